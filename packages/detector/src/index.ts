@@ -1,0 +1,1 @@
+export type { Detector, DetectorOptions, DetectorResult, FormatId, Markup, Policy } from "./types.ts"

@@ -1,0 +1,102 @@
+/**
+ * Public types of `@tool-rescue/detector`. The names and fields are a contract (see DESIGN.md,
+ * "Detector contract"): other packages and outside checks rely on them.
+ */
+
+/** A format id from FORMATS.md: the `format` value reported on each {@link Markup}. */
+export type FormatId =
+  | "qwen3-coder"
+  | "hermes"
+  | "mistral"
+  | "llama3-json"
+  | "pythonic"
+  | "deepseek-v3"
+  | "deepseek-dsml"
+  | "kimi-k2"
+  | "glm"
+  | "harmony"
+  | "minimax-m2"
+  | "minimax-m3"
+  | "minimax-m1"
+  | "granite"
+  | "function-gemma"
+  | "gemma4"
+  | "anthropic-xml"
+  | "command-r"
+  | "command-r7b"
+  | "xlam"
+  | "seed-oss"
+  | "functionary"
+  | "step3"
+  | "internlm"
+  | "jamba"
+  | "phi4-functools"
+  | "hunyuan"
+  | "lfm2"
+  | "olmo3"
+  | "nemotron"
+  | "apertus"
+  | "apriel"
+  | "cline-xml"
+
+/** One tool call written as text, found in the stream. */
+export interface Markup {
+  /** The format the markup was recognised as. */
+  readonly format: FormatId
+  /** The tool the markup names, when a name could be read. */
+  readonly toolName: string | undefined
+  /** `toolName` is one of the tools offered this turn. */
+  readonly offered: boolean
+  /** The format's opening envelope marker was seen. */
+  readonly opening: boolean
+  /** The format's closing envelope marker was seen. */
+  readonly closing: boolean
+  /** The inner call syntax was recognised (a function header followed by a parameter tag or a function close). */
+  readonly structured: boolean
+  /** The markup ended normally (not cut off by the end of the stream). */
+  readonly complete: boolean
+  /** The markup sits inside a reasoning block (`<think>`, `[THINK]`, `<seed:think>`, Harmony analysis). */
+  readonly inReasoning: boolean
+  /** Visible non-whitespace text followed the reasoning block that holds the markup; known at `end()`. */
+  readonly answerFollows: boolean
+  /** UTF-16 offset of the first withheld character in the whole stream. */
+  readonly start: number
+  /** UTF-16 offset one past the last withheld character in the whole stream. */
+  readonly end: number
+}
+
+/** What `push`, `end` and `scan` return. */
+export interface DetectorResult {
+  /** Newly released visible text (markup withheld). */
+  readonly text: string
+  /** Markup finished (or, at `end()`, closed) by this call. */
+  readonly markup: readonly Markup[]
+}
+
+/** Options of {@link createDetector} and {@link scan}. */
+export interface DetectorOptions {
+  /** Names of the tools offered this turn. @defaultValue `[]` */
+  readonly tools?: readonly string[]
+  /** The formats to detect. @defaultValue every format but `cline-xml` */
+  readonly formats?: readonly FormatId[]
+  /** Cap, in UTF-16 units, on text held back while a candidate is undecided. @defaultValue 4096 */
+  readonly maxHoldChars?: number
+}
+
+/** An incremental detector over one stream of text deltas. */
+export interface Detector {
+  /** Feeds the next delta; returns the text now safe to show and the markup completed. */
+  push(delta: string): DetectorResult
+  /** Ends the stream: flushes held text and closes open markup with `complete: false`. */
+  end(): DetectorResult
+  /** Back to the state of a fresh detector with the same options. */
+  reset(): void
+}
+
+/** The recovery policy (DESIGN.md, "Policy"). */
+export interface Policy {
+  /** `structure`: an envelope marker or inner call structure suffices; `envelope`: ADR-0065, envelope required. @defaultValue "structure" */
+  readonly evidence?: "structure" | "envelope"
+  /** How markup inside reasoning counts. @defaultValue "auto" */
+  readonly reasoning?: "auto" | "ignore" | "recover"
+}
