@@ -1,0 +1,18 @@
+// The replay server alone (`@tool-rescue/testing/replay`): no fast-check needed to import it.
+export type {
+  ReplayApi,
+  ReplayErrorBody,
+  ReplayFinishReason,
+  ReplayHttpError,
+  ReplayInterrupt,
+  ReplayReply,
+  ReplayRequest,
+  ReplayRequestBody,
+  ReplayScript,
+  ReplayServer,
+  ReplayServerOptions,
+  ReplayStep,
+  ReplayToolCall,
+  ReplayUsage,
+} from "./replay-script.ts"
+export { startReplayServer } from "./replay-server.ts"
