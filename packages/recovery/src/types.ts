@@ -8,26 +8,71 @@ import type { FormatId, Markup, Policy } from "@tool-rescue/detector"
 /**
  * A part of one model attempt, normalized. `Raw` is the adapter's own part type: it rides along
  * so the adapter can map the part back without loss.
+ *
+ * For `text` and `reasoning` parts the `text` field is authoritative: {@link runTurn} may yield a
+ * part whose `text` is a piece of the original (markup withheld, held-back text released later)
+ * while `raw` is still the original part. A part that passes through whole is yielded as the very
+ * object the attempt produced.
+ *
+ * @example
+ * ```ts
+ * import type { NormalizedPart } from "@tool-rescue/recovery"
+ *
+ * type Chunk = { kind: string; content?: string }
+ * const toNormalized = (chunk: Chunk): NormalizedPart<Chunk> =>
+ *   chunk.kind === "content" && chunk.content !== undefined
+ *     ? { type: "text", text: chunk.content, raw: chunk }
+ *     : { type: "other", raw: chunk }
+ * ```
  */
 export type NormalizedPart<Raw = unknown> =
   /** Visible answer text. `id` is the adapter's text-block id, when it has one. */
   | { readonly type: "text"; readonly text: string; readonly id?: string; readonly raw?: Raw }
   /** Reasoning text (scanned under the reasoning policy; never withheld from the consumer unless it holds markup). */
   | { readonly type: "reasoning"; readonly text: string; readonly id?: string; readonly raw?: Raw }
-  /** A structured tool call produced by the provider (never built from text). */
-  | { readonly type: "tool-call"; readonly toolName: string; readonly raw: Raw }
+  /**
+   * A structured tool call produced by the provider (never built from text). `params` is the
+   * provider's original argument text, when the adapter has it: it is used for the
+   * `unknown-tool-call` event.
+   */
+  | { readonly type: "tool-call"; readonly toolName: string; readonly params?: string; readonly raw: Raw }
   /** The end of the attempt, usually with usage and a finish reason inside `raw`. */
   | { readonly type: "finish"; readonly raw: Raw }
   /** Anything else: passed through untouched, in order. */
   | { readonly type: "other"; readonly raw: Raw }
 
-/** What {@link runTurn} yields to the adapter: the parts the consumer should see, plus attempt boundaries. */
+/**
+ * What {@link runTurn} yields to the adapter: the parts the consumer should see, plus attempt
+ * boundaries.
+ *
+ * @example
+ * ```ts
+ * import type { OutputPart } from "@tool-rescue/recovery"
+ *
+ * const describe = (part: OutputPart): string =>
+ *   part.type === "attempt-start" ? `retry ${part.round}` : part.type
+ * ```
+ */
 export type OutputPart<Raw = unknown> =
   | NormalizedPart<Raw>
-  /** A retry attempt starts (round ≥ 1); adapters use it to renumber ids when splicing streams. */
-  | { readonly type: "attempt-start"; readonly round: number }
+  /**
+   * A retry attempt starts (round ≥ 1); adapters use it to renumber ids when splicing streams.
+   * `discarded` holds the `raw` of the `finish` part(s) of the malformed attempt, which are never
+   * yielded (adapters that sum usage over the turn add them here).
+   */
+  | { readonly type: "attempt-start"; readonly round: number; readonly discarded: readonly Raw[] }
 
-/** The context an instruction function receives. */
+/**
+ * The context an instruction function receives.
+ *
+ * @example
+ * ```ts
+ * import type { InstructionContext } from "@tool-rescue/recovery"
+ *
+ * const instruction = (context: InstructionContext): string =>
+ *   `Round ${context.round}: call ${context.tools.join(", ")} with the structured tool-call format.`
+ * ```
+ */
 export interface InstructionContext {
   /** 1 for the first retry. */
   readonly round: number
@@ -37,7 +82,19 @@ export interface InstructionContext {
   readonly tools: readonly string[]
 }
 
-/** The malformed response handed to `persistFailed` before a retry. */
+/**
+ * The malformed response handed to `persistFailed` before a retry.
+ *
+ * @example
+ * ```ts
+ * import type { FailedResponse } from "@tool-rescue/recovery"
+ *
+ * const log: FailedResponse[] = []
+ * const persistFailed = async (failed: FailedResponse) => {
+ *   log.push(failed) // e.g. store the message with status "failed"
+ * }
+ * ```
+ */
 export interface FailedResponse {
   /** The round (0 = the original request) whose response was malformed. */
   readonly round: number
@@ -45,22 +102,68 @@ export interface FailedResponse {
   readonly text: string
   /** The full reasoning text of the response, if any. */
   readonly reasoning: string
-  /** The markup found. */
+  /** The markup found (offsets are into `text`, or into `reasoning` for markup found there). */
   readonly markup: readonly Markup[]
 }
 
-/** Events reported through `onEvent`. A listener that throws never breaks the turn. */
+/** Which stream a markup was found in: answer text or the provider's separate reasoning parts. */
+export type Channel = "text" | "reasoning"
+
+/**
+ * Events reported through `onEvent`. A listener that throws never breaks the turn.
+ *
+ * - `markup-detected`: once per markup, at the end of the attempt that held it (when
+ *   `answerFollows` is known). `text` is the withheld markup text; `channel` says whether it was
+ *   found in answer text or in reasoning parts (offsets are into that channel).
+ * - `recovery-started`: a retry of round `round` is about to be sent for `markup`.
+ * - `recovery-succeeded`: the retry of round `round` produced no recoverable markup.
+ * - `recovery-failed`: the recovery ended without success (`error` is a
+ *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too).
+ * - `recovery-skipped`: an adapter chose not to run recovery for a request (see `reportSkipped`).
+ * - `unknown-tool-call`: a structured call named a tool that was not offered.
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryEvent } from "@tool-rescue/recovery"
+ *
+ * const onEvent = (event: RecoveryEvent) => {
+ *   if (event.type === "markup-detected") console.warn(event.markup.format, event.markup.toolName)
+ * }
+ * ```
+ */
 export type RecoveryEvent =
-  | { readonly type: "markup-detected"; readonly round: number; readonly markup: Markup; readonly recoverable: boolean }
+  | {
+      readonly type: "markup-detected"
+      readonly round: number
+      readonly markup: Markup
+      readonly recoverable: boolean
+      readonly channel: Channel
+      readonly text: string
+    }
   | { readonly type: "recovery-started"; readonly round: number; readonly markup: readonly Markup[] }
   | { readonly type: "recovery-succeeded"; readonly round: number }
   | { readonly type: "recovery-failed"; readonly round: number; readonly error: unknown }
   | { readonly type: "recovery-skipped"; readonly reason: string }
   | { readonly type: "unknown-tool-call"; readonly toolName: string; readonly params: string }
 
-/** Options shared by every adapter. */
+/**
+ * Options shared by every adapter.
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryOptions } from "@tool-rescue/recovery"
+ *
+ * const options: RecoveryOptions = {
+ *   maxRecoveries: 1,
+ *   evidence: "structure",
+ *   reasoning: "auto",
+ *   instructionPlacement: "system",
+ *   onEvent: (event) => console.debug(event.type),
+ * }
+ * ```
+ */
 export interface RecoveryOptions extends Policy {
-  /** Corrected responses allowed per turn. @defaultValue 1 */
+  /** Corrected responses allowed per turn (a non-negative integer). @defaultValue 1 */
   readonly maxRecoveries?: number
   /** Where the host instruction goes. @defaultValue "system" */
   readonly instructionPlacement?: "system" | "user"
@@ -76,7 +179,23 @@ export interface RecoveryOptions extends Policy {
   readonly onEvent?: (event: RecoveryEvent) => void
 }
 
-/** What an adapter hands to {@link runTurn}. */
+/**
+ * What an adapter hands to {@link runTurn}.
+ *
+ * @example
+ * ```ts
+ * import type { NormalizedPart, TurnInput } from "@tool-rescue/recovery"
+ *
+ * async function* call(instruction: string | undefined): AsyncIterable<NormalizedPart<string>> {
+ *   yield { type: "text", text: instruction === undefined ? "Hello" : "Hello again" }
+ *   yield { type: "finish", raw: "stop" }
+ * }
+ * const input: TurnInput<string> = {
+ *   tools: ["read_file"],
+ *   attempt: (_round, { instruction }) => call(instruction),
+ * }
+ * ```
+ */
 export interface TurnInput<Raw> {
   /** Names of the tools offered in this request. */
   readonly tools: readonly string[]
@@ -85,13 +204,26 @@ export interface TurnInput<Raw> {
    * is a retry that must send the original request without the malformed response, plus
    * `instruction` placed per `instructionPlacement`.
    */
-  readonly attempt: (round: number, context: AttemptContext) => AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>>
+  readonly attempt: (
+    round: number,
+    context: AttemptContext,
+  ) => AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>>
   /** Cancels the turn: the in-flight attempt is aborted and no new attempt starts. */
-  readonly signal?: AbortSignal
-  readonly options?: RecoveryOptions
+  readonly signal?: AbortSignal | undefined
+  readonly options?: RecoveryOptions | undefined
 }
 
-/** Passed to each attempt. */
+/**
+ * Passed to each attempt.
+ *
+ * @example
+ * ```ts
+ * import type { AttemptContext } from "@tool-rescue/recovery"
+ *
+ * const start = (round: number, { instruction, signal }: AttemptContext) =>
+ *   fetch("http://127.0.0.1:8080/v1/chat/completions", { method: "POST", signal, body: JSON.stringify({ round, instruction }) })
+ * ```
+ */
 export interface AttemptContext {
   /** The host instruction for a retry; undefined on round 0. */
   readonly instruction: string | undefined
@@ -99,5 +231,16 @@ export interface AttemptContext {
   readonly signal: AbortSignal
 }
 
-/** `code` of a {@link ToolCallRecoveryError}. */
+/**
+ * `code` of a {@link ToolCallRecoveryError}: `repeated-markup` (a malformed response and no
+ * recovery left), `persist-failed` (`persistFailed` threw or rejected), `aborted` (the turn was
+ * cancelled while recovering).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecoveryErrorCode } from "@tool-rescue/recovery"
+ *
+ * const retryable = (code: ToolCallRecoveryErrorCode): boolean => code === "repeated-markup"
+ * ```
+ */
 export type ToolCallRecoveryErrorCode = "repeated-markup" | "persist-failed" | "aborted"

@@ -1,0 +1,472 @@
+import {
+  createDetector,
+  type Detector,
+  type DetectorResult,
+  type FormatId,
+  type Markup,
+} from "@tool-rescue/detector"
+import type { Channel, NormalizedPart, OutputPart } from "./types.ts"
+
+/**
+ * Internal: the scanner of one attempt's part stream. It feeds text and reasoning parts to one
+ * detector per channel and releases parts to `out` in exactly the order they arrived, minus the
+ * withheld markup:
+ *
+ *   arrived:   text "Let me " | text "<tool_c" | other | text "all>…" | finish | …
+ *   released:  text "Let me " | (held until the detector decides) …
+ *
+ * Every part sits in one FIFO queue. A text part leaves the queue when every one of its
+ * characters is decided (released as visible text, or inside a withheld markup span); the
+ * visible pieces of the part at the head leave as soon as they are released, so text is never
+ * delayed beyond the detector's own hold-back. Non-text parts wait behind undecided text, so a
+ * `text-end` can never overtake its last characters. A `finish` part is a barrier: it and
+ * everything after it wait for the end-of-attempt decision (see {@link AttemptScanner.release}).
+ *
+ * Channels: text and reasoning parts go to separate detectors (a provider's separate reasoning
+ * stream is not inside `<think>` in the text). When the stream switches channel, the previous
+ * channel's run is ended (`end()`, flushing its held text) and its detector is reset: a call
+ * never spans a switch, and held text must not block the other channel. Markup found in
+ * reasoning parts is reported with `inReasoning: true`, and `answerFollows` is true when visible
+ * non-whitespace answer text was released after that reasoning run.
+ */
+export interface AttemptScanner<Raw> {
+  /** Takes the next part of the attempt; appends what may be yielded now to `out`. */
+  push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void
+  /** The attempt's stream ended: flushes held text, appends everything before the barrier to `out`. */
+  end(out: OutputPart<Raw>[]): AttemptReport<Raw>
+  /** After `end()`, no retry: appends the barrier and everything after it to `out`. */
+  release(out: OutputPart<Raw>[]): void
+  /** Back to a fresh state for the next attempt. */
+  reset(): void
+}
+
+/** One markup of the attempt, with its channel and withheld text. */
+export interface FoundMarkup {
+  /** Offsets are into the channel's whole text for the attempt. */
+  readonly markup: Markup
+  readonly channel: Channel
+  readonly text: string
+}
+
+/** What an attempt produced, for the end-of-attempt decision. */
+export interface AttemptReport<Raw> {
+  readonly markup: readonly FoundMarkup[]
+  /** A structured tool-call part was seen. */
+  readonly structuredCall: boolean
+  /** The full text (markup included) and reasoning. */
+  readonly text: string
+  readonly reasoning: string
+  /** `raw` of the non-text parts held at the barrier (the finish part and anything after it). */
+  readonly discarded: readonly Raw[]
+}
+
+/** Options of {@link createAttemptScanner}. */
+export interface AttemptScannerOptions {
+  readonly tools: readonly string[]
+  readonly formats: readonly FormatId[] | undefined
+  readonly maxHoldChars: number | undefined
+  /** Called for a structured call naming a tool that was not offered. */
+  readonly onUnknownTool: (toolName: string, params: string) => void
+}
+
+const TEXT = 0
+const REASONING = 1
+type ChannelIndex = typeof TEXT | typeof REASONING
+const CHANNEL_NAMES: readonly [Channel, Channel] = ["text", "reasoning"]
+
+/** A text or reasoning part waiting in the queue. */
+interface TextEntry<Raw> {
+  readonly kind: "text"
+  readonly part: TextPart<Raw>
+  readonly channel: ChannelIndex
+  /** Channel offsets of the part's text: [start, end). */
+  readonly start: number
+  readonly end: number
+  /** Characters [start, decided) are decided. */
+  decided: number
+  /** Released visible pieces not yet yielded. */
+  pieces: string[]
+  /** Some of the part was withheld, or some of it was already yielded. */
+  split: boolean
+  /** Reasoning runs started before this text part (text channel only). */
+  readonly reasoningRunsBefore: number
+  /** The text run this part belongs to (text channel only). */
+  readonly textRun: number
+}
+
+/** A non-text part waiting behind undecided text. */
+interface PartEntry<Raw> {
+  readonly kind: "part"
+  readonly part: NormalizedPart<Raw>
+}
+
+/** The attempt's first `finish` part: it and everything after it wait for the decision. */
+interface BarrierEntry<Raw> {
+  readonly kind: "barrier"
+  readonly part: NormalizedPart<Raw>
+}
+
+type Entry<Raw> = TextEntry<Raw> | PartEntry<Raw> | BarrierEntry<Raw>
+
+type TextPart<Raw> = Extract<NormalizedPart<Raw>, { readonly type: "text" | "reasoning" }>
+
+interface ChannelState<Raw> {
+  readonly detector: Detector
+  /** Characters pushed to this channel in the attempt. */
+  length: number
+  /** Channel offset where the current run (since the last reset) started. */
+  base: number
+  /** Characters [0, frontier) are decided. */
+  frontier: number
+  /** Entries of this channel not fully decided, oldest first. */
+  readonly pending: TextEntry<Raw>[]
+  pendingHead: number
+  /** The channel's text, in pieces, joined once at the end. */
+  readonly texts: string[]
+  readonly found: RunMarkup[]
+  /** Index in `found` by channel start offset: a detector may report a span again to update it. */
+  readonly byStart: Map<number, number>
+}
+
+interface RunMarkup {
+  readonly markup: Markup
+  /** The run of its channel (1-based) the markup was found in. */
+  readonly run: number
+}
+
+const NON_WHITESPACE = /\S/
+
+/**
+ * Internal: creates the scanner that {@link runTurn} uses for each attempt.
+ *
+ * @example
+ * ```ts
+ * const scanner = createAttemptScanner({ tools: ["bash"], formats: undefined, maxHoldChars: undefined, onUnknownTool() {} })
+ * const out: OutputPart[] = []
+ * scanner.push({ type: "text", text: "hello" }, out)
+ * ```
+ */
+export function createAttemptScanner<Raw>(options: AttemptScannerOptions): AttemptScanner<Raw> {
+  const detectorOptions = {
+    tools: options.tools,
+    ...(options.formats === undefined ? {} : { formats: options.formats }),
+    ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
+  }
+  const channels: [ChannelState<Raw>, ChannelState<Raw>] = [newChannel(), newChannel()]
+  const queue: Entry<Raw>[] = []
+  let head = 0
+  let active: ChannelIndex | -1 = -1
+  let reasoningRuns = 0
+  let textRuns = 0
+  /** Highest reasoning run after which visible answer text was released. */
+  let answeredReasoningRun = 0
+  /** Highest text run in which visible non-whitespace text was released. */
+  let answeredTextRun = 0
+  let barrierSeen = false
+  let barrierReleased = false
+  let structuredCall = false
+
+  function newChannel(): ChannelState<Raw> {
+    return {
+      detector: createDetector(detectorOptions),
+      length: 0,
+      base: 0,
+      frontier: 0,
+      pending: [],
+      pendingHead: 0,
+      texts: [],
+      found: [],
+      byStart: new Map(),
+    }
+  }
+
+  function push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void {
+    switch (part.type) {
+      case "text":
+        pushText(part, TEXT, out)
+        return
+      case "reasoning":
+        pushText(part, REASONING, out)
+        return
+      case "tool-call":
+        structuredCall = true
+        if (!options.tools.includes(part.toolName)) options.onUnknownTool(part.toolName, part.params ?? "")
+        pushPart(part, out)
+        return
+      case "finish":
+        if (!barrierSeen) {
+          barrierSeen = true
+          queue.push({ kind: "barrier", part })
+          return
+        }
+        pushPart(part, out)
+        return
+      case "other":
+        pushPart(part, out)
+        return
+      default:
+        part satisfies never
+    }
+  }
+
+  function pushPart(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void {
+    if (head === queue.length) out.push(part)
+    else queue.push({ kind: "part", part })
+  }
+
+  function pushText(part: TextPart<Raw>, index: ChannelIndex, out: OutputPart<Raw>[]): void {
+    if (active !== index) switchTo(index, out)
+    const channel = channels[index]
+    const start = channel.length
+    const text = part.text
+    channel.length += text.length
+    channel.texts.push(text)
+    const result = channel.detector.push(text)
+    // Fast path, the common case: nothing queued, nothing held, nothing withheld. The part
+    // leaves as the very object that arrived.
+    if (
+      head === queue.length &&
+      channel.frontier === start &&
+      result.markup.length === 0 &&
+      result.text.length === text.length
+    ) {
+      channel.frontier = channel.length
+      if (index === TEXT) noteAnswer(reasoningRuns, textRuns, text)
+      out.push(part)
+      return
+    }
+    const entry: TextEntry<Raw> = {
+      kind: "text",
+      part,
+      channel: index,
+      start,
+      end: channel.length,
+      decided: start,
+      pieces: [],
+      split: false,
+      reasoningRunsBefore: reasoningRuns,
+      textRun: textRuns,
+    }
+    queue.push(entry)
+    channel.pending.push(entry)
+    apply(index, result)
+    flush(out)
+  }
+
+  /** Ends the active channel's run so held text cannot block the other channel. */
+  function switchTo(index: ChannelIndex, out: OutputPart<Raw>[]): void {
+    if (active !== -1) endRun(active)
+    active = index
+    if (index === TEXT) textRuns++
+    else reasoningRuns++
+    flush(out)
+  }
+
+  function endRun(index: ChannelIndex): void {
+    const channel = channels[index]
+    apply(index, channel.detector.end())
+    channel.detector.reset()
+    channel.base = channel.length
+  }
+
+  /**
+   * Accounts a detector result to the pending entries of the channel. The detector is lossless
+   * and releases in order: the released text and the reported markup spans cover, in order, the
+   * characters from the channel's frontier on (markup still open is not reported and holds
+   * everything after it). Offsets from the detector are run-relative; `base` makes them
+   * channel-relative.
+   */
+  function apply(index: ChannelIndex, result: DetectorResult): void {
+    const channel = channels[index]
+    const { text, markup } = result
+    let pos = channel.frontier
+    let taken = 0
+    for (const found of markup) {
+      const record: RunMarkup = {
+        markup: rebase(found, channel.base, index === REASONING),
+        run: index === TEXT ? textRuns : reasoningRuns,
+      }
+      const known = channel.byStart.get(record.markup.start)
+      if (known !== undefined) {
+        // An update of a span reported before (e.g. `answerFollows` settled at `end()`): the
+        // characters were accounted then.
+        channel.found[known] = record
+        continue
+      }
+      channel.byStart.set(record.markup.start, channel.found.length)
+      channel.found.push(record)
+      const start = Math.max(found.start + channel.base, pos)
+      const end = Math.max(found.end + channel.base, start)
+      if (start > pos) {
+        const visible = text.slice(taken, taken + (start - pos))
+        taken += visible.length
+        account(channel, pos, pos + visible.length, visible)
+        pos += visible.length
+      }
+      account(channel, pos, end, undefined)
+      pos = end
+    }
+    if (taken < text.length) {
+      const visible = taken === 0 ? text : text.slice(taken)
+      account(channel, pos, pos + visible.length, visible)
+      pos += visible.length
+    }
+    // Clamped so that a misreporting detector can never make the scanner release more than it
+    // was given.
+    channel.frontier = Math.min(Math.max(pos, channel.frontier), channel.length)
+  }
+
+  /** Marks channel characters [from, to) decided: visible with `text`, withheld without. */
+  function account(channel: ChannelState<Raw>, from: number, to: number, text: string | undefined): void {
+    let at = from
+    while (at < to && channel.pendingHead < channel.pending.length) {
+      const entry = channel.pending[channel.pendingHead]!
+      if (entry.end <= at) {
+        channel.pendingHead++
+        continue
+      }
+      const upto = Math.min(to, entry.end)
+      if (upto > at) {
+        if (text === undefined) entry.split = true
+        else {
+          const piece = text.slice(at - from, upto - from)
+          entry.pieces.push(piece)
+          if (entry.channel === TEXT) noteAnswer(entry.reasoningRunsBefore, entry.textRun, piece)
+        }
+      }
+      entry.decided = upto
+      at = upto
+      if (entry.decided === entry.end) channel.pendingHead++
+    }
+    if (channel.pendingHead === channel.pending.length) {
+      channel.pending.length = 0
+      channel.pendingHead = 0
+    }
+  }
+
+  function noteAnswer(reasoningRunsBefore: number, textRun: number, visible: string): void {
+    if (
+      (reasoningRunsBefore > answeredReasoningRun || textRun > answeredTextRun) &&
+      NON_WHITESPACE.test(visible)
+    ) {
+      if (reasoningRunsBefore > answeredReasoningRun) answeredReasoningRun = reasoningRunsBefore
+      if (textRun > answeredTextRun) answeredTextRun = textRun
+    }
+  }
+
+  /** Moves everything decided at the head of the queue to `out`, stopping at an unreleased barrier. */
+  function flush(out: OutputPart<Raw>[]): void {
+    while (head < queue.length) {
+      const entry = queue[head]!
+      if (entry.kind === "part") {
+        out.push(entry.part)
+      } else if (entry.kind === "barrier") {
+        if (!barrierReleased) break
+        out.push(entry.part)
+      } else {
+        if (entry.start === entry.end) {
+          // An empty delta passes through like any other part (a clean stream is unchanged).
+          out.push(entry.part)
+        } else if (entry.pieces.length > 0) {
+          const visible = entry.pieces.length === 1 ? entry.pieces[0]! : entry.pieces.join("")
+          entry.pieces.length = 0
+          if (!entry.split && entry.decided === entry.end && visible.length === entry.part.text.length) {
+            out.push(entry.part)
+          } else {
+            out.push({ ...entry.part, text: visible })
+            entry.split = true
+          }
+        }
+        if (entry.decided < entry.end) break
+      }
+      head++
+    }
+    if (head === queue.length) {
+      queue.length = 0
+      head = 0
+    }
+  }
+
+  function end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
+    if (active !== -1) endRun(active)
+    active = -1
+    flush(out)
+    const text = channels[TEXT].texts.join("")
+    const reasoning = channels[REASONING].texts.join("")
+    const markup: FoundMarkup[] = []
+    for (const index of [TEXT, REASONING] as const) {
+      const whole = index === TEXT ? text : reasoning
+      for (const { markup: found, run } of channels[index].found) {
+        markup.push({
+          markup: settle(found, index, run),
+          channel: CHANNEL_NAMES[index],
+          text: whole.slice(found.start, found.end),
+        })
+      }
+    }
+    markup.sort((a, b) =>
+      a.channel === b.channel ? a.markup.start - b.markup.start : a.channel === "reasoning" ? -1 : 1,
+    )
+    const discarded: Raw[] = []
+    for (let i = head; i < queue.length; i++) {
+      const entry = queue[i]!
+      if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
+    }
+    return { markup, structuredCall, text, reasoning, discarded }
+  }
+
+  /** Final `answerFollows`, once every run of the attempt is known. */
+  function settle(found: Markup, index: ChannelIndex, run: number): Markup {
+    if (index === REASONING) {
+      const answerFollows = answeredReasoningRun >= run
+      return found.answerFollows === answerFollows ? found : { ...found, answerFollows }
+    }
+    // Inline reasoning (`<think>` in the text) ended with its text run: an answer in a later text
+    // run still follows it.
+    if (found.inReasoning && !found.answerFollows && answeredTextRun > run)
+      return { ...found, answerFollows: true }
+    return found
+  }
+
+  function release(out: OutputPart<Raw>[]): void {
+    barrierReleased = true
+    flush(out)
+  }
+
+  function reset(): void {
+    for (const channel of channels) {
+      channel.detector.reset()
+      channel.length = 0
+      channel.base = 0
+      channel.frontier = 0
+      channel.pending.length = 0
+      channel.pendingHead = 0
+      channel.texts.length = 0
+      channel.found.length = 0
+      channel.byStart.clear()
+    }
+    queue.length = 0
+    head = 0
+    active = -1
+    reasoningRuns = 0
+    textRuns = 0
+    answeredReasoningRun = 0
+    answeredTextRun = 0
+    barrierSeen = false
+    barrierReleased = false
+    structuredCall = false
+  }
+
+  return { push, end, release, reset }
+}
+
+/** Channel-relative offsets; markup from reasoning parts is in reasoning by definition. */
+function rebase(markup: Markup, base: number, reasoning: boolean): Markup {
+  if (base === 0 && (!reasoning || markup.inReasoning)) return markup
+  return {
+    ...markup,
+    start: markup.start + base,
+    end: markup.end + base,
+    ...(reasoning ? { inReasoning: true } : {}),
+  }
+}

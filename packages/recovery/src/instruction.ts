@@ -1,0 +1,95 @@
+import type { InstructionContext, RecoveryOptions } from "./types.ts"
+
+/**
+ * The default host instruction of a retry. It says that no action occurred, asks for the
+ * structured tool-call format, and says that tool results already in the conversation are
+ * complete and must not be repeated (so a model that already ran a tool does not run it twice).
+ *
+ * @example
+ * ```ts
+ * import { defaultInstruction } from "@tool-rescue/recovery"
+ *
+ * const text = defaultInstruction({ round: 1, markup: [], tools: ["read_file"] })
+ * ```
+ */
+export function defaultInstruction(context: InstructionContext): string {
+  const named = uniqueNames(context)
+  const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
+  return (
+    `Your previous response wrote ${what} as plain text instead of a structured tool call. ` +
+    "No action occurred: no tool was run and that response was discarded. " +
+    "If you need a tool, call it with the structured tool-call format (the tool-calling interface), " +
+    "not as text, XML, JSON or special tokens in your message. " +
+    "Tool results already present in the conversation are complete: do not repeat those actions."
+  )
+}
+
+/**
+ * The instruction text of a retry: `options.instruction` (a string, or a function of the
+ * context) or {@link defaultInstruction}. Adapters place the result per
+ * {@link resolvePlacement}. A function that throws or returns a non-string is API misuse: it
+ * throws a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * import { resolveInstruction } from "@tool-rescue/recovery"
+ *
+ * const text = resolveInstruction({ instruction: (c) => `Retry ${c.round}: use real tool calls.` }, {
+ *   round: 1,
+ *   markup: [],
+ *   tools: ["bash"],
+ * })
+ * // "Retry 1: use real tool calls."
+ * ```
+ */
+export function resolveInstruction(
+  options: { readonly instruction?: RecoveryOptions["instruction"] | undefined } | undefined,
+  context: InstructionContext,
+): string {
+  const instruction = options?.instruction
+  if (instruction === undefined) return defaultInstruction(context)
+  if (typeof instruction === "string") return instruction
+  const text: unknown = instruction(context)
+  if (typeof text !== "string") {
+    throw new TypeError(`tool-rescue: the instruction function must return a string, got ${typeof text}`)
+  }
+  return text
+}
+
+/**
+ * Where an adapter puts the instruction of a retry:
+ * - `"system"` (default): merged into the leading system message (appended to its text after a
+ *   blank line), or a new system message at the start when there is none. Qwen3.5+ chat
+ *   templates reject a system message that is not the first message, so never append one later.
+ * - `"user"`: appended as a final user message.
+ *
+ * @example
+ * ```ts
+ * import { resolvePlacement } from "@tool-rescue/recovery"
+ *
+ * const placement = resolvePlacement({ instructionPlacement: "user" }) // "user"
+ * ```
+ */
+export function resolvePlacement(
+  options:
+    | { readonly instructionPlacement?: RecoveryOptions["instructionPlacement"] | undefined }
+    | undefined,
+): "system" | "user" {
+  const placement = options?.instructionPlacement ?? "system"
+  if (placement !== "system" && placement !== "user") {
+    throw new TypeError(
+      `tool-rescue: instructionPlacement must be "system" or "user", got ${String(placement)}`,
+    )
+  }
+  return placement
+}
+
+function uniqueNames(context: InstructionContext): string[] {
+  const names: string[] = []
+  for (const m of context.markup) {
+    if (m.toolName !== undefined && context.tools.includes(m.toolName) && !names.includes(m.toolName)) {
+      names.push(m.toolName)
+    }
+  }
+  return names
+}

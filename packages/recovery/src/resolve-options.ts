@@ -1,0 +1,105 @@
+import type { FormatId } from "@tool-rescue/detector"
+import type { FailedResponse, InstructionContext, RecoveryEvent, RecoveryOptions } from "./types.ts"
+
+/**
+ * {@link RecoveryOptions} with every default applied and every value checked.
+ *
+ * @example
+ * ```ts
+ * import { resolveRecoveryOptions, type ResolvedRecoveryOptions } from "@tool-rescue/recovery"
+ *
+ * const resolved: ResolvedRecoveryOptions = resolveRecoveryOptions({ maxRecoveries: 2 })
+ * ```
+ */
+export interface ResolvedRecoveryOptions {
+  readonly evidence: "structure" | "envelope"
+  readonly reasoning: "auto" | "ignore" | "recover"
+  readonly maxRecoveries: number
+  readonly instructionPlacement: "system" | "user"
+  readonly instruction: string | ((context: InstructionContext) => string) | undefined
+  readonly formats: readonly FormatId[] | undefined
+  readonly maxHoldChars: number | undefined
+  readonly persistFailed: ((failed: FailedResponse) => void | Promise<void>) | undefined
+  readonly onEvent: ((event: RecoveryEvent) => void) | undefined
+}
+
+/**
+ * Applies the defaults of DESIGN.md ("Policy") and validates the options. Adapters call it once
+ * when they are configured, so that a misconfiguration throws at once, not on the first turn.
+ * Invalid values are API misuse and throw a `TypeError` or `RangeError`.
+ *
+ * @example
+ * ```ts
+ * import { resolveRecoveryOptions } from "@tool-rescue/recovery"
+ *
+ * const { maxRecoveries, instructionPlacement } = resolveRecoveryOptions({})
+ * // maxRecoveries === 1, instructionPlacement === "system"
+ * ```
+ */
+export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedRecoveryOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`tool-rescue: options must be an object, got ${describe(options)}`)
+  }
+  const {
+    evidence = "structure",
+    reasoning = "auto",
+    maxRecoveries = 1,
+    instructionPlacement = "system",
+  } = options
+  if (evidence !== "structure" && evidence !== "envelope") {
+    throw new TypeError(`tool-rescue: evidence must be "structure" or "envelope", got ${describe(evidence)}`)
+  }
+  if (reasoning !== "auto" && reasoning !== "ignore" && reasoning !== "recover") {
+    throw new TypeError(
+      `tool-rescue: reasoning must be "auto", "ignore" or "recover", got ${describe(reasoning)}`,
+    )
+  }
+  if (typeof maxRecoveries !== "number" || !Number.isInteger(maxRecoveries) || maxRecoveries < 0) {
+    throw new RangeError(
+      `tool-rescue: maxRecoveries must be a non-negative integer, got ${describe(maxRecoveries)}`,
+    )
+  }
+  if (instructionPlacement !== "system" && instructionPlacement !== "user") {
+    throw new TypeError(
+      `tool-rescue: instructionPlacement must be "system" or "user", got ${describe(instructionPlacement)}`,
+    )
+  }
+  const { instruction, persistFailed, onEvent, formats, maxHoldChars } = options
+  if (instruction !== undefined && typeof instruction !== "string" && typeof instruction !== "function") {
+    throw new TypeError(
+      `tool-rescue: instruction must be a string or a function, got ${describe(instruction)}`,
+    )
+  }
+  for (const [name, hook] of [
+    ["persistFailed", persistFailed],
+    ["onEvent", onEvent],
+  ] as const) {
+    if (hook !== undefined && typeof hook !== "function") {
+      throw new TypeError(`tool-rescue: ${name} must be a function, got ${describe(hook)}`)
+    }
+  }
+  if (formats !== undefined && !Array.isArray(formats)) {
+    throw new TypeError(`tool-rescue: formats must be an array of format ids, got ${describe(formats)}`)
+  }
+  if (maxHoldChars !== undefined && (typeof maxHoldChars !== "number" || !(maxHoldChars > 0))) {
+    throw new RangeError(`tool-rescue: maxHoldChars must be a positive number, got ${describe(maxHoldChars)}`)
+  }
+  return {
+    evidence,
+    reasoning,
+    maxRecoveries,
+    instructionPlacement,
+    instruction,
+    formats,
+    maxHoldChars,
+    persistFailed,
+    onEvent,
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value)
+  if (typeof value === "function") return "a function"
+  if (Array.isArray(value)) return "an array"
+  return String(value)
+}

@@ -1,0 +1,285 @@
+import { isRecoverable, type Markup } from "@tool-rescue/detector"
+import { createAttemptScanner } from "./attempt-scanner.ts"
+import { emitEvent } from "./emit-event.ts"
+import { resolveInstruction } from "./instruction.ts"
+import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
+import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
+import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
+
+/** Rejection value of {@link raceAbort}: our own abort won the race against the provider. */
+const ABORTED: unique symbol = Symbol("aborted")
+
+/**
+ * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
+ * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
+ *
+ * - a structured tool call in the attempt, or no recoverable markup → the attempt's `finish`
+ *   part (held until now) is yielded and the turn ends;
+ * - recoverable markup and a retry left → events, `persistFailed(failed)` is awaited, an
+ *   `{ type: "attempt-start", round }` part is yielded and `attempt(round, { instruction })` runs;
+ * - recoverable markup and no retry left → throws {@link ToolCallRecoveryError} `"repeated-markup"`.
+ *
+ * Recognised markup is never yielded, recoverable or not (an unknown tool name, a rehearsal in
+ * reasoning): it is reported through `markup-detected` events with its text.
+ *
+ * Errors: provider errors (thrown by `attempt` or its iterable) are rethrown unchanged and never
+ * retried. A `persistFailed` failure throws `"persist-failed"`. Aborting `input.signal` aborts the
+ * in-flight attempt's signal and stops reading it at once; no new attempt starts. Before any
+ * recovery the abort surfaces as the provider's own error or, if the provider does not react,
+ * as `signal.reason` (like `fetch`); during recovery (persisting, or in a retry) it throws
+ * `"aborted"` with `signal.reason` as `cause`. A consumer that stops reading (`break`,
+ * `return()`) ends the turn silently: the in-flight attempt is aborted and closed.
+ *
+ * Invalid input (no `attempt` function, invalid options) is API misuse and throws at once.
+ *
+ * @example
+ * ```ts
+ * import { runTurn, type NormalizedPart } from "@tool-rescue/recovery"
+ *
+ * async function* model(instruction: string | undefined): AsyncIterable<NormalizedPart<string>> {
+ *   if (instruction === undefined) {
+ *     yield { type: "text", text: "Reading it.\n<function=read_file><parameter=path>a.ts</parameter></function>" }
+ *   } else {
+ *     yield { type: "tool-call", toolName: "read_file", params: '{"path":"a.ts"}', raw: "call_1" }
+ *   }
+ *   yield { type: "finish", raw: "done" }
+ * }
+ *
+ * for await (const part of runTurn({ tools: ["read_file"], attempt: (_round, { instruction }) => model(instruction) })) {
+ *   console.log(part)
+ *   // { type: "text", text: "Reading it.\n" }, { type: "attempt-start", round: 1, discarded: ["done"] },
+ *   // { type: "tool-call", … }, { type: "finish", raw: "done" }
+ * }
+ * ```
+ */
+export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  if (typeof input !== "object" || input === null)
+    throw new TypeError("tool-rescue: runTurn needs an input object")
+  if (typeof input.attempt !== "function")
+    throw new TypeError("tool-rescue: runTurn needs an attempt function")
+  if (!Array.isArray(input.tools) || !input.tools.every((tool) => typeof tool === "string")) {
+    throw new TypeError("tool-rescue: runTurn needs tools, an array of tool names")
+  }
+  const signal = input.signal
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw new TypeError("tool-rescue: signal must be an AbortSignal")
+  return turn(input, resolveRecoveryOptions(input.options), signal)
+}
+
+/**
+ * Alias of {@link runTurn}, for readers who look for the middleware by what it does.
+ *
+ * @example
+ * ```ts
+ * import { recoverToolCalls } from "@tool-rescue/recovery"
+ *
+ * const parts = recoverToolCalls({ tools: [], attempt: async function* () {} })
+ * ```
+ */
+export const recoverToolCalls: typeof runTurn = runTurn
+
+async function* turn<Raw>(
+  input: TurnInput<Raw>,
+  options: ResolvedRecoveryOptions,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  const tools = [...input.tools]
+  const policy = { evidence: options.evidence, reasoning: options.reasoning }
+  // One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping.
+  const controller = new AbortController()
+  const forward = () => controller.abort(signal?.reason)
+  if (signal?.aborted) forward()
+  else signal?.addEventListener("abort", forward, { once: true })
+  const scanner = createAttemptScanner<Raw>({
+    tools,
+    formats: options.formats,
+    maxHoldChars: options.maxHoldChars,
+    onUnknownTool: (toolName, params) => emitEvent(options, { type: "unknown-tool-call", toolName, params }),
+  })
+  const out: OutputPart<Raw>[] = []
+  const found: MarkupSummary[] = []
+  let done = false
+  let instruction: string | undefined
+
+  /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
+  const aborted = () => signal?.aborted === true
+  const abortError = (round: number) =>
+    new ToolCallRecoveryError({ code: "aborted", rounds: round + 1, markup: found, cause: signal?.reason })
+  const fail = (round: number, error: unknown): unknown => {
+    emitEvent(options, { type: "recovery-failed", round, error })
+    return error
+  }
+
+  try {
+    for (let round = 0; ; round++) {
+      const recovering = round > 0
+      if (aborted()) throw recovering ? fail(round, abortError(round)) : signal?.reason
+      scanner.reset()
+
+      // ---- one attempt -------------------------------------------------------------------
+      let iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
+      let finished = false
+      try {
+        const iterable = await raceAbort(
+          Promise.resolve().then(() => input.attempt(round, { instruction, signal: controller.signal })),
+          signal,
+        )
+        iterator = iterable[Symbol.asyncIterator]()
+        for (;;) {
+          const step = signal === undefined ? await iterator.next() : await raceAbort(iterator.next(), signal)
+          if (step.done === true) break
+          scanner.push(step.value, out)
+          if (out.length > 0) {
+            // Index loop, then truncate: `out` is reused for every part (no allocation per delta).
+            for (let i = 0; i < out.length; i++) yield out[i]!
+            out.length = 0
+          }
+        }
+        finished = true
+      } catch (error) {
+        finished = true
+        if (error === ABORTED) {
+          // Our race won: the provider did not react to the signal. Close it without waiting.
+          closeQuietly(iterator)
+          throw recovering ? fail(round, abortError(round)) : signal?.reason
+        }
+        if (recovering && aborted()) throw fail(round, abortError(round))
+        // A provider error: unchanged, never retried.
+        throw recovering ? fail(round, error) : error
+      } finally {
+        // Reached unfinished only when the consumer stopped reading at one of our `yield`s: the
+        // attempt's iterator is idle then, so closing it is prompt.
+        if (!finished) {
+          controller.abort(consumerStopped())
+          await closeIdle(iterator)
+        }
+      }
+
+      // ---- the end-of-attempt decision ---------------------------------------------------
+      const report = scanner.end(out)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+
+      const recoverable: Markup[] = []
+      for (const { markup, channel, text } of report.markup) {
+        const isRecoverableMarkup = isRecoverable(markup, policy)
+        if (isRecoverableMarkup) recoverable.push(markup)
+        emitEvent(options, {
+          type: "markup-detected",
+          round,
+          markup,
+          recoverable: isRecoverableMarkup,
+          channel,
+          text,
+        })
+      }
+      if (recoverable.length === 0 || report.structuredCall) {
+        if (recovering) emitEvent(options, { type: "recovery-succeeded", round })
+        scanner.release(out)
+        done = true
+        for (let i = 0; i < out.length; i++) yield out[i]!
+        out.length = 0
+        return
+      }
+
+      for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
+      if (round >= options.maxRecoveries) {
+        throw fail(
+          round,
+          new ToolCallRecoveryError({ code: "repeated-markup", rounds: round + 1, markup: found }),
+        )
+      }
+      if (aborted()) throw fail(round, abortError(round))
+      const next = round + 1
+      emitEvent(options, { type: "recovery-started", round: next, markup: recoverable })
+      if (options.persistFailed !== undefined) {
+        try {
+          await raceAbort(
+            Promise.resolve().then(() =>
+              options.persistFailed?.({
+                round,
+                text: report.text,
+                reasoning: report.reasoning,
+                markup: recoverable,
+              }),
+            ),
+            signal,
+          )
+        } catch (error) {
+          if (error === ABORTED || aborted()) throw fail(round, abortError(round))
+          throw fail(
+            round,
+            new ToolCallRecoveryError({
+              code: "persist-failed",
+              rounds: round + 1,
+              markup: found,
+              cause: error,
+            }),
+          )
+        }
+      }
+      instruction = resolveInstruction(options, { round: next, markup: recoverable, tools })
+      yield { type: "attempt-start", round: next, discarded: report.discarded }
+    }
+  } finally {
+    signal?.removeEventListener("abort", forward)
+    // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
+    // attempt may go on running in the background.
+    if (!done && !controller.signal.aborted) controller.abort(consumerStopped())
+  }
+}
+
+/** Rejects with {@link ABORTED} as soon as `signal` aborts, without waiting for `promise`. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise
+  if (signal.aborted) {
+    promise.catch(() => undefined)
+    return Promise.reject(ABORTED)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(ABORTED)
+    signal.addEventListener("abort", onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+async function closeIdle(iterator: AsyncIterator<unknown> | undefined): Promise<void> {
+  try {
+    await iterator?.return?.()
+  } catch {
+    // The attempt failed while closing: the consumer has already left, nobody to tell.
+  }
+}
+
+function closeQuietly(iterator: AsyncIterator<unknown> | undefined): void {
+  if (iterator?.return === undefined) return
+  try {
+    iterator.return().catch(() => undefined)
+  } catch {
+    // A synchronous throw from a custom iterator's return(): nothing more to close.
+  }
+}
+
+function consumerStopped(): Error {
+  const error = new Error("tool-rescue: the consumer stopped reading the turn")
+  error.name = "AbortError"
+  return error
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === "boolean" &&
+    typeof (value as AbortSignal).addEventListener === "function"
+  )
+}

@@ -1,0 +1,153 @@
+import type { FormatId, Markup } from "@tool-rescue/detector"
+import type { ToolCallRecoveryErrorCode } from "./types.ts"
+
+/**
+ * One markup as the error reports it: enough to log and to tell the user what the model wrote,
+ * without the text itself.
+ *
+ * @example
+ * ```ts
+ * import type { MarkupSummary } from "@tool-rescue/recovery"
+ *
+ * const line = (m: MarkupSummary) => `round ${m.round}: ${m.format} ${m.toolName ?? "?"}`
+ * ```
+ */
+export interface MarkupSummary {
+  /** The round whose response held the markup (0 = the original request). */
+  readonly round: number
+  readonly format: FormatId
+  readonly toolName: string | undefined
+  readonly inReasoning: boolean
+  readonly complete: boolean
+}
+
+/**
+ * What {@link ToolCallRecoveryError}'s constructor takes.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecoveryErrorInit } from "@tool-rescue/recovery"
+ *
+ * const init: ToolCallRecoveryErrorInit = { code: "aborted", rounds: 2, markup: [] }
+ * ```
+ */
+export interface ToolCallRecoveryErrorInit {
+  readonly code: ToolCallRecoveryErrorCode
+  /** Attempts made in the turn (1 = only the original request). */
+  readonly rounds: number
+  /** The recoverable markup of every malformed response of the turn, in order. */
+  readonly markup: readonly MarkupSummary[]
+  /** The underlying error (a `persistFailed` rejection, an abort reason). */
+  readonly cause?: unknown
+  /** Replaces the generated message. */
+  readonly message?: string
+}
+
+// Symbol.for: the same symbol in every copy of this package, so a second install (two versions
+// in one node_modules tree, or a bundled copy) still recognises our errors. `instanceof` cannot.
+const brand: unique symbol = Symbol.for("@tool-rescue/recovery.ToolCallRecoveryError")
+
+/**
+ * The turn could not be recovered. `code` says why:
+ * - `"repeated-markup"`: the model wrote a tool call as text again and no recovery is left
+ *   (`maxRecoveries` retries were made);
+ * - `"persist-failed"`: the `persistFailed` hook threw or rejected, so no retry was sent;
+ * - `"aborted"`: the turn was cancelled through its `AbortSignal` while recovering.
+ *
+ * Recognise it with {@link ToolCallRecoveryError.isInstance} (or {@link isToolCallRecoveryError}),
+ * which works across duplicate installs; `instanceof` does not.
+ *
+ * @example
+ * ```ts
+ * import { ToolCallRecoveryError } from "@tool-rescue/recovery"
+ *
+ * try {
+ *   // … consume the turn …
+ * } catch (error) {
+ *   if (ToolCallRecoveryError.isInstance(error) && error.code === "repeated-markup") {
+ *     console.error(`${error.rounds} responses wrote tool calls as text`, error.markup)
+ *   } else throw error
+ * }
+ * ```
+ */
+export class ToolCallRecoveryError extends Error {
+  readonly [brand]: true = true
+  override readonly name: "ToolCallRecoveryError" = "ToolCallRecoveryError"
+  readonly code: ToolCallRecoveryErrorCode
+  readonly rounds: number
+  readonly markup: readonly MarkupSummary[]
+
+  constructor(init: ToolCallRecoveryErrorInit) {
+    super(init.message ?? describe(init), init.cause === undefined ? undefined : { cause: init.cause })
+    this.code = init.code
+    this.rounds = init.rounds
+    this.markup = init.markup
+  }
+
+  /**
+   * True for a {@link ToolCallRecoveryError} from any copy of this package.
+   *
+   * @example
+   * ```ts
+   * import { ToolCallRecoveryError } from "@tool-rescue/recovery"
+   *
+   * const isRepeated = (e: unknown) => ToolCallRecoveryError.isInstance(e) && e.code === "repeated-markup"
+   * ```
+   */
+  static isInstance(value: unknown): value is ToolCallRecoveryError {
+    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true
+  }
+}
+
+/**
+ * Function form of {@link ToolCallRecoveryError.isInstance}.
+ *
+ * @example
+ * ```ts
+ * import { isToolCallRecoveryError } from "@tool-rescue/recovery"
+ *
+ * const code = (e: unknown) => (isToolCallRecoveryError(e) ? e.code : undefined)
+ * ```
+ */
+export function isToolCallRecoveryError(value: unknown): value is ToolCallRecoveryError {
+  return ToolCallRecoveryError.isInstance(value)
+}
+
+/**
+ * The summary of one markup for a {@link ToolCallRecoveryError}.
+ *
+ * @example
+ * ```ts
+ * import { scan } from "@tool-rescue/detector"
+ * import { summarizeMarkup } from "@tool-rescue/recovery"
+ *
+ * const { markup } = scan('<tool_call>{"name": "bash", "arguments": {}}</tool_call>', { tools: ["bash"] })
+ * const summary = markup.map((m) => summarizeMarkup(m, 0))
+ * ```
+ */
+export function summarizeMarkup(markup: Markup, round: number): MarkupSummary {
+  return {
+    round,
+    format: markup.format,
+    toolName: markup.toolName,
+    inReasoning: markup.inReasoning,
+    complete: markup.complete,
+  }
+}
+
+function describe(init: ToolCallRecoveryErrorInit): string {
+  const found =
+    init.markup.length === 0
+      ? ""
+      : ` (${init.markup.map((m) => `round ${m.round}: ${m.format} ${m.toolName ?? "<unnamed>"}`).join("; ")})`
+  switch (init.code) {
+    case "repeated-markup":
+      return `The model wrote its tool call as text instead of a structured call, ${init.rounds} of ${init.rounds} attempts; no action was taken${found}.`
+    case "persist-failed":
+      return `The persistFailed hook failed, so the malformed response was not retried${found}.`
+    case "aborted":
+      return `The turn was aborted during tool-call recovery after ${init.rounds} attempt(s)${found}.`
+    default:
+      return init.code satisfies never
+  }
+}

@@ -1,0 +1,390 @@
+import { vi } from "vitest"
+
+vi.mock("@tool-rescue/detector", () => import("./support/fake-detector.ts"))
+
+import { describe, expect, test } from "vitest"
+import { runTurn, ToolCallRecoveryError } from "../src/index.ts"
+import { call, finish, other, reasoning, run, text, visible } from "./support/script.ts"
+
+const HERMES = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>'
+const QWEN = "<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
+const UNKNOWN = '<tool_call>\n{"name": "launch_rockets", "arguments": {}}\n</tool_call>'
+
+describe("forwarding", () => {
+  test("a clean response passes through as the very same part objects, in order", async () => {
+    const script = [text("Hello "), other("meta"), text("world."), finish()]
+    const { parts, attempts, events } = await run([script])
+    expect(parts).toEqual(script)
+    for (const [i, p] of parts.entries()) expect(p).toBe(script[i])
+    expect(attempts).toHaveLength(1)
+    expect(events).toEqual([])
+  })
+
+  test("safe text is forwarded while the attempt is still streaming", async () => {
+    // The attempt never ends: the text can only reach the consumer if it is forwarded at once.
+    const controller = new AbortController()
+    const { parts, error } = await run([[text("Checking the file. "), { type: "hang" }]], {
+      signal: controller.signal,
+      onPart: () => {
+        controller.abort(new Error("seen"))
+      },
+    })
+    expect(parts).toEqual([text("Checking the file. ")])
+    expect(error).toEqual(new Error("seen"))
+  })
+
+  test("markup split across deltas is withheld; the text before it is forwarded", async () => {
+    const chunks = [
+      "Let me read it.\n<tool",
+      '_call>\n{"name": "read_file", ',
+      '"arguments": {}}\n</tool_call>',
+    ]
+    const { parts, attempts } = await run([[...chunks.map((c) => text(c)), call("read_file"), finish()]])
+    expect(visible(parts)).toBe("Let me read it.\n")
+    expect(attempts).toHaveLength(1) // a structured call: no retry
+    expect(parts.map((p) => p.type)).toEqual(["text", "tool-call", "finish"])
+  })
+
+  test("held text that proves harmless is released, keeping its part's id", async () => {
+    const { parts } = await run([[text("a <", "t1"), text("b>", "t1"), other("text-end"), finish()]])
+    expect(visible(parts)).toBe("a <b>")
+    expect(parts.filter((p) => p.type === "text").every((p) => "id" in p && p.id === "t1")).toBe(true)
+    // The text-end never overtakes the text of its block.
+    expect(parts.at(-2)).toEqual(other("text-end"))
+  })
+
+  test("non-text parts wait behind undecided text, so order is kept", async () => {
+    const { parts } = await run([[text("x <tool", "a"), other("text-end:a"), text("ish", "b"), finish()]])
+    expect(parts).toEqual([
+      { type: "text", text: "x ", id: "a" },
+      { type: "text", text: "<tool", id: "a" },
+      other("text-end:a"),
+      text("ish", "b"),
+      finish(),
+    ])
+  })
+})
+
+describe("recovery", () => {
+  test("recoverable markup without a structured call retries once with the instruction", async () => {
+    const { parts, attempts, events } = await run([
+      [text("Sure.\n"), text(QWEN), finish("f0")],
+      [call("read_file", '{"path":"a.ts"}'), finish("f1")],
+    ])
+    expect(attempts.map((a) => a.round)).toEqual([0, 1])
+    expect(attempts[0]!.instruction).toBeUndefined()
+    expect(attempts[1]!.instruction).toMatch(/no action occurred/i)
+    expect(attempts[1]!.instruction).toMatch(/structured tool-call format/i)
+    expect(attempts[1]!.instruction).toMatch(/complete: do not repeat/i)
+    expect(parts).toEqual([
+      text("Sure.\n"),
+      { type: "attempt-start", round: 1, discarded: ["f0"] },
+      call("read_file", '{"path":"a.ts"}'),
+      finish("f1"),
+    ])
+    expect(events.map((e) => e.type)).toEqual(["markup-detected", "recovery-started", "recovery-succeeded"])
+    const detected = events[0]
+    expect(detected?.type === "markup-detected" && detected.text).toBe(QWEN)
+  })
+
+  test("a second malformed response throws repeated-markup with the rounds and the markup", async () => {
+    const { error, attempts, events, parts } = await run([
+      [text(HERMES), finish()],
+      [text(QWEN), finish()],
+    ])
+    expect(attempts).toHaveLength(2)
+    expect(ToolCallRecoveryError.isInstance(error)).toBe(true)
+    const e = error as ToolCallRecoveryError
+    expect(e.code).toBe("repeated-markup")
+    expect(e.rounds).toBe(2)
+    expect(e.markup.map((m) => [m.round, m.format, m.toolName])).toEqual([
+      [0, "hermes", "read_file"],
+      [1, "qwen3-coder", "read_file"],
+    ])
+    expect(events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1, error })
+    expect(parts.some((p) => p.type === "finish")).toBe(false)
+  })
+
+  test("maxRecoveries bounds the retries", async () => {
+    const { attempts, error } = await run([[text(HERMES), finish()]], { options: { maxRecoveries: 3 } })
+    expect(attempts).toHaveLength(4)
+    expect((error as ToolCallRecoveryError).rounds).toBe(4)
+  })
+
+  test("a structured call in the attempt means no retry, even with recoverable markup", async () => {
+    const { attempts, parts } = await run([[text(HERMES), call("bash"), finish()]])
+    expect(attempts).toHaveLength(1)
+    expect(visible(parts)).toBe("")
+  })
+
+  test("markup naming a tool that was not offered is withheld but not retried", async () => {
+    const { attempts, parts, events } = await run([[text("Hi "), text(UNKNOWN), text(" bye"), finish()]])
+    expect(attempts).toHaveLength(1)
+    expect(visible(parts)).toBe("Hi  bye")
+    expect(events).toMatchObject([{ type: "markup-detected", recoverable: false, text: UNKNOWN }])
+  })
+
+  test("persistFailed receives the malformed response before the retry", async () => {
+    const order: string[] = []
+    const { attempts } = await run(
+      [[reasoning("thinking"), text("Ok "), text(HERMES), finish()], [finish()]],
+      {
+        options: {
+          persistFailed: async (failed) => {
+            order.push(`persist:${failed.round}:${failed.text}:${failed.reasoning}:${failed.markup.length}`)
+          },
+        },
+      },
+    )
+    expect(order).toEqual([`persist:0:Ok ${HERMES}:thinking:1`])
+    expect(attempts).toHaveLength(2)
+  })
+
+  test("a failing persistFailed ends the turn with persist-failed and no retry", async () => {
+    const cause = new Error("db down")
+    const { attempts, error } = await run([[text(HERMES), finish()]], {
+      options: {
+        persistFailed: () => {
+          throw cause
+        },
+      },
+    })
+    expect(attempts).toHaveLength(1)
+    expect(error).toMatchObject({ code: "persist-failed", cause })
+  })
+
+  test("a rejecting persistFailed ends the turn with persist-failed and no retry", async () => {
+    const { attempts, error } = await run([[text(HERMES), finish()]], {
+      options: { persistFailed: () => Promise.reject(new Error("nope")) },
+    })
+    expect(attempts).toHaveLength(1)
+    expect(ToolCallRecoveryError.isInstance(error) && error.code).toBe("persist-failed")
+  })
+
+  test("the instruction can be a string or a function of the context", async () => {
+    const fixed = await run([[text(HERMES), finish()], [finish()]], {
+      options: { instruction: "Use real calls." },
+    })
+    expect(fixed.attempts[1]!.instruction).toBe("Use real calls.")
+    const computed = await run([[text(HERMES), finish()], [finish()]], {
+      options: {
+        instruction: (c) =>
+          `round ${c.round}: ${c.markup.map((m) => m.toolName).join()} of ${c.tools.join()}`,
+      },
+    })
+    expect(computed.attempts[1]!.instruction).toBe("round 1: read_file of read_file,bash")
+  })
+})
+
+describe("errors that are not markup", () => {
+  test("provider errors pass through unchanged and are not retried", async () => {
+    const providerError = Object.assign(new Error("503"), { status: 503 })
+    const { error, attempts, parts } = await run([
+      [text("partial "), { type: "throw", error: providerError }],
+    ])
+    expect(error).toBe(providerError)
+    expect(attempts).toHaveLength(1)
+    expect(visible(parts)).toBe("partial ")
+  })
+
+  test("a provider error during a retry passes through unchanged, with recovery-failed", async () => {
+    const providerError = new Error("rate limited")
+    const { error, events } = await run([[text(HERMES), finish()], [{ type: "throw", error: providerError }]])
+    expect(error).toBe(providerError)
+    expect(events.at(-1)).toEqual({ type: "recovery-failed", round: 1, error: providerError })
+  })
+
+  test("an attempt function that rejects is a provider error", async () => {
+    const providerError = new Error("connect ECONNREFUSED")
+    const parts: unknown[] = []
+    await expect(
+      (async () => {
+        for await (const part of runTurn({ tools: ["bash"], attempt: () => Promise.reject(providerError) })) {
+          parts.push(part)
+        }
+      })(),
+    ).rejects.toBe(providerError)
+  })
+
+  test("tool errors, denials and timeouts are ordinary parts and never trigger recovery", async () => {
+    const script = [
+      call("bash"),
+      other("tool-error: timeout"),
+      other("tool-denied"),
+      text("The tool timed out."),
+      finish(),
+    ]
+    const { attempts, parts } = await run([script])
+    expect(attempts).toHaveLength(1)
+    expect(parts).toEqual(script)
+  })
+
+  test("a throwing event listener never breaks the turn", async () => {
+    const { attempts, error, parts } = await run(
+      [
+        [text(HERMES), finish()],
+        [text("done"), finish()],
+      ],
+      {
+        options: {
+          onEvent: () => {
+            throw new Error("listener bug")
+          },
+        },
+      },
+    )
+    expect(error).toBeUndefined()
+    expect(attempts).toHaveLength(2)
+    expect(visible(parts)).toBe("done")
+  })
+})
+
+describe("cancellation", () => {
+  test("an abort before the first attempt starts nothing", async () => {
+    const controller = new AbortController()
+    const reason = new Error("cancelled")
+    controller.abort(reason)
+    const { attempts, error } = await run([[text("hi"), finish()]], { signal: controller.signal })
+    expect(attempts).toHaveLength(0)
+    expect(error).toBe(reason)
+  })
+
+  test("an abort mid-stream aborts the attempt's signal and surfaces the reason", async () => {
+    const controller = new AbortController()
+    const { attempts, error, parts } = await run([[text("one "), { type: "hang" }]], {
+      signal: controller.signal,
+      onPart: () => {
+        controller.abort(new Error("stop"))
+      },
+    })
+    expect(visible(parts)).toBe("one ")
+    expect(attempts).toHaveLength(1)
+    expect(attempts[0]!.signal.aborted).toBe(true)
+    expect(error).toEqual(new Error("stop"))
+  })
+
+  test("an abort during recovery ends with code aborted and starts no new attempt", async () => {
+    const controller = new AbortController()
+    const { attempts, error } = await run([[text(HERMES), finish()], [text("never")]], {
+      signal: controller.signal,
+      options: {
+        persistFailed: () => {
+          controller.abort(new Error("user left"))
+        },
+      },
+    })
+    expect(attempts).toHaveLength(1)
+    expect(error).toMatchObject({ code: "aborted", cause: new Error("user left") })
+  })
+
+  test("an abort during the retry ends with code aborted", async () => {
+    const controller = new AbortController()
+    const { attempts, error } = await run(
+      [
+        [text(HERMES), finish()],
+        [text("partial "), { type: "hang" }],
+      ],
+      {
+        signal: controller.signal,
+        onPart: (part) => {
+          if (part.type === "text" && part.text === "partial ") controller.abort()
+        },
+      },
+    )
+    expect(attempts).toHaveLength(2)
+    expect(attempts[1]!.signal.aborted).toBe(true)
+    expect(ToolCallRecoveryError.isInstance(error) && error.code).toBe("aborted")
+  })
+
+  test("a consumer break closes the in-flight attempt and ends silently", async () => {
+    const { attempts, error } = await run([[text("a"), text("b"), text("c"), finish()]], {
+      onPart: () => true,
+    })
+    expect(error).toBeUndefined()
+    expect(attempts[0]!.closed).toBe(true)
+    expect(attempts[0]!.signal.aborted).toBe(true)
+    expect(attempts[0]!.produced).toBe(1)
+  })
+
+  test("a consumer break at attempt-start starts no retry", async () => {
+    const { attempts } = await run([[text(HERMES), finish()], [finish()]], {
+      onPart: (part) => part.type === "attempt-start",
+    })
+    expect(attempts).toHaveLength(1)
+  })
+})
+
+describe("reasoning", () => {
+  test("a call inside reasoning with no answer after it is recovered (Kimi-K2-Thinking, MiniMax)", async () => {
+    const { attempts, parts } = await run([
+      [reasoning("I will read it. "), reasoning(HERMES), finish()],
+      [finish()],
+    ])
+    expect(attempts).toHaveLength(2)
+    expect(visible(parts, "reasoning")).toBe("I will read it. ")
+  })
+
+  test("a rehearsal in reasoning followed by an answer is withheld but never retried (Qwen3, DeepSeek)", async () => {
+    const { attempts, parts, events } = await run([
+      [reasoning("Plan: "), reasoning(HERMES), text("The answer is 4."), finish()],
+    ])
+    expect(attempts).toHaveLength(1)
+    expect(visible(parts, "reasoning")).toBe("Plan: ")
+    expect(visible(parts)).toBe("The answer is 4.")
+    expect(events).toMatchObject([
+      {
+        type: "markup-detected",
+        channel: "reasoning",
+        recoverable: false,
+        markup: { inReasoning: true, answerFollows: true },
+      },
+    ])
+  })
+
+  test("reasoning: ignore never recovers from reasoning; recover always does", async () => {
+    const script = [reasoning(HERMES), finish()]
+    expect((await run([script, [finish()]], { options: { reasoning: "ignore" } })).attempts).toHaveLength(1)
+    const answered = [reasoning(HERMES), text("Answer."), finish()]
+    expect((await run([answered, [finish()]], { options: { reasoning: "recover" } })).attempts).toHaveLength(
+      2,
+    )
+  })
+
+  test("inline <think> in the text: a rehearsal followed by an answer is not retried", async () => {
+    const { attempts, parts } = await run([
+      [text(`<think>maybe ${HERMES}</think>`), text("Answer."), finish()],
+    ])
+    expect(attempts).toHaveLength(1)
+    expect(visible(parts)).toBe("<think>maybe </think>Answer.")
+  })
+
+  test("inline <think> in the text: a call in reasoning with nothing after it is recovered", async () => {
+    const { attempts } = await run([[text(`<think>I'll call it. ${HERMES}</think>`), finish()], [finish()]])
+    expect(attempts).toHaveLength(2)
+  })
+})
+
+describe("unknown tool calls", () => {
+  test("a structured call to a tool not offered is reported and passed through", async () => {
+    const { parts, events, attempts } = await run([[call("rm_rf", '{"path": "/"}'), finish()]])
+    expect(attempts).toHaveLength(1)
+    expect(parts).toEqual([call("rm_rf", '{"path": "/"}'), finish()])
+    expect(events).toEqual([{ type: "unknown-tool-call", toolName: "rm_rf", params: '{"path": "/"}' }])
+  })
+})
+
+describe("API misuse throws at once", () => {
+  test("invalid input", () => {
+    // @ts-expect-error — no attempt function
+    expect(() => runTurn({ tools: [] })).toThrow(TypeError)
+    // @ts-expect-error — tools is not an array
+    expect(() => runTurn({ tools: "bash", attempt: async function* () {} })).toThrow(TypeError)
+    expect(() =>
+      runTurn({ tools: [], attempt: async function* () {}, options: { maxRecoveries: -1 } }),
+    ).toThrow(RangeError)
+    expect(() =>
+      // @ts-expect-error — not a placement
+      runTurn({ tools: [], attempt: async function* () {}, options: { instructionPlacement: "assistant" } }),
+    ).toThrow(TypeError)
+  })
+})
