@@ -390,6 +390,15 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   function end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
     if (active !== -1) endRun(active)
     active = -1
+    // After `end()` the detector has decided every character. Should it ever leave some
+    // unaccounted (a detector bug), they count as withheld: never shown, never blocking the
+    // parts behind them.
+    for (const channel of channels) {
+      if (channel.frontier < channel.length) {
+        account(channel, channel.frontier, channel.length, undefined)
+        channel.frontier = channel.length
+      }
+    }
     flush(out)
     const text = channels[TEXT].texts.join("")
     const reasoning = channels[REASONING].texts.join("")

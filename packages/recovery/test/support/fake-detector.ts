@@ -67,23 +67,28 @@ function analyse(
     const close = input.indexOf(closer, next + which.length)
     if (close === -1 && !final) return { frontier: next, spans }
     let end = close === -1 ? input.length : close + closer.length
+    if (which === "<function=" && close !== -1 && !final) {
+      // An orphan `</tool_call>` may follow: undecided until it does or cannot.
+      const rest = input.slice(end)
+      if ("\n</tool_call>".startsWith(rest) || "</tool_call>".startsWith(rest))
+        return { frontier: next, spans }
+    }
     if (which === "<function=" && input.startsWith("\n</tool_call>", end)) end += "\n</tool_call>".length
     else if (which === "<function=" && input.startsWith("</tool_call>", end)) end += "</tool_call>".length
     const body = input.slice(next, end)
-    const toolName =
-      which === "<tool_call>"
-        ? /"name"\s*:\s*"([^"]*)"/.exec(body)?.[1]
-        : /^<function=([^>]*)>/.exec(body)?.[1]
+    const toolName = /"name"\s*:\s*"([^"]*)"/.exec(body)?.[1] ?? /<function=([^>]*)>/.exec(body)?.[1]
     spans.push({
       start: next,
       end,
       markup: {
-        format: which === "<tool_call>" ? "hermes" : "qwen3-coder",
+        format: body.includes("<function=") ? "qwen3-coder" : "hermes",
         toolName,
         offered: toolName !== undefined && tools.includes(toolName),
         opening: which === "<tool_call>",
         closing: close !== -1,
-        structured: which === "<function=" ? /<parameter=|<\/function>/.test(body) : toolName !== undefined,
+        structured: body.includes("<function=")
+          ? /<parameter=|<\/function>/.test(body)
+          : toolName !== undefined,
         complete: close !== -1,
         inReasoning: inThink,
         answerFollows: false,
