@@ -353,11 +353,11 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
       }
 
       // Each attempt's output is its input minus withheld text, in order, text kept with its part.
-      slices.forEach((slice, i) => {
+      for (const [i, slice] of slices.entries()) {
         const record = o.attempts[i]
-        if (record === undefined) return expect(slice).toEqual([])
-        expect(isOrderedSubsequence(slice, record.produced)).toBe(true)
-      })
+        if (record === undefined) expect(slice).toEqual([])
+        else expect(isOrderedSubsequence(slice, record.produced)).toBe(true)
+      }
 
       // A retry only follows a complete, malformed attempt with no structured call, a successful
       // persistence, and no abort or break.
@@ -414,7 +414,7 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
               const nonText = (parts: readonly OutputPart<string>[]) =>
                 parts.filter((p) => p.type !== "text" && p.type !== "reasoning")
               expect(nonText(o.output)).toHaveLength(nonText(input).length)
-              nonText(o.output).forEach((p, k) => expect(p).toBe(nonText(input)[k]))
+              for (const [k, p] of nonText(o.output).entries()) expect(p).toBe(nonText(input)[k])
             }
             break
           }

@@ -176,6 +176,75 @@ describe("recovery", () => {
   })
 })
 
+describe("events and boundaries", () => {
+  test("events come in order, with persistFailed between recovery-started and the retry", async () => {
+    const log: string[] = []
+    await run(
+      [
+        [text(HERMES), finish("f0"), other("late")],
+        [text("ok"), finish("f1")],
+      ],
+      {
+        options: {
+          onEvent: (e) => log.push(e.type),
+          persistFailed: () => {
+            log.push("persist")
+          },
+        },
+        onPart: (p) => {
+          log.push(`part:${p.type}`)
+        },
+      },
+    )
+    expect(log).toEqual([
+      "markup-detected",
+      "recovery-started",
+      "persist",
+      "part:attempt-start",
+      "part:text",
+      "recovery-succeeded",
+      "part:finish",
+    ])
+  })
+
+  test("attempt-start carries the raws of the discarded finish and the parts after it", async () => {
+    const { parts } = await run([[text(HERMES), finish("f0"), other("usage")], [finish("f1")]])
+    expect(parts).toEqual([{ type: "attempt-start", round: 1, discarded: ["f0", "usage"] }, finish("f1")])
+  })
+
+  test("parts after the finish of a kept attempt follow it, in order", async () => {
+    const { parts } = await run([[text("hi"), finish("f0"), other("usage")]])
+    expect(parts).toEqual([text("hi"), finish("f0"), other("usage")])
+  })
+
+  test("a marker prefix held at the end of the stream is released before the finish", async () => {
+    const { parts } = await run([[text("see a <tool_c"), finish()]])
+    expect(parts).toEqual([text("see a "), text("<tool_c"), finish()])
+  })
+
+  test("held text does not block a switch of channel, and each piece keeps its channel", async () => {
+    const { parts } = await run([[reasoning("thinking <"), text("answer <"), reasoning("more"), finish()]])
+    expect(parts).toEqual([
+      reasoning("thinking "),
+      reasoning("<"),
+      text("answer "),
+      text("<"),
+      reasoning("more"),
+      finish(),
+    ])
+  })
+
+  test("markup offsets in events are into the whole channel text of the attempt", async () => {
+    const { events } = await run([[text("ab"), reasoning("r"), text(`cd${UNKNOWN}`), finish()]])
+    const detected = events.find((e) => e.type === "markup-detected")
+    expect(detected).toMatchObject({
+      channel: "text",
+      text: UNKNOWN,
+      markup: { start: 4, end: 4 + UNKNOWN.length },
+    })
+  })
+})
+
 describe("errors that are not markup", () => {
   test("provider errors pass through unchanged and are not retried", async () => {
     const providerError = Object.assign(new Error("503"), { status: 503 })
