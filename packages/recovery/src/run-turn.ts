@@ -6,7 +6,7 @@ import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
 
-/** Rejection value of {@link raceAbort}: our own abort won the race against the provider. */
+/** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
 
 /**
@@ -96,6 +96,7 @@ async function* turn<Raw>(
     maxHoldChars: options.maxHoldChars,
     onUnknownTool: (toolName, params) => emitEvent(options, { type: "unknown-tool-call", toolName, params }),
   })
+  const race = createAbortRace(signal)
   const out: OutputPart<Raw>[] = []
   const found: MarkupSummary[] = []
   let done = false
@@ -120,13 +121,12 @@ async function* turn<Raw>(
       let iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
       let finished = false
       try {
-        const iterable = await raceAbort(
+        const iterable = await race(
           Promise.resolve().then(() => input.attempt(round, { instruction, signal: controller.signal })),
-          signal,
         )
         iterator = iterable[Symbol.asyncIterator]()
         for (;;) {
-          const step = signal === undefined ? await iterator.next() : await raceAbort(iterator.next(), signal)
+          const step = await race(iterator.next())
           if (step.done === true) break
           scanner.push(step.value, out)
           if (out.length > 0) {
@@ -194,7 +194,7 @@ async function* turn<Raw>(
       emitEvent(options, { type: "recovery-started", round: next, markup: recoverable })
       if (options.persistFailed !== undefined) {
         try {
-          await raceAbort(
+          await race(
             Promise.resolve().then(() =>
               options.persistFailed?.({
                 round,
@@ -203,7 +203,6 @@ async function* turn<Raw>(
                 markup: recoverable,
               }),
             ),
-            signal,
           )
         } catch (error) {
           if (error === ABORTED || aborted()) throw fail(round, abortError(round))
@@ -223,33 +222,39 @@ async function* turn<Raw>(
     }
   } finally {
     signal?.removeEventListener("abort", forward)
+    race.dispose()
     // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
     // attempt may go on running in the background.
     if (!done && !controller.signal.aborted) controller.abort(consumerStopped())
   }
 }
 
-/** Rejects with {@link ABORTED} as soon as `signal` aborts, without waiting for `promise`. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise
-  if (signal.aborted) {
-    promise.catch(() => undefined)
-    return Promise.reject(ABORTED)
+/** Settles like `promise`, or rejects with {@link ABORTED} as soon as the signal aborts. */
+interface AbortRace {
+  <T>(promise: Promise<T>): Promise<T>
+  dispose(): void
+}
+
+/**
+ * One abort listener for the whole turn, not one per delta: the hot path costs one promise per
+ * part and no listener bookkeeping. Without a signal the race is the identity.
+ */
+function createAbortRace(signal: AbortSignal | undefined): AbortRace {
+  if (signal === undefined) return Object.assign(<T>(promise: Promise<T>) => promise, { dispose() {} })
+  let rejectPending: ((reason: unknown) => void) | undefined
+  const onAbort = () => rejectPending?.(ABORTED)
+  signal.addEventListener("abort", onAbort, { once: true })
+  const race = <T>(promise: Promise<T>): Promise<T> => {
+    if (signal.aborted) {
+      promise.catch(() => undefined)
+      return Promise.reject(ABORTED)
+    }
+    return new Promise<T>((resolve, reject) => {
+      rejectPending = reject
+      promise.then(resolve, reject)
+    })
   }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(ABORTED)
-    signal.addEventListener("abort", onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort)
-        reject(error)
-      },
-    )
-  })
+  return Object.assign(race, { dispose: () => signal.removeEventListener("abort", onAbort) })
 }
 
 async function closeIdle(iterator: AsyncIterator<unknown> | undefined): Promise<void> {

@@ -146,6 +146,9 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     end() {
       return step(true)
     },
+    held() {
+      return input.length - frontier
+    },
     reset() {
       input = ""
       frontier = 0
