@@ -1,3 +1,16 @@
+export { type ChunkedOptions, chunked } from "./chunked.ts"
+export { type CodeExampleOptions, fencedExample, inlineCodeExample } from "./code-examples.ts"
+export { type CorpusSample, corpus } from "./corpus.ts"
+export type { CallLabel, ExampleLabels, Labels, LeakLabels, LeakVariant, Sample } from "./labels.ts"
+export {
+  allFormats,
+  argString,
+  defaultFormats,
+  type LeakedCallOptions,
+  leakedCall,
+  leakVariants,
+} from "./leaked-call.ts"
+export { type ProseOptions, prose } from "./prose.ts"
 export type {
   ReplayApi,
   ReplayErrorBody,
@@ -15,3 +28,10 @@ export type {
   ReplayUsage,
 } from "./replay-script.ts"
 export { startReplayServer } from "./replay-server.ts"
+export { type ResponseLabels, type ResponseOptions, response } from "./response.ts"
+export {
+  reasoningDelimiters,
+  type ThinkingBlockOptions,
+  type ThinkingLabels,
+  thinkingBlock,
+} from "./thinking-block.ts"

@@ -1,0 +1,858 @@
+/**
+ * The tool-call text formats of FORMATS.md as data: one row per format id, each a small
+ * renderer from calls to tagged text segments. The tags say which segments are envelope markers
+ * (so a variant can drop them) and which are parameter values (so a truncation can cut inside
+ * one). Adding a format is adding a row.
+ */
+import type { FormatId } from "@tool-rescue/detector"
+
+/** An argument value: strings are the interesting case; numbers and booleans exercise typed forms. */
+export type ArgValue = string | number | boolean
+
+/** A call to render. */
+export interface CallSpec {
+  readonly name: string
+  readonly args: ReadonlyArray<readonly [string, ArgValue]>
+}
+
+/** A piece of rendered text: `open`/`close` are envelope markers, `value` is (part of) a parameter value. */
+export interface Segment {
+  readonly text: string
+  readonly role: "open" | "close" | "value" | "syntax"
+}
+
+/** A rendered group of calls: `head`/`tail` hold a shared envelope, each call holds its own markers. */
+export interface Rendered {
+  readonly head: readonly Segment[]
+  readonly calls: ReadonlyArray<readonly Segment[]>
+  readonly separator: string
+  readonly tail: readonly Segment[]
+}
+
+/** One row of the catalogue. */
+export interface FormatSpec {
+  readonly id: FormatId
+  /** Bare JSON or a pythonic list: evidence only at the start of a response. */
+  readonly startAnchored: boolean
+  /** Tool names must be identifiers (pythonic call syntax). */
+  readonly identifierNames: boolean
+  /** Number of marker variants (`style % styles` picks one; 0 is canonical). */
+  readonly styles: number
+  /** Whether the style has a closing envelope marker at all. */
+  readonly hasClosing: (style: number) => boolean
+  /** Whether the inner call header survives without the opening marker (so `missing-opening` and `bare` make sense). */
+  readonly innerHeader: (style: number) => boolean
+  readonly render: (calls: readonly CallSpec[], style: number) => Rendered
+}
+
+const open = (text: string): Segment => ({ text, role: "open" })
+const close = (text: string): Segment => ({ text, role: "close" })
+const syntax = (text: string): Segment => ({ text, role: "syntax" })
+const value = (text: string): Segment => ({ text, role: "value" })
+
+const perCall = (calls: ReadonlyArray<readonly Segment[]>, separator: string): Rendered => ({
+  head: [],
+  calls,
+  separator,
+  tail: [],
+})
+
+/** A JSON string literal as segments: the quotes are syntax, the escaped content is a value. */
+function jsonString(text: string): Segment[] {
+  return [syntax('"'), value(JSON.stringify(text).slice(1, -1)), syntax('"')]
+}
+
+/** A JSON object of arguments; string values are value segments. `spaced` uses `": "` and `", "`. */
+function jsonArgs(args: CallSpec["args"], spaced: boolean): Segment[] {
+  const colon = spaced ? ": " : ":"
+  const comma = spaced ? ", " : ","
+  const out: Segment[] = [syntax("{")]
+  args.forEach(([key, arg], i) => {
+    if (i > 0) out.push(syntax(comma))
+    out.push(syntax(`${JSON.stringify(key)}${colon}`))
+    if (typeof arg === "string") out.push(...jsonString(arg))
+    else out.push(value(JSON.stringify(arg)))
+  })
+  out.push(syntax("}"))
+  return out
+}
+
+/** `{"name": N, "<argsKey>": {…}}` (or the short `{N: {…}}` form). */
+function jsonCall(call: CallSpec, argsKey: string, spaced: boolean, extra: Segment[] = []): Segment[] {
+  const colon = spaced ? ": " : ":"
+  const comma = spaced ? ", " : ","
+  return [
+    syntax("{"),
+    ...extra,
+    syntax(`"name"${colon}${JSON.stringify(call.name)}${comma}"${argsKey}"${colon}`),
+    ...jsonArgs(call.args, spaced),
+    syntax("}"),
+  ]
+}
+
+/** Python keyword arguments, `k="v", n=1` (JSON string escapes are valid Python escapes for our values). */
+function pythonArgs(args: CallSpec["args"]): Segment[] {
+  const out: Segment[] = []
+  args.forEach(([key, arg], i) => {
+    if (i > 0) out.push(syntax(", "))
+    out.push(syntax(`${key}=`))
+    if (typeof arg === "string") out.push(...jsonString(arg))
+    else out.push(value(typeof arg === "boolean" ? (arg ? "True" : "False") : String(arg)))
+  })
+  return out
+}
+
+const pythonCall = (call: CallSpec): Segment[] => [
+  syntax(`${call.name}(`),
+  ...pythonArgs(call.args),
+  syntax(")"),
+]
+
+/** Raw-text argument value (XML-ish formats). */
+const raw = (arg: ArgValue): Segment => value(String(arg))
+
+/** Gemma's `{k:<q>v<q>,n:42}` argument object with the format's string quote. */
+function gemmaArgs(args: CallSpec["args"], quote: string): Segment[] {
+  const out: Segment[] = [syntax("{")]
+  args.forEach(([key, arg], i) => {
+    if (i > 0) out.push(syntax(","))
+    out.push(syntax(`${key}:`))
+    if (typeof arg === "string") out.push(syntax(quote), value(arg), syntax(quote))
+    else out.push(value(String(arg)))
+  })
+  out.push(syntax("}"))
+  return out
+}
+
+/** `<TAG name="K">V</TAG>` parameters (MiniMax M2, Anthropic XML, Step3, DSML). */
+function namedParams(
+  args: CallSpec["args"],
+  tag: string,
+  endTag: string,
+  nl: string,
+  typed = false,
+): Segment[] {
+  return args.flatMap(([key, arg]) => {
+    const attr = typed ? ` string="${typeof arg === "string"}"` : ""
+    return [syntax(`<${tag} name="${key}"${attr}>`), raw(arg), syntax(`</${endTag}>${nl}`)]
+  })
+}
+
+// Special tokens, spelled out once (U+FF5C FULLWIDTH VERTICAL LINE, U+2581 LOWER ONE EIGHTH BLOCK).
+const DS = {
+  callsBegin: ["<｜tool▁calls▁begin｜>", "<｜tool calls begin｜>", "<｜tool▁calls｜>"],
+  callsEnd: "<｜tool▁calls▁end｜>",
+  callBegin: "<｜tool▁call▁begin｜>",
+  sep: "<｜tool▁sep｜>",
+  callEnd: "<｜tool▁call▁end｜>",
+}
+const STEP3 = {
+  callsBegin: "<｜tool_calls_begin｜>",
+  callsEnd: "<｜tool_calls_end｜>",
+  callBegin: "<｜tool_call_begin｜>",
+  sep: "<｜tool_sep｜>",
+  callEnd: "<｜tool_call_end｜>",
+}
+const MM3 = "]<]minimax[>["
+
+const always = (): boolean => true
+const never = (): boolean => false
+
+/** The catalogue, keyed by format id (FORMATS.md §1.1). */
+export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, FormatSpec>(
+  (
+    [
+      {
+        // Row 1. Styles: 0 newlines between tags and around values, 1 everything on one line.
+        id: "qwen3-coder",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls, style) => {
+          const nl = style % 2 === 0 ? "\n" : ""
+          return perCall(
+            calls.map((call) => [
+              open(`<tool_call>${nl}`),
+              syntax(`<function=${call.name}>${nl}`),
+              ...call.args.flatMap(([key, arg]) => [
+                syntax(`<parameter=${key}>${nl}`),
+                raw(arg),
+                syntax(`${nl}</parameter>${nl}`),
+              ]),
+              syntax("</function>"),
+              close(`${nl}</tool_call>`),
+            ]),
+            "\n",
+          )
+        },
+      },
+      {
+        // Row 2. Styles: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or not.
+        id: "hermes",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 8,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls, style) => {
+          const tag = style % 2 === 0 ? "tool_call" : "tools"
+          const spaced = (style >> 1) % 2 === 0
+          const nl = (style >> 2) % 2 === 0 ? "\n" : ""
+          return perCall(
+            calls.map((call) => [
+              open(`<${tag}>${nl}`),
+              ...jsonCall(call, "arguments", spaced),
+              close(`${nl}</${tag}>`),
+            ]),
+            "\n",
+          )
+        },
+      },
+      {
+        // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`.
+        id: "mistral",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 3,
+        hasClosing: (style) => style % 3 === 0,
+        innerHeader: never,
+        render: (calls, style) => {
+          if (style % 3 === 0) {
+            return {
+              head: [open("[TOOL_CALLS] [")],
+              calls: calls.map((call) => jsonCall(call, "arguments", true)),
+              separator: ", ",
+              tail: [close("]")],
+            }
+          }
+          const args = style % 3 === 2 ? "[ARGS]" : ""
+          return perCall(
+            calls.map((call) => [
+              open(`[TOOL_CALLS]`),
+              syntax(`${call.name}${args}`),
+              ...jsonArgs(call.args, true),
+            ]),
+            "",
+          )
+        },
+      },
+      {
+        // Rows 5, 5b. Styles: 0 bare JSON, 1 `<|python_tag|>` + JSON, 2 built-in `<|python_tag|>name.call(k=v)`.
+        id: "llama3-json",
+        startAnchored: true,
+        identifierNames: false,
+        styles: 3,
+        hasClosing: never,
+        innerHeader: never,
+        render: (calls, style) => {
+          // Built-in tools call one tool per message, named as a Python identifier.
+          if (style % 3 === 2 && calls.length === 1 && /^[A-Za-z_]\w*$/.test(calls[0]!.name)) {
+            return {
+              head: [open("<|python_tag|>")],
+              calls: calls.map((call) => [
+                syntax(`${call.name}.call(`),
+                ...pythonArgs(call.args),
+                syntax(")"),
+              ]),
+              separator: "\n",
+              tail: [],
+            }
+          }
+          return {
+            head: style % 3 === 1 ? [open("<|python_tag|>")] : [],
+            calls: calls.map((call) => jsonCall(call, "parameters", true)),
+            separator: "; ",
+            tail: [],
+          }
+        },
+      },
+      {
+        // Rows 6, 7, 18. Styles: 0 `[f(x=1), g(y=2)]`, 1 Llama 4 `<|python_start|>[…]<|python_end|>`.
+        id: "pythonic",
+        startAnchored: true,
+        identifierNames: true,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls, style) => ({
+          head: [open(style % 2 === 0 ? "[" : "<|python_start|>[")],
+          calls: calls.map(pythonCall),
+          separator: ", ",
+          tail: [close(style % 2 === 0 ? "]" : "]<|python_end|>")],
+        }),
+      },
+      {
+        // Rows 8, 9. Styles: bit 0 R1/V3 (`function<sep>name` + ```json fence) or V3.1 (`name<sep>{…}`);
+        // style >> 1 picks the opening spelling (§1.3 variants).
+        id: "deepseek-v3",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 6,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls, style) => {
+          const r1 = style % 2 === 0
+          const begin = DS.callsBegin[(style >> 1) % DS.callsBegin.length]!
+          return {
+            head: [open(begin)],
+            calls: calls.map((call) =>
+              r1
+                ? [
+                    syntax(`${DS.callBegin}function${DS.sep}${call.name}\n\`\`\`json\n`),
+                    ...jsonArgs(call.args, true),
+                    syntax(`\n\`\`\`${DS.callEnd}`),
+                  ]
+                : [
+                    syntax(`${DS.callBegin}${call.name}${DS.sep}`),
+                    ...jsonArgs(call.args, true),
+                    syntax(DS.callEnd),
+                  ],
+            ),
+            separator: r1 ? "\n" : "",
+            tail: [close(DS.callsEnd)],
+          }
+        },
+      },
+      {
+        // Row 10. Styles: 0 V3.2 `function_calls`, 1 V4 `tool_calls`.
+        id: "deepseek-dsml",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls, style) => {
+          const kind = style % 2 === 0 ? "function_calls" : "tool_calls"
+          return {
+            head: [open(`<｜DSML｜${kind}>\n`)],
+            calls: calls.map((call) => [
+              syntax(`<｜DSML｜invoke name="${call.name}">\n`),
+              ...namedParams(call.args, "｜DSML｜parameter", "｜DSML｜parameter", "\n", true),
+              syntax("</｜DSML｜invoke>"),
+            ]),
+            separator: "\n",
+            tail: [close(`\n</｜DSML｜${kind}>`)],
+          }
+        },
+      },
+      {
+        // Row 11. Styles: 0 `tool_calls_section_begin`, 1 singular `tool_call_section_begin` (§1.3).
+        id: "kimi-k2",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls, style) => ({
+          head: [open(style % 2 === 0 ? "<|tool_calls_section_begin|>\n" : "<|tool_call_section_begin|>\n")],
+          calls: calls.map((call, i) => [
+            syntax(`<|tool_call_begin|>functions.${call.name}:${i}<|tool_call_argument_begin|>`),
+            ...jsonArgs(call.args, true),
+            syntax("<|tool_call_end|>"),
+          ]),
+          separator: "\n",
+          tail: [close("\n<|tool_calls_section_end|>")],
+        }),
+      },
+      {
+        // Rows 12, 12b. Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines).
+        id: "glm",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls, style) => {
+          const nl = style % 2 === 0 ? "\n" : ""
+          return perCall(
+            calls.map((call) => [
+              open("<tool_call>"),
+              syntax(`${call.name}${nl}`),
+              ...call.args.flatMap(([key, arg]) => [
+                syntax(`<arg_key>${key}</arg_key>${nl}<arg_value>`),
+                raw(arg),
+                syntax(`</arg_value>${nl}`),
+              ]),
+              close("</tool_call>"),
+            ]),
+            "\n",
+          )
+        },
+      },
+      {
+        // Row 13. Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
+        // 2 recipient before the channel. `<|call|>` closes.
+        id: "harmony",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 3,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls, style) =>
+          perCall(
+            calls.map((call) => {
+              const header =
+                style % 3 === 0
+                  ? `<|start|>assistant<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+                  : style % 3 === 1
+                    ? `<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+                    : `<|start|>assistant to=functions.${call.name}<|channel|>commentary json<|message|>`
+              return [open(header), ...jsonArgs(call.args, false), close("<|call|>")]
+            }),
+            "\n",
+          ),
+      },
+      {
+        // Row 14. Styles: 0 `<parameter name=…>`, 1 `<param name=…>` (§1.3).
+        id: "minimax-m2",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls, style) => {
+          const tag = style % 2 === 0 ? "parameter" : "param"
+          return {
+            head: [open("<minimax:tool_call>\n")],
+            calls: calls.map((call) => [
+              syntax(`<invoke name="${call.name}">\n`),
+              ...namedParams(call.args, tag, tag, "\n"),
+              syntax("</invoke>"),
+            ]),
+            separator: "\n",
+            tail: [close("\n</minimax:tool_call>")],
+          }
+        },
+      },
+      {
+        // Row 15 (L27): every tag prefixed with the namespace token; parameters are tags named after the key.
+        id: "minimax-m3",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls) => ({
+          head: [open(`${MM3}<tool_call>\n`)],
+          calls: calls.map((call) => [
+            syntax(`${MM3}<invoke name="${call.name}">`),
+            ...call.args.flatMap(([key, arg]) => [
+              syntax(`${MM3}<${key}>`),
+              raw(arg),
+              syntax(`${MM3}</${key}>`),
+            ]),
+            syntax(`${MM3}</invoke>`),
+          ]),
+          separator: "\n",
+          tail: [close(`\n${MM3}</tool_call>`)],
+        }),
+      },
+      {
+        // Row 16: one JSON object a line inside `<tool_calls>`.
+        id: "minimax-m1",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<tool_calls>\n")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: "\n",
+          tail: [close("\n</tool_calls>")],
+        }),
+      },
+      {
+        // Row 17. Styles: 0 Granite 3.0 `<|tool_call|>[…]`, 1 granite-20b-fc `<function_call>{…}` per call. No closing.
+        id: "granite",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: never,
+        innerHeader: never,
+        render: (calls, style) =>
+          style % 2 === 0
+            ? {
+                head: [open("<|tool_call|>[")],
+                calls: calls.map((call) => jsonCall(call, "arguments", true)),
+                separator: ", ",
+                tail: [syntax("]")],
+              }
+            : perCall(
+                calls.map((call) => [open("<function_call>"), ...jsonCall(call, "arguments", true)]),
+                " ",
+              ),
+      },
+      {
+        // Row 19.
+        id: "function-gemma",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open("<start_function_call>"),
+              syntax(`call:${call.name}`),
+              ...gemmaArgs(call.args, "<escape>"),
+              close("<end_function_call>"),
+            ]),
+            "",
+          ),
+      },
+      {
+        // Row 20.
+        id: "gemma4",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open("<|tool_call>"),
+              syntax(`call:${call.name}`),
+              ...gemmaArgs(call.args, '<|"|>'),
+              close("<tool_call|>"),
+            ]),
+            "",
+          ),
+      },
+      {
+        // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner header).
+        id: "anthropic-xml",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 3,
+        hasClosing: always,
+        innerHeader: (style) => style % 3 !== 2,
+        render: (calls, style) => {
+          if (style % 3 === 2) {
+            return {
+              head: [open("<function_calls>")],
+              calls: calls.map((call) => [
+                syntax(`<invoke><tool_name>${call.name}</tool_name><parameters>`),
+                ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>`)]),
+                syntax("</parameters></invoke>"),
+              ]),
+              separator: "",
+              tail: [close("</function_calls>")],
+            }
+          }
+          const nl = style % 3 === 0 ? "\n" : ""
+          return {
+            head: [open(`<function_calls>${nl}`)],
+            calls: calls.map((call) => [
+              syntax(`<invoke name="${call.name}">${nl}`),
+              ...namedParams(call.args, "parameter", "parameter", nl),
+              syntax("</invoke>"),
+            ]),
+            separator: nl,
+            tail: [close(`${nl}</function_calls>`)],
+          }
+        },
+      },
+      {
+        // Row 22: `Action: ```json` opens, the closing fence closes (the fence is the envelope).
+        id: "command-r",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("Action: ```json\n[\n")],
+          calls: calls.map((call) => [
+            syntax(`    {"tool_name": ${JSON.stringify(call.name)}, "parameters": `),
+            ...jsonArgs(call.args, true),
+            syntax("}"),
+          ]),
+          separator: ",\n",
+          tail: [close("\n]\n```")],
+        }),
+      },
+      {
+        // Row 22b.
+        id: "command-r7b",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<|START_ACTION|>[")],
+          calls: calls.map((call, i) => [
+            syntax(`{"tool_call_id": "${i}", "tool_name": ${JSON.stringify(call.name)}, "parameters": `),
+            ...jsonArgs(call.args, true),
+            syntax("}"),
+          ]),
+          separator: ", ",
+          tail: [close("]<|END_ACTION|>")],
+        }),
+      },
+      {
+        // Row 23: a bare JSON list at the start of the output (its other openers belong to other rows).
+        id: "xlam",
+        startAnchored: true,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("[")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: ", ",
+          tail: [close("]")],
+        }),
+      },
+      {
+        // Row 24.
+        id: "seed-oss",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open("<seed:tool_call>\n"),
+              syntax(`<function=${call.name}>\n`),
+              ...call.args.flatMap(([key, arg]) => [
+                syntax(`<parameter=${key}>`),
+                raw(arg),
+                syntax("</parameter>\n"),
+              ]),
+              syntax("</function>"),
+              close("\n</seed:tool_call>"),
+            ]),
+            "\n",
+          ),
+      },
+      {
+        // Rows 25, 25b. Styles: 0 v3.1 `<function=name>{…}</function>`, 1 v3.2 `>>>name\n{…}` (no closing).
+        id: "functionary",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: (style) => style % 2 === 0,
+        innerHeader: never,
+        render: (calls, style) =>
+          style % 2 === 0
+            ? perCall(
+                calls.map((call) => [
+                  open(`<function=${call.name}>`),
+                  ...jsonArgs(call.args, true),
+                  close("</function>"),
+                ]),
+                "\n",
+              )
+            : perCall(
+                calls.map((call) => [open(`>>>${call.name}\n`), ...jsonArgs(call.args, true)]),
+                "",
+              ),
+      },
+      {
+        // Row 26.
+        id: "step3",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: always,
+        render: (calls) => ({
+          head: [open(`${STEP3.callsBegin}\n`)],
+          calls: calls.map((call) => [
+            syntax(`${STEP3.callBegin}function${STEP3.sep}<steptml:invoke name="${call.name}">\n`),
+            ...namedParams(call.args, "steptml:parameter", "steptml:parameter", "\n"),
+            syntax(`</steptml:invoke>${STEP3.callEnd}`),
+          ]),
+          separator: "\n",
+          tail: [close(`\n${STEP3.callsEnd}`)],
+        }),
+      },
+      {
+        // Row 27.
+        id: "internlm",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open("<|action_start|><|plugin|>\n"),
+              ...jsonCall(call, "parameters", true),
+              close("<|action_end|>"),
+            ]),
+            "\n",
+          ),
+      },
+      {
+        // Row 28.
+        id: "jamba",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<tool_calls>[")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: ", ",
+          tail: [close("]</tool_calls>")],
+        }),
+      },
+      {
+        // Row 29. Styles: 0 Phi-4-mini `functools[`, 1 FireFunction ` functools[` (leading space).
+        id: "phi4-functools",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 2,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls, style) => ({
+          head: [open(style % 2 === 0 ? "functools[" : " functools[")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: ", ",
+          tail: [close("]")],
+        }),
+      },
+      {
+        // Row 30.
+        id: "hunyuan",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<tool_calls>")],
+          calls: calls.map((call) => [
+            syntax(`<tool_call>${call.name}<tool_sep>`),
+            ...call.args.flatMap(([key, arg]) => [
+              syntax(`<arg_key>${key}</arg_key><arg_value>`),
+              raw(arg),
+              syntax("</arg_value>"),
+            ]),
+            syntax("</tool_call>"),
+          ]),
+          separator: "",
+          tail: [close("</tool_calls>")],
+        }),
+      },
+      {
+        // Row 31.
+        id: "lfm2",
+        startAnchored: false,
+        identifierNames: true,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<|tool_call_start|>[")],
+          calls: calls.map(pythonCall),
+          separator: ", ",
+          tail: [close("]<|tool_call_end|>")],
+        }),
+      },
+      {
+        // Row 32: pythonic, one call a line.
+        id: "olmo3",
+        startAnchored: false,
+        identifierNames: true,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<function_calls>")],
+          calls: calls.map(pythonCall),
+          separator: "\n",
+          tail: [close("</function_calls>")],
+        }),
+      },
+      {
+        // Row 33.
+        id: "nemotron",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<TOOLCALL>[")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: ", ",
+          tail: [close("]</TOOLCALL>")],
+        }),
+      },
+      {
+        // Row 34: short form `{name: {args}}`.
+        id: "apertus",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<|tools_prefix|>[")],
+          calls: calls.map((call) => [
+            syntax(`{${JSON.stringify(call.name)}: `),
+            ...jsonArgs(call.args, true),
+            syntax("}"),
+          ]),
+          separator: ", ",
+          tail: [close("]<|tools_suffix|>")],
+        }),
+      },
+      {
+        // Row 35: the same text shape as Jamba (row 28); a detector may report either id.
+        id: "apriel",
+        startAnchored: false,
+        identifierNames: false,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) => ({
+          head: [open("<tool_calls>[")],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: ", ",
+          tail: [close("]</tool_calls>")],
+        }),
+      },
+      {
+        // Row 36: a client prompt protocol, detected only when the format is enabled explicitly.
+        id: "cline-xml",
+        startAnchored: false,
+        identifierNames: true,
+        styles: 1,
+        hasClosing: always,
+        innerHeader: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open(`<${call.name}>\n`),
+              ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>\n`)]),
+              close(`</${call.name}>`),
+            ]),
+            "\n",
+          ),
+      },
+    ] satisfies FormatSpec[]
+  ).map((spec) => [spec.id, spec]),
+)
+
+/**
+ * Formats whose text shapes coincide, so a detector may report either id (Jamba and Apriel
+ * both write `<tool_calls>[{…}]</tool_calls>`).
+ */
+export const sameShape: ReadonlyMap<FormatId, readonly FormatId[]> = new Map<FormatId, readonly FormatId[]>([
+  ["jamba", ["jamba", "apriel"]],
+  ["apriel", ["jamba", "apriel"]],
+])
