@@ -19,7 +19,8 @@ export interface RecoveryBenchResult {
   readonly name: string
   readonly deltas: number
   readonly iterations: number
-  /** Median microseconds per delta of each variant. */
+  /** Median microseconds per delta of each variant. `providerMicros`: iterating the provider alone. */
+  readonly providerMicros: number
   readonly passThroughMicros: number
   readonly detectorMicros: number
   readonly runTurnMicros: number
@@ -62,7 +63,26 @@ async function* replay(parts: readonly Part[]): AsyncGenerator<Part> {
   for (const part of parts) yield part
 }
 
+/**
+ * The pass-through: a do-nothing middleware over the same attempt, i.e. an identity async
+ * generator with the same `attempt` call and the same part stream. That is the floor of any
+ * middleware with runTurn's shape (one more async-generator layer between provider and
+ * consumer), so the difference to it is what runTurn's own work costs.
+ */
+async function* identity(attempt: () => AsyncIterable<Part>): AsyncGenerator<Part> {
+  for await (const part of attempt()) yield part
+}
+
 async function passThrough(parts: readonly Part[]): Promise<number> {
+  const start = performance.now()
+  let n = 0
+  for await (const part of identity(() => replay(parts))) if (part.type === "text") n += part.text.length
+  const elapsed = performance.now() - start
+  if (n === 0) throw new Error("bench: nothing streamed")
+  return elapsed
+}
+
+async function providerOnly(parts: readonly Part[]): Promise<number> {
   const start = performance.now()
   let n = 0
   for await (const part of replay(parts)) if (part.type === "text") n += part.text.length
@@ -110,23 +130,30 @@ export async function benchRecovery(
   const parts = script(deltas, leaks)
   const textDeltas = parts.filter((p) => p.type === "text").length
   const runs: Array<() => Promise<number> | number> = [
+    () => providerOnly(parts),
     () => passThrough(parts),
     () => detectorOnly(parts),
     () => throughRunTurn(parts),
   ]
   for (let i = 0; i < 5; i++) for (const run of runs) await run()
-  const times: number[][] = [[], [], []]
+  const times: number[][] = runs.map(() => [])
   for (let i = 0; i < iterations; i++) {
     for (let k = 0; k < runs.length; k++) {
       const which = (i + k) % runs.length
       times[which]!.push(await runs[which]!())
     }
   }
-  const [pass, detector, turn] = times.map((t) => (median(t) * 1000) / textDeltas) as [number, number, number]
+  const [provider, pass, detector, turn] = times.map((t) => (median(t) * 1000) / textDeltas) as [
+    number,
+    number,
+    number,
+    number,
+  ]
   return {
     name: `recovery runTurn, ${textDeltas} deltas, ${leaks ? "withheld markup every 500 deltas" : "clean prose"}`,
     deltas: textDeltas,
     iterations,
+    providerMicros: provider,
     passThroughMicros: pass,
     detectorMicros: detector,
     runTurnMicros: turn,
@@ -138,7 +165,8 @@ export async function benchRecovery(
 export function formatRecoveryBench(result: RecoveryBenchResult): string {
   return [
     `${result.name} (median of ${result.iterations})`,
-    `  pass-through         ${result.passThroughMicros.toFixed(3)} µs per delta`,
+    `  provider alone       ${result.providerMicros.toFixed(3)} µs per delta`,
+    `  pass-through         ${result.passThroughMicros.toFixed(3)} µs per delta (identity middleware)`,
     `  detector alone       ${result.detectorMicros.toFixed(3)} µs per delta`,
     `  runTurn              ${result.runTurnMicros.toFixed(3)} µs per delta`,
     `  added / detector     ${result.addedOverDetector.toFixed(2)}× (target ≤ 2×)`,
