@@ -91,6 +91,25 @@ export interface Detector {
   end(): DetectorResult
   /** Back to the state of a fresh detector with the same options. */
   reset(): void
+  /**
+   * UTF-16 units received but neither released as text nor withheld as markup yet: a possible
+   * marker prefix, an undecided candidate (at most `maxHoldChars`) or half a surrogate pair.
+   */
+  held(): number
+}
+
+/** One entry of {@link formats}: a catalogue format and a real example of it. */
+export interface FormatInfo {
+  /** The id reported as {@link Markup.format}. */
+  readonly id: FormatId
+  /** Model families that write it. */
+  readonly models: string
+  /** Detected unless `formats` says otherwise. */
+  readonly enabledByDefault: boolean
+  /** A complete leaked call in this format (FORMATS.md), calling {@link FormatInfo.exampleTool}. */
+  readonly example: string
+  /** The tool the example calls. */
+  readonly exampleTool: string
 }
 
 /** The recovery policy (DESIGN.md, "Policy"). */

@@ -1,0 +1,249 @@
+/**
+ * Compiles the format rows enabled by the options into lookup tables: which characters can start
+ * something (a 128-entry trigger table, so plain text is skipped one `charCodeAt` at a time), and,
+ * per first character, the literals that start there, longest first.
+ *
+ * Tables are immutable and shared: detectors with the same formats (and, for `cline-xml`, the same
+ * tools) share one compiled set, which keeps an idle detector small.
+ */
+import {
+  type BodyEntry,
+  type BodySpec,
+  clineRow,
+  OPENER_ROWS,
+  type OpenerRow,
+  REASONING_ROWS,
+  type ReasoningClose,
+  type ReasoningRow,
+} from "./format-table.ts"
+import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
+import type { FormatId } from "./types.ts"
+
+/** What starts at a literal: markup, or a reasoning block. */
+export type Start =
+  | { readonly kind: "markup"; readonly row: OpenerRow }
+  | { readonly kind: "reasoning"; readonly row: CompiledReasoning }
+
+/** A literal and everything it may start, in priority order. */
+export interface LiteralEntry<T> {
+  readonly literal: string
+  readonly items: readonly T[]
+}
+
+/** Literals grouped by their first character, longest first. */
+export interface LiteralIndex<T> {
+  readonly byFirst: ReadonlyMap<number, readonly LiteralEntry<T>[]>
+  /** 0: not a first character; 1: is one; 2: is one, but only followed by `second[code]`. */
+  readonly trigger: Uint8Array
+  readonly second: Uint16Array
+}
+
+/** A reasoning row with its closers indexed. */
+export interface CompiledReasoning {
+  readonly row: ReasoningRow
+  readonly close: LiteralIndex<ReasoningClose>
+  /** The text trigger table plus the closers' first characters. */
+  readonly textTrigger: Uint8Array
+  readonly textSecond: Uint16Array
+  /** Fence content: only line feeds and the closers' first characters matter. */
+  readonly fenceTrigger: Uint8Array
+}
+
+/** A body with its literals indexed. */
+export interface CompiledBody {
+  readonly spec: BodySpec
+  readonly entries: LiteralIndex<BodyEntry>
+  /** json/pythonic: `ws closer` (closing the envelope) */
+  readonly closer: Pattern | undefined
+  /** bare tags: `ws tail` */
+  readonly tail: Pattern | undefined
+  /** json: characters that matter inside a string (quote, backslash, closers' first characters). */
+  readonly stringTrigger: Uint8Array
+  /** json/pythonic: characters that matter outside strings. */
+  readonly valueTrigger: Uint8Array
+}
+
+/** Everything a detector needs, for one set of enabled formats. */
+export interface Tables {
+  readonly text: LiteralIndex<Start>
+  readonly anchor: LiteralIndex<Start>
+  readonly line: LiteralIndex<Start>
+  readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
+  /** The longest literal: the hold-back floor. */
+  readonly longest: number
+}
+
+const NEWLINE = 10
+const BACKTICK = 96
+
+function buildIndex<T>(
+  pairs: readonly (readonly [string, T])[],
+  extra: readonly number[] = [],
+): LiteralIndex<T> {
+  const grouped = new Map<string, T[]>()
+  for (const [literal, item] of pairs) {
+    const items = grouped.get(literal)
+    if (items === undefined) grouped.set(literal, [item])
+    else items.push(item)
+  }
+  const byFirst = new Map<number, LiteralEntry<T>[]>()
+  const trigger = new Uint8Array(128)
+  const second = new Uint16Array(128)
+  const seconds = new Map<number, Set<number>>()
+  for (const [literal, items] of grouped) {
+    const first = literal.charCodeAt(0)
+    // Every literal starts with an ASCII character; the trigger table relies on it.
+    if (!(first < 128))
+      throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
+    const list = byFirst.get(first)
+    if (list === undefined) byFirst.set(first, [{ literal, items }])
+    else list.push({ literal, items })
+    const set = seconds.get(first) ?? new Set<number>()
+    set.add(literal.length > 1 ? literal.charCodeAt(1) : -1)
+    seconds.set(first, set)
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.literal.length - a.literal.length)
+  for (const [first, set] of seconds) {
+    const only = set.size === 1 ? [...set][0]! : -1
+    // A lower-case letter with a single possible follower (`t` of `to=functions.`) is a weak trigger:
+    // the scan loop checks the next character inline instead of stopping at every `t` of prose.
+    const letter = first >= 97 && first <= 122
+    if (letter && only >= 0) {
+      trigger[first] = 2
+      second[first] = only
+    } else trigger[first] = 1
+  }
+  for (const code of extra) trigger[code] = 1
+  return { byFirst, trigger, second }
+}
+
+function mergeTriggers(
+  a: Uint8Array,
+  aSecond: Uint16Array,
+  b: Uint8Array,
+  bSecond: Uint16Array,
+): [Uint8Array, Uint16Array] {
+  const trigger = new Uint8Array(128)
+  const second = new Uint16Array(128)
+  for (let c = 0; c < 128; c++) {
+    const x = a[c]!
+    const y = b[c]!
+    if (x === 0 && y === 0) continue
+    if (x === 1 || y === 1 || (x === 2 && y === 2 && aSecond[c] !== bSecond[c])) trigger[c] = 1
+    else {
+      trigger[c] = 2
+      second[c] = x === 2 ? aSecond[c]! : bSecond[c]!
+    }
+  }
+  return [trigger, second]
+}
+
+function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
+  const closerLiterals =
+    spec.kind === "tags"
+      ? spec.entries.filter((e) => e.role === "closer").map((e) => e.literal)
+      : spec.closers
+  const entries: BodyEntry[] =
+    spec.kind === "tags" ? [...spec.entries] : spec.closers.map((literal) => ({ literal, role: "closer" }))
+  for (const e of entries) longest.value = Math.max(longest.value, e.literal.length)
+  const index = buildIndex(entries.map((e) => [e.literal, e] as const))
+  const stringTrigger = new Uint8Array(128)
+  stringTrigger[34] = 1 // '"'
+  stringTrigger[92] = 1 // "\"
+  const valueTrigger = new Uint8Array(128)
+  for (const ch of spec.kind === "pythonic" ? "\"'()[]{}" : '"{}[],:') valueTrigger[ch.charCodeAt(0)] = 1
+  for (const literal of closerLiterals) {
+    stringTrigger[literal.charCodeAt(0)] = 1
+    valueTrigger[literal.charCodeAt(0)] = 1
+  }
+  return {
+    spec,
+    entries: index,
+    closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
+    tail:
+      spec.kind === "tags" && spec.bare !== undefined && spec.bare.tails.length > 0
+        ? seq(ws, alt(...spec.bare.tails.map(lit)))
+        : undefined,
+    stringTrigger,
+    valueTrigger,
+  }
+}
+
+/** `ws` then `{` or `[`: another JSON value follows inside the same envelope. */
+export const NEXT_VALUE: Pattern = seq(ws, peek(alt(lit("{"), lit("["))))
+/** `ws` then `,` or `;` then `ws`: a separator between values. */
+export const SEPARATOR: Pattern = seq(ws, alt(lit(","), lit(";")), ws)
+/** `ws` then `{`/`[`: the JSON payload starts (bodies whose header did not confirm it). */
+export const VALUE_START: Pattern = NEXT_VALUE
+
+function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
+  const longest = { value: 0 }
+  const text: [string, Start][] = []
+  const anchor: [string, Start][] = []
+  const line: [string, Start][] = []
+  const bodies = new Map<OpenerRow, CompiledBody>()
+  const rows = enabled.has("cline-xml") ? [...OPENER_ROWS, ...tools.map(clineRow)] : OPENER_ROWS
+  for (const row of rows) {
+    if (!enabled.has(row.format)) continue
+    const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
+    for (const literal of row.literals) {
+      target.push([literal, { kind: "markup", row }])
+      longest.value = Math.max(longest.value, literal.length)
+    }
+    bodies.set(row, compileBody(row.body, longest))
+  }
+  const reasoning: {
+    row: ReasoningRow
+    close: LiteralIndex<ReasoningClose>
+    start: { kind: "reasoning"; row: CompiledReasoning }
+  }[] = []
+  for (const row of REASONING_ROWS) {
+    if (row.formats !== undefined && !row.formats.some((f) => enabled.has(f))) continue
+    const close = buildIndex(row.close.map((c) => [c.literal, c] as const))
+    for (const c of row.close) longest.value = Math.max(longest.value, c.literal.length)
+    // Filled in below, once the text trigger table exists.
+    const start = { kind: "reasoning" as const, row: undefined as unknown as CompiledReasoning }
+    reasoning.push({ row, close, start })
+    const target = row.where === "anchor" ? anchor : text
+    for (const literal of row.literals) {
+      target.push([literal, start])
+      longest.value = Math.max(longest.value, literal.length)
+    }
+  }
+  const textIndex = buildIndex(text, [NEWLINE, BACKTICK])
+  for (const { row, close, start } of reasoning) {
+    const [textTrigger, textSecond] = mergeTriggers(
+      textIndex.trigger,
+      textIndex.second,
+      close.trigger,
+      close.second,
+    )
+    const fenceTrigger = new Uint8Array(128)
+    for (let c = 0; c < 128; c++) if (close.trigger[c] !== 0) fenceTrigger[c] = 1
+    fenceTrigger[NEWLINE] = 1
+    start.row = { row, close, textTrigger, textSecond, fenceTrigger }
+  }
+  return {
+    text: textIndex,
+    anchor: buildIndex(anchor),
+    line: buildIndex(line),
+    bodies,
+    longest: longest.value,
+  }
+}
+
+const cache = new Map<string, Tables>()
+
+/** The tables for a set of enabled formats (and tools, when `cline-xml` is enabled), cached. */
+export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
+  const ids = [...enabled].sort().join(",")
+  const key = enabled.has("cline-xml") ? `${ids}|${tools.join("\u0000")}` : ids
+  let tables = cache.get(key)
+  if (tables === undefined) {
+    // Bounded: a host that builds many distinct tool sets recompiles instead of growing without end.
+    if (cache.size >= 64) cache.clear()
+    tables = compile(enabled, tools)
+    cache.set(key, tables)
+  }
+  return tables
+}

@@ -1,0 +1,593 @@
+/**
+ * Every tool-call format of FORMATS.md as data: the literals that open a call, the short grammar
+ * that confirms it, and how its body is read. Adding a format is adding rows here (and examples
+ * in `format-info.ts`); the state machine in `create-detector.ts` knows no format by name.
+ *
+ * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
+ * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
+ */
+import { alt, lit, name, not, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import type { FormatId } from "./types.ts"
+
+/** What a literal inside a call body means. */
+export type BodyRole =
+  /** The envelope's closing marker: the markup ends after it (`closing: true`). */
+  | "closer"
+  /** A call header: its pattern captures the tool name; a new call starts here. */
+  | "call"
+  /** A parameter tag: the current call is `structured`. */
+  | "structure"
+  /** A call's own close (`</function>`): the current call is `structured`. */
+  | "call-end"
+
+/** A literal watched for inside a call body. */
+export interface BodyEntry {
+  readonly literal: string
+  readonly role: BodyRole
+  /** For `call`: matched right after the literal, captures the tool name. For `closer`: an optional tail. */
+  readonly pattern?: Pattern
+}
+
+/** How the inside of a call is read. */
+export type BodySpec =
+  /** Literal markers (XML-ish and special-token formats). */
+  | {
+      readonly kind: "tags"
+      readonly entries: readonly BodyEntry[]
+      /** Bare calls (no envelope): the markup ends at a `call-end`, absorbing whitespace plus one of `tails`. */
+      readonly bare?: { readonly tails: readonly string[] }
+    }
+  /** One or more JSON values; the markup ends at a closer or, without one, where the JSON ends. */
+  | {
+      readonly kind: "json"
+      readonly closers: readonly string[]
+      /** `keys`: `"name"`/`"tool_name"` of each call object; `first-key`: the key is the name; `none`: the name came with the header. */
+      readonly names: "keys" | "first-key" | "none"
+    }
+  /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
+  | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
+
+/** Where an opening literal counts. */
+export type Where =
+  /** Anywhere in prose. */
+  | "anywhere"
+  /** Only at the start of the response or right after a reasoning block (FORMATS.md: start-anchored). */
+  | "anchor"
+  /** Only at the start of a line (after up to three spaces). */
+  | "line"
+
+/** A way a tool call can start. */
+export interface OpenerRow {
+  readonly format: FormatId
+  readonly literals: readonly string[]
+  readonly where: Where
+  /** Matched right after the literal; must succeed for the literal to be markup. May capture the first call's name. */
+  readonly confirm: Pattern
+  /** The literal is the format's opening envelope marker. */
+  readonly opening: boolean
+  /** The captured name must name an offered tool (when tools are given): bare openers that prose could contain. */
+  readonly gate: boolean
+  /** The body is read from the literal's start (start-anchored JSON and pythonic: the literal is the value's first char). */
+  readonly rescan: boolean
+  /** The confirm already proves inner call structure (`NAME[ARGS]{`). */
+  readonly structured: boolean
+  /** A Harmony message addressed to a function: it ends any open Harmony analysis (it is a new message). */
+  readonly endsAnalysis: boolean
+  /** The tool the literal itself names (Cline's `<read_file>`). */
+  readonly toolName: string | undefined
+  readonly body: BodySpec
+}
+
+/** A reasoning block's closing marker. `peek`: the marker is not consumed (it also starts what follows). */
+export interface ReasoningClose {
+  readonly literal: string
+  readonly peek: boolean
+}
+
+/** A reasoning block (`<think>…</think>` and its relatives). */
+export interface ReasoningRow {
+  /** The formats that enable the row; `undefined`: always on. */
+  readonly formats: readonly FormatId[] | undefined
+  readonly literals: readonly string[]
+  readonly where: Where
+  readonly confirm: Pattern
+  readonly close: readonly ReasoningClose[]
+  /** Harmony analysis: a message addressed `to=functions.NAME` ends it. */
+  readonly harmony: boolean
+}
+
+const EMPTY: Pattern = seq()
+const opener = (
+  format: FormatId,
+  literals: readonly string[],
+  confirm: Pattern,
+  body: BodySpec,
+  extra: Partial<Omit<OpenerRow, "format" | "literals" | "confirm" | "body">> = {},
+): OpenerRow => ({
+  format,
+  literals,
+  confirm,
+  body,
+  where: extra.where ?? "anywhere",
+  opening: extra.opening ?? true,
+  gate: extra.gate ?? false,
+  rescan: extra.rescan ?? false,
+  structured: extra.structured ?? false,
+  endsAnalysis: extra.endsAnalysis ?? false,
+  toolName: extra.toolName,
+})
+const closers = (...literals: string[]): BodyEntry[] =>
+  literals.map((literal) => ({ literal, role: "closer" }))
+const structure = (...literals: string[]): BodyEntry[] =>
+  literals.map((literal) => ({ literal, role: "structure" }))
+const callEnds = (...literals: string[]): BodyEntry[] =>
+  literals.map((literal) => ({ literal, role: "call-end" }))
+const call = (literal: string, pattern: Pattern): BodyEntry => ({ literal, role: "call", pattern })
+const json = (names: "keys" | "first-key" | "none", ...closerLiterals: string[]): BodySpec => ({
+  kind: "json",
+  closers: closerLiterals,
+  names,
+})
+const tags = (...entries: BodyEntry[][]): BodySpec => ({ kind: "tags", entries: entries.flat() })
+
+/** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
+const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** `[` or `{`: any JSON value begins. */
+const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
+const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+
+// --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
+const FUNCTION_HEADER = seq(lit("<function="), word("function", 256), lit(">"))
+const qwenBody = (...closerLiterals: string[]): BodySpec =>
+  tags(
+    [call("<function=", seq(name("function"), lit(">")))],
+    structure("<parameter="),
+    callEnds("</function>"),
+    closers(...closerLiterals),
+  )
+
+// --- DeepSeek V3/R1/V3.1 and look-alikes (FORMATS.md §1.3: `｜`/`|` bars, `▁`/`_`/` `/`\_` joins) ---
+const BARS = ["｜", "|"] as const
+const JOINS = ["▁", "_", " ", "\\_"] as const
+const deepseek = (...words: string[]): string[] =>
+  BARS.flatMap((bar) => JOINS.map((join) => `<${bar}${words.join(join)}${bar}>`))
+const DS_CALLS_BEGIN = [
+  ...deepseek("tool", "calls", "begin"),
+  ...BARS.map((bar) => `<${bar}tool▁calls${bar}>`),
+]
+const DS_CALLS_END = deepseek("tool", "calls", "end")
+const DS_CALL_BEGIN = deepseek("tool", "call", "begin")
+const DS_CALL_END = deepseek("tool", "call", "end")
+const DS_SEP = deepseek("tool", "sep")
+const DS_SEP_ANY = alt(...DS_SEP.map(lit))
+/** `function<｜tool▁sep｜>NAME` (V3/R1) or `NAME<｜tool▁sep｜>` (V3.1). */
+const DS_CALL_NAME = alt(
+  seq(lit("function"), DS_SEP_ANY, name("ident")),
+  seq(name("ident"), peek(DS_SEP_ANY)),
+)
+const deepseekEntries: BodyEntry[] = [
+  ...DS_CALL_BEGIN.map((literal) => call(literal, DS_CALL_NAME)),
+  ...callEnds(...DS_CALL_END),
+]
+const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
+
+// --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
+const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
+const dsmlBody: BodySpec = tags(
+  DSML.map((d) => call(`<${d}invoke name="`, QUOTED_NAME)),
+  structure(...DSML.map((d) => `<${d}parameter`)),
+  callEnds(...DSML.map((d) => `</${d}invoke>`)),
+  closers(...DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])),
+)
+
+// --- Kimi K2 -------------------------------------------------------------------------------------
+const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
+const KIMI_SECTION_END = ["<|tool_calls_section_end|>", "<|tool_call_section_end|>"]
+const kimiEntries = [
+  call("<|tool_call_begin|>", KIMI_NAME),
+  ...structure("<|tool_call_argument_begin|>"),
+  ...callEnds("<|tool_call_end|>"),
+]
+
+// --- Anthropic-style XML (also DeepSeek V3.2 "simple", Kimi K2.5, MiniMax via Ollama) -----------
+const ANTML = ["", "antml:"]
+const anthropicCalls = ANTML.flatMap((p) => [
+  call(`<${p}invoke name="`, QUOTED_NAME),
+  call(`<${p}invoke>`, seq(ws, lit(`<${p}tool_name>`), ws, name("element"), ws, lit(`</${p}tool_name>`))),
+])
+const anthropicEntries = [
+  ...anthropicCalls,
+  ...structure(...ANTML.flatMap((p) => [`<${p}parameter name=`, `<${p}param name=`, `<${p}parameters>`])),
+  ...callEnds(...ANTML.map((p) => `</${p}invoke>`)),
+]
+const FUNCTION_CALLS_END = ANTML.map((p) => `</${p}function_calls>`)
+
+// --- Harmony (gpt-oss) ---------------------------------------------------------------------------
+/** After the recipient: `<|channel|>commentary`, ` <|constrain|>json` or ` json`, `<|message|>`, each optional. */
+const HARMONY_TAIL = seq(
+  opt(seq(ws, lit("<|channel|>"), word("letters"))),
+  opt(seq(ws, alt(seq(lit("<|constrain|>"), word("letters")), seq(lit("json"), not(word("ident")))))),
+  opt(seq(ws, lit("<|message|>"))),
+)
+const HARMONY_RECIPIENT = seq(lit("to=functions."), name("ident"), HARMONY_TAIL)
+const harmonyBody = json("none", "<|call|>")
+
+// --- MiniMax M3: every tag carries the namespace token ]<]minimax[>[ -----------------------------
+const NS = "]<]minimax[>["
+
+// --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
+const argTags = structure("<arg_key>", "<arg_value>")
+
+/** Markup openers, in priority order. */
+export const OPENER_ROWS: readonly OpenerRow[] = [
+  // Qwen3-Coder with its envelope (FORMATS.md #1).
+  opener("qwen3-coder", ["<tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</tool_call>")),
+  // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
+  opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
+  opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
+  opener("hermes", ["<function_call>"], JSON_START, json("keys", "</function_call>")),
+  // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
+  opener(
+    "hermes",
+    ["<tool_call "],
+    seq(
+      opt(seq(lit('id="'), word("quoted", 256), lit('"'), ws)),
+      lit('name="'),
+      QUOTED_NAME,
+      opt(seq(ws, lit('id="'), word("quoted", 256), lit('"'))),
+      ws,
+      lit(">"),
+    ),
+    json("none", "</tool_call>"),
+    { structured: true },
+  ),
+  // GLM-4.5/4.6 (`NAME\n<arg_key>`) and 4.7/5 (`NAME<arg_key>`, zero-arg `NAME</tool_call>`) (#12).
+  opener(
+    "glm",
+    ["<tool_call>"],
+    seq(
+      opt(lit("\n")),
+      name("ident"),
+      peek(alt(lit("\n"), lit("\r\n"), lit("<arg_key>"), lit("</tool_call>"))),
+    ),
+    tags(argTags, closers("</tool_call>")),
+  ),
+  // Hunyuan's per-call tag without its section (#30).
+  opener(
+    "hunyuan",
+    ["<tool_call>"],
+    seq(name("ident"), peek(lit("<tool_sep>"))),
+    tags(argTags, callEnds("</tool_call>"), closers("</tool_calls>")),
+  ),
+  // Qwen3-Coder without its opening envelope: `<function=NAME>` with NAME offered (#1, the common leak).
+  // Functionary v3.1 first (`<function=NAME>{json}</function>`, #25).
+  opener(
+    "functionary",
+    ["<function="],
+    seq(name("function"), lit(">"), ws, peek(lit("{"))),
+    tags(closers("</function>")),
+    { gate: true, structured: true },
+  ),
+  opener(
+    "qwen3-coder",
+    ["<function="],
+    seq(name("function"), lit(">")),
+    {
+      kind: "tags",
+      entries: [
+        call("<function=", seq(name("function"), lit(">"))),
+        ...structure("<parameter="),
+        ...callEnds("</function>"),
+      ],
+      bare: { tails: ["</tool_call>"] },
+    },
+    { gate: true, opening: false },
+  ),
+  // Mistral: `[TOOL_CALLS] [{…}]` (pre-v11, #3) and `[TOOL_CALLS]NAME[ARGS]{…}` / `NAME{…}` (v11+, #4).
+  opener("mistral", ["[TOOL_CALLS]"], seq(ws, peek(lit("["))), json("keys")),
+  opener(
+    "mistral",
+    ["[TOOL_CALLS]"],
+    seq(ws, name("ident"), opt(lit("[ARGS]")), ws, peek(lit("{"))),
+    json("none"),
+    { structured: true },
+  ),
+  // Llama 3.x: `<|python_tag|>` then JSON (#5) or `tool.call(…)` (#5b); bare JSON at the start.
+  opener(
+    "llama3-json",
+    ["<|python_tag|>"],
+    seq(ws, peek(lit("{"))),
+    json("keys", "<|eom_id|>", "<|eot_id|>"),
+  ),
+  opener("llama3-json", ["<|python_tag|>"], seq(ws, peek(seq(word("ident"), lit("(")))), {
+    kind: "pythonic",
+    closers: ["<|eom_id|>", "<|eot_id|>"],
+    lines: true,
+  }),
+  opener("llama3-json", ["{"], seq(ws, lit('"name"'), ws, lit(":")), json("keys"), {
+    where: "anchor",
+    opening: false,
+    rescan: true,
+  }),
+  // xLAM: a JSON list of calls at the start (#23).
+  opener("xlam", ["["], seq(ws, lit("{"), ws, lit('"name"')), json("keys"), {
+    where: "anchor",
+    opening: false,
+    rescan: true,
+  }),
+  // Pythonic list at the start (#6, #18) and Llama 4's `<|python_start|>` (#7).
+  opener(
+    "pythonic",
+    ["["],
+    seq(ws, name("ident"), ws, lit("(")),
+    { kind: "pythonic", closers: [], lines: false },
+    { where: "anchor", opening: false, rescan: true, gate: true },
+  ),
+  opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), {
+    kind: "pythonic",
+    closers: ["<|python_end|>"],
+    lines: false,
+  }),
+  // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
+  opener(
+    "step3",
+    ["<｜tool_calls_begin｜>"],
+    seq(ws, peek(lit("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke"))),
+    tags(
+      [call('<steptml:invoke name="', QUOTED_NAME)],
+      structure("<steptml:parameter"),
+      callEnds("</steptml:invoke>"),
+      closers("<｜tool_calls_end｜>"),
+    ),
+  ),
+  // DeepSeek V3/R1/V3.1 (#8, #9), every spelling.
+  opener("deepseek-v3", DS_CALLS_BEGIN, seq(ws, peek(alt(...DS_CALL_BEGIN.map(lit)))), deepseekBody),
+  // DeepSeek V3.2 / V4 DSML (#10).
+  opener(
+    "deepseek-dsml",
+    DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
+    seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
+    dsmlBody,
+  ),
+  // Kimi K2 (#11), plural and singular section markers; a lone per-call marker too.
+  opener(
+    "kimi-k2",
+    ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"],
+    seq(ws, peek(lit("<|tool_call_begin|>"))),
+    tags(kimiEntries, closers(...KIMI_SECTION_END)),
+  ),
+  opener(
+    "kimi-k2",
+    ["<|tool_call_begin|>"],
+    peek(seq(ws, opt(lit("functions.")), word("ident", 256), lit(":"))),
+    { kind: "tags", entries: kimiEntries, bare: { tails: KIMI_SECTION_END } },
+    { rescan: true },
+  ),
+  opener(
+    "deepseek-v3",
+    DS_CALL_BEGIN,
+    peek(DS_CALL_NAME),
+    { kind: "tags", entries: deepseekEntries, bare: { tails: DS_CALLS_END } },
+    { rescan: true },
+  ),
+  // Harmony (#13): a message addressed to a function, with or without special tokens.
+  opener(
+    "harmony",
+    ["<|start|>"],
+    seq(
+      lit("assistant"),
+      alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_RECIPIENT)),
+    ),
+    harmonyBody,
+    { endsAnalysis: true },
+  ),
+  opener("harmony", ["<|channel|>"], seq(word("letters"), ws, HARMONY_RECIPIENT), harmonyBody, {
+    endsAnalysis: true,
+  }),
+  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), harmonyBody, { endsAnalysis: true }),
+  // MiniMax M2 (#14), M3 (#15), M1 (#16).
+  opener(
+    "minimax-m2",
+    ["<minimax:tool_call>"],
+    seq(ws, peek(lit("<invoke"))),
+    tags(
+      [call('<invoke name="', QUOTED_NAME)],
+      structure("<parameter name=", "<param name="),
+      callEnds("</invoke>"),
+      closers("</minimax:tool_call>"),
+    ),
+  ),
+  opener(
+    "minimax-m3",
+    [`${NS}<tool_call>`],
+    seq(ws, peek(lit(`${NS}<invoke`))),
+    tags(
+      [call(`${NS}<invoke name="`, QUOTED_NAME)],
+      structure(`${NS}<`),
+      callEnds(`${NS}</invoke>`),
+      closers(`${NS}</tool_call>`),
+    ),
+  ),
+  opener(
+    "minimax-m1",
+    ["<tool_calls"],
+    seq(lit(">"), ws, peek(seq(lit("{"), ws, lit('"')))),
+    json("keys", "</tool_calls>"),
+  ),
+  // Jamba (#28) and Apriel 1.5 (#35) write the same thing; the first enabled row reports it.
+  opener(
+    "jamba",
+    ["<tool_calls"],
+    seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
+    json("keys", "</tool_calls>"),
+  ),
+  opener(
+    "apriel",
+    ["<tool_calls"],
+    seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
+    json("keys", "</tool_calls>"),
+  ),
+  // Hunyuan HY3 (#30), section tag possibly suffixed (`<tool_calls:opensource>`).
+  opener(
+    "hunyuan",
+    ["<tool_calls"],
+    seq(opt(seq(lit(":"), word("ident"))), lit(">"), ws, peek(lit("<tool_call>"))),
+    tags([call("<tool_call>", seq(name("ident"), lit("<tool_sep>")))], argTags, callEnds("</tool_call>"), [
+      { literal: "</tool_calls", role: "closer", pattern: seq(opt(seq(lit(":"), word("ident"))), lit(">")) },
+    ]),
+  ),
+  // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above) (#17).
+  opener("granite", ["<|tool_call|>"], JSON_ANY, json("keys")),
+  // FunctionGemma (#19) and Gemma 4 (#20): `call:NAME{…}`.
+  opener(
+    "function-gemma",
+    ["<start_function_call>"],
+    seq(ws, peek(lit("call:"))),
+    tags([call("call:", seq(name("ident"), lit("{")))], closers("<end_function_call>")),
+    { structured: true },
+  ),
+  opener(
+    "gemma4",
+    ["<|tool_call>"],
+    seq(ws, peek(lit("call:"))),
+    tags([call("call:", seq(name("ident"), lit("{")))], closers("<tool_call|>")),
+    { structured: true },
+  ),
+  // Olmo 3 shares `<function_calls>` with the Anthropic shape; a pythonic line decides (#32).
+  opener("olmo3", ["<function_calls>"], seq(ws, peek(seq(word("ident"), lit("(")))), {
+    kind: "pythonic",
+    closers: ["</function_calls>"],
+    lines: true,
+  }),
+  // Anthropic-style XML (#21, #21b), `antml:` prefix or not, and a bare `<invoke name="…">`.
+  opener(
+    "anthropic-xml",
+    ANTML.map((p) => `<${p}function_calls>`),
+    seq(ws, peek(alt(...ANTML.map((p) => lit(`<${p}invoke`))))),
+    tags(anthropicEntries, closers(...FUNCTION_CALLS_END)),
+  ),
+  opener(
+    "anthropic-xml",
+    ANTML.map((p) => `<${p}invoke name="`),
+    seq(QUOTED_NAME, ws, lit(">")),
+    { kind: "tags", entries: anthropicEntries, bare: { tails: FUNCTION_CALLS_END } },
+    { gate: true, opening: false },
+  ),
+  // Cohere Command-R: `Action: ```json` — the fence is the envelope (#22); Command R7B (#22b).
+  opener(
+    "command-r",
+    ["Action:"],
+    seq(ws, lit("```"), opt(lit("json")), ws, peek(alt(lit("["), lit("{")))),
+    json("keys", "```"),
+    {
+      where: "line",
+    },
+  ),
+  opener("command-r7b", ["<|START_ACTION|>"], JSON_ANY, json("keys", "<|END_ACTION|>")),
+  // Seed-OSS (#24).
+  opener("seed-oss", ["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
+  // Functionary v3.2: `>>>NAME\n{…}` at a line start (#25b); `all` is plain text by definition.
+  opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
+    where: "line",
+    gate: true,
+  }),
+  // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
+  opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),
+  opener("phi4-functools", ["functools"], peek(seq(lit("["), ws, lit("{"))), json("keys")),
+  opener(
+    "lfm2",
+    ["<|tool_call_start|>"],
+    seq(ws, peek(seq(lit("["), ws, lit("{")))),
+    json("keys", "<|tool_call_end|>"),
+  ),
+  opener("lfm2", ["<|tool_call_start|>"], seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))), {
+    kind: "pythonic",
+    closers: ["<|tool_call_end|>"],
+    lines: false,
+  }),
+  opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
+  opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+]
+
+/** `<TOOLNAME>` … `</TOOLNAME>` for an offered tool: Cline / Roo-Code prompt XML (#36), opt-in. */
+export function clineRow(tool: string): OpenerRow {
+  return opener("cline-xml", [`<${tool}>`], EMPTY, tags(structure("<"), closers(`</${tool}>`)), {
+    toolName: tool,
+  })
+}
+
+/** Reasoning blocks. Markup inside them is `inReasoning`. */
+export const REASONING_ROWS: readonly ReasoningRow[] = [
+  {
+    formats: undefined,
+    literals: ["<think>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "</think>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["mistral"],
+    literals: ["[THINK]"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "[/THINK]", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["seed-oss"],
+    literals: ["<seed:think>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "</seed:think>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["apriel", "anthropic-xml"],
+    literals: ["<thinking>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "</thinking>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["command-r7b"],
+    literals: ["<|START_THINKING|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|END_THINKING|>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["gemma4"],
+    literals: ["<|channel>"],
+    where: "anywhere",
+    confirm: lit("thought"),
+    close: [{ literal: "<channel|>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["harmony"],
+    literals: ["<|channel|>"],
+    where: "anywhere",
+    confirm: lit("analysis<|message|>"),
+    close: [
+      { literal: "<|end|>", peek: false },
+      { literal: "<|start|>", peek: true },
+      { literal: "<|channel|>", peek: true },
+    ],
+    harmony: true,
+  },
+  // Harmony with its special tokens stripped: `analysis…assistantfinal…` (FORMATS.md #13).
+  {
+    formats: ["harmony"],
+    literals: ["analysis"],
+    where: "anchor",
+    confirm: not(alt(lit(" "), lit("\n"), lit("\t"))),
+    close: [
+      { literal: "assistantfinal", peek: false },
+      { literal: "assistantcommentary", peek: false },
+    ],
+    harmony: true,
+  },
+]

@@ -1,0 +1,193 @@
+/**
+ * A tiny grammar interpreter for the bounded bits of syntax that decide whether a marker is a
+ * tool call: `<function=NAME>`, `to=functions.NAME`, "whitespace then `{`", and so on.
+ *
+ * Every pattern is matched against a window of the input that ends either at the end of what has
+ * arrived so far (then an incomplete match answers {@link MORE}: the caller holds the text and
+ * asks again when more arrives) or at a final edge (end of stream or the hold cap: an incomplete
+ * match then fails). Patterns never look past the window, so the answer for a position depends only
+ * on the characters, never on how they were chunked — the root of split invariance.
+ *
+ * There is no backtracking beyond `alt` trying its (few, short) alternatives in order, and every
+ * pattern consumes a bounded number of characters, so a match costs O(window).
+ */
+
+/** Match answer: the pattern failed at this position. */
+export const FAIL = -1
+/** Match answer: the window ended before the pattern could decide; ask again with more input. */
+export const MORE = -2
+
+/** A character class for names. */
+export type NameClass =
+  /** `[A-Za-z0-9_.-]`: bare names followed by more syntax (`call:NAME{`, `<tool_call>NAME\n`). */
+  | "ident"
+  /** Anything but `{}<>"'=`, whitespace and controls: `<function=NAME>` (rejects `{{ tc.name }}`). */
+  | "function"
+  /** Anything but `"`, `<`, `>` and line breaks: quoted attribute values (`name="NAME"`). */
+  | "quoted"
+  /** Anything but `<`, `>`, whitespace: element text such as `<tool_name>NAME</tool_name>`. */
+  | "element"
+  /** ASCII digits. */
+  | "digits"
+  /** ASCII letters. */
+  | "letters"
+
+/** A bounded grammar over UTF-16 code units. */
+export type Pattern =
+  /** An exact literal. */
+  | { readonly kind: "lit"; readonly text: string }
+  /** Zero or more whitespace characters (space, tab, CR, LF). */
+  | { readonly kind: "ws" }
+  /** One to `max` characters of a class; `capture` stores them as the tool name. */
+  | { readonly kind: "name"; readonly chars: NameClass; readonly max: number; readonly capture: boolean }
+  /** Each item in order. */
+  | { readonly kind: "seq"; readonly items: readonly Pattern[] }
+  /** The first item that matches (an item answering MORE stops the search: order is priority). */
+  | { readonly kind: "alt"; readonly items: readonly Pattern[] }
+  /** The item or nothing. */
+  | { readonly kind: "opt"; readonly item: Pattern }
+  /** The item must match here, but consumes nothing. */
+  | { readonly kind: "peek"; readonly item: Pattern }
+  /** The item must not match here; consumes nothing. */
+  | { readonly kind: "not"; readonly item: Pattern }
+
+/** Where a match stores the captured name. */
+export interface Capture {
+  name: string | undefined
+}
+
+/** Pattern constructors, so that format rows read like grammar. */
+export const lit = (text: string): Pattern => ({ kind: "lit", text })
+export const ws: Pattern = { kind: "ws" }
+export const name = (chars: NameClass, max = 256): Pattern => ({ kind: "name", chars, max, capture: true })
+export const word = (chars: NameClass, max = 64): Pattern => ({ kind: "name", chars, max, capture: false })
+export const seq = (...items: Pattern[]): Pattern => ({ kind: "seq", items })
+export const alt = (...items: Pattern[]): Pattern => ({ kind: "alt", items })
+export const opt = (item: Pattern): Pattern => ({ kind: "opt", item })
+export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
+export const not = (item: Pattern): Pattern => ({ kind: "not", item })
+
+/** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
+export function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13)
+}
+
+function isAsciiIdent(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) || // a-z
+    (c >= 65 && c <= 90) || // A-Z
+    (c >= 48 && c <= 57) || // 0-9
+    c === 95 || // "_"
+    c === 45 || // "-"
+    c === 46 // "."
+  )
+}
+
+/** Does `code` belong to the class? */
+export function inClass(chars: NameClass, c: number): boolean {
+  switch (chars) {
+    case "ident":
+      return isAsciiIdent(c)
+    case "function":
+      // vLLM `_is_valid_function_name`: no `{}<>"'` and no whitespace; also no `=`.
+      return !(
+        c <= 32 ||
+        c === 123 ||
+        c === 125 ||
+        c === 60 ||
+        c === 62 ||
+        c === 34 ||
+        c === 39 ||
+        c === 61 ||
+        c === 127
+      )
+    case "quoted":
+      return !(c === 34 || c === 60 || c === 62 || c === 10 || c === 13)
+    case "element":
+      return !(c <= 32 || c === 60 || c === 62)
+    case "digits":
+      return c >= 48 && c <= 57
+    case "letters":
+      return (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+    default:
+      return chars satisfies never
+  }
+}
+
+/**
+ * Matches `pattern` at `i` in `text`, looking no further than `limit`.
+ * @param final - true when nothing will arrive beyond `limit` (end of stream or hold cap).
+ * @returns the end index of the match, {@link FAIL} or {@link MORE}.
+ */
+export function match(
+  pattern: Pattern,
+  text: string,
+  i: number,
+  limit: number,
+  final: boolean,
+  capture: Capture,
+): number {
+  switch (pattern.kind) {
+    case "lit": {
+      const s = pattern.text
+      for (let k = 0; k < s.length; k++) {
+        if (i + k >= limit) return final ? FAIL : MORE
+        if (text.charCodeAt(i + k) !== s.charCodeAt(k)) return FAIL
+      }
+      return i + s.length
+    }
+    case "ws": {
+      let j = i
+      while (j < limit && isSpace(text.charCodeAt(j))) j++
+      return j === limit && !final ? MORE : j
+    }
+    case "name": {
+      let j = i
+      while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
+      if (j - i > pattern.max) return FAIL
+      if (j === limit && !final) return MORE
+      if (j === i) return FAIL
+      if (pattern.capture) capture.name = text.slice(i, j)
+      return j
+    }
+    case "seq": {
+      let j = i
+      for (const item of pattern.items) {
+        j = match(item, text, j, limit, final, capture)
+        if (j < 0) return j
+      }
+      return j
+    }
+    case "alt": {
+      const saved = capture.name
+      for (const item of pattern.items) {
+        const j = match(item, text, i, limit, final, capture)
+        if (j !== FAIL) return j
+        capture.name = saved
+      }
+      return FAIL
+    }
+    case "opt": {
+      const saved = capture.name
+      const j = match(pattern.item, text, i, limit, final, capture)
+      if (j === FAIL) {
+        capture.name = saved
+        return i
+      }
+      return j
+    }
+    case "peek": {
+      const j = match(pattern.item, text, i, limit, final, capture)
+      return j < 0 ? j : i
+    }
+    case "not": {
+      const saved = capture.name
+      const j = match(pattern.item, text, i, limit, final, capture)
+      capture.name = saved
+      if (j === MORE) return MORE
+      return j === FAIL ? i : FAIL
+    }
+    default:
+      return pattern satisfies never
+  }
+}

@@ -1,0 +1,112 @@
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect } from "vitest"
+import { createDetector, formats, scan } from "../src/index.ts"
+import { cuts, document, fenced, leak, MARKERS, TOOLS } from "./arbitraries.ts"
+import { chars, feed, reassemble, splitAt } from "./helpers.ts"
+
+const options = { tools: TOOLS }
+const withCuts = document.chain((text) => fc.tuple(fc.constant(text), cuts(text.length)))
+
+describe("properties", () => {
+  test.prop([withCuts])(
+    "split invariance: any partition gives the same text and markup as scan",
+    ([text, points]) => {
+      const whole = scan(text, options)
+      const parts = feed(splitAt(text, points), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
+
+  test.prop([document])(
+    "split invariance: one code unit at a time (splits every surrogate pair and marker)",
+    (text) => {
+      const whole = scan(text, options)
+      const parts = feed(chars(text), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
+
+  test.prop([fc.constantFrom(...MARKERS), fc.nat(), document])(
+    "split invariance: a cut inside every marker",
+    (marker, at, rest) => {
+      const text = `${rest}${marker}${rest}`
+      const cut = rest.length + (at % marker.length)
+      const whole = scan(text, options)
+      expect(feed([text.slice(0, cut), text.slice(cut)], options)).toMatchObject({
+        text: whole.text,
+        markup: whole.markup,
+      })
+    },
+  )
+
+  test.prop([withCuts])(
+    "lossless: visible text and withheld spans reassemble the input",
+    ([text, points]) => {
+      expect(reassemble(text, feed(splitAt(text, points), options))).toBe(text)
+    },
+  )
+
+  test.prop([withCuts, fc.integer({ min: 1, max: 300 })])(
+    "bounded hold-back: never more than the hold cap (plus half a surrogate pair)",
+    ([text, points], maxHoldChars) => {
+      const detector = createDetector({ ...options, maxHoldChars })
+      // The cap cannot be below the longest marker; read the effective cap from a held marker prefix.
+      const cap = Math.max(maxHoldChars, 64)
+      for (const chunk of splitAt(text, points)) {
+        detector.push(chunk)
+        expect(detector.held()).toBeLessThanOrEqual(cap + 1)
+      }
+    },
+  )
+
+  test.prop([fc.string({ unit: fc.constantFrom("a", "b", " ", ".", ",", "\n", "é", "z") }), cuts(200)])(
+    "prose without trigger characters is never held",
+    (text, points) => {
+      const detector = createDetector(options)
+      // (At the very start a lone `a` may still become Harmony's stripped `analysis`.)
+      expect(detector.push("Ok, ").text).toBe("Ok, ")
+      for (const chunk of splitAt(text, points)) {
+        expect(detector.push(chunk).text).toBe(chunk)
+        expect(detector.held()).toBe(0)
+      }
+    },
+  )
+
+  test.prop([leak, fc.constantFrom("", "Here is an example:\n", "text ")])(
+    "markup inside a fenced code block is never flagged",
+    (call, before) => {
+      const text = `${before}${fenced(call)}after`
+      expect(scan(text, options)).toEqual({ text, markup: [] })
+    },
+  )
+
+  test.prop([leak.filter((l) => !l.includes("`")), fc.integer({ min: 1, max: 3 })])(
+    "markup inside an inline code span is never flagged",
+    (call, ticks) => {
+      const run = "`".repeat(ticks)
+      const text = `See ${run}${call}${run} for the format.`
+      expect(scan(text, options)).toEqual({ text, markup: [] })
+    },
+  )
+
+  test.prop([document, document])("reset() gives the same results as a fresh detector", (first, second) => {
+    const detector = createDetector(options)
+    detector.push(first)
+    detector.reset()
+    const a = detector.push(second)
+    const b = detector.end()
+    const fresh = scan(second, options)
+    expect(a.text + b.text).toBe(fresh.text)
+    expect([...a.markup, ...b.markup]).toEqual(fresh.markup)
+  })
+
+  test.prop([fc.string({ unit: "binary", maxLength: 400 }), cuts(400)])(
+    "never throws on arbitrary code units",
+    (text, points) => {
+      const result = feed(splitAt(text, points), { ...options, formats: formats.map((f) => f.id) })
+      expect(reassemble(text, result)).toBe(text)
+    },
+  )
+})

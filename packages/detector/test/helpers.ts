@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs"
+import type { DetectorOptions, DetectorResult, FormatId, Markup } from "../src/index.ts"
+import { createDetector } from "../src/index.ts"
+
+/** Feeds `chunks` to a fresh detector and ends it; also records the hold after every push. */
+export function feed(
+  chunks: readonly string[],
+  options: DetectorOptions = {},
+): DetectorResult & { holds: number[] } {
+  const detector = createDetector(options)
+  let text = ""
+  const markup: Markup[] = []
+  const holds: number[] = []
+  for (const chunk of chunks) {
+    const r = detector.push(chunk)
+    text += r.text
+    markup.push(...r.markup)
+    holds.push(detector.held())
+  }
+  const r = detector.end()
+  return { text: text + r.text, markup: [...markup, ...r.markup], holds }
+}
+
+/** Splits `text` at the given cut points (sorted, deduplicated, in range). */
+export function splitAt(text: string, cuts: readonly number[]): string[] {
+  const points = [...new Set(cuts.map((c) => Math.max(0, Math.min(text.length, c))))].sort((a, b) => a - b)
+  const chunks: string[] = []
+  let last = 0
+  for (const p of points) {
+    if (p > last) chunks.push(text.slice(last, p))
+    last = p
+  }
+  if (last < text.length) chunks.push(text.slice(last))
+  return chunks
+}
+
+/** Every character its own chunk (surrogate pairs split too). */
+export function chars(text: string): string[] {
+  return text.split("")
+}
+
+/**
+ * Rebuilds the input from the visible text and the withheld spans: the spans must be in order,
+ * disjoint, in range, and the text outside them must be exactly the visible text.
+ */
+export function reassemble(input: string, result: DetectorResult): string {
+  const spans = [...result.markup].sort((a, b) => a.start - b.start)
+  let visible = ""
+  let cursor = 0
+  const pieces: string[] = []
+  for (const m of spans) {
+    if (m.start < cursor || m.end < m.start || m.end > input.length)
+      throw new Error(`bad span ${m.start}-${m.end}`)
+    visible += input.slice(cursor, m.start)
+    pieces.push(input.slice(cursor, m.start), input.slice(m.start, m.end))
+    cursor = m.end
+  }
+  visible += input.slice(cursor)
+  pieces.push(input.slice(cursor))
+  if (visible !== result.text)
+    throw new Error(`visible text mismatch:\n${JSON.stringify(visible)}\n${JSON.stringify(result.text)}`)
+  return pieces.join("")
+}
+
+/** A sample of the labelled corpus. */
+export interface CorpusSample {
+  readonly id: string
+  readonly source: string
+  readonly format: FormatId | "other"
+  readonly tools: readonly string[]
+  readonly text: string
+  readonly expect: { readonly leak: boolean; readonly tools: readonly string[] }
+  readonly scope: "core" | "stretch"
+}
+
+export const corpus: readonly CorpusSample[] = readFileSync(
+  new URL("./fixtures/corpus.jsonl", import.meta.url),
+  "utf8",
+)
+  .split("\n")
+  .filter((line) => line.trim() !== "")
+  .map((line) => JSON.parse(line) as CorpusSample)
+
+/** A compact view of markup for assertions. */
+export function brief(m: Markup): string {
+  const flags = [
+    m.opening ? "open" : "",
+    m.closing ? "close" : "",
+    m.structured ? "struct" : "",
+    m.complete ? "" : "cut",
+    m.inReasoning ? "think" : "",
+    m.answerFollows ? "answered" : "",
+  ].filter(Boolean)
+  return `${m.format}:${m.toolName ?? "?"}${m.offered ? "" : "(not offered)"} ${flags.join(",")}`
+}
