@@ -545,16 +545,22 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     const trigger = reasoning === undefined ? tables.text.trigger : reasoning.textTrigger
     const second = reasoning === undefined ? tables.text.second : reasoning.textSecond
     for (;;) {
-      for (; i < len; i++) {
-        const c = buf.charCodeAt(i)
-        if (c >= 128) continue
-        const t = trigger[c]
-        if (t === 1 || (t === 2 && (i + 1 === len || buf.charCodeAt(i + 1) === second[c]))) break
-      }
+      i = skipPlain(buf, i, trigger, second)
       pos = i
       if (i >= len) return false
       const c = buf.charCodeAt(i)
       if (c === LF) {
+        // Most lines start with plain text: stay here unless the next character matters at a line start.
+        const next = i + 1 < len ? buf.charCodeAt(i + 1) : LF
+        if (
+          next > SPACE &&
+          next !== BACKTICK &&
+          next !== TILDE &&
+          !(next < 128 && tables.line.trigger[next] !== 0)
+        ) {
+          i++
+          continue
+        }
         pos = i + 1
         lineIndent = 0
         state = "line-start"
@@ -1207,12 +1213,30 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   function push(delta: string): DetectorResult {
     if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
     if (ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
-    if (delta.length > 0) {
-      // `settle` left only the undecided tail in `buf`: appending never copies decided text.
-      buf += delta
-      run()
+    if (delta.length === 0) return settle()
+    if (buf.length === 0 && state === "text" && !anchor && unanswered.length === 0 && highHeld.length === 0) {
+      // Fast path: nothing held, plain prose, and no character in the delta can start anything.
+      const trigger = reasoning === undefined ? tables.text.trigger : reasoning.textTrigger
+      const second = reasoning === undefined ? tables.text.second : reasoning.textSecond
+      const len = delta.length
+      const i = skipPlain(delta, 0, trigger, second)
+      const last = delta.charCodeAt(len - 1)
+      if (i === len && !(last >= 0xd800 && last <= 0xdbff)) {
+        base += len
+        prevCode = last
+        return found.length === 0 ? { text: delta, markup: NO_MARKUP } : settleWith(delta)
+      }
     }
+    // `settle` left only the undecided tail in `buf`: appending never copies decided text.
+    buf += delta
+    run()
     return settle()
+  }
+
+  function settleWith(text: string): DetectorResult {
+    const markup = found
+    found = []
+    return { text, markup }
   }
 
   function end(): DetectorResult {
@@ -1236,6 +1260,23 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   }
 
   return { push, end, reset, held }
+}
+
+/**
+ * The hot loop: the index of the first character at or after `i` that can start something
+ * (a trigger), or `text.length`. A weak trigger (a letter such as the `t` of `to=functions.`)
+ * only counts when the next character fits, or when it is the last character (it may be a prefix).
+ */
+function skipPlain(text: string, i: number, trigger: Uint8Array, second: Uint16Array): number {
+  const len = text.length
+  for (; i < len; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 128) continue
+    const t = trigger[c]
+    if (t === 0) continue
+    if (t === 1 || i + 1 === len || text.charCodeAt(i + 1) === second[c]) return i
+  }
+  return len
 }
 
 function isIdentStart(c: number): boolean {
