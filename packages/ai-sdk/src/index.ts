@@ -1,1 +1,8 @@
-export {}
+export {
+  isToolCallRecoveryError,
+  type RecoveryEvent,
+  ToolCallRecoveryError,
+  type ToolCallRecoveryErrorCode,
+} from "@tool-rescue/recovery"
+export type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
+export { toolCallRecoveryMiddleware } from "./tool-call-recovery-middleware.ts"
