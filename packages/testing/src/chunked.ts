@@ -3,7 +3,16 @@
  */
 import fc from "fast-check"
 
-/** Options of {@link chunked}. */
+/**
+ * Options of {@link chunked}.
+ *
+ * @example
+ * ```ts
+ * import { chunked } from "@tool-rescue/testing"
+ *
+ * const fewCuts = chunked("<tool_call>", { maxCuts: 3 })
+ * ```
+ */
 export interface ChunkedOptions {
   /** At most this many random cut points in the free strategy. @defaultValue 64 */
   readonly maxCuts?: number

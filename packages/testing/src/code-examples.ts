@@ -8,7 +8,16 @@ import fc from "fast-check"
 import type { ExampleLabels, LeakLabels, Sample } from "./labels.ts"
 import { defaultFormats, leakedCall } from "./leaked-call.ts"
 
-/** Options of {@link fencedExample} and {@link inlineCodeExample}. */
+/**
+ * Options of {@link fencedExample} and {@link inlineCodeExample}.
+ *
+ * @example
+ * ```ts
+ * import { fencedExample } from "@tool-rescue/testing"
+ *
+ * const qwenDocs = fencedExample({ tools: ["bash"], format: "qwen3-coder", unclosed: false })
+ * ```
+ */
 export interface CodeExampleOptions {
   /** Tool names the shown calls use (offered or not, it must stay text). @defaultValue `["read_file", "bash", "get_weather"]` */
   readonly tools?: readonly string[]

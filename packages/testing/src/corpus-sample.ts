@@ -3,6 +3,13 @@ import type { FormatId } from "@tool-rescue/detector"
 /**
  * One labelled real-world leak: text a model really emitted, quoted from a public bug report,
  * with the tools offered in that turn and the result expected under the default policy.
+ *
+ * @example
+ * ```ts
+ * import { type CorpusSample, corpus } from "@tool-rescue/testing"
+ *
+ * const qwen: CorpusSample[] = corpus.filter((sample) => sample.format === "qwen3-coder")
+ * ```
  */
 export interface CorpusSample {
   /** Sample id, e.g. `"L1"`. */

@@ -11,6 +11,14 @@ import type { FormatId } from "@tool-rescue/detector"
  * - `missing-closing`: the closing envelope marker of the last call is absent (the response ends there);
  * - `bare`: neither envelope marker, only the inner call structure;
  * - `truncated`: the response stops inside a parameter value of the last call.
+ *
+ * @example
+ * ```ts
+ * import { leakedCall, type LeakVariant } from "@tool-rescue/testing"
+ *
+ * const cutOff: LeakVariant[] = ["missing-closing", "truncated"]
+ * const arbitrary = leakedCall({ tools: ["bash"], variants: cutOff })
+ * ```
  */
 export type LeakVariant = "complete" | "missing-opening" | "missing-closing" | "bare" | "truncated"
 
@@ -19,10 +27,27 @@ export type LeakVariant = "complete" | "missing-opening" | "missing-closing" | "
  * FORMATS.md leaves the answer open (e.g. whether the first of two calls in one shared envelope
  * "saw" the closing marker, or what counts as the envelope of a start-anchored format): assert
  * only the defined fields.
+ *
+ * @example
+ * ```ts
+ * import type { Markup } from "@tool-rescue/detector"
+ * import type { CallLabel } from "@tool-rescue/testing"
+ *
+ * const matches = (label: CallLabel, markup: Markup) =>
+ *   markup.toolName === label.toolName &&
+ *   (markup.format === label.format || label.formatAliases.includes(markup.format)) &&
+ *   (label.complete === undefined || markup.complete === label.complete)
+ * ```
  */
 export interface CallLabel {
   /** The format the call is written in. */
   readonly format: FormatId
+  /**
+   * Other format ids whose text shape this call also matches, so a detector may report any of
+   * them (Jamba and Apriel write the same text; `<function_call>{…}` is Granite-20b and one of
+   * llama.cpp's Hermes tags; `<invoke name=…>` without its envelope is MiniMax M2 or Anthropic XML).
+   */
+  readonly formatAliases: readonly FormatId[]
   /** The tool the call names. */
   readonly toolName: string
   /** The name is one of the offered tools. */
@@ -41,7 +66,16 @@ export interface CallLabel {
   readonly recoverable: boolean
 }
 
-/** Labels of any generated text. */
+/**
+ * Labels of any generated text.
+ *
+ * @example
+ * ```ts
+ * import type { Labels } from "@tool-rescue/testing"
+ *
+ * const expectRetry = (labels: Labels) => labels.recoverable // recovery should retry
+ * ```
+ */
 export interface Labels {
   /** The offered tools named by recoverable calls, in order (a repeated call repeats the name): what recovery acts on. */
   readonly tools: readonly string[]
@@ -51,7 +85,18 @@ export interface Labels {
   readonly calls: readonly CallLabel[]
 }
 
-/** Labels of a `leakedCall` value. */
+/**
+ * Labels of a `leakedCall` value.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { leakedCall } from "@tool-rescue/testing"
+ *
+ * const [leak] = fc.sample(leakedCall({ tools: ["bash"], format: "hermes" }), 1)
+ * leak?.labels.format // "hermes"
+ * ```
+ */
 export interface LeakLabels extends Labels {
   /** The format the calls are written in. */
   readonly format: FormatId
@@ -63,7 +108,18 @@ export interface LeakLabels extends Labels {
   readonly closed: boolean
 }
 
-/** Labels of a `fencedExample` or `inlineCodeExample` value: markup that must stay text. */
+/**
+ * Labels of a `fencedExample` or `inlineCodeExample` value: markup that must stay text.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { fencedExample } from "@tool-rescue/testing"
+ *
+ * const [example] = fc.sample(fencedExample(), 1)
+ * example?.labels.calls // []
+ * ```
+ */
 export interface ExampleLabels extends Labels {
   readonly tools: readonly []
   readonly recoverable: false
@@ -74,7 +130,16 @@ export interface ExampleLabels extends Labels {
   readonly unclosed: boolean
 }
 
-/** A generated text with its labels. */
+/**
+ * A generated text with its labels.
+ *
+ * @example
+ * ```ts
+ * import type { Sample } from "@tool-rescue/testing"
+ *
+ * const show = ({ text, labels }: Sample) => `${JSON.stringify(text)} → ${labels.tools.join(", ")}`
+ * ```
+ */
 export interface Sample<L extends Labels = Labels> {
   readonly text: string
   readonly labels: L

@@ -43,6 +43,19 @@ export interface FormatSpec {
   /** Whether the inner call header survives without the opening marker (so `missing-opening` and `bare` make sense). */
   readonly innerHeader: (style: number) => boolean
   readonly render: (calls: readonly CallSpec[], style: number) => Rendered
+  /**
+   * The tool name is part of the opening marker and is the only evidence (`<NAME>`,
+   * `<function=NAME>{…}`, `>>>NAME`): a detector may leave such text with an unknown name as
+   * text, so unknown names are not generated for it.
+   */
+  readonly nameGated?: boolean
+  /**
+   * The closing marker is a bare `]`: FORMATS.md lists it as the closing envelope, yet it is also
+   * plain JSON syntax, so whether a detector counts it as a marker is left open.
+   */
+  readonly bracketClosing?: (style: number) => boolean
+  /** Other ids a detector may report for this style and variant (same text shape). */
+  readonly aliases?: (style: number, bareOpening: boolean) => readonly FormatId[]
 }
 
 const open = (text: string): Segment => ({ text, role: "open" })
@@ -213,6 +226,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`.
         id: "mistral",
+        bracketClosing: (style) => style % 3 === 0,
         startAnchored: false,
         identifierNames: false,
         styles: 3,
@@ -407,6 +421,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 14. Styles: 0 `<parameter name=…>`, 1 `<param name=…>` (§1.3).
         id: "minimax-m2",
+        aliases: (_, bareOpening) => (bareOpening ? ["anthropic-xml"] : []),
         startAnchored: false,
         identifierNames: false,
         styles: 2,
@@ -467,6 +482,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 17. Styles: 0 Granite 3.0 `<|tool_call|>[…]`, 1 granite-20b-fc `<function_call>{…}` per call. No closing.
         id: "granite",
+        aliases: (style) => (style % 2 === 1 ? ["hermes"] : []),
         startAnchored: false,
         identifierNames: false,
         styles: 2,
@@ -526,6 +542,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner header).
         id: "anthropic-xml",
+        aliases: (style, bareOpening) => (bareOpening && style % 3 !== 2 ? ["minimax-m2"] : []),
         startAnchored: false,
         identifierNames: false,
         styles: 3,
@@ -637,6 +654,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Rows 25, 25b. Styles: 0 v3.1 `<function=name>{…}</function>`, 1 v3.2 `>>>name\n{…}` (no closing).
         id: "functionary",
+        nameGated: true,
         startAnchored: false,
         identifierNames: false,
         styles: 2,
@@ -697,6 +715,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 28.
         id: "jamba",
+        aliases: () => ["apriel"],
         startAnchored: false,
         identifierNames: false,
         styles: 1,
@@ -712,6 +731,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 29. Styles: 0 Phi-4-mini `functools[`, 1 FireFunction ` functools[` (leading space).
         id: "phi4-functools",
+        bracketClosing: always,
         startAnchored: false,
         identifierNames: false,
         styles: 2,
@@ -814,6 +834,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 35: the same text shape as Jamba (row 28); a detector may report either id.
         id: "apriel",
+        aliases: () => ["jamba"],
         startAnchored: false,
         identifierNames: false,
         styles: 1,
@@ -829,6 +850,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
       {
         // Row 36: a client prompt protocol, detected only when the format is enabled explicitly.
         id: "cline-xml",
+        nameGated: true,
         startAnchored: false,
         identifierNames: true,
         styles: 1,
@@ -847,12 +869,3 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
     ] satisfies FormatSpec[]
   ).map((spec) => [spec.id, spec]),
 )
-
-/**
- * Formats whose text shapes coincide, so a detector may report either id (Jamba and Apriel
- * both write `<tool_calls>[{…}]</tool_calls>`).
- */
-export const sameShape: ReadonlyMap<FormatId, readonly FormatId[]> = new Map<FormatId, readonly FormatId[]>([
-  ["jamba", ["jamba", "apriel"]],
-  ["apriel", ["jamba", "apriel"]],
-])

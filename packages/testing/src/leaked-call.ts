@@ -8,13 +8,41 @@ import type { CallLabel, LeakLabels, LeakVariant, Sample } from "./labels.ts"
 import { labelsOf } from "./labels.ts"
 import { type ArgValue, type CallSpec, type FormatSpec, formatSpecs, type Segment } from "./leak-formats.ts"
 
-/** Every format id of FORMATS.md, in catalogue order. */
+/**
+ * Every format id of FORMATS.md, in catalogue order (`cline-xml` included).
+ *
+ * @example
+ * ```ts
+ * import { allFormats, leakedCall } from "@tool-rescue/testing"
+ *
+ * const everything = leakedCall({ tools: ["read_file"], format: allFormats })
+ * ```
+ */
 export const allFormats: readonly FormatId[] = [...formatSpecs.keys()]
 
-/** The formats a detector covers by default: all but `cline-xml` (a client protocol, opt-in). */
+/**
+ * The formats a detector covers by default: all but `cline-xml` (a client protocol, opt-in).
+ *
+ * @example
+ * ```ts
+ * import { defaultFormats } from "@tool-rescue/testing"
+ *
+ * defaultFormats.includes("qwen3-coder") // true
+ * defaultFormats.includes("cline-xml") // false
+ * ```
+ */
 export const defaultFormats: readonly FormatId[] = allFormats.filter((id) => id !== "cline-xml")
 
-/** Every variant, canonical first. */
+/**
+ * Every leak variant, canonical first.
+ *
+ * @example
+ * ```ts
+ * import { leakedCall, leakVariants } from "@tool-rescue/testing"
+ *
+ * const cutOff = leakedCall({ tools: ["bash"], variants: leakVariants.filter((v) => v !== "complete") })
+ * ```
+ */
 export const leakVariants: readonly LeakVariant[] = [
   "complete",
   "missing-opening",
@@ -23,7 +51,16 @@ export const leakVariants: readonly LeakVariant[] = [
   "truncated",
 ]
 
-/** Options of {@link leakedCall}. */
+/**
+ * Options of {@link leakedCall}.
+ *
+ * @example
+ * ```ts
+ * import { leakedCall } from "@tool-rescue/testing"
+ *
+ * const qwenCutOff = leakedCall({ tools: ["read_file"], format: "qwen3-coder", variants: ["truncated"], maxCalls: 1 })
+ * ```
+ */
 export interface LeakedCallOptions {
   /** The tools offered this turn; calls name these. Names unusable in a format are skipped for it. */
   readonly tools: readonly string[]
@@ -75,7 +112,20 @@ const unknownNames = ["delete_everything", "rm_rf_all", "search_web", "run_shell
  */
 const valueChars = [..."abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 ./_-:,()=+*#'\"\\&\né北😀"]
 
-/** A string argument value (astral characters stay whole). */
+/**
+ * A string argument value as the leaks use them: letters, digits, quotes, backslashes,
+ * ampersands, newlines, non-ASCII and emoji (astral characters stay whole), but no `<`, `>` or
+ * backtick.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { argString } from "@tool-rescue/testing"
+ *
+ * const path = argString(1) // at least one character
+ * fc.sample(path, 3)
+ * ```
+ */
 export function argString(minLength = 0): fc.Arbitrary<string> {
   return fc.string({ unit: fc.constantFrom(...valueChars), minLength, maxLength: 24 })
 }
@@ -168,19 +218,26 @@ export function buildLeak(
     for (const segment of rendered.tail) if (keep(segment, true)) parts.push(segment.text)
 
   const hasClosing = spec.hasClosing(style)
+  const bracket = spec.bracketClosing?.(style) === true
+  const formatAliases = spec.aliases?.(style, dropOpen) ?? []
+  // A start-anchored list or `;`-separated sequence is one group: only its end is certain.
+  const grouped = shared || spec.startAnchored
   const labels: CallLabel[] = calls.map((call, i): CallLabel => {
     const isLast = i === last
     const groupAmbiguous = shared && calls.length > 1
     const opening = spec.startAnchored || groupAmbiguous ? undefined : !dropOpen
     const closing =
-      spec.startAnchored || (groupAmbiguous && hasClosing) ? undefined : hasClosing && !(dropClose && isLast)
+      spec.startAnchored || (groupAmbiguous && hasClosing) || (bracket && !(dropClose && isLast))
+        ? undefined
+        : hasClosing && !(dropClose && isLast)
     let complete: boolean | undefined
-    if (variant === "truncated") complete = isLast ? false : shared ? undefined : true
-    else if (variant === "bare") complete = undefined
-    else if (variant === "missing-closing") complete = isLast ? false : shared ? undefined : true
+    if (variant === "truncated") complete = isLast ? false : grouped ? undefined : true
+    else if (variant === "bare" || spec.startAnchored) complete = undefined
+    else if (variant === "missing-closing") complete = isLast ? false : grouped ? undefined : true
     else complete = true
     return {
       format: spec.id,
+      formatAliases,
       toolName: call.name,
       offered: offered[i] ?? true,
       opening,
@@ -278,7 +335,8 @@ export function leakedCall(options: LeakedCallOptions): fc.Arbitrary<Sample<Leak
       const style = closedOnly && !spec.hasClosing(drawnStyle) ? 0 : drawnStyle
       let variant = supports(spec, style, wanted) ? wanted : "complete"
       if (closedOnly && variant !== "complete" && variant !== "missing-opening") variant = "complete"
-      const allowUnknown = variant === "complete" && !spec.startAnchored && unknown.length > 0
+      const allowUnknown =
+        variant === "complete" && !spec.startAnchored && spec.nameGated !== true && unknown.length > 0
       const offered = drafts.map((draft) => !(allowUnknown && draft.unknown))
       const calls = drafts.map((draft, i): CallSpec => {
         const name = offered[i]

@@ -6,7 +6,16 @@
 import fc from "fast-check"
 import type { Labels, Sample } from "./labels.ts"
 
-/** Options of {@link prose}. */
+/**
+ * Options of {@link prose}.
+ *
+ * @example
+ * ```ts
+ * import { prose } from "@tool-rescue/testing"
+ *
+ * const beforeALeak = prose({ strays: false })
+ * ```
+ */
 export interface ProseOptions {
   /** Inline code spans and fenced code blocks (markup-free). @defaultValue true */
   readonly code?: boolean

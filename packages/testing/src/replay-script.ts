@@ -5,7 +5,16 @@
  * SSE) depending on the route and the request's `stream` flag.
  */
 
-/** A structured tool call the scripted model makes. */
+/**
+ * A structured tool call the scripted model makes.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayToolCall } from "@tool-rescue/testing"
+ *
+ * const call: ReplayToolCall = { name: "read_file", arguments: ['{"pa', 'th":"a.ts"}'] }
+ * ```
+ */
 export interface ReplayToolCall {
   /** The function name. */
   readonly name: string
@@ -18,7 +27,14 @@ export interface ReplayToolCall {
   readonly id?: string
 }
 
-/** Token counts reported in `usage`. */
+/**
+ * Token counts reported in `usage`.
+ *
+ * @example
+ * ```ts
+ * const step = { content: "ok", usage: { inputTokens: 12, outputTokens: 3 } }
+ * ```
+ */
 export interface ReplayUsage {
   /** `prompt_tokens` / `input_tokens`. */
   readonly inputTokens: number
@@ -28,7 +44,14 @@ export interface ReplayUsage {
   readonly reasoningTokens?: number
 }
 
-/** The OpenAI error object sent in an error response or a mid-stream error event. */
+/**
+ * The OpenAI error object sent in an error response or a mid-stream error event.
+ *
+ * @example
+ * ```ts
+ * const step = { httpError: { status: 400, message: "Bad tool schema", param: "tools" } }
+ * ```
+ */
 export interface ReplayErrorBody {
   /** @defaultValue a message naming the status */
   readonly message?: string
@@ -40,7 +63,14 @@ export interface ReplayErrorBody {
   readonly param?: string | null
 }
 
-/** Cuts a response short after some delta chunks. */
+/**
+ * Cuts a response short after some delta chunks.
+ *
+ * @example
+ * ```ts
+ * const dropped = { content: "abcdef", chunkSize: 1, interrupt: { kind: "drop", afterChunks: 3 } } as const
+ * ```
+ */
 export type ReplayInterrupt =
   /**
    * Sends an error event (`data: {"error": …}` in chat, `event: error` in Responses) and ends the
@@ -50,10 +80,31 @@ export type ReplayInterrupt =
   /** Destroys the socket (no terminating chunk, no `[DONE]`). A non-streaming request gets no response at all. */
   | { readonly kind: "drop"; readonly afterChunks: number }
 
-/** `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`. */
+/**
+ * `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`.
+ *
+ * @example
+ * ```ts
+ * const cut = { content: "…", finishReason: "length" } as const
+ * ```
+ */
 export type ReplayFinishReason = "stop" | "length" | "tool_calls" | "content_filter"
 
-/** A scripted model response. Every field is optional: `{}` is an empty answer. */
+/**
+ * A scripted model response. Every field is optional: `{}` is an empty answer.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayReply } from "@tool-rescue/testing"
+ *
+ * const leak: ReplayReply = {
+ *   reasoning: "The user wants a.ts.",
+ *   content: "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>",
+ *   chunkSize: [1, 4],
+ *   chunkDelayMs: 5,
+ * }
+ * ```
+ */
 export interface ReplayReply {
   /**
    * The visible text (`content` / an `output_text` part). An array gives the exact deltas of a
@@ -91,7 +142,16 @@ export interface ReplayReply {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-/** A scripted HTTP error: the status and an OpenAI-style error JSON body. */
+/**
+ * A scripted HTTP error: the status and an OpenAI-style error JSON body.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayHttpError } from "@tool-rescue/testing"
+ *
+ * const limited: ReplayHttpError = { httpError: { status: 429, message: "Slow down", headers: { "retry-after": "0" } } }
+ * ```
+ */
 export interface ReplayHttpError {
   readonly httpError: ReplayErrorBody & {
     /** The HTTP status, e.g. 429 or 503. */
@@ -103,13 +163,40 @@ export interface ReplayHttpError {
   readonly latencyMs?: number
 }
 
-/** The answer to one request. */
+/**
+ * The answer to one request: a reply or an HTTP error.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayStep } from "@tool-rescue/testing"
+ *
+ * const steps: ReplayStep[] = [{ httpError: { status: 503 } }, { content: "Hello" }]
+ * ```
+ */
 export type ReplayStep = ReplayReply | ReplayHttpError
 
-/** The API a request was addressed to. */
+/**
+ * The API a request was addressed to.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayRequest } from "@tool-rescue/testing"
+ *
+ * const isChat = (request: ReplayRequest) => request.api === "chat"
+ * ```
+ */
 export type ReplayApi = "chat" | "responses" | "models"
 
-/** A request body, as the server parsed it (JSON). The known fields are typed for convenience. */
+/**
+ * A request body, as the server parsed it (JSON). The known fields are typed for convenience.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayServer } from "@tool-rescue/testing"
+ *
+ * const lastUserMessage = (server: ReplayServer) => server.requests.at(-1)?.body?.messages?.at(-1)?.content
+ * ```
+ */
 export interface ReplayRequestBody {
   readonly model?: string
   readonly stream?: boolean
@@ -127,7 +214,16 @@ export interface ReplayRequestBody {
   readonly [key: string]: unknown
 }
 
-/** One request the server received. */
+/**
+ * One request the server received.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayRequest } from "@tool-rescue/testing"
+ *
+ * const retried = (requests: readonly ReplayRequest[]) => requests.filter((r) => r.api === "chat").length > 1
+ * ```
+ */
 export interface ReplayRequest {
   /** 0-based position among all requests this server received. */
   readonly index: number
@@ -149,12 +245,30 @@ export interface ReplayRequest {
  * request. The function gets the request and its 0-based position among the scripted requests
  * (malformed requests and `GET /v1/models` do not count) and returns the step, or `undefined` to
  * signal that the script is exhausted.
+ *
+ * @example
+ * ```ts
+ * import type { ReplayScript } from "@tool-rescue/testing"
+ *
+ * // Leak on the first request, answer properly once the retry carries an instruction.
+ * const script: ReplayScript = (request, turn) =>
+ *   turn === 0 ? { content: "<function=bash>\n<parameter=cmd>\nls\n</parameter>\n</function>" } : { toolCalls: [{ name: "bash", arguments: '{"cmd":"ls"}' }] }
+ * ```
  */
 export type ReplayScript =
   | readonly ReplayStep[]
   | ((request: ReplayRequest, turn: number) => ReplayStep | undefined | Promise<ReplayStep | undefined>)
 
-/** Options of `startReplayServer`. */
+/**
+ * Options of `startReplayServer`.
+ *
+ * @example
+ * ```ts
+ * import { startReplayServer } from "@tool-rescue/testing"
+ *
+ * const server = await startReplayServer({ script: [{ content: "hi" }], models: ["qwen3-coder"] })
+ * ```
+ */
 export interface ReplayServerOptions {
   /** What the scripted model answers. */
   readonly script: ReplayScript
@@ -164,7 +278,21 @@ export interface ReplayServerOptions {
   readonly port?: number
 }
 
-/** A running replay server. */
+/**
+ * A running replay server.
+ *
+ * @example
+ * ```ts
+ * import { startReplayServer } from "@tool-rescue/testing"
+ *
+ * const server = await startReplayServer({ script: [{ content: "hi" }] })
+ * try {
+ *   await fetch(`${server.url}/models`)
+ * } finally {
+ *   await server.close()
+ * }
+ * ```
+ */
 export interface ReplayServer {
   /** The base URL a client is configured with, e.g. `http://127.0.0.1:53211/v1`. */
   readonly url: string

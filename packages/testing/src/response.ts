@@ -12,7 +12,16 @@ import { defaultFormats, leakedCall } from "./leaked-call.ts"
 import { prose } from "./prose.ts"
 import { thinkingBlock } from "./thinking-block.ts"
 
-/** Options of {@link response}. */
+/**
+ * Options of {@link response}.
+ *
+ * @example
+ * ```ts
+ * import { response } from "@tool-rescue/testing"
+ *
+ * const withHallucinations = response({ tools: ["read_file"], unknownTools: true, maxParts: 2 })
+ * ```
+ */
 export interface ResponseOptions {
   /** The tools offered this turn. */
   readonly tools: readonly string[]
@@ -32,7 +41,18 @@ interface Part {
   readonly visible: boolean
 }
 
-/** Labels of a response. */
+/**
+ * Labels of a response.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { response } from "@tool-rescue/testing"
+ *
+ * const [value] = fc.sample(response({ tools: ["bash"] }), 1)
+ * value?.labels.formats // the format of each call, in order
+ * ```
+ */
 export interface ResponseLabels extends Labels {
   /** The formats of the calls, in order. */
   readonly formats: readonly FormatId[]

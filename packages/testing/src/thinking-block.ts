@@ -10,14 +10,32 @@ import { labelsOf } from "./labels.ts"
 import { defaultFormats, leakedCall } from "./leaked-call.ts"
 import { prose } from "./prose.ts"
 
-/** The reasoning delimiters written into content. */
+/**
+ * The reasoning delimiters `thinkingBlock()` writes into content.
+ *
+ * @example
+ * ```ts
+ * import { reasoningDelimiters } from "@tool-rescue/testing"
+ *
+ * reasoningDelimiters[0] // ["<think>", "</think>"]
+ * ```
+ */
 export const reasoningDelimiters: ReadonlyArray<readonly [string, string]> = [
   ["<think>", "</think>"],
   ["[THINK]", "[/THINK]"],
   ["<seed:think>", "</seed:think>"],
 ]
 
-/** Options of {@link thinkingBlock}. */
+/**
+ * Options of {@link thinkingBlock}.
+ *
+ * @example
+ * ```ts
+ * import { thinkingBlock } from "@tool-rescue/testing"
+ *
+ * const kimiStyle = thinkingBlock({ tools: ["bash"], format: "kimi-k2", call: "always" })
+ * ```
+ */
 export interface ThinkingBlockOptions {
   /** The tools offered this turn (a call inside names these). */
   readonly tools: readonly string[]
@@ -27,7 +45,18 @@ export interface ThinkingBlockOptions {
   readonly call?: "never" | "sometimes" | "always"
 }
 
-/** Labels of a thinking block: its calls are `inReasoning`, and nothing follows it yet (`answerFollows: false`). */
+/**
+ * Labels of a thinking block: its calls are `inReasoning`, and nothing follows it yet (`answerFollows: false`).
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { thinkingBlock } from "@tool-rescue/testing"
+ *
+ * const [block] = fc.sample(thinkingBlock({ tools: ["bash"] }), 1)
+ * block?.labels.delimiters // e.g. ["<think>", "</think>"]
+ * ```
+ */
 export interface ThinkingLabels extends Labels {
   /** The delimiters used. */
   readonly delimiters: readonly [string, string]

@@ -1,8 +1,9 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
+import { fc } from "@fast-check/vitest"
 import { generateText, streamText, tool } from "ai"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { type ReplayScript, type ReplayServer, startReplayServer } from "../src/index.ts"
+import { chunked, type ReplayScript, type ReplayServer, response, startReplayServer } from "../src/index.ts"
 
 const servers: ReplayServer[] = []
 afterEach(async () => {
@@ -118,5 +119,33 @@ describe("ai streamText / generateText with @ai-sdk/openai-compatible over real 
     expect(await result.text).toBe("plain")
     expect(await result.finishReason).toBe("stop")
     expect(server.requests[0]!.body!.stream_options).toBeUndefined()
+  })
+})
+
+describe("fuzzing streamText over the replay server (the README recipe, without recovery)", () => {
+  it("any response, any chunking: streamText's text is the scripted text and the call comes through", async () => {
+    const names = ["read_file"]
+    await fc.assert(
+      fc.asyncProperty(
+        response({ tools: names }).chain((leak) => fc.tuple(fc.constant(leak), chunked(leak.text))),
+        async ([leak, chunks]) => {
+          const server = await startReplayServer({
+            script: [{ content: chunks, toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] }],
+          })
+          try {
+            const provider = createOpenAICompatible({ name: "replay", baseURL: server.url })
+            const result = streamText({ model: provider("m"), prompt: "read a.ts", tools, maxRetries: 0 })
+            const deltas: string[] = []
+            for await (const part of result.fullStream) if (part.type === "text-delta") deltas.push(part.text)
+            expect(deltas.join("")).toBe(leak.text)
+            expect(deltas).toEqual(chunks)
+            expect((await result.toolCalls).map((call) => call.input)).toEqual([{ path: "a.ts" }])
+          } finally {
+            await server.close()
+          }
+        },
+      ),
+      { numRuns: 30 },
+    )
   })
 })
