@@ -211,6 +211,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     let deltas = 0
     let sent = 0
     for (const frame of frames) {
+      // The client went away (a consumer `break`, an abort): stop writing.
+      if (response.destroyed) return
       if (frame.delta) {
         if (interrupt !== undefined && deltas >= interrupt.afterChunks) break
         await sleep(step.chunkDelayMs ?? 0, response)

@@ -479,6 +479,18 @@ describe("close()", () => {
     await server.close()
   })
 
+  it("stops streaming when the client breaks out early, and still closes cleanly", async () => {
+    const server = await startReplayServer({ script: [{ content: "x".repeat(2000), chunkSize: 1 }] })
+    const client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 })
+    const stream = await client.chat.completions.create({ model: "m", messages, stream: true })
+    let seen = 0
+    for await (const _ of stream) if (++seen === 5) break
+    expect(seen).toBe(5)
+    await server.close()
+    for (let i = 0; i < 50 && tcpHandles() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(tcpHandles()).toBe(0)
+  })
+
   it("refuses connections after close", async () => {
     const server = await startReplayServer({ script: [] })
     await server.close()
