@@ -1,1 +1,6 @@
-export {}
+export * as ToolCallRecovery from "./tool-call-recovery.ts"
+export {
+  isToolCallRecoveryError,
+  type ToolCallRecoveryAiError,
+  type ToolCallRecoveryDetails,
+} from "./tool-call-recovery-error.ts"

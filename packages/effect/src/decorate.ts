@@ -1,0 +1,330 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
+import {
+  isToolCallRecoveryError as isRecoveryFailure,
+  type NormalizedPart,
+  type OutputPart,
+  type RecoveryOptions,
+  resolvePlacement,
+  resolveRecoveryOptions,
+  runTurn,
+} from "@tool-rescue/recovery"
+import { type Cause, type Context, Effect, Exit, Layer, Stream } from "effect"
+import { LanguageModel, Prompt, type Toolkit } from "effect/ai"
+import { placeInstruction } from "./place-instruction.ts"
+import {
+  type ContentPart,
+  makeContentCollector,
+  makeStreamSplicer,
+  normalizeContent,
+  normalizeStreamPart,
+  type StreamPart,
+} from "./splice-parts.ts"
+import { toAiError } from "./tool-call-recovery-error.ts"
+import { untyped } from "./unknown-tool-calls.ts"
+
+/**
+ * Options of the markup recovery: the shared options of `@tool-rescue/recovery` (policy,
+ * `maxRecoveries`, `instructionPlacement`, `instruction`, `formats`, `persistFailed`, `onEvent`).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const options: ToolCallRecovery.Options = { maxRecoveries: 1, instructionPlacement: "system" }
+ * ```
+ */
+export type Options = RecoveryOptions
+
+/**
+ * Decorates a `LanguageModel` service with tool-call recovery. `streamText` and `generateText`
+ * withhold tool-call markup the model wrote as text and, when the response has no structured
+ * tool call but recoverable markup, call the service again once with the original prompt plus a
+ * host instruction (merged into the leading system message by default), without the malformed
+ * response. A second malformed response fails with an `AiError` from module `ToolCallRecovery`
+ * (see {@link isToolCallRecoveryError}); interruption stops recovery (no new request starts).
+ * `generateObject` passes through unchanged: its answer is JSON text, not a tool call.
+ *
+ * Pure: the same service in, a service of the same type out. {@link layer} and
+ * {@link withRecovery} are built on it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LanguageModel } from "effect/ai"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const recovering = Effect.map(Effect.service(LanguageModel.LanguageModel), ToolCallRecovery.decorate())
+ * ```
+ */
+export function decorate(
+  options?: Options,
+): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
+  // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
+  resolveRecoveryOptions(options)
+  const placement = resolvePlacement(options)
+  return (service) => {
+    const inner = untyped(service)
+    const decorated: LanguageModel.LanguageModel = {
+      [LanguageModel.TypeId]: LanguageModel.TypeId,
+      supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
+      generateObject: service.generateObject,
+      generateText: ((request: Request) =>
+        recoverGenerate(inner, request, options, placement)) as LanguageModel.LanguageModel["generateText"],
+      streamText: ((request: Request) =>
+        recoverStream(inner, request, options, placement)) as LanguageModel.LanguageModel["streamText"],
+    }
+    return decorated
+  }
+}
+
+/**
+ * A layer that decorates the `LanguageModel` it is given (see {@link decorate}). Compose it on
+ * top of a provider's model layer with `Layer.provideMerge`, which keeps the provider's
+ * `ProviderName` and `ModelName` while the decorated `LanguageModel` wins; `Chat` and every
+ * `LanguageModel.*` accessor then recover.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer, Stream } from "effect"
+ * import { LanguageModel } from "effect/ai"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * declare const ProviderModel: Layer.Layer<LanguageModel.LanguageModel>
+ *
+ * const Model = ToolCallRecovery.layer().pipe(Layer.provideMerge(ProviderModel))
+ * const program = LanguageModel.generateText({ prompt: "Read src/a.ts" }).pipe(Effect.provide(Model))
+ * ```
+ */
+export function layer(
+  options?: Options,
+): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel> {
+  const apply = decorate(options)
+  return Layer.effect(
+    LanguageModel.LanguageModel,
+    Effect.map(Effect.service(LanguageModel.LanguageModel), apply),
+  )
+}
+
+/**
+ * The per-call form: decorates the `LanguageModel` for one effect or stream only.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "effect/ai"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const answer = LanguageModel.generateText({ prompt: "Read src/a.ts" }).pipe(
+ *   ToolCallRecovery.withRecovery({ instructionPlacement: "user" }),
+ * )
+ * ```
+ */
+export function withRecovery(
+  options?: Options,
+): <Self extends Effect.Effect<any, any, any> | Stream.Stream<any, any, any>>(
+  self: Self,
+) => WithRecovery<Self> {
+  const apply = decorate(options)
+  return ((self: Effect.Effect<unknown> | Stream.Stream<unknown>) =>
+    Stream.isStream(self)
+      ? Stream.updateService(self, LanguageModel.LanguageModel, apply)
+      : Effect.updateService(self, LanguageModel.LanguageModel, apply)) as never
+}
+
+/**
+ * What {@link withRecovery} returns for an effect or a stream: the same, now also requiring the
+ * `LanguageModel` it decorates.
+ *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { LanguageModel } from "effect/ai"
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * type Recovering = ToolCallRecovery.WithRecovery<Effect.Effect<string, never, never>>
+ * // Effect.Effect<string, never, LanguageModel.LanguageModel>
+ * ```
+ */
+export type WithRecovery<Self> =
+  Self extends Stream.Stream<infer A, infer E, infer R>
+    ? Stream.Stream<A, E, R | LanguageModel.LanguageModel>
+    : Self extends Effect.Effect<infer A, infer E, infer R>
+      ? Effect.Effect<A, E, R | LanguageModel.LanguageModel>
+      : never
+
+// ---------------------------------------------------------------------------------------------
+
+type Request = LanguageModel.GenerateTextOptions<any>
+type Inner = ReturnType<typeof untyped>
+
+/** A failure of the inner service, carried through `runTurn` (which rethrows it unchanged). */
+class InnerFailure {
+  readonly cause: Cause.Cause<unknown>
+  constructor(cause: Cause.Cause<unknown>) {
+    this.cause = cause
+  }
+}
+
+interface Turn {
+  /** The request with the toolkit resolved once (an `Effect` toolkit must not run per attempt). */
+  readonly request: Request
+  readonly prompt: Prompt.Prompt
+  readonly tools: string[]
+  readonly context: Context.Context<never>
+}
+
+/** Resolves what every attempt shares. */
+const prepare = (request: Request): Effect.Effect<Turn, unknown, unknown> =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<never>()
+    const toolkit: Toolkit.WithHandler<any> | undefined =
+      request.toolkit === undefined
+        ? undefined
+        : Effect.isEffect(request.toolkit)
+          ? yield* request.toolkit as Effect.Effect<Toolkit.WithHandler<any>, unknown, unknown>
+          : (request.toolkit as Toolkit.WithHandler<any>)
+    const prompt = Prompt.make(request.prompt)
+    return {
+      request: { ...request, toolkit, prompt },
+      prompt,
+      tools: offeredTools(toolkit, request),
+      context,
+    }
+  })
+
+/** The names of the tools sent with the request (a `oneOf` tool choice narrows them). */
+function offeredTools(toolkit: Toolkit.WithHandler<any> | undefined, request: Request): string[] {
+  if (toolkit === undefined) return []
+  const names = Object.values(toolkit.tools).map((tool) => (tool as { readonly name: string }).name)
+  const choice = request.toolChoice
+  return typeof choice === "object" && "oneOf" in choice
+    ? names.filter((name) => choice.oneOf.includes(name))
+    : names
+}
+
+/** One attempt's request: round 0 is the original, a retry adds the instruction. */
+const attemptRequest = (
+  turn: Turn,
+  instruction: string | undefined,
+  placement: "system" | "user",
+): Request =>
+  instruction === undefined
+    ? turn.request
+    : { ...turn.request, prompt: placeInstruction(turn.prompt, instruction, placement) }
+
+/** Maps what escapes `runTurn` to the stream's failure. */
+const failure = (method: string) => (error: unknown) => {
+  if (error instanceof InnerFailure) return Exit.failCause(error.cause)
+  if (isRecoveryFailure(error)) return Exit.fail(toAiError(error, method))
+  // Invalid options or a bug: a defect, as in Effect.
+  return Exit.die(error)
+}
+
+const recoverStream = (
+  inner: Inner,
+  request: Request,
+  options: Options | undefined,
+  placement: "system" | "user",
+): Stream.Stream<StreamPart, unknown, unknown> =>
+  Stream.unwrap(
+    Effect.map(prepare(request), (turn) => {
+      // Aborted when the stream ends for any reason: if it is interrupted while `runTurn` awaits
+      // the model, the in-flight attempt is interrupted at once and no retry starts.
+      const controller = new AbortController()
+      const parts = runTurn<StreamPart>({
+        tools: turn.tools,
+        signal: controller.signal,
+        ...(options === undefined ? {} : { options }),
+        attempt: (_round, { instruction, signal }) =>
+          attemptStream(inner.streamText(attemptRequest(turn, instruction, placement)), turn.context, signal),
+      })
+      return Stream.fromAsyncIterable(splice(parts, makeStreamSplicer()), (error) => error).pipe(
+        Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
+        Stream.ensuring(Effect.sync(() => controller.abort())),
+      )
+    }),
+  )
+
+/** Yields the mapped parts, dropping the ones that map to nothing (attempt boundaries). */
+async function* splice<Raw, Out>(
+  parts: AsyncIterable<OutputPart<Raw>>,
+  map: (part: OutputPart<Raw>) => Out | undefined,
+): AsyncGenerator<Out, void, undefined> {
+  for await (const part of parts) {
+    const mapped = map(part)
+    if (mapped !== undefined) yield mapped
+  }
+}
+
+/** One streamed attempt as normalized parts; the inner stream's failure is thrown as an {@link InnerFailure}. */
+async function* attemptStream(
+  stream: Stream.Stream<StreamPart, unknown, unknown>,
+  context: Context.Context<never>,
+  signal: AbortSignal,
+): AsyncGenerator<NormalizedPart<StreamPart>, void, undefined> {
+  const guarded = stream.pipe(Stream.catchCause((cause) => Stream.succeed(new InnerFailure(cause))))
+  const iterator = Stream.toAsyncIterableWith(guarded as Stream.Stream<StreamPart | InnerFailure>, context)[
+    Symbol.asyncIterator
+  ]()
+  // `return()` interrupts the running fiber even while a `next()` is pending: abort is prompt.
+  const stop = () => void iterator.return?.()
+  signal.addEventListener("abort", stop, { once: true })
+  try {
+    for (;;) {
+      const step = await iterator.next()
+      if (step.done === true) return
+      if (step.value instanceof InnerFailure) throw step.value
+      yield normalizeStreamPart(step.value)
+    }
+  } finally {
+    signal.removeEventListener("abort", stop)
+    await iterator.return?.()
+  }
+}
+
+const recoverGenerate = (
+  inner: Inner,
+  request: Request,
+  options: Options | undefined,
+  placement: "system" | "user",
+): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
+  Effect.flatMap(prepare(request), (turn) =>
+    Effect.flatMap(
+      Effect.promise(async (interrupted) => {
+        const parts = runTurn<ContentPart>({
+          tools: turn.tools,
+          signal: interrupted,
+          ...(options === undefined ? {} : { options }),
+          attempt: (_round, { instruction, signal }) =>
+            attemptResponse(
+              inner.generateText(attemptRequest(turn, instruction, placement)),
+              turn.context,
+              signal,
+            ),
+        })
+        const collector = makeContentCollector()
+        try {
+          for await (const part of parts) collector.push(part)
+        } catch (error) {
+          return failure("generateText")(error)
+        }
+        return Exit.succeed(new LanguageModel.GenerateTextResponse(collector.content()))
+      }),
+      (exit) => exit,
+    ),
+  )
+
+/** One `generateText` attempt as normalized parts; its failure is thrown as an {@link InnerFailure}. */
+async function* attemptResponse(
+  effect: Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown>,
+  context: Context.Context<never>,
+  signal: AbortSignal,
+): AsyncGenerator<NormalizedPart<ContentPart>, void, undefined> {
+  const exit = await Effect.runPromiseExitWith(context)(
+    effect as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown>,
+    {
+      signal,
+    },
+  )
+  if (Exit.isFailure(exit)) throw new InnerFailure(exit.cause)
+  yield* normalizeContent(exit.value.content)
+}

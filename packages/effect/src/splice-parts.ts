@@ -1,0 +1,240 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { Response } from "effect/ai"
+
+/** A decoded stream part of any toolkit (the decorator is generic over the caller's tools). */
+export type StreamPart = Response.StreamPart<any, any>
+/** A decoded response part of any toolkit. */
+export type ContentPart = Response.Part<any, any>
+
+/**
+ * A stream part as `runTurn` sees it: answer and reasoning deltas are scanned, structured tool
+ * calls and `finish` are named, everything else passes through untouched, in order.
+ */
+export function normalizeStreamPart(part: StreamPart): NormalizedPart<StreamPart> {
+  switch (part.type) {
+    case "text-delta":
+      return { type: "text", text: part.delta, id: part.id, raw: part }
+    case "reasoning-delta":
+      return { type: "reasoning", text: part.delta, id: part.id, raw: part }
+    case "tool-call":
+      return toolCall(part)
+    case "finish":
+      return { type: "finish", raw: part }
+    default:
+      return { type: "other", raw: part }
+  }
+}
+
+/** A `generateText` response as normalized parts; a text part's id is its index. */
+export function normalizeContent(content: ReadonlyArray<ContentPart>): Array<NormalizedPart<ContentPart>> {
+  return content.map((part, index) => {
+    switch (part.type) {
+      case "text":
+        return { type: "text", text: part.text, id: String(index), raw: part }
+      case "reasoning":
+        return { type: "reasoning", text: part.text, id: String(index), raw: part }
+      case "tool-call":
+        return toolCall(part)
+      case "finish":
+        return { type: "finish", raw: part }
+      default:
+        return { type: "other", raw: part }
+    }
+  })
+}
+
+function toolCall<P extends Response.ToolCallPart<string, unknown>>(part: P): NormalizedPart<P> {
+  const params = paramsText(part.params)
+  return params === undefined
+    ? { type: "tool-call", toolName: part.name, raw: part }
+    : { type: "tool-call", toolName: part.name, params, raw: part }
+}
+
+function paramsText(params: unknown): string | undefined {
+  if (typeof params === "string") return params
+  try {
+    return JSON.stringify(params)
+  } catch {
+    return undefined
+  }
+}
+
+type Usage = Response.Usage
+
+/** Adds two usages field by field; a field stays `undefined` only when both are. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const add = (x: number | undefined, y: number | undefined) =>
+    x === undefined ? y : y === undefined ? x : x + y
+  return new Response.Usage({
+    inputTokens: {
+      uncached: add(a.inputTokens.uncached, b.inputTokens.uncached),
+      total: add(a.inputTokens.total, b.inputTokens.total),
+      cacheRead: add(a.inputTokens.cacheRead, b.inputTokens.cacheRead),
+      cacheWrite: add(a.inputTokens.cacheWrite, b.inputTokens.cacheWrite),
+    },
+    outputTokens: {
+      total: add(a.outputTokens.total, b.outputTokens.total),
+      text: add(a.outputTokens.text, b.outputTokens.text),
+      reasoning: add(a.outputTokens.reasoning, b.outputTokens.reasoning),
+    },
+  })
+}
+
+/** The usage of the discarded attempts, added to the final `finish` part. */
+function withDiscarded<P extends { readonly type: string }>(part: P, discarded: Usage | undefined): P {
+  if (discarded === undefined || part.type !== "finish") return part
+  const finish = part as unknown as Response.FinishPart
+  return { ...part, usage: addUsage(discarded, finish.usage) }
+}
+
+function sumDiscarded(total: Usage | undefined, discarded: ReadonlyArray<unknown>): Usage | undefined {
+  let sum = total
+  for (const raw of discarded) {
+    const usage = (raw as Partial<Response.FinishPart>).usage
+    if (usage instanceof Response.Usage) sum = sum === undefined ? usage : addUsage(sum, usage)
+  }
+  return sum
+}
+
+/** Part types whose `id` names a text or reasoning block (tool-params ids are tool call ids). */
+const BLOCK_PARTS = new Set([
+  "text-start",
+  "text-delta",
+  "text-end",
+  "reasoning-start",
+  "reasoning-delta",
+  "reasoning-end",
+])
+
+/**
+ * Maps what `runTurn` yields back to Effect stream parts, for one turn:
+ * - a text or reasoning piece becomes a delta of its block (the very part when it is whole);
+ * - a retry's text and reasoning blocks get fresh ids when an earlier attempt used the same
+ *   ones, so that the consumer sees well-formed, distinct blocks;
+ * - the usage of discarded attempts is added to the final `finish`, so the turn's usage is what
+ *   was billed.
+ */
+export function makeStreamSplicer(): (part: OutputPart<StreamPart>) => StreamPart | undefined {
+  let round = 0
+  const earlier = new Set<string>()
+  const current = new Set<string>()
+  const renamed = new Map<string, string>()
+  let discarded: Usage | undefined
+  let lastBlock = "0"
+
+  const blockId = (id: string): string => {
+    if (round === 0) {
+      current.add(id)
+      return id
+    }
+    let mapped = renamed.get(id)
+    if (mapped === undefined) {
+      mapped = id
+      for (let n = round; earlier.has(mapped) || current.has(mapped); n++) mapped = `${id}~retry${n}`
+      renamed.set(id, mapped)
+      current.add(mapped)
+    }
+    return mapped
+  }
+
+  const reblock = (part: StreamPart): StreamPart => {
+    if (!BLOCK_PARTS.has(part.type)) return part
+    const { id } = part as { readonly id: string }
+    lastBlock = id
+    const mapped = blockId(id)
+    return mapped === id ? part : ({ ...part, id: mapped } as StreamPart)
+  }
+
+  return (part) => {
+    switch (part.type) {
+      case "attempt-start":
+        round = part.round
+        for (const id of current) earlier.add(id)
+        current.clear()
+        renamed.clear()
+        discarded = sumDiscarded(discarded, part.discarded)
+        return undefined
+      case "text":
+      case "reasoning": {
+        const raw = part.raw
+        const type = part.type === "text" ? "text-delta" : "reasoning-delta"
+        if (raw !== undefined && raw.type === type && raw.delta === part.text) return reblock(raw)
+        const id = part.id ?? (raw as { readonly id?: string } | undefined)?.id ?? lastBlock
+        const metadata = raw?.metadata ?? {}
+        if (part.text.length === 0) return undefined
+        return reblock(Response.makePart(type, { id, delta: part.text, metadata }) as StreamPart)
+      }
+      case "finish":
+        return withDiscarded(part.raw, discarded)
+      case "tool-call":
+      case "other":
+        return reblock(part.raw)
+      default:
+        return part satisfies never
+    }
+  }
+}
+
+/**
+ * Collects what `runTurn` yields for a `generateText` turn back into response content: the
+ * pieces of one text (or reasoning) part are joined into one part again, a part that was all
+ * markup disappears, and the usage of discarded attempts is added to the final `finish`.
+ */
+export function makeContentCollector(): {
+  readonly push: (part: OutputPart<ContentPart>) => void
+  readonly content: () => Array<ContentPart>
+} {
+  const content: Array<ContentPart | { readonly raw: ContentPart; readonly pieces: string[] }> = []
+  let open: { readonly raw: ContentPart; readonly pieces: string[] } | undefined
+  let discarded: Usage | undefined
+  return {
+    push(part) {
+      switch (part.type) {
+        case "attempt-start":
+          discarded = sumDiscarded(discarded, part.discarded)
+          open = undefined
+          return
+        case "text":
+        case "reasoning": {
+          const raw = part.raw ?? ({ type: part.type, text: "", metadata: {} } as unknown as ContentPart)
+          if (open === undefined || open.raw !== raw) {
+            open = { raw, pieces: [] }
+            content.push(open)
+          }
+          open.pieces.push(part.text)
+          return
+        }
+        case "finish":
+          open = undefined
+          content.push(withDiscarded(part.raw, discarded))
+          return
+        case "tool-call":
+        case "other":
+          open = undefined
+          content.push(part.raw)
+          return
+        default:
+          return part satisfies never
+      }
+    },
+    content() {
+      const parts: ContentPart[] = []
+      for (const item of content) {
+        if (!("pieces" in item)) {
+          parts.push(item)
+          continue
+        }
+        const text = item.pieces.join("")
+        if (text.length === 0) continue
+        const raw = item.raw as Response.TextPart | Response.ReasoningPart
+        parts.push(
+          raw.text === text
+            ? raw
+            : (Response.makePart(raw.type, { text, metadata: raw.metadata }) as ContentPart),
+        )
+      }
+      return parts
+    },
+  }
+}

@@ -1,0 +1,246 @@
+import { Schema } from "effect"
+import { AiError, Response } from "effect/ai"
+
+/**
+ * A structured tool call that could not be run, returned as a value instead of failing the
+ * operation (only with `unknownToolCalls: "return"`). It stands for the call **and** its failed
+ * result: {@link fromResponseParts} turns it into the assistant's tool call plus a failed tool
+ * result, so the model sees the error and the history never holds an unanswered call.
+ *
+ * - `name` is the tool name as the model wrote it.
+ * - `params` is the provider's argument value unchanged when it is JSON (malformed argument
+ *   text such as `{"broken` stays that string); a value that is not JSON (a `bigint`, `NaN`, a
+ *   cycle) is replaced by a readable rendering so that the history always exports.
+ * - `error` is the `AiError` the Toolkit itself produces for that call: `ToolNotFoundError` for
+ *   a tool the toolkit does not hold, `ToolParameterValidationError` for parameters it rejects.
+ *
+ * @example
+ * ```ts
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const describe = (part: ToolCallRecovery.ToolCallErrorPart): string =>
+ *   `${part.name} failed: ${part.error.reason.message}`
+ * ```
+ */
+export interface ToolCallErrorPart {
+  readonly type: "tool-call-error"
+  /** The provider's tool call id. */
+  readonly id: string
+  /** The tool name as the model wrote it. */
+  readonly name: string
+  /** The provider's argument value (JSON), unchanged when it was JSON. */
+  readonly params: Schema.Json
+  /** What the Toolkit reports for this call; encoded, it is the failed tool result the model sees. */
+  readonly error: AiError.AiError
+  /** Always `false`: provider-executed calls are never turned into errors. */
+  readonly providerExecuted: false
+  /** The provider metadata of the original tool call part. */
+  readonly metadata: Response.ProviderMetadata
+}
+
+/**
+ * The encoded (JSON) form of a {@link ToolCallErrorPart}.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const stored = (part: ToolCallRecovery.ToolCallErrorPartEncoded): string => JSON.stringify(part)
+ * ```
+ */
+export interface ToolCallErrorPartEncoded {
+  readonly type: "tool-call-error"
+  readonly id: string
+  readonly name: string
+  readonly params: Schema.Json
+  readonly error: AiError.AiErrorEncoded
+  readonly providerExecuted: false
+  readonly metadata: { readonly [key: string]: Schema.Json | null }
+}
+
+/**
+ * Schema of a {@link ToolCallErrorPart}: it validates a part, and encodes it to JSON and back
+ * (for persisting a response next to `Response.Part(toolkit)`).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const isErrorPart = Schema.is(ToolCallRecovery.ToolCallErrorPart)
+ * const toJson = Schema.encodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
+ * ```
+ */
+export const ToolCallErrorPart: Schema.Codec<ToolCallErrorPart, ToolCallErrorPartEncoded> = Schema.Struct({
+  type: Schema.Literal("tool-call-error"),
+  id: Schema.String,
+  name: Schema.String,
+  params: Schema.Json,
+  error: AiError.AiError,
+  providerExecuted: Schema.Literal(false),
+  metadata: Response.ProviderMetadata,
+}).annotate({ identifier: "ToolCallErrorPart" })
+
+/**
+ * Whether a value is a {@link ToolCallErrorPart} (by its `type`; use the schema to validate it).
+ *
+ * @example
+ * ```ts
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * declare const parts: ReadonlyArray<{ readonly type: string }>
+ * const errors = parts.filter(ToolCallRecovery.isToolCallErrorPart)
+ * ```
+ */
+export function isToolCallErrorPart(value: unknown): value is ToolCallErrorPart {
+  return (
+    typeof value === "object" && value !== null && (value as { type?: unknown }).type === "tool-call-error"
+  )
+}
+
+/** What {@link makeToolCallErrorPart} needs: the original call and the error to report. */
+export interface ToolCallErrorInit {
+  readonly id: string
+  readonly name: string
+  /** JSON params (see {@link jsonParams}). */
+  readonly params: Schema.Json
+  readonly error: AiError.AiError
+  readonly metadata: Response.ProviderMetadata
+}
+
+/** Builds a {@link ToolCallErrorPart}. Internal: parts come from the accessors. */
+export function makeToolCallErrorPart(init: ToolCallErrorInit): ToolCallErrorPart {
+  return {
+    type: "tool-call-error",
+    id: init.id,
+    name: init.name,
+    params: init.params,
+    error: init.error,
+    providerExecuted: false,
+    metadata: init.metadata,
+  }
+}
+
+/** The outcome of {@link jsonParams}. */
+export type JsonParams =
+  | { readonly json: true; readonly value: Schema.Json }
+  | { readonly json: false; readonly value: string; readonly problem: string }
+
+/**
+ * Checks that `value` is JSON exactly as it stands (so `JSON.stringify` and `JSON.parse` give
+ * it back unchanged): `null`, booleans, strings, finite numbers, dense arrays and plain objects
+ * of those, without cycles. Such a value is returned as is, never copied. Anything else (a
+ * `bigint`, `NaN`, `undefined`, a function, a `Date`, a class instance, a cycle, a throwing
+ * getter, a nesting too deep for the stack) is rendered as a readable string instead, and the
+ * problem is named, so that a history holding it still exports (`Chat.exportJson`).
+ */
+export function jsonParams(value: unknown): JsonParams {
+  let problem: string | undefined
+  try {
+    problem = jsonProblem(value, [])
+  } catch (error) {
+    // A Proxy trap or getter threw, or the nesting overflowed the stack.
+    problem = error instanceof RangeError ? "the value is nested too deeply" : "reading the value threw"
+  }
+  if (problem === undefined) return { json: true, value: value as Schema.Json }
+  return { json: false, value: render(value), problem }
+}
+
+/** The first reason `value` is not JSON as it stands, or undefined. `ancestors` detects cycles. */
+function jsonProblem(value: unknown, ancestors: unknown[]): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined
+    case "number":
+      return Number.isFinite(value) ? undefined : `${String(value)} is not a JSON number`
+    case "bigint":
+      return `${String(value)}n is a bigint, not a JSON number`
+    case "undefined":
+      return "undefined is not JSON"
+    case "function":
+      return "a function is not JSON"
+    case "symbol":
+      return "a symbol is not JSON"
+    case "object": {
+      if (value === null) return undefined
+      if (ancestors.includes(value)) return "the value contains a cycle"
+      ancestors.push(value)
+      const found = Array.isArray(value) ? arrayProblem(value, ancestors) : objectProblem(value, ancestors)
+      ancestors.pop()
+      return found
+    }
+    default:
+      return `a ${typeof value} is not JSON`
+  }
+}
+
+function arrayProblem(array: readonly unknown[], ancestors: unknown[]): string | undefined {
+  if (Object.getPrototypeOf(array) !== Array.prototype) return "an array subclass is not JSON"
+  for (let i = 0; i < array.length; i++) {
+    // A hole would become `null` in JSON: the value would not come back unchanged.
+    if (!Object.hasOwn(array, i)) return "a sparse array is not JSON"
+    const found = jsonProblem(array[i], ancestors)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+function objectProblem(object: object, ancestors: unknown[]): string | undefined {
+  const proto = Object.getPrototypeOf(object)
+  if (proto !== Object.prototype && proto !== null) {
+    return `a ${object.constructor?.name ?? "class"} instance is not JSON`
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) return "a symbol key is not JSON"
+  for (const key of Object.keys(object)) {
+    const descriptor = Object.getOwnPropertyDescriptor(object, key)
+    if (descriptor !== undefined && !("value" in descriptor)) return "a getter is not JSON"
+    const found = jsonProblem(descriptor?.value, ancestors)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/** A readable, never-throwing rendering of a value that is not JSON (for the model and for logs). */
+function render(value: unknown): string {
+  if (typeof value !== "object" || value === null) return renderPrimitive(value)
+  try {
+    const seen = new WeakSet<object>()
+    const text = JSON.stringify(value, (_key, item: unknown) => {
+      switch (typeof item) {
+        case "number":
+          return Number.isFinite(item) ? item : String(item)
+        case "bigint":
+        case "undefined":
+        case "function":
+        case "symbol":
+          return renderPrimitive(item)
+        case "object":
+          if (item === null) return item
+          if (seen.has(item)) return "[circular]"
+          seen.add(item)
+          return item
+        default:
+          return item
+      }
+    })
+    return text ?? "[unrepresentable value]"
+  } catch {
+    try {
+      return String(value)
+    } catch {
+      return "[unrepresentable value]"
+    }
+  }
+}
+
+function renderPrimitive(value: unknown): string {
+  switch (typeof value) {
+    case "bigint":
+      return `${String(value)}n`
+    case "function":
+      return `[function ${value.name}]`
+    default:
+      return String(value)
+  }
+}

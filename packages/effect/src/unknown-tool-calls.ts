@@ -1,0 +1,446 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
+import type { ToolCallErrorPartFor, UnknownToolCalls } from "@tool-rescue/recovery"
+import { Effect, type Schema, Stream } from "effect"
+import { AiError, LanguageModel, Prompt, type Response, type Tool, type Toolkit } from "effect/ai"
+import type { NoExcessProperties } from "effect/Types"
+import { type Classifier, classifyToolCall, type RawToolCall } from "./classify-tool-calls.ts"
+import {
+  approvalToolCallIds,
+  approvedStreamPart,
+  encodeSlots,
+  makePartEncoder,
+  omitTracking,
+  promptWithApproved,
+  type ReplaySlot,
+  recordApprovedCalls,
+  startEagerly,
+  swapPlaceholder,
+  withReplayModel,
+} from "./replay-resolution.ts"
+import { isToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"
+
+export type { UnknownToolCalls } from "@tool-rescue/recovery"
+
+/**
+ * The option our `generateText` / `streamText` add to Effect's options.
+ *
+ * - `"error"` (default): Effect's own behaviour and types, unchanged: a call to a tool the
+ *   toolkit does not hold fails the operation with an `InvalidOutputError`.
+ * - `"return"`: such a call becomes a {@link ToolCallErrorPart} (and `toolCallErrors` lists it);
+ *   a known tool's invalid params follow its `failureMode` even with
+ *   `disableToolCallResolution: true`. Stands in for Effect-TS/effect #7574.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const options: ToolCallRecovery.UnknownToolCallsOptions = { unknownToolCalls: "return" }
+ * ```
+ */
+export interface UnknownToolCallsOptions {
+  readonly unknownToolCalls?: UnknownToolCalls | undefined
+}
+
+/** The statically known value of the option in `Options` (`undefined` when left out). */
+type OptionValue<Options> = "unknownToolCalls" extends keyof Options
+  ? Options["unknownToolCalls" & keyof Options]
+  : undefined
+
+/**
+ * The error part type a call with `Options` may produce: `never` for the default option (so the
+ * response types are exactly Effect's), {@link ToolCallErrorPart} for `"return"` and for an
+ * option whose value is not statically known.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * type None = ToolCallRecovery.ToolCallErrorPartOf<{ prompt: string }> // never
+ * type Some = ToolCallRecovery.ToolCallErrorPartOf<{ prompt: string; unknownToolCalls: "return" }>
+ * ```
+ */
+export type ToolCallErrorPartOf<Options> = ToolCallErrorPartFor<OptionValue<Options>, ToolCallErrorPart>
+
+/**
+ * Effect's `GenerateTextResponse` plus `toolCallErrors`. With the default option `ErrorPart` is
+ * `never`: `content` is exactly Effect's type and `toolCallErrors` is `Array<never>`. At run time
+ * the response is an instance of Effect's `LanguageModel.GenerateTextResponse`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const program = ToolCallRecovery.generateText({ prompt: "Hi", unknownToolCalls: "return" }).pipe(
+ *   Effect.map((response) => response.toolCallErrors.map((part) => part.name)),
+ * )
+ * ```
+ */
+export interface GenerateTextResponse<
+  Tools extends Record<string, Tool.Any>,
+  ParametersMode extends Response.ToolParametersMode = "decoded",
+  ErrorPart = never,
+> extends Omit<LanguageModel.GenerateTextResponse<Tools, ParametersMode>, "content"> {
+  readonly content: Array<Response.Part<Tools, ParametersMode> | ErrorPart>
+  /** The {@link ToolCallErrorPart}s of `content`, in order. */
+  readonly toolCallErrors: Array<ErrorPart>
+}
+
+type WithoutToolkit = Omit<LanguageModel.GenerateTextOptions<{}>, "toolkit"> & {
+  readonly toolkit?: undefined
+} & UnknownToolCallsOptions
+
+type WithToolkit<Tools extends Record<string, Tool.Any>> = LanguageModel.GenerateTextOptions<Tools> &
+  UnknownToolCallsOptions & { readonly toolkit: LanguageModel.ToolkitInput<Tools> }
+
+/**
+ * `LanguageModel.generateText` with the `unknownToolCalls` option. With the default (`"error"`,
+ * or left out) it is Effect's own call, the response only gains `toolCallErrors: Array<never>`.
+ * With `"return"`, a structured call to a tool the toolkit does not hold becomes a
+ * {@link ToolCallErrorPart} in `content` instead of failing the operation, and the calls to known
+ * tools are resolved by Effect as usual. Append a response to a history with
+ * {@link fromResponseParts}.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Tool, Toolkit } from "effect/ai"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const toolkit = Toolkit.make(Tool.make("GetWeather", { parameters: Schema.Struct({ city: Schema.String }) }))
+ *
+ * const program = Effect.gen(function* () {
+ *   const response = yield* ToolCallRecovery.generateText({
+ *     prompt: "Weather in Paris?",
+ *     toolkit,
+ *     unknownToolCalls: "return",
+ *   })
+ *   for (const error of response.toolCallErrors) console.log(error.name, error.error.reason.message)
+ * })
+ * ```
+ */
+export const generateText: {
+  <Options extends NoExcessProperties<WithoutToolkit, Options>>(
+    options: Options & WithoutToolkit,
+  ): Effect.Effect<
+    GenerateTextResponse<
+      {},
+      LanguageModel.ExtractToolParametersModeWithoutToolkit<Options>,
+      ToolCallErrorPartOf<Options>
+    >,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.LanguageModel | LanguageModel.ExtractServices<Options>
+  >
+  <Tools extends Record<string, Tool.Any>, Options extends NoExcessProperties<WithToolkit<Tools>, Options>>(
+    options: Options & WithToolkit<Tools>,
+  ): Effect.Effect<
+    GenerateTextResponse<
+      Tools,
+      LanguageModel.ExtractToolParametersMode<Options>,
+      ToolCallErrorPartOf<Options>
+    >,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.LanguageModel | LanguageModel.ExtractServices<Options>
+  >
+  <
+    Options extends {
+      readonly toolkit: LanguageModel.ToolkitOption<any>
+    } & NoExcessProperties<LanguageModel.GenerateTextOptions<any> & UnknownToolCallsOptions, Options>,
+  >(
+    options: Options &
+      LanguageModel.GenerateTextOptions<LanguageModel.ExtractTools<Options>> &
+      UnknownToolCallsOptions & { readonly toolkit: Options["toolkit"] },
+  ): Effect.Effect<
+    GenerateTextResponse<
+      LanguageModel.ExtractTools<Options>,
+      LanguageModel.ExtractToolParametersMode<Options>,
+      ToolCallErrorPartOf<Options>
+    >,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
+  >
+} = ((options: AnyOptions) => {
+  const { unknownToolCalls, rest } = splitOptions(options)
+  if (unknownToolCalls !== "return" || isDeferred(rest)) {
+    return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
+      Effect.map(
+        untyped(model).generateText(rest),
+        (response) => new ToolCallRecoveryResponse(response.content),
+      ),
+    )
+  }
+  return generateReturning(rest)
+}) as never
+
+/**
+ * `LanguageModel.streamText` with the `unknownToolCalls` option (see {@link generateText}). With
+ * `"return"`, the stream carries a {@link ToolCallErrorPart} where the call to an unknown tool
+ * was, and the calls to known tools are resolved by Effect as usual (tool results before
+ * `finish`, approvals, `failureMode`).
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const errors = ToolCallRecovery.streamText({ prompt: "Hi", unknownToolCalls: "return" }).pipe(
+ *   Stream.filter(ToolCallRecovery.isToolCallErrorPart),
+ *   Stream.runCollect,
+ * )
+ * ```
+ */
+export const streamText: {
+  <Options extends NoExcessProperties<WithoutToolkit, Options>>(
+    options: Options & WithoutToolkit,
+  ): Stream.Stream<
+    | Response.StreamPart<{}, LanguageModel.ExtractToolParametersModeWithoutToolkit<Options>>
+    | ToolCallErrorPartOf<Options>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
+  >
+  <Tools extends Record<string, Tool.Any>, Options extends NoExcessProperties<WithToolkit<Tools>, Options>>(
+    options: Options & WithToolkit<Tools>,
+  ): Stream.Stream<
+    | Response.StreamPart<Tools, LanguageModel.ExtractToolParametersMode<Options>>
+    | ToolCallErrorPartOf<Options>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
+  >
+  <
+    Options extends {
+      readonly toolkit: LanguageModel.ToolkitOption<any>
+    } & NoExcessProperties<LanguageModel.GenerateTextOptions<any> & UnknownToolCallsOptions, Options>,
+  >(
+    options: Options &
+      LanguageModel.GenerateTextOptions<LanguageModel.ExtractTools<Options>> &
+      UnknownToolCallsOptions & { readonly toolkit: Options["toolkit"] },
+  ): Stream.Stream<
+    | Response.StreamPart<
+        LanguageModel.ExtractTools<Options>,
+        LanguageModel.ExtractToolParametersMode<Options>
+      >
+    | ToolCallErrorPartOf<Options>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
+  >
+} = ((options: AnyOptions) => {
+  const { unknownToolCalls, rest } = splitOptions(options)
+  if (unknownToolCalls !== "return" || isDeferred(rest)) {
+    return Stream.unwrap(
+      Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => untyped(model).streamText(rest)),
+    )
+  }
+  return streamReturning(rest)
+}) as never
+
+// ---------------------------------------------------------------------------------------------
+
+type AnyOptions = LanguageModel.GenerateTextOptions<any> & UnknownToolCallsOptions
+type BaseOptions = LanguageModel.GenerateTextOptions<any>
+type AnyEffect<A> = Effect.Effect<A, unknown, unknown>
+
+/**
+ * The service's methods without their overloads: internally the options are not literal, and the
+ * result types are the caller's (declared on the accessors).
+ */
+export interface UntypedModel {
+  readonly generateText: (options: BaseOptions) => AnyEffect<LanguageModel.GenerateTextResponse<any, any>>
+  readonly streamText: (
+    options: BaseOptions,
+  ) => Stream.Stream<Response.StreamPart<any, any>, unknown, unknown>
+}
+
+export const untyped = (model: LanguageModel.LanguageModel): UntypedModel => model as unknown as UntypedModel
+
+/** The runtime class of our responses: Effect's, plus `toolCallErrors`. */
+class ToolCallRecoveryResponse extends LanguageModel.GenerateTextResponse<any, any> {
+  get toolCallErrors(): Array<ToolCallErrorPart> {
+    return (this.content as unknown[]).filter(isToolCallErrorPart)
+  }
+}
+
+function splitOptions(options: AnyOptions): {
+  unknownToolCalls: UnknownToolCalls | undefined
+  rest: BaseOptions
+} {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("tool-rescue: generateText/streamText need an options object")
+  }
+  const { unknownToolCalls, ...rest } = options
+  if (unknownToolCalls !== undefined && unknownToolCalls !== "error" && unknownToolCalls !== "return") {
+    throw new TypeError(
+      `tool-rescue: unknownToolCalls must be "error" or "return", got ${String(unknownToolCalls)}`,
+    )
+  }
+  return { unknownToolCalls, rest }
+}
+
+/** With deferred validation the caller validates every call itself: the option has nothing to do. */
+const isDeferred = (options: BaseOptions): boolean =>
+  options.disableToolCallResolution === true && options.toolCallValidation === "deferred"
+
+/** The part of the setup both accessors share. */
+interface Setup {
+  readonly model: LanguageModel.LanguageModel
+  readonly toolkit: Toolkit.WithHandler<any> | undefined
+  readonly classifier: Classifier
+  /** The first call's options: every call comes back, raw, for us to classify. */
+  readonly deferredOptions: BaseOptions
+  readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
+}
+
+const setup = (options: BaseOptions): AnyEffect<Setup> =>
+  Effect.gen(function* () {
+    const model = yield* LanguageModel.LanguageModel
+    // Resolved once and handed on: an `Effect` toolkit would otherwise run twice.
+    const toolkit: Toolkit.WithHandler<any> | undefined =
+      options.toolkit === undefined
+        ? undefined
+        : Effect.isEffect(options.toolkit)
+          ? yield* options.toolkit as AnyEffect<Toolkit.WithHandler<any>>
+          : (options.toolkit as Toolkit.WithHandler<any>)
+    const tools: Record<string, Tool.Any> = toolkit?.tools ?? {}
+    const resolution = options.disableToolCallResolution !== true && Object.keys(tools).length > 0
+    const recorder = resolution && toolkit !== undefined ? recordApprovedCalls(toolkit) : undefined
+    return {
+      model,
+      toolkit,
+      classifier: { tools, resolution },
+      recorder,
+      deferredOptions: {
+        ...options,
+        toolkit: recorder?.toolkit ?? toolkit,
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred",
+      },
+    }
+  })
+
+/** Classifies a part: tool calls may become error parts; everything else stays. */
+const classifyPart = <P extends { readonly type: string }>(
+  part: P,
+  classifier: Classifier,
+): Effect.Effect<P | ToolCallErrorPart, AiError.AiError> =>
+  part.type === "tool-call"
+    ? (classifyToolCall(part as unknown as RawToolCall, classifier) as Effect.Effect<
+        P | ToolCallErrorPart,
+        AiError.AiError
+      >)
+    : Effect.succeed(part)
+
+/** Classifies a run of parts into replay slots; error parts are registered in `errors`. */
+const toSlots = (
+  parts: ReadonlyArray<Response.AllParts<any>>,
+  classifier: Classifier,
+  errors: Map<number, ToolCallErrorPart>,
+): Effect.Effect<Array<ReplaySlot>, AiError.AiError> =>
+  Effect.forEach(parts, (part) =>
+    Effect.map(classifyPart(part, classifier), (classified): ReplaySlot => {
+      if (!isToolCallErrorPart(classified)) return classified
+      const slot = errors.size
+      errors.set(slot, classified)
+      return slot
+    }),
+  )
+
+const invalidOutput = (method: string) => (error: Schema.SchemaError) =>
+  AiError.make({
+    module: "ToolCallRecovery",
+    method,
+    reason: AiError.InvalidOutputError.fromSchemaError(error),
+  })
+
+const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResponse> =>
+  Effect.gen(function* () {
+    const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+    const first = yield* untyped(model).generateText(deferredOptions)
+    if (recorder === undefined || toolkit === undefined) {
+      const content = yield* Effect.forEach(first.content, (part) => classifyPart(part, classifier))
+      return new ToolCallRecoveryResponse(content as never)
+    }
+    // LanguageModel resolved the prompt's approvals before calling the provider and put their
+    // results first: the approved ones are kept (the replay must not run them again), the
+    // denied ones are dropped (the replay builds them again, in the same place).
+    const approvalIds = approvalToolCallIds(Prompt.make(options.prompt))
+    const recorded = new Set(recorder.approved.map((result) => result.id))
+    const approved: Response.AnyPart[] = []
+    const body: Response.AllParts<any>[] = []
+    for (const part of first.content) {
+      if (part.type === "tool-result" && part.providerExecuted !== true && approvalIds.has(part.id)) {
+        if (recorded.has(part.id)) approved.push(part)
+      } else {
+        body.push(part)
+      }
+    }
+    // Every part is classified before any handler runs: a failure here runs none.
+    const errors = new Map<number, ToolCallErrorPart>()
+    const slots = yield* toSlots(body, classifier, errors)
+    const encoded = yield* encodeSlots(slots, makePartEncoder(classifier.tools, false)).pipe(
+      Effect.mapError(invalidOutput("generateText")),
+    )
+    const second = yield* withReplayModel(
+      { generateText: () => Effect.succeed(encoded as Array<Response.PartEncoded>) },
+      (replay) =>
+        untyped(replay).generateText({
+          ...options,
+          toolkit,
+          prompt: promptWithApproved(options.prompt, approved),
+        }),
+    )
+    return new ToolCallRecoveryResponse([
+      ...approved,
+      ...second.content.map((part) => swapPlaceholder(part, errors)),
+    ] as never)
+  })
+
+const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, unknown> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+      const first = untyped(model).streamText(deferredOptions)
+      if (recorder === undefined || toolkit === undefined) {
+        return Stream.mapArrayEffect(first, (chunk) =>
+          Effect.forEach(chunk, (part) => classifyPart(part, classifier)),
+        ) as Stream.Stream<unknown, unknown, unknown>
+      }
+      // The first request runs the prompt's approved calls in its setup: finish that setup
+      // before the replay's own looks at the prompt, which then holds their results.
+      const started = yield* startEagerly(first)
+      const approved = recorder.approved.map(approvedStreamPart)
+      const errors = new Map<number, ToolCallErrorPart>()
+      const encode = makePartEncoder(classifier.tools, true)
+      // Chunk by chunk, so that Effect's one-chunk lookahead before running handlers holds.
+      const replayed = Stream.mapArrayEffect(started, (chunk) =>
+        Effect.flatMap(
+          toSlots(chunk, classifier, errors),
+          (slots) =>
+            // One encoded part per decoded part: the chunk stays non-empty.
+            Effect.mapError(
+              encodeSlots(slots, encode),
+              invalidOutput("streamText"),
+            ) as unknown as Effect.Effect<
+              readonly [Response.StreamPartEncoded, ...Response.StreamPartEncoded[]],
+              AiError.AiError
+            >,
+        ),
+      )
+      const second = yield* withReplayModel(
+        { streamText: () => replayed as Stream.Stream<Response.StreamPartEncoded, unknown, unknown> },
+        (replay) =>
+          Effect.succeed(
+            untyped(replay).streamText({
+              ...options,
+              toolkit,
+              prompt: promptWithApproved(options.prompt, approved),
+            }),
+          ),
+      )
+      return Stream.concat(
+        Stream.fromIterable(approved),
+        second.pipe(
+          Stream.updateContext(omitTracking),
+          Stream.map((part) => swapPlaceholder(part, errors)),
+        ),
+      ) as Stream.Stream<unknown, unknown, unknown>
+    }),
+  )

@@ -1,0 +1,512 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
+import { Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { AiError, Chat, LanguageModel, Model, Prompt, type Response } from "effect/ai"
+import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
+import { callStream, fileHandlers, files, qwenLeak, streamedText, textStream } from "./support/leaks.ts"
+import { finish, scriptedModel } from "./support/scripted-model.ts"
+
+const leakStream = textStream(["Let me check that. <func", `tion${qwenLeak.slice("<func".length + 4)}`])
+const leakText = `Let me check that. ${qwenLeak}`
+
+const systemOf = (request: LanguageModel.ProviderOptions | undefined) =>
+  request?.prompt.content.filter((message) => message.role === "system").map((message) => message.content) ??
+  []
+
+describe("streamText through the layer", () => {
+  it.effect("withholds the leaked call, retries once with the instruction, and ends with the real call", () =>
+    Effect.gen(function* () {
+      const { read, layer } = fileHandlers()
+      const model = scriptedModel({ stream: [leakStream, callStream()] })
+      const parts = yield* LanguageModel.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(layer),
+      )
+      assert.strictEqual(streamedText(parts), "Let me check that. ")
+      assert.deepStrictEqual(read, ["src/a.ts"])
+      assert.lengthOf(model.requests, 2)
+      // The retry: the original prompt plus the instruction in the leading system message, and
+      // never the malformed response.
+      const retry = model.requests[1]!
+      assert.strictEqual(retry.prompt.content[0]?.role, "system")
+      assert.lengthOf(systemOf(retry), 1)
+      assert.include(systemOf(retry)[0], "structured tool-call format")
+      assert.notInclude(JSON.stringify(retry.prompt.content), "<function=read_file>")
+      assert.deepStrictEqual(
+        retry.prompt.content.map((message) => message.role),
+        ["system", "user"],
+      )
+      // One finish, last, with the usage of both attempts.
+      const finishes = parts.filter((part) => part.type === "finish")
+      assert.lengthOf(finishes, 1)
+      assert.strictEqual(parts.at(-1)?.type, "finish")
+      assert.strictEqual((finishes[0] as Response.FinishPart).usage.inputTokens.total, 20)
+      assert.deepStrictEqual(
+        parts.map((part) => part.type),
+        ["text-start", "text-delta", "text-end", "tool-call", "tool-result", "finish"],
+      )
+    }),
+  )
+
+  it.effect(
+    "a second malformed response fails with a non-retryable AiError from module ToolCallRecovery",
+    () =>
+      Effect.gen(function* () {
+        const model = scriptedModel({ stream: [leakStream, leakStream, leakStream] })
+        const error = yield* LanguageModel.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(
+          Stream.runCollect,
+          Effect.flip,
+          Effect.provide(ToolCallRecovery.layer()),
+          Effect.provide(model.layer),
+          Effect.provide(fileHandlers().layer),
+        )
+        assert.isTrue(isToolCallRecoveryError(error))
+        assert.isTrue(AiError.isAiError(error))
+        if (!isToolCallRecoveryError(error)) return
+        assert.strictEqual(error.module, "ToolCallRecovery")
+        assert.strictEqual(error.method, "streamText")
+        assert.isFalse(error.isRetryable)
+        assert.strictEqual(error.reason.metadata.toolRescue?.code, "repeated-markup")
+        assert.strictEqual(error.reason.metadata.toolRescue?.rounds, 2)
+        assert.lengthOf(model.requests, 2)
+      }),
+  )
+
+  it.effect("a clean response passes through unchanged, with one request", () =>
+    Effect.gen(function* () {
+      const clean = textStream(["Here is `<function=read_file>` as an example,", " and a tag <in> too."])
+      const plain = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(scriptedModel({ stream: [clean] }).layer),
+      )
+      const model = scriptedModel({ stream: [clean] })
+      const decorated = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+      )
+      assert.deepStrictEqual(decorated, plain)
+      assert.lengthOf(model.requests, 1)
+    }).pipe(Effect.provide(fileHandlers().layer)),
+  )
+
+  it.effect("a response with a structured call is never retried, even with markup in its text", () =>
+    Effect.gen(function* () {
+      const { read, layer } = fileHandlers()
+      const model = scriptedModel({
+        stream: [[...textStream([leakText]).slice(0, 3), ...callStream()]],
+      })
+      const parts = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(layer),
+      )
+      assert.lengthOf(model.requests, 1)
+      assert.deepStrictEqual(read, ["src/a.ts"])
+      assert.notInclude(streamedText(parts), "<function=")
+    }),
+  )
+
+  it.effect("provider errors pass through unchanged and are never retried", () =>
+    Effect.gen(function* () {
+      const failure = AiError.make({
+        module: "Provider",
+        method: "streamText",
+        reason: new AiError.RateLimitError({}),
+      })
+      let requests = 0
+      const failing = Layer.effect(
+        LanguageModel.LanguageModel,
+        LanguageModel.make({
+          generateText: () => Effect.fail(failure),
+          streamText: () => {
+            requests++
+            return Stream.make({ type: "text-start", id: "t" } as const).pipe(
+              Stream.concat(Stream.fail(failure)),
+            )
+          },
+        }),
+      )
+      const error = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+        Stream.runCollect,
+        Effect.flip,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(failing),
+      )
+      assert.strictEqual(error, failure)
+      assert.strictEqual(requests, 1)
+    }),
+  )
+
+  it.effect("instructionPlacement user appends a user message; an existing system message is merged", () =>
+    Effect.gen(function* () {
+      const prompt = Prompt.make([
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "Read src/a.ts" },
+      ])
+      for (const placement of ["system", "user"] as const) {
+        const model = scriptedModel({ stream: [leakStream, callStream()] })
+        yield* LanguageModel.streamText({ prompt, toolkit: files }).pipe(
+          Stream.runDrain,
+          Effect.provide(
+            ToolCallRecovery.layer({ instructionPlacement: placement, instruction: "USE REAL CALLS" }),
+          ),
+          Effect.provide(model.layer),
+        )
+        const retry = model.requests[1]!
+        if (placement === "system") {
+          assert.deepStrictEqual(systemOf(retry), ["You are terse.\n\nUSE REAL CALLS"])
+          assert.deepStrictEqual(
+            retry.prompt.content.map((message) => message.role),
+            ["system", "user"],
+          )
+        } else {
+          assert.deepStrictEqual(systemOf(retry), ["You are terse."])
+          const last = retry.prompt.content.at(-1) as Prompt.UserMessage
+          assert.strictEqual(last.role, "user")
+          assert.deepStrictEqual(last.content, [Prompt.makePart("text", { text: "USE REAL CALLS" })])
+        }
+      }
+    }).pipe(Effect.provide(fileHandlers().layer)),
+  )
+
+  it.effect(
+    "persistFailed gets the malformed response; a failing hook ends the turn with persist-failed",
+    () =>
+      Effect.gen(function* () {
+        const persisted: string[] = []
+        const events: RecoveryEvent["type"][] = []
+        yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+          Stream.runDrain,
+          Effect.provide(
+            ToolCallRecovery.layer({
+              persistFailed: (failed) => {
+                persisted.push(failed.text)
+              },
+              onEvent: (event) => events.push(event.type),
+            }),
+          ),
+          Effect.provide(scriptedModel({ stream: [leakStream, callStream()] }).layer),
+        )
+        assert.deepStrictEqual(persisted, [leakText])
+        assert.deepStrictEqual(events, ["markup-detected", "recovery-started", "recovery-succeeded"])
+
+        const model = scriptedModel({ stream: [leakStream, callStream()] })
+        const error = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+          Stream.runDrain,
+          Effect.flip,
+          Effect.provide(
+            ToolCallRecovery.layer({
+              persistFailed: () => Promise.reject(new Error("disk full")),
+            }),
+          ),
+          Effect.provide(model.layer),
+        )
+        assert.isTrue(isToolCallRecoveryError(error))
+        if (isToolCallRecoveryError(error))
+          assert.strictEqual(error.reason.metadata.toolRescue?.code, "persist-failed")
+        assert.lengthOf(model.requests, 1)
+      }).pipe(Effect.provide(fileHandlers().layer)),
+  )
+})
+
+describe("interruption stops recovery", () => {
+  it.effect("interrupting while the malformed attempt streams: no retry request, the attempt is closed", () =>
+    Effect.gen(function* () {
+      let requests = 0
+      let closed = 0
+      const hanging = Layer.effect(
+        LanguageModel.LanguageModel,
+        LanguageModel.make({
+          generateText: () => Effect.never,
+          streamText: () => {
+            requests++
+            return Stream.fromArray<Response.StreamPartEncoded>([
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: `Reading. ${qwenLeak}` },
+            ]).pipe(Stream.concat(Stream.never), Stream.ensuring(Effect.sync(() => closed++)))
+          },
+        }),
+      )
+      const seen: string[] = []
+      const fiber = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runForEach((part) => Effect.sync(() => seen.push(part.type))),
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(hanging),
+        Effect.provide(fileHandlers().layer),
+        Effect.forkChild,
+      )
+      // Wait until the visible text has come through, then interrupt.
+      while (!seen.includes("text-delta")) yield* Effect.yieldNow
+      yield* Fiber.interrupt(fiber)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      assert.strictEqual(requests, 1)
+      assert.strictEqual(closed, 1)
+    }),
+  )
+
+  it.effect("interrupting while persistFailed runs: the retry never starts", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({ stream: [leakStream, callStream()] })
+      let persisting = false
+      const fiber = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runDrain,
+        Effect.provide(
+          ToolCallRecovery.layer({
+            persistFailed: () => {
+              persisting = true
+              return new Promise(() => undefined)
+            },
+          }),
+        ),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+        Effect.forkChild,
+      )
+      while (!persisting) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+      yield* Fiber.interrupt(fiber)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      assert.lengthOf(model.requests, 1)
+    }),
+  )
+
+  it.effect("a consumer that stops reading ends the turn: no retry request", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({ stream: [leakStream, callStream()] })
+      const parts = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.lengthOf(parts, 2)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      assert.lengthOf(model.requests, 1)
+    }),
+  )
+})
+
+describe("generateText through the layer", () => {
+  it.effect("recovers like streamText; the response holds the visible text and the real call", () =>
+    Effect.gen(function* () {
+      const { read, layer } = fileHandlers()
+      const model = scriptedModel({
+        generate: [
+          [{ type: "text", text: leakText }, finish()],
+          [
+            { type: "tool-call", id: "call_1", name: "read_file", params: { path: "src/a.ts" } },
+            finish("tool-calls"),
+          ],
+        ],
+      })
+      const response = yield* LanguageModel.generateText({ prompt: "Read src/a.ts", toolkit: files }).pipe(
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(layer),
+      )
+      assert.instanceOf(response, LanguageModel.GenerateTextResponse)
+      assert.strictEqual(response.text, "Let me check that. ")
+      assert.deepStrictEqual(
+        response.content.map((part) => part.type),
+        ["text", "tool-call", "finish", "tool-result"],
+      )
+      assert.deepStrictEqual(read, ["src/a.ts"])
+      assert.strictEqual(response.usage.inputTokens.total, 20)
+      assert.strictEqual(response.finishReason, "tool-calls")
+      assert.include(systemOf(model.requests[1])[0], "structured tool-call format")
+    }),
+  )
+
+  it.effect("a second malformed response fails with the ToolCallRecovery AiError", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({
+        generate: [
+          [{ type: "text", text: leakText }, finish()],
+          [{ type: "text", text: qwenLeak }, finish()],
+        ],
+      })
+      const error = yield* LanguageModel.generateText({ prompt: "hi", toolkit: files }).pipe(
+        Effect.flip,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.isTrue(isToolCallRecoveryError(error))
+      if (isToolCallRecoveryError(error)) {
+        assert.strictEqual(error.method, "generateText")
+        assert.isFalse(error.isRetryable)
+      }
+    }),
+  )
+
+  it.effect("a clean response is Effect's response", () =>
+    Effect.gen(function* () {
+      const content: Response.PartEncoded[] = [
+        { type: "text", text: "All good. `<tool_call>` is a tag." },
+        finish(),
+      ]
+      const plain = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
+        Effect.provide(scriptedModel({ generate: [content] }).layer),
+      )
+      const decorated = yield* LanguageModel.generateText({ prompt: "hi" }).pipe(
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(scriptedModel({ generate: [content] }).layer),
+      )
+      assert.deepStrictEqual(decorated.content, plain.content)
+    }),
+  )
+
+  it.effect("interruption stops recovery: no retry request", () =>
+    Effect.gen(function* () {
+      let persisting = false
+      const model = scriptedModel({ generate: [[{ type: "text", text: leakText }, finish()], [finish()]] })
+      const fiber = yield* LanguageModel.generateText({ prompt: "hi", toolkit: files }).pipe(
+        Effect.provide(
+          ToolCallRecovery.layer({
+            persistFailed: () => {
+              persisting = true
+              return new Promise(() => undefined)
+            },
+          }),
+        ),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+        Effect.forkChild,
+      )
+      while (!persisting) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+      yield* Fiber.interrupt(fiber)
+      assert.lengthOf(model.requests, 1)
+    }),
+  )
+})
+
+describe("composition", () => {
+  it.effect("Chat recovers through the layer; its history never holds the leak nor the instruction", () =>
+    Effect.gen(function* () {
+      const { layer } = fileHandlers()
+      const model = scriptedModel({
+        generate: [
+          [{ type: "text", text: leakText }, finish()],
+          [
+            { type: "tool-call", id: "call_1", name: "read_file", params: { path: "src/a.ts" } },
+            finish("tool-calls"),
+          ],
+        ],
+      })
+      const history = yield* Effect.gen(function* () {
+        const chat = yield* Chat.empty
+        yield* chat.generateText({ prompt: "Read src/a.ts", toolkit: files })
+        return yield* chat.exportJson
+      }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model.layer), Effect.provide(layer))
+      assert.lengthOf(model.requests, 2)
+      assert.notInclude(history, "<function=")
+      assert.notInclude(history, "structured tool-call format")
+      assert.include(history, "contents of src/a.ts")
+    }),
+  )
+
+  it.effect("composes with a provider's model layer and keeps its provider and model names", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({ stream: [leakStream, callStream()] })
+      const provider = Model.make("scripted", "scripted-1", model.layer)
+      const names = yield* Effect.gen(function* () {
+        yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(Stream.runDrain)
+        return [yield* Model.ProviderName, yield* Model.ModelName]
+      }).pipe(
+        Effect.provide(ToolCallRecovery.layer().pipe(Layer.provideMerge(provider))),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.deepStrictEqual(names, ["scripted", "scripted-1"])
+      assert.lengthOf(model.requests, 2)
+    }),
+  )
+
+  it.effect("withRecovery decorates one call only", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({ stream: [leakStream, callStream(), leakStream] })
+      yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        ToolCallRecovery.withRecovery(),
+        Stream.runDrain,
+        Effect.provide(model.layer),
+      )
+      assert.lengthOf(model.requests, 2)
+      const plain = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(model.layer),
+      )
+      assert.lengthOf(model.requests, 3)
+      assert.include(streamedText(plain), "<function=read_file>")
+      const generated = yield* LanguageModel.generateText({ prompt: "hi", toolkit: files }).pipe(
+        ToolCallRecovery.withRecovery(),
+        Effect.provide(
+          scriptedModel({
+            generate: [
+              [{ type: "text", text: leakText }, finish()],
+              [{ type: "text", text: "ok" }, finish()],
+            ],
+          }).layer,
+        ),
+      )
+      assert.strictEqual(generated.text, "Let me check that. ok")
+    }).pipe(Effect.provide(fileHandlers().layer)),
+  )
+
+  it.effect("generateObject passes through: one request, its JSON answer untouched", () =>
+    Effect.gen(function* () {
+      const answer = '{"note":"<function=read_file><parameter=path>a</parameter></function>"}'
+      const model = scriptedModel({ generate: [[{ type: "text", text: answer }, finish()]] })
+      const response = yield* LanguageModel.generateObject({
+        prompt: "hi",
+        toolkit: files,
+        schema: Schema.Struct({ note: Schema.String }),
+      }).pipe(
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.strictEqual(response.text, answer)
+      assert.lengthOf(model.requests, 1)
+    }),
+  )
+
+  it.effect("an Effect toolkit is resolved once per turn, retry included", () =>
+    Effect.gen(function* () {
+      let resolved = 0
+      const toolkit = Effect.tap(files, () =>
+        Effect.sync(() => {
+          resolved++
+        }),
+      )
+      yield* LanguageModel.streamText({ prompt: "hi", toolkit }).pipe(
+        Stream.runDrain,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(scriptedModel({ stream: [leakStream, callStream()] }).layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.strictEqual(resolved, 1)
+    }),
+  )
+
+  it("rejects invalid options when the decorator is built (API misuse)", () => {
+    assert.throws(() => ToolCallRecovery.layer({ maxRecoveries: -1 }), /maxRecoveries/)
+    assert.throws(
+      () => ToolCallRecovery.decorate({ instructionPlacement: "middle" as never }),
+      /instructionPlacement/,
+    )
+  })
+
+  it("isToolCallRecoveryError is false for other AiErrors and values", () => {
+    assert.isFalse(
+      isToolCallRecoveryError(
+        AiError.make({ module: "X", method: "y", reason: new AiError.UnknownError({}) }),
+      ),
+    )
+    assert.isFalse(isToolCallRecoveryError(new Error("x")))
+    assert.isFalse(isToolCallRecoveryError(undefined))
+    assert.strictEqual(ToolCallRecovery.isToolCallRecoveryError, isToolCallRecoveryError)
+  })
+})

@@ -1,0 +1,186 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { Response } from "effect/ai"
+import fc from "fast-check"
+import { ToolCallRecovery } from "../src/index.ts"
+import { jsonParams } from "../src/tool-call-error-part.ts"
+import {
+  call,
+  exportHistory,
+  finish,
+  type Mode,
+  oneResponse,
+  recordingHandlers,
+  runOurs,
+  toolkit,
+} from "./support/fixtures.ts"
+
+/** Values a provider built on `LanguageModel.make` could hand over as params: JSON and far beyond. */
+const anyParams: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue(),
+  fc.anything({
+    withBigInt: true,
+    withBoxedValues: true,
+    withDate: true,
+    withMap: true,
+    withNullPrototype: true,
+    withObjectString: true,
+    withSet: true,
+    withSparseArray: true,
+    withTypedArray: true,
+  }),
+  fc.constantFrom<unknown>(
+    1n,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    -0,
+    undefined,
+    () => 1,
+    Symbol("s"),
+    '{"broken',
+    cyclic(),
+    withThrowingGetter(),
+    deeplyNested(100_000),
+  ),
+)
+
+/** Tool names the toolkit does not hold (`GetWeather` and `GetTime` are held). */
+const unknownName = fc
+  .string({ minLength: 1, maxLength: 20 })
+  .filter((name) => name !== "GetWeather" && name !== "GetTime")
+
+const metadata = fc.dictionary(
+  fc.string({ maxLength: 8 }),
+  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Schema.Json>,
+  {
+    maxKeys: 3,
+  },
+)
+
+const unknownCall = fc.record({ name: unknownName, params: anyParams, metadata })
+
+const encodeJson = Schema.encodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
+const decodeJson = Schema.decodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
+
+describe("a returned tool-call-error part always satisfies the response schema", () => {
+  it.effect("for any unknown calls, through generateText and streamText, resolution on and off", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(unknownCall, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom<Mode>("generateText", "streamText"),
+          fc.boolean(),
+          async (calls, mode, resolution) => {
+            const parts = calls.map(
+              (c, i) =>
+                ({ ...call(`c${i}`, c.name, c.params), metadata: c.metadata }) as Response.PartEncoded,
+            )
+            const run = runOurs(mode, {
+              prompt: "hi",
+              toolkit,
+              disableToolCallResolution: !resolution,
+              unknownToolCalls: "return",
+            }).pipe(
+              Effect.provide(oneResponse(mode, [...parts, finish("tool-calls")]).layer),
+              Effect.provide(recordingHandlers().layer),
+            )
+            const content = await Effect.runPromise(run)
+            const errors = content.filter(ToolCallRecovery.isToolCallErrorPart)
+            assert.deepStrictEqual(
+              errors.map((part) => [part.id, part.name]),
+              calls.map((c, i) => [`c${i}`, c.name]),
+            )
+            const partSchema = mode === "generateText" ? Response.Part(toolkit) : Response.StreamPart(toolkit)
+            const responsePart = Schema.is(Schema.Union([partSchema, ToolCallRecovery.ToolCallErrorPart]))
+            for (const part of content)
+              assert.isTrue(responsePart(part), `${part.type} satisfies the response schema`)
+            for (const [i, part] of errors.entries()) {
+              assert.isTrue(Schema.is(ToolCallRecovery.ToolCallErrorPart)(part))
+              const decoded = decodeJson(encodeJson(part))
+              assert.deepStrictEqual(
+                { ...decoded, params: null },
+                { ...part, params: null },
+                "JSON round trip",
+              )
+              assert.isTrue(sameJson(decoded.params, part.params), "JSON round trip of params")
+              const original = calls[i]?.params
+              if (jsonParams(original).json)
+                assert.strictEqual(part.params, original, "JSON params unchanged")
+              else assert.typeOf(part.params, "string")
+            }
+            // The history holding them always exports.
+            await Effect.runPromise(exportHistory(content as never))
+          },
+        ),
+        { numRuns: 300 },
+      ),
+    ),
+  )
+})
+
+describe("jsonParams", () => {
+  it("keeps any JSON value as it is", () => {
+    fc.assert(
+      fc.property(fc.jsonValue() as fc.Arbitrary<Schema.Json>, (value) => {
+        const checked = jsonParams(value)
+        assert.isTrue(checked.json)
+        assert.strictEqual(checked.value, value)
+      }),
+    )
+  })
+
+  it("never throws, and what it calls JSON survives JSON unchanged", () => {
+    fc.assert(
+      fc.property(anyParams, (value) => {
+        const checked = jsonParams(value)
+        if (checked.json) assert.isTrue(sameJson(JSON.parse(JSON.stringify(value)), value))
+        else {
+          assert.typeOf(checked.value, "string")
+          assert.isNotEmpty(checked.problem)
+        }
+      }),
+    )
+  })
+
+  it("names the problem of values that are not JSON", () => {
+    assert.deepInclude(jsonParams(1n), { json: false, value: "1n" })
+    assert.deepInclude(jsonParams({ a: Number.NaN }), { json: false, value: '{"a":"NaN"}' })
+    assert.deepInclude(jsonParams(cyclic()), { json: false, value: '{"self":"[circular]"}' })
+    assert.isFalse(jsonParams(withThrowingGetter()).json)
+    assert.isFalse(jsonParams(deeplyNested(100_000)).json)
+    assert.isFalse(jsonParams(new Date(0)).json)
+    // biome-ignore lint/suspicious/noSparseArray: the point of the test
+    assert.isFalse(jsonParams([1, , 3]).json)
+  })
+})
+
+/** Deep equality by JSON semantics (numbers by value, so -0 equals 0). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return a === b
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((key) => Object.hasOwn(b, key) && sameJson((a as never)[key], (b as never)[key]))
+}
+
+function cyclic(): object {
+  const value: { self?: unknown } = {}
+  value.self = value
+  return value
+}
+
+function withThrowingGetter(): object {
+  return Object.defineProperty({}, "boom", {
+    enumerable: true,
+    get() {
+      throw new Error("boom")
+    },
+  })
+}
+
+function deeplyNested(depth: number): unknown {
+  let value: unknown = 0
+  for (let i = 0; i < depth; i++) value = [value]
+  return value
+}

@@ -1,0 +1,504 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema, Stream } from "effect"
+import { type AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { ToolCallRecovery } from "../src/index.ts"
+import {
+  call,
+  exportHistory,
+  failureOf,
+  finish,
+  modes,
+  oneResponse,
+  recordingHandlers,
+  runEffects,
+  runOurs,
+  toolkit,
+} from "./support/fixtures.ts"
+import { scriptedModel } from "./support/scripted-model.ts"
+
+type Part = Response.AllParts<any> | ToolCallRecovery.ToolCallErrorPart
+
+const errorParts = (parts: ReadonlyArray<Part>) => parts.filter(ToolCallRecovery.isToolCallErrorPart)
+const ofType = <T extends Part["type"]>(parts: ReadonlyArray<Part>, type: T) =>
+  parts.filter((part): part is Extract<Part, { type: T }> => part.type === type)
+
+describe.each(modes)("%s", (mode) => {
+  describe("default option (Effect's own behaviour)", () => {
+    it.effect("an unknown tool fails the operation exactly as LanguageModel does", () =>
+      Effect.gen(function* () {
+        const parts = [call("c1", "DeleteEverything", {}), finish("tool-calls")]
+        const theirs = yield* Effect.flip(runEffects(mode, { prompt: "hi", toolkit })).pipe(
+          Effect.provide(oneResponse(mode, parts).layer),
+        )
+        for (const unknownToolCalls of [undefined, "error"] as const) {
+          const ours = yield* Effect.flip(
+            runOurs(mode, { prompt: "hi", toolkit, ...(unknownToolCalls ? { unknownToolCalls } : {}) }),
+          ).pipe(Effect.provide(oneResponse(mode, parts).layer))
+          assert.strictEqual(failureOf(ours), "LanguageModel/InvalidOutputError")
+          assert.strictEqual(failureOf(ours), failureOf(theirs))
+        }
+      }).pipe(Effect.provide(recordingHandlers().layer)),
+    )
+
+    it.effect("a valid response is Effect's response, with an empty toolCallErrors", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const parts = [
+          { type: "text", text: "Checking." } as const,
+          call("c1", "GetWeather", { city: "Oslo" }),
+          finish("tool-calls"),
+        ]
+        const ours = yield* runOurs(mode, { prompt: "hi", toolkit }).pipe(
+          Effect.provide(oneResponse(mode, parts).layer),
+          Effect.provide(layer),
+        )
+        const theirs = yield* runEffects(mode, { prompt: "hi", toolkit }).pipe(
+          Effect.provide(oneResponse(mode, parts).layer),
+          Effect.provide(layer),
+        )
+        assert.deepStrictEqual(ours, theirs)
+        assert.deepStrictEqual(ran, ["GetWeather:Oslo", "GetWeather:Oslo"])
+        if (mode === "generateText") {
+          const response = yield* ToolCallRecovery.generateText({ prompt: "hi" }).pipe(
+            Effect.provide(oneResponse(mode, [{ type: "text", text: "ok" }]).layer),
+          )
+          assert.instanceOf(response, LanguageModel.GenerateTextResponse)
+          assert.deepStrictEqual(response.toolCallErrors, [])
+        }
+      }),
+    )
+  })
+
+  describe('unknownToolCalls: "return", resolution enabled', () => {
+    it.effect("an unknown call becomes a tool-call-error; the known call still runs, once", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const model = oneResponse(mode, [
+          call("c1", "DeleteEverything", { force: true }),
+          call("c2", "GetWeather", { city: "Paris" }),
+          finish("tool-calls"),
+        ])
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(model.layer),
+          Effect.provide(layer),
+        )
+        assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+        assert.strictEqual(model.requests.length, 1, "one model request")
+        const [error, ...more] = errorParts(parts)
+        assert.isDefined(error)
+        assert.lengthOf(more, 0)
+        assert.strictEqual(error.id, "c1")
+        assert.strictEqual(error.name, "DeleteEverything")
+        assert.deepStrictEqual(error.params, { force: true })
+        assert.strictEqual(failureOf(error.error), "Toolkit/ToolNotFoundError")
+        assert.deepStrictEqual((error.error.reason as AiError.ToolNotFoundError).availableTools, [
+          "GetWeather",
+          "GetTime",
+        ])
+        // In place of the call, and the known call's result comes before `finish` in streams.
+        assert.deepStrictEqual(
+          parts.map((part) => part.type),
+          mode === "generateText"
+            ? ["tool-call-error", "tool-call", "finish", "tool-result"]
+            : ["tool-call-error", "tool-call", "tool-result", "finish"],
+        )
+        const [result] = ofType(parts, "tool-result")
+        assert.strictEqual(result?.result, "sunny in Paris")
+      }),
+    )
+
+    it.effect("the history answers every call: assistant tool calls, then failed and real results", () =>
+      Effect.gen(function* () {
+        const { layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(
+            oneResponse(mode, [
+              call("c1", "Nope", { a: 1 }),
+              call("c2", "GetWeather", { city: "Rome" }),
+              finish("tool-calls"),
+            ]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        const history = ToolCallRecovery.fromResponseParts(parts)
+        const [assistant, tool] = history.content
+        assert.strictEqual(assistant?.role, "assistant")
+        assert.strictEqual(tool?.role, "tool")
+        const calls = (assistant as Prompt.AssistantMessage).content.filter((p) => p.type === "tool-call")
+        const results = (tool as Prompt.ToolMessage).content.filter((p) => p.type === "tool-result")
+        assert.deepStrictEqual(
+          calls.map((p) => [p.id, p.name, p.params]),
+          [
+            ["c1", "Nope", { a: 1 }],
+            ["c2", "GetWeather", { city: "Rome" }],
+          ],
+        )
+        assert.deepStrictEqual(
+          results.map((p) => [p.id, p.isFailure]),
+          [
+            ["c1", true],
+            ["c2", false],
+          ],
+        )
+        const failed = results[0]?.result as AiError.AiErrorEncoded
+        assert.strictEqual(failed.reason._tag, "ToolNotFoundError")
+        const json = yield* exportHistory(parts)
+        assert.include(json, "ToolNotFoundError")
+      }),
+    )
+
+    it.effect("invalid params of a known tool follow Effect's failureMode (return: a failed result)", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(
+            oneResponse(mode, [call("c1", "GetWeather", { city: 42 }), finish("tool-calls")]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        assert.deepStrictEqual(ran, [])
+        assert.lengthOf(errorParts(parts), 0)
+        const [result] = ofType(parts, "tool-result")
+        assert.isTrue(result?.isFailure)
+        assert.strictEqual(failureOf(result?.result), "Toolkit/ToolParameterValidationError")
+      }),
+    )
+
+    it.effect("invalid params of a known tool follow Effect's failureMode (error: the operation fails)", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const error = yield* Effect.flip(
+          runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+            Effect.provide(
+              oneResponse(mode, [call("c1", "GetTime", { zone: 7 }), finish("tool-calls")]).layer,
+            ),
+            Effect.provide(layer),
+          ),
+        )
+        assert.strictEqual(failureOf(error), "Toolkit/ToolParameterValidationError")
+        assert.deepStrictEqual(ran, [])
+      }),
+    )
+
+    it.effect("malformed argument text passes through unchanged", () =>
+      Effect.gen(function* () {
+        const { layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(
+            oneResponse(mode, [
+              call("c1", "Nope", '{"broken'),
+              call("c2", "GetWeather", '{"broken'),
+              finish("tool-calls"),
+            ]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        assert.strictEqual(errorParts(parts)[0]?.params, '{"broken')
+        const [known] = ofType(parts, "tool-call")
+        assert.strictEqual(known?.params, '{"broken')
+        yield* exportHistory(parts)
+      }),
+    )
+  })
+
+  describe('unknownToolCalls: "return", resolution disabled', () => {
+    it.effect("unknown calls become errors; valid calls keep Effect's encoded params; no handler runs", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const response = [
+          call("c1", "Nope", {}),
+          call("c2", "GetWeather", { city: "Oslo", extra: 1 }),
+          finish("tool-calls"),
+        ]
+        const options = { prompt: "hi", toolkit, disableToolCallResolution: true } as const
+        const ours = yield* runOurs(mode, { ...options, unknownToolCalls: "return" }).pipe(
+          Effect.provide(oneResponse(mode, response).layer),
+          Effect.provide(layer),
+        )
+        const theirs = yield* runEffects(mode, options).pipe(
+          Effect.provide(oneResponse(mode, [response[1]!, response[2]!]).layer),
+          Effect.provide(layer),
+        )
+        assert.deepStrictEqual(ran, [])
+        assert.deepStrictEqual(
+          ours.filter((part) => part.type !== "tool-call-error"),
+          theirs,
+        )
+        assert.strictEqual(failureOf(errorParts(ours)[0]?.error), "Toolkit/ToolNotFoundError")
+      }),
+    )
+
+    it.effect("failureMode return: the error part is the failed result the Toolkit itself produces", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, {
+          prompt: "hi",
+          toolkit,
+          disableToolCallResolution: true,
+          unknownToolCalls: "return",
+        }).pipe(
+          Effect.provide(
+            oneResponse(mode, [call("c1", "GetWeather", { city: 42 }), finish("tool-calls")]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        const [error] = errorParts(parts)
+        assert.strictEqual(failureOf(error?.error), "Toolkit/ToolParameterValidationError")
+        // What Toolkit.handle returns for the same call, as it would with resolution enabled.
+        const handlers = yield* toolkit
+        const stream = yield* handlers.handle("GetWeather", { city: 42 } as never, "c1")
+        const [toolkitResult] = yield* Stream.runCollect(stream)
+        const history = ToolCallRecovery.fromResponseParts(parts)
+        const ourResult = (history.content[1] as Prompt.ToolMessage).content[0] as Prompt.ToolResultPart
+        assert.isTrue(ourResult.isFailure)
+        assert.deepStrictEqual(ourResult.result, toolkitResult?.encodedResult)
+        assert.deepStrictEqual(ran, [])
+      }).pipe(Effect.provide(recordingHandlers().layer)),
+    )
+
+    it.effect(
+      "failureMode error: fails with the Toolkit's ToolParameterValidationError, not InvalidOutputError",
+      () =>
+        Effect.gen(function* () {
+          const options = { prompt: "hi", toolkit, disableToolCallResolution: true } as const
+          const response = [call("c1", "GetTime", { zone: 7 }), finish("tool-calls")]
+          const ours = yield* Effect.flip(
+            runOurs(mode, { ...options, unknownToolCalls: "return" }).pipe(
+              Effect.provide(oneResponse(mode, response).layer),
+            ),
+          )
+          const theirs = yield* Effect.flip(
+            runEffects(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+          )
+          assert.strictEqual(failureOf(ours), "Toolkit/ToolParameterValidationError")
+          assert.strictEqual(failureOf(theirs), "LanguageModel/InvalidOutputError")
+        }),
+    )
+  })
+
+  describe("params that are not JSON", () => {
+    it.effect("a bigint becomes a model-visible error and the history still exports", () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(
+            oneResponse(mode, [
+              call("c1", "Nope", { n: 1n }),
+              call("c2", "GetWeather", { city: 1n }),
+              finish("tool-calls"),
+            ]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        const [unknown, known] = errorParts(parts)
+        assert.strictEqual(unknown?.params, '{"n":"1n"}')
+        assert.strictEqual(failureOf(known?.error), "Toolkit/ToolParameterValidationError")
+        assert.include((known!.error.reason as AiError.ToolParameterValidationError).description, "bigint")
+        assert.deepStrictEqual(ran, [])
+        const json = yield* exportHistory(parts)
+        assert.include(json, "1n")
+      }),
+    )
+
+    it.effect("with failureMode error it fails with ToolParameterValidationError, not a defect", () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+            Effect.provide(
+              oneResponse(mode, [call("c1", "GetTime", { zone: 1n }), finish("tool-calls")]).layer,
+            ),
+          ),
+        )
+        assert.strictEqual(failureOf(error), "Toolkit/ToolParameterValidationError")
+      }).pipe(Effect.provide(recordingHandlers().layer)),
+    )
+  })
+
+  describe("parts that fail to decode for any other reason", () => {
+    for (const [what, bad] of [
+      ["a non-string id", { type: "tool-call", id: 7, name: "Nope", params: {} }],
+      ["invalid metadata", { type: "tool-call", id: "c9", name: "Nope", params: {}, metadata: { x: 1n } }],
+    ] as const) {
+      it.effect(`${what} still fails the operation, and runs no handler`, () =>
+        Effect.gen(function* () {
+          const { ran, layer } = recordingHandlers()
+          const parts = [call("c1", "GetWeather", { city: "Oslo" }), bad as never, finish("tool-calls")]
+          // Streams decode chunk by chunk, like Effect: the bad part shares the known call's chunk.
+          const model =
+            mode === "generateText"
+              ? scriptedModel({ generate: [parts] })
+              : scriptedModel({ stream: [[parts]] })
+          const error = yield* Effect.flip(
+            runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+              Effect.provide(model.layer),
+              Effect.provide(layer),
+            ),
+          )
+          assert.strictEqual(failureOf(error), "LanguageModel/InvalidOutputError")
+          assert.deepStrictEqual(ran, [])
+        }),
+      )
+    }
+  })
+
+  it.effect("an option value that is not statically known behaves by its value", () =>
+    Effect.gen(function* () {
+      const response = [call("c1", "Nope", {}), finish("tool-calls")]
+      for (const unknownToolCalls of ["error", "return"] as ToolCallRecovery.UnknownToolCalls[]) {
+        const outcome = yield* Effect.result(
+          runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls }).pipe(
+            Effect.provide(oneResponse(mode, response).layer),
+          ),
+        )
+        assert.strictEqual(outcome._tag === "Success", unknownToolCalls === "return")
+      }
+    }).pipe(Effect.provide(recordingHandlers().layer)),
+  )
+
+  it.effect("without a toolkit every call is unknown", () =>
+    Effect.gen(function* () {
+      const parts = yield* runOurs(mode, { prompt: "hi", unknownToolCalls: "return" }).pipe(
+        Effect.provide(
+          oneResponse(mode, [{ type: "text", text: "ok" }, call("c1", "Nope", {}), finish()]).layer,
+        ),
+      )
+      const [error] = errorParts(parts)
+      assert.deepStrictEqual((error!.error.reason as AiError.ToolNotFoundError).availableTools, [])
+    }),
+  )
+
+  it.effect("a tool held by the toolkit but not offered by toolChoice resolves, as in Effect", () =>
+    Effect.gen(function* () {
+      const { ran, layer } = recordingHandlers()
+      const model = oneResponse(mode, [call("c1", "GetTime", { zone: "UTC" }), finish("tool-calls")])
+      const parts = yield* runOurs(mode, {
+        prompt: "hi",
+        toolkit,
+        toolChoice: { oneOf: ["GetWeather"] },
+        unknownToolCalls: "return",
+      }).pipe(Effect.provide(model.layer), Effect.provide(layer))
+      assert.deepStrictEqual(ran, ["GetTime:UTC"])
+      assert.lengthOf(errorParts(parts), 0)
+      assert.deepStrictEqual(
+        model.requests[0]?.tools.map((tool) => tool.name),
+        ["GetWeather"],
+      )
+    }),
+  )
+
+  it.effect("with deferred validation the option has nothing to do: calls come back raw", () =>
+    Effect.gen(function* () {
+      const parts = yield* runOurs(mode, {
+        prompt: "hi",
+        toolkit,
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred",
+        unknownToolCalls: "return",
+      }).pipe(Effect.provide(oneResponse(mode, [call("c1", "Nope", { a: 1 }), finish("tool-calls")]).layer))
+      assert.lengthOf(errorParts(parts), 0)
+      assert.strictEqual(ofType(parts, "tool-call")[0]?.name, "Nope")
+    }).pipe(Effect.provide(recordingHandlers().layer)),
+  )
+
+  it.effect("an approved call in the prompt runs once, and its result comes first", () =>
+    Effect.gen(function* () {
+      const ran: string[] = []
+      const Guarded = Tool.make("Guarded", {
+        parameters: Schema.Struct({ path: Schema.String }),
+        success: Schema.String,
+        needsApproval: true,
+      })
+      const guarded = Toolkit.make(Guarded)
+      const handlers = guarded.toLayer({
+        Guarded: ({ path }) =>
+          Effect.sync(() => {
+            ran.push(path)
+            return `deleted ${path}`
+          }),
+      })
+      const prompt = Prompt.make([
+        { role: "user", content: "clean up" },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool-call", id: "a1", name: "Guarded", params: { path: "/tmp/x" } },
+            { type: "tool-approval-request", approvalId: "ap1", toolCallId: "a1" },
+            { type: "tool-call", id: "a2", name: "Guarded", params: { path: "/etc" } },
+            { type: "tool-approval-request", approvalId: "ap2", toolCallId: "a2" },
+          ],
+        },
+        {
+          role: "tool",
+          content: [
+            { type: "tool-approval-response", approvalId: "ap1", approved: true },
+            { type: "tool-approval-response", approvalId: "ap2", approved: false, reason: "no" },
+          ],
+        },
+      ])
+      const model = oneResponse(mode, [
+        { type: "text", text: "Done." },
+        call("c1", "Nope", {}),
+        finish("tool-calls"),
+      ])
+      const parts = yield* runOurs(mode, { prompt, toolkit: guarded, unknownToolCalls: "return" }).pipe(
+        Effect.provide(model.layer),
+        Effect.provide(handlers),
+      )
+      assert.deepStrictEqual(ran, ["/tmp/x"])
+      const results = ofType(parts, "tool-result")
+      assert.deepStrictEqual(
+        results.map((part) => [part.id, part.isFailure]),
+        [
+          ["a1", false],
+          ["a2", true],
+        ],
+      )
+      assert.strictEqual(parts[0]?.type, "tool-result")
+      assert.lengthOf(errorParts(parts), 1)
+      // The provider saw the approved result and the denial, as it would without the option.
+      const sent = model.requests[0]?.prompt.content.find((message) => message.role === "tool")
+      assert.deepStrictEqual(
+        (sent as Prompt.ToolMessage).content.map((part) => part.type),
+        ["tool-result", "tool-result"],
+      )
+    }),
+  )
+})
+
+it.effect(
+  "generateObject passes through: an unknown tool fails it as in Effect, with or without the layer",
+  () =>
+    Effect.gen(function* () {
+      const response = [
+        call("c1", "Nope", {}),
+        { type: "text", text: '{"a":1}' } as const,
+        finish("tool-calls"),
+      ]
+      const schema = Schema.Struct({ a: Schema.Number })
+      const plain = yield* Effect.flip(
+        LanguageModel.generateObject({ prompt: "hi", schema, toolkit }).pipe(
+          Effect.provide(oneResponse("generateText", response).layer),
+        ),
+      )
+      const decorated = yield* Effect.flip(
+        LanguageModel.generateObject({ prompt: "hi", schema, toolkit }).pipe(
+          Effect.provide(ToolCallRecovery.layer()),
+          Effect.provide(oneResponse("generateText", response).layer),
+        ),
+      )
+      assert.strictEqual(failureOf(plain), "LanguageModel/InvalidOutputError")
+      assert.strictEqual(failureOf(decorated), failureOf(plain))
+    }).pipe(Effect.provide(recordingHandlers().layer)),
+)
+
+it("rejects an invalid option value as API misuse", () => {
+  assert.throws(
+    () => ToolCallRecovery.generateText({ prompt: "hi", unknownToolCalls: "ignore" as never }),
+    TypeError,
+  )
+  assert.throws(
+    () => ToolCallRecovery.streamText({ prompt: "hi", unknownToolCalls: "ignore" as never }),
+    TypeError,
+  )
+})
