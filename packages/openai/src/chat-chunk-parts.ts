@@ -1,0 +1,233 @@
+/**
+ * Streamed chat completions ↔ recovery's normalized parts.
+ *
+ * Forward ({@link chunkParts}): a chunk becomes one part when it carries one kind of thing (the
+ * usual case: one content delta, one reasoning delta, one tool-call header, the finish chunk), so
+ * a clean stream maps back to the very same chunk objects. A chunk that mixes text with anything
+ * else is split, text first; only the first part of a split keeps the role.
+ *
+ * Back ({@link createChatSplicer}): a part whose text is unchanged yields its chunk as is; a
+ * re-cut text part (markup withheld, held text released) yields a copy of its chunk with only
+ * that text. After a retry starts, chunks get the first attempt's `id` (the SDK's
+ * `fromReadableStream` reads an id change as a new completion) and lose the repeated `role`.
+ */
+import type { NormalizedPart, OutputPart, ToolCallError } from "@tool-rescue/recovery"
+import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { ChatCompletionChunk } from "openai/resources/chat/completions"
+
+/**
+ * The raw value riding on a chat part: its chunk, or `undefined` for the second and later tool
+ * calls named in one chunk (the chunk is emitted once, with the first).
+ */
+export type ChatRaw = ChatCompletionChunk | undefined
+
+type Delta = Record<string, unknown>
+type ReasoningKey = "reasoning" | "reasoning_content"
+
+/** The delta field carrying reasoning: `reasoning` (vLLM ≥ 0.11, OpenRouter, Ollama) or `reasoning_content`. */
+export function reasoningKey(delta: Delta | undefined): ReasoningKey | undefined {
+  if (delta === undefined) return undefined
+  if (typeof delta.reasoning === "string") return "reasoning"
+  if (typeof delta.reasoning_content === "string") return "reasoning_content"
+  return undefined
+}
+
+function deltaOf(chunk: ChatCompletionChunk): Delta | undefined {
+  const choice = chunk.choices?.[0]
+  return choice === undefined ? undefined : ((choice.delta ?? {}) as Delta)
+}
+
+/** The tool name a streamed tool-call delta introduces (`function.name` or `custom.name`). */
+export function calledName(call: unknown): string | undefined {
+  if (typeof call !== "object" || call === null) return undefined
+  const { function: fn, custom } = call as { function?: { name?: unknown }; custom?: { name?: unknown } }
+  const name = fn?.name ?? custom?.name
+  return typeof name === "string" && name.length > 0 ? name : undefined
+}
+
+function calledText(call: unknown): string {
+  if (typeof call !== "object" || call === null) return ""
+  const { function: fn, custom } = call as {
+    function?: { arguments?: unknown }
+    custom?: { input?: unknown }
+  }
+  const text = fn?.arguments ?? custom?.input
+  return typeof text === "string" ? text : ""
+}
+
+function withDelta(chunk: ChatCompletionChunk, delta: Delta, finish: boolean): ChatCompletionChunk {
+  const choice = chunk.choices[0]!
+  return {
+    ...chunk,
+    choices: [{ ...choice, delta, finish_reason: finish ? choice.finish_reason : null }],
+  } as ChatCompletionChunk
+}
+
+/** The normalized parts of one streamed chunk (n = 1: recovery skips `n > 1`). */
+export function chunkParts(chunk: ChatCompletionChunk): NormalizedPart<ChatRaw>[] {
+  const delta = deltaOf(chunk)
+  if (delta === undefined) return [{ type: "other", raw: chunk }]
+  const rKey = reasoningKey(delta)
+  const reasoning = rKey === undefined ? "" : (delta[rKey] as string)
+  const content = typeof delta.content === "string" ? delta.content : ""
+  const calls = Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []
+  const names = calls.map(calledName).filter((name): name is string => name !== undefined)
+  const finish = chunk.choices[0]?.finish_reason != null
+
+  if (reasoning.length > 0 !== content.length > 0 && names.length === 0 && !finish) {
+    return reasoning.length > 0
+      ? [{ type: "reasoning", text: reasoning, raw: chunk }]
+      : [{ type: "text", text: content, raw: chunk }]
+  }
+  if (reasoning.length === 0 && content.length === 0) return carrierParts(chunk, names, finish)
+
+  // A chunk mixing text with other things: text parts first, then the rest of the chunk.
+  const parts: NormalizedPart<ChatRaw>[] = []
+  const { role, content: _c, reasoning: _r, reasoning_content: _rc, ...others } = delta
+  let roleLeft = role
+  if (reasoning.length > 0 && rKey !== undefined) {
+    const piece = withDelta(
+      chunk,
+      roleLeft === undefined ? { [rKey]: reasoning } : { role: roleLeft, [rKey]: reasoning },
+      false,
+    )
+    parts.push({ type: "reasoning", text: reasoning, raw: piece })
+    roleLeft = undefined
+  }
+  if (content.length > 0) {
+    const piece = withDelta(chunk, roleLeft === undefined ? { content } : { role: roleLeft, content }, false)
+    parts.push({ type: "text", text: content, raw: piece })
+  }
+  if (Object.keys(others).length > 0 || finish) {
+    parts.push(...carrierParts(withDelta(chunk, others, true), names, finish))
+  }
+  return parts
+}
+
+function carrierParts(
+  chunk: ChatCompletionChunk,
+  names: readonly string[],
+  finish: boolean,
+): NormalizedPart<ChatRaw>[] {
+  if (names.length > 0) {
+    return names.map((toolName, i) => ({ type: "tool-call", toolName, raw: i === 0 ? chunk : undefined }))
+  }
+  return [finish ? { type: "finish", raw: chunk } : { type: "other", raw: chunk }]
+}
+
+/** Options of {@link createChatSplicer}. */
+export interface ChatSplicerOptions {
+  /** Names of the tools offered (for `tool_call_errors`). */
+  readonly tools: readonly string[]
+  /** Attach `tool_call_errors` to the finish chunk. */
+  readonly returnToolCallErrors: boolean
+}
+
+/** Maps recovery's output parts back to the chunks the consumer sees. */
+export interface ChatSplicer {
+  /** The chunks for one output part (none, one, or — never more than one today). */
+  push(part: OutputPart<ChatRaw>): ChatCompletionChunk[]
+}
+
+interface TrackedCall {
+  readonly index: number
+  readonly name: string
+  params: string
+}
+
+/** Creates the output side of a recovered chat stream. */
+export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
+  let round = 0
+  let firstId: string | undefined
+  let roleSent = false
+  const calls: TrackedCall[] = []
+
+  function track(chunk: ChatCompletionChunk): void {
+    const delta = deltaOf(chunk)
+    if (delta === undefined || !Array.isArray(delta.tool_calls)) return
+    for (const call of delta.tool_calls as unknown[]) {
+      const index =
+        typeof (call as { index?: unknown })?.index === "number" ? (call as { index: number }).index : 0
+      const name = calledName(call)
+      if (name !== undefined) {
+        calls.push({ index, name, params: calledText(call) })
+        continue
+      }
+      // Argument deltas continue the latest call with the same index (vLLM and Ollama have sent
+      // several calls all with index 0, each introduced by its own name).
+      for (let i = calls.length - 1; i >= 0; i--) {
+        const tracked = calls[i]!
+        if (tracked.index === index) {
+          tracked.params += calledText(call)
+          break
+        }
+      }
+    }
+  }
+
+  function errors(): ToolCallError[] {
+    return calls
+      .filter((call) => classifyToolCall(call.name, options.tools) === "unknown")
+      .map((call) => toolCallError(call.name, call.params, options.tools))
+  }
+
+  function emit(chunk: ChatCompletionChunk): ChatCompletionChunk {
+    let out = chunk
+    if (firstId === undefined) firstId = chunk.id
+    else if (round > 0 && chunk.id !== firstId) out = { ...out, id: firstId }
+    const delta = deltaOf(out)
+    if (delta?.role !== undefined) {
+      if (roleSent) {
+        const { role: _role, ...rest } = delta
+        out = withDelta(out, rest, true)
+      } else roleSent = true
+    }
+    if (options.returnToolCallErrors) {
+      track(out)
+      if (out.choices[0]?.finish_reason != null)
+        out = { ...out, tool_call_errors: errors() } as ChatCompletionChunk
+    }
+    return out
+  }
+
+  function textChunk(
+    part: { readonly text: string; readonly raw?: ChatRaw },
+    key: "content" | ReasoningKey,
+  ): ChatCompletionChunk[] {
+    // Text parts always carry their chunk (runTurn keeps `raw` on a re-cut part).
+    const raw = part.raw
+    if (raw === undefined) return []
+    const delta = deltaOf(raw) ?? {}
+    if ((delta[key] ?? "") === part.text) return [emit(raw)]
+    if (part.text.length === 0) return []
+    // A re-cut part: the chunk with only this text (its logprobs no longer line up with it).
+    const next: Delta =
+      delta.role === undefined ? { [key]: part.text } : { role: delta.role, [key]: part.text }
+    const chunk = withDelta(raw, next, false)
+    return [emit({ ...chunk, choices: [{ ...chunk.choices[0]!, logprobs: null }] })]
+  }
+
+  return {
+    push(part) {
+      switch (part.type) {
+        case "attempt-start":
+          round = part.round
+          calls.length = 0
+          return []
+        case "text":
+          return textChunk(part, "content")
+        case "reasoning":
+          return textChunk(
+            part,
+            (part.raw === undefined ? undefined : reasoningKey(deltaOf(part.raw))) ?? "reasoning_content",
+          )
+        case "tool-call":
+        case "finish":
+        case "other":
+          return part.raw === undefined ? [] : [emit(part.raw)]
+        default:
+          return part satisfies never
+      }
+    },
+  }
+}

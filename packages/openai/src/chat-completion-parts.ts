@@ -1,0 +1,113 @@
+/**
+ * Non-streaming chat completions ↔ recovery's normalized parts. A completion becomes its
+ * reasoning, its content, one part per structured tool call and a finish part; the result is
+ * the last attempt's completion with the text the consumer should see (everything
+ * {@link runTurn} yielded, so it reads the same as the recovered stream would).
+ */
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { ChatCompletion } from "openai/resources/chat/completions"
+import { reasoningKey } from "./chat-chunk-parts.ts"
+
+type Message = Record<string, unknown>
+
+function messageOf(completion: ChatCompletion): Message | undefined {
+  return completion.choices?.[0]?.message as Message | undefined
+}
+
+function callOf(call: unknown): { name: string; params: string } | undefined {
+  if (typeof call !== "object" || call === null) return undefined
+  const { function: fn, custom } = call as {
+    function?: { name?: unknown; arguments?: unknown }
+    custom?: { name?: unknown; input?: unknown }
+  }
+  const name = fn?.name ?? custom?.name
+  const params = fn?.arguments ?? custom?.input
+  if (typeof name !== "string") return undefined
+  return { name, params: typeof params === "string" ? params : "" }
+}
+
+/** The normalized parts of one completion. */
+export function completionParts(completion: ChatCompletion): NormalizedPart<ChatCompletion>[] {
+  const parts: NormalizedPart<ChatCompletion>[] = []
+  const message = messageOf(completion)
+  const key = reasoningKey(message)
+  const reasoning = key === undefined ? "" : (message?.[key] as string)
+  if (reasoning.length > 0) parts.push({ type: "reasoning", text: reasoning, raw: completion })
+  const content = typeof message?.content === "string" ? message.content : ""
+  if (content.length > 0) parts.push({ type: "text", text: content, raw: completion })
+  const calls = Array.isArray(message?.tool_calls) ? (message.tool_calls as unknown[]) : []
+  for (const call of calls) {
+    const parsed = callOf(call)
+    if (parsed !== undefined)
+      parts.push({ type: "tool-call", toolName: parsed.name, params: parsed.params, raw: completion })
+  }
+  parts.push({ type: "finish", raw: completion })
+  return parts
+}
+
+/** Options of {@link completionResult}. */
+export interface CompletionResultOptions {
+  readonly tools: readonly string[]
+  readonly returnToolCallErrors: boolean
+}
+
+/**
+ * Reads recovery's output for a non-streaming call and builds the completion to return: the
+ * final attempt's completion itself when its visible text is unchanged, else a copy with the
+ * message's content and reasoning replaced.
+ */
+export async function completionResult(
+  output: AsyncIterable<OutputPart<ChatCompletion>>,
+  options: CompletionResultOptions,
+): Promise<ChatCompletion> {
+  const text: string[] = []
+  const reasoning: string[] = []
+  let final: ChatCompletion | undefined
+  for await (const part of output) {
+    if (part.type === "text") text.push(part.text)
+    else if (part.type === "reasoning") reasoning.push(part.text)
+    else if (part.type === "finish") final = part.raw
+  }
+  if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a completion")
+  let result = final
+  const message = messageOf(final)
+  if (message !== undefined) {
+    const content = text.join("")
+    const key = reasoningKey(message) ?? "reasoning_content"
+    const thought = reasoning.join("")
+    const contentChanged = content !== (typeof message.content === "string" ? message.content : "")
+    const reasoningChanged = thought !== (typeof message[key] === "string" ? message[key] : "")
+    if (contentChanged || reasoningChanged) {
+      const next: Message = { ...message }
+      if (contentChanged) next.content = content.length === 0 && message.content === null ? null : content
+      if (reasoningChanged) next[key] = thought
+      result = {
+        ...final,
+        choices: [{ ...final.choices[0]!, message: next as never }, ...final.choices.slice(1)],
+      }
+      copyRequestId(final, result)
+    }
+  }
+  if (options.returnToolCallErrors) {
+    const calls = Array.isArray(messageOf(result)?.tool_calls)
+      ? (messageOf(result)!.tool_calls as unknown[])
+      : []
+    const errors = calls
+      .map(callOf)
+      .filter((call) => call !== undefined && classifyToolCall(call.name, options.tools) === "unknown")
+      .map((call) => toolCallError(call!.name, call!.params, options.tools))
+    if (result === final) {
+      result = { ...final }
+      copyRequestId(final, result)
+    }
+    ;(result as ChatCompletion & { tool_call_errors: unknown }).tool_call_errors = errors
+  }
+  return result
+}
+
+/** Copies the SDK's non-enumerable `_request_id` onto a copied result. */
+export function copyRequestId(from: object, to: object): void {
+  const id = (from as { _request_id?: unknown })._request_id
+  if (id !== undefined) Object.defineProperty(to, "_request_id", { value: id, enumerable: false })
+}

@@ -1,0 +1,262 @@
+/**
+ * The replacement `create` of `chat.completions` and `responses`.
+ *
+ * It calls the SDK's own `create` once, exactly as the caller would (the request goes out
+ * eagerly), and returns `first._thenUnwrap(transform)`: a genuine SDK `APIPromise`, so `await`,
+ * `.withResponse()`, `.asResponse()` and the helpers built on `_thenUnwrap` (`parse()`) keep
+ * working. The original promise is never `.then()`-ed, so its body is never read twice.
+ *
+ * - Streaming: the transform runs when the first response's headers arrive and returns a new
+ *   stream of the same class, built from the live instance's constructor (never from our own
+ *   `openai` import: the ESM and CJS copies are different classes), with its own
+ *   `AbortController`. Aborting the first attempt internally must not look like a user abort to
+ *   the SDK's helpers, which check `stream.controller.signal.aborted` after iterating.
+ * - Non-streaming: the transform awaits the retry when one is needed.
+ */
+import {
+  type NormalizedPart,
+  type OutputPart,
+  type RecoveryOptions,
+  reportSkipped,
+  runTurn,
+} from "@tool-rescue/recovery"
+import type { Plan } from "./plan.ts"
+import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
+
+type Body = Readonly<Record<string, unknown>>
+
+/** What one API (chat completions or Responses) contributes to the shared `create`. */
+export interface ApiAdapter<StreamItem, StreamRaw, Data, DataRaw> {
+  /** Whether the request gets recovery. */
+  plan(body: Body): Plan
+  /** The retry body: the original body with the instruction placed. */
+  retryBody(body: Body, instruction: string, placement: "system" | "user"): Body
+  /** Parts of one streamed item. */
+  streamParts(item: StreamItem): NormalizedPart<StreamRaw>[]
+  /** The output side of a recovered stream. */
+  createSplicer(settings: SplicerSettings): { push(part: OutputPart<StreamRaw>): StreamItem[] }
+  /** Parts of one non-streamed result. */
+  dataParts(data: Data): NormalizedPart<DataRaw>[]
+  /** The non-streamed result from recovery's output. */
+  result(output: AsyncIterable<OutputPart<DataRaw>>, settings: SplicerSettings): Promise<Data>
+}
+
+/** What the splicers and result builders need to know about the call. */
+export interface SplicerSettings {
+  readonly tools: readonly string[]
+  readonly returnToolCallErrors: boolean
+}
+
+/** The wrapper's settings, resolved once per wrapped client. */
+export interface CreateSettings {
+  readonly recovery: RecoveryOptions
+  readonly placement: "system" | "user"
+  readonly returnToolCallErrors: boolean
+}
+
+/** The SDK's `Stream`, as far as we use it. */
+interface SdkStream<Item> extends AsyncIterable<Item> {
+  readonly controller: AbortController
+}
+
+type StreamConstructor<Item> = new (
+  iterator: () => AsyncIterator<Item>,
+  controller: AbortController,
+  client?: unknown,
+) => SdkStream<Item>
+
+/** The SDK's `APIPromise`, as far as we use it. */
+interface SdkPromise<T> extends PromiseLike<T> {
+  _thenUnwrap<U>(
+    transform: (data: T, props: { readonly options?: { readonly stream?: unknown } }) => U,
+  ): SdkPromise<U>
+}
+
+function isSdkPromise(value: unknown): value is SdkPromise<unknown> {
+  return isThenable(value) && typeof (value as { _thenUnwrap?: unknown })._thenUnwrap === "function"
+}
+
+function isStream(value: unknown): value is SdkStream<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function" &&
+    (value as { controller?: unknown }).controller instanceof AbortController
+  )
+}
+
+async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undefined> {
+  yield* items
+}
+
+/**
+ * Reads one attempt's stream as normalized parts; aborting `signal` aborts the stream's request
+ * (the SDK then ends the iteration quietly).
+ */
+async function* streamAttempt<Item, Raw>(
+  stream: SdkStream<Item>,
+  signal: AbortSignal,
+  toParts: (item: Item) => NormalizedPart<Raw>[],
+): AsyncGenerator<NormalizedPart<Raw>, void, undefined> {
+  const abort = (): void => stream.controller.abort()
+  if (signal.aborted) abort()
+  else signal.addEventListener("abort", abort, { once: true })
+  try {
+    for await (const item of stream) yield* toParts(item)
+  } finally {
+    signal.removeEventListener("abort", abort)
+  }
+}
+
+/**
+ * Builds the recovering `create` of one resource.
+ *
+ * @param resource the real resource (`client.chat.completions` or `client.responses`): the SDK's
+ *   `create` runs with it as `this`, so its requests go through the real client.
+ * @param client the real client, handed to streams we construct (the SDK uses it for logging).
+ */
+export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
+  api: ApiAdapter<StreamItem, StreamRaw, Data, DataRaw>,
+  resource: object,
+  client: unknown,
+  settings: CreateSettings,
+): (body: unknown, options?: unknown) => unknown {
+  // Looked up at call time, so a patch the caller installed on the real resource still runs.
+  const callOriginal = (body: unknown, options: unknown): unknown =>
+    Reflect.apply(Reflect.get(resource, "create", resource) as (...args: unknown[]) => unknown, resource, [
+      body,
+      options,
+    ])
+
+  return function create(body: unknown, options?: unknown): unknown {
+    if (typeof body !== "object" || body === null) return callOriginal(body, options)
+    const request = body as Body
+    const plan = api.plan(request)
+    if (plan.kind === "skip") {
+      reportSkipped(settings.recovery, plan.reason)
+      return callOriginal(body, options)
+    }
+    const first = callOriginal(body, options)
+    // A custom transport may return a plain promise: nothing to derive from, so no recovery.
+    if (!isSdkPromise(first)) return first
+    const call: Call = { request, options, tools: plan.tools, callOriginal }
+    return first._thenUnwrap((data) =>
+      isStream(data)
+        ? recoverStream(api, call, data as SdkStream<StreamItem>, client, settings)
+        : recoverData(api, call, data as Data, settings),
+    )
+  }
+}
+
+interface Call {
+  readonly request: Body
+  readonly options: unknown
+  readonly tools: readonly string[]
+  readonly callOriginal: (body: unknown, options: unknown) => unknown
+}
+
+/** Sends the retry of `round` through the SDK's own `create`. */
+function sendRetry(
+  api: ApiAdapter<unknown, unknown, unknown, unknown>,
+  call: Call,
+  instruction: string | undefined,
+  signal: AbortSignal,
+  settings: CreateSettings,
+): PromiseLike<unknown> {
+  const body = api.retryBody(call.request, instruction ?? "", settings.placement)
+  const options = isThenable(call.options)
+    ? Promise.resolve(call.options).then((resolved) => retryRequestOptions(resolved, signal))
+    : retryRequestOptions(call.options, signal)
+  return call.callOriginal(body, options) as PromiseLike<unknown>
+}
+
+function splicerSettings(call: Call, settings: CreateSettings): SplicerSettings {
+  return { tools: call.tools, returnToolCallErrors: settings.returnToolCallErrors }
+}
+
+function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
+  api: ApiAdapter<StreamItem, StreamRaw, Data, DataRaw>,
+  call: Call,
+  data: Data,
+  settings: CreateSettings,
+): Promise<Data> {
+  const signal = signalOf(call.options)
+  const output = runTurn<DataRaw>({
+    tools: call.tools,
+    signal,
+    options: settings.recovery,
+    attempt: async (round, context) => {
+      if (round === 0) return fromArray(api.dataParts(data))
+      const next = (await sendRetry(
+        api as never,
+        call,
+        context.instruction,
+        context.signal,
+        settings,
+      )) as Data
+      return fromArray(api.dataParts(next))
+    },
+  })
+  return api.result(output, splicerSettings(call, settings))
+}
+
+function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
+  api: ApiAdapter<StreamItem, StreamRaw, Data, DataRaw>,
+  call: Call,
+  first: SdkStream<StreamItem>,
+  client: unknown,
+  settings: CreateSettings,
+): SdkStream<StreamItem> {
+  // Our stream's own controller: the caller's `stream.controller.abort()` and `options.signal`
+  // end the turn; aborting an attempt internally never touches it.
+  const outer = new AbortController()
+  let current: SdkStream<StreamItem> = first
+  outer.signal.addEventListener("abort", () => current.controller.abort(), { once: true })
+  const userSignal = signalOf(call.options)
+  const onUserAbort = (): void => outer.abort(userSignal?.reason)
+  if (userSignal?.aborted === true) onUserAbort()
+  else userSignal?.addEventListener("abort", onUserAbort, { once: true })
+
+  let consumed = false
+  async function* iterate(): AsyncGenerator<StreamItem, void, undefined> {
+    if (consumed) throw new Error("Cannot iterate over a consumed stream, use `.tee()` to split the stream.")
+    consumed = true
+    const splicer = api.createSplicer(splicerSettings(call, settings))
+    const turn = runTurn<StreamRaw>({
+      tools: call.tools,
+      signal: outer.signal,
+      options: settings.recovery,
+      attempt: async (round, context) => {
+        if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
+        const next = (await sendRetry(
+          api as never,
+          call,
+          context.instruction,
+          context.signal,
+          settings,
+        )) as SdkStream<StreamItem>
+        current = next
+        if (outer.signal.aborted) next.controller.abort()
+        return streamAttempt(next, context.signal, api.streamParts)
+      },
+    })
+    let done = false
+    try {
+      for await (const part of turn) {
+        for (const item of splicer.push(part)) yield item
+      }
+      done = true
+    } catch (error) {
+      // Like the SDK's own stream: a user abort ends the iteration quietly.
+      if (outer.signal.aborted) return
+      throw error
+    } finally {
+      userSignal?.removeEventListener("abort", onUserAbort)
+      // `break` or an error: abort whatever request is still open, as the SDK's stream does.
+      if (!done) outer.abort()
+    }
+  }
+
+  const Stream = first.constructor as StreamConstructor<StreamItem>
+  return new Stream(() => iterate(), outer, client)
+}

@@ -1,0 +1,406 @@
+/**
+ * Streamed Responses API events ↔ recovery's normalized parts, and the splice that makes a
+ * recovered stream one response the SDK's `ResponseStream` accepts.
+ *
+ * `ResponseStream` checks that the response id never changes across lifecycle events, that each
+ * `output_index` is added once, that no item identity repeats, and that every unfinished item is
+ * present in `response.completed`. So the splice:
+ * - keeps the first attempt's response id, drops the retry's `created`/`in_progress`/`queued`,
+ *   and rewrites the retry's terminal event (id, and the first attempt's finished items first);
+ * - shifts the retry's `output_index` past every index already used, renames a repeated item id,
+ *   and renumbers `sequence_number` so it only grows;
+ * - holds a message or reasoning item's `output_item.added` (and its other non-final events)
+ *   until the item's first visible text, so an item whose text was all withheld markup never
+ *   appears;
+ * - holds an item's `*.done` events until the text released for it equals the text they carry,
+ *   and rewrites them with the released text when the attempt ends first (markup withheld, or
+ *   the attempt abandoned for a retry).
+ */
+import type { NormalizedPart, OutputPart, ToolCallError } from "@tool-rescue/recovery"
+import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { ResponseStreamEvent } from "openai/resources/responses/responses"
+
+type Event = Record<string, unknown> & { readonly type: string }
+type Item = Record<string, unknown>
+
+const LIFECYCLE_START = new Set(["response.created", "response.in_progress", "response.queued"])
+const LIFECYCLE_END = new Set(["response.completed", "response.incomplete", "response.failed"])
+const TEXT_ITEMS = new Set(["message", "reasoning"])
+const TEXT_PARTS = new Set(["output_text", "reasoning_text"])
+const CALL_ITEMS = new Set(["function_call", "custom_tool_call"])
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null
+}
+
+/** The normalized parts of one streamed Responses event. */
+export function eventParts(event: ResponseStreamEvent): NormalizedPart<ResponseStreamEvent>[] {
+  const e = event as unknown as Event
+  switch (e.type) {
+    case "response.output_text.delta":
+    case "response.reasoning_text.delta": {
+      const text = typeof e.delta === "string" ? e.delta : ""
+      if (text.length === 0) return [{ type: "other", raw: event }]
+      const kind = e.type === "response.output_text.delta" ? "text" : "reasoning"
+      const id = typeof e.item_id === "string" ? e.item_id : undefined
+      return [id === undefined ? { type: kind, text, raw: event } : { type: kind, text, id, raw: event }]
+    }
+    case "response.output_item.added": {
+      const item = e.item
+      if (isRecord(item) && CALL_ITEMS.has(item.type as string) && typeof item.name === "string") {
+        return [{ type: "tool-call", toolName: item.name, raw: event }]
+      }
+      return [{ type: "other", raw: event }]
+    }
+    default:
+      return [LIFECYCLE_END.has(e.type) ? { type: "finish", raw: event } : { type: "other", raw: event }]
+  }
+}
+
+interface ItemState {
+  readonly wireIndex: number
+  readonly type: string
+  /** The id the consumer sees (the wire id, renamed when an earlier attempt used it). */
+  readonly id: string | undefined
+  readonly textBearing: boolean
+  /** `output_item.added` was emitted. */
+  opened: boolean
+  /** All of the item's text was withheld markup: the item and its events are not shown. */
+  dropped: boolean
+  /** `output_item.done` was emitted. */
+  done: boolean
+  /** The item as added (for a synthesized done). */
+  readonly added: Item
+  /** The item as emitted in `output_item.done`. */
+  final: Item | undefined
+  /** Released text per content index. */
+  readonly released: Map<number, string>
+  /** Events of an unopened item, waiting for its first text. */
+  readonly queue: Event[]
+}
+
+/** Options of {@link createResponsesSplicer}. */
+export interface ResponsesSplicerOptions {
+  readonly tools: readonly string[]
+  /** Attach `tool_call_errors` to the terminal event's response. */
+  readonly returnToolCallErrors: boolean
+}
+
+/** Maps recovery's output parts back to the events the consumer sees. */
+export interface ResponsesSplicer {
+  push(part: OutputPart<ResponseStreamEvent>): ResponseStreamEvent[]
+}
+
+function contentTexts(item: Item): Map<number, string> {
+  const texts = new Map<number, string>()
+  if (!Array.isArray(item.content)) return texts
+  item.content.forEach((part, index) => {
+    if (isRecord(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") {
+      texts.set(index, part.text)
+    }
+  })
+  return texts
+}
+
+/** The full text a `*.done` event of a text-bearing item carries, per content index; `undefined` for other events. */
+function doneTexts(event: Event): Map<number, string> | undefined {
+  const ci = typeof event.content_index === "number" ? event.content_index : 0
+  switch (event.type) {
+    case "response.output_text.done":
+    case "response.reasoning_text.done":
+      return new Map([[ci, typeof event.text === "string" ? event.text : ""]])
+    case "response.content_part.done": {
+      const part = event.part
+      return isRecord(part) && TEXT_PARTS.has(part.type as string)
+        ? new Map([[ci, typeof part.text === "string" ? part.text : ""]])
+        : new Map()
+    }
+    case "response.output_item.done":
+      return isRecord(event.item) ? contentTexts(event.item) : new Map()
+    default:
+      return undefined
+  }
+}
+
+function outputText(output: readonly Item[]): string {
+  const texts: string[] = []
+  for (const item of output) {
+    if (item.type !== "message" || !Array.isArray(item.content)) continue
+    for (const part of item.content) {
+      if (isRecord(part) && part.type === "output_text" && typeof part.text === "string")
+        texts.push(part.text)
+    }
+  }
+  return texts.join("")
+}
+
+/**
+ * Creates the output side of a recovered Responses stream. It relies on {@link runTurn}'s order
+ * guarantee: a non-text part never overtakes text before it, so when an item's `*.done` event
+ * arrives, all of the item's text has been released or withheld.
+ */
+export function createResponsesSplicer(options: ResponsesSplicerOptions): ResponsesSplicer {
+  let round = 0
+  let responseId: string | undefined
+  let lastSeq = -1
+  let indexOffset = 0
+  let nextIndex = 0
+  const usedIds = new Set<string>()
+  /** Shown items of abandoned attempts, in order: the recovered response's output starts with them. */
+  const carried: Item[] = []
+  let items = new Map<number, ItemState>()
+  const out: Event[] = []
+
+  function send(event: Event): void {
+    const seq = typeof event.sequence_number === "number" ? event.sequence_number : lastSeq + 1
+    const next = round === 0 && seq > lastSeq ? seq : lastSeq + 1
+    lastSeq = next
+    out.push(next === event.sequence_number ? event : { ...event, sequence_number: next })
+  }
+
+  /** An item-scoped event in the consumer's numbering and ids. */
+  function scoped(event: Event, state: ItemState | undefined): Event {
+    let next = event
+    if (typeof event.output_index === "number" && indexOffset !== 0) {
+      next = { ...next, output_index: event.output_index + indexOffset }
+    }
+    if (state?.id !== undefined) {
+      if (typeof next.item_id === "string" && next.item_id !== state.id) next = { ...next, item_id: state.id }
+      if (isRecord(next.item) && next.item.id !== state.id)
+        next = { ...next, item: { ...next.item, id: state.id } }
+    }
+    return next
+  }
+
+  function withReleasedText(state: ItemState, item: Item): Item {
+    let next = state.id !== undefined && item.id !== state.id ? { ...item, id: state.id } : item
+    const texts = contentTexts(item)
+    let changed = false
+    for (const [ci, text] of texts) if ((state.released.get(ci) ?? "") !== text) changed = true
+    if (changed && Array.isArray(item.content)) {
+      next = {
+        ...next,
+        content: item.content.map((part, ci) =>
+          texts.has(ci) ? { ...(part as Item), text: state.released.get(ci) ?? "" } : part,
+        ),
+      }
+    }
+    return next
+  }
+
+  /** A `*.done` event with the released text in place of the text the server sent. */
+  function rewriteDone(state: ItemState, event: Event, texts: Map<number, string>): Event {
+    let changed = false
+    for (const [ci, text] of texts) if ((state.released.get(ci) ?? "") !== text) changed = true
+    if (!changed) return event
+    const ci = typeof event.content_index === "number" ? event.content_index : 0
+    const text = state.released.get(ci) ?? ""
+    switch (event.type) {
+      case "response.output_text.done":
+      case "response.reasoning_text.done":
+        return { ...event, text, ...("logprobs" in event ? { logprobs: [] } : {}) }
+      case "response.content_part.done":
+        return { ...event, part: { ...(event.part as Item), text } }
+      default:
+        return { ...event, item: withReleasedText(state, event.item as Item) }
+    }
+  }
+
+  function emit(state: ItemState, event: Event): void {
+    if (event.type === "response.output_item.added") state.opened = true
+    if (event.type === "response.output_item.done") {
+      state.done = true
+      if (isRecord(event.item)) state.final = event.item
+    }
+    send(scoped(event, state))
+  }
+
+  function open(state: ItemState): void {
+    state.opened = true
+    for (const event of state.queue.splice(0)) emit(state, event)
+  }
+
+  function track(event: Event): ItemState | undefined {
+    if (typeof event.output_index !== "number") return undefined
+    const existing = items.get(event.output_index)
+    if (existing !== undefined || event.type !== "response.output_item.added" || !isRecord(event.item))
+      return existing
+    const item = event.item
+    let id = typeof item.id === "string" ? item.id : undefined
+    // The SDK rejects a repeated item identity: a retry's item that reuses an id is renamed.
+    if (id !== undefined && usedIds.has(id)) id = `${id}_retry${round}`
+    if (id !== undefined) usedIds.add(id)
+    nextIndex = Math.max(nextIndex, event.output_index + indexOffset + 1)
+    const state: ItemState = {
+      wireIndex: event.output_index,
+      type: String(item.type),
+      id,
+      textBearing: TEXT_ITEMS.has(item.type as string),
+      opened: false,
+      dropped: false,
+      done: false,
+      added: item,
+      final: undefined,
+      released: new Map(),
+      queue: [],
+    }
+    items.set(event.output_index, state)
+    return state
+  }
+
+  function onText(part: { readonly text: string; readonly raw?: ResponseStreamEvent }): void {
+    const raw = part.raw as unknown as Event | undefined
+    if (raw === undefined || part.text.length === 0) return
+    const delta =
+      part.text === raw.delta
+        ? raw
+        : { ...raw, delta: part.text, ...("logprobs" in raw ? { logprobs: [] } : {}) }
+    const state = typeof raw.output_index === "number" ? items.get(raw.output_index) : undefined
+    if (state === undefined) {
+      send(scoped(delta, undefined))
+      return
+    }
+    if (!state.opened) open(state)
+    const ci = typeof raw.content_index === "number" ? raw.content_index : 0
+    state.released.set(ci, (state.released.get(ci) ?? "") + part.text)
+    emit(state, delta)
+  }
+
+  function onItemEvent(state: ItemState, event: Event): void {
+    if (!state.textBearing) {
+      emit(state, event)
+      return
+    }
+    if (state.dropped) return
+    const texts = doneTexts(event)
+    if (!state.opened) {
+      if (texts === undefined) {
+        state.queue.push(event)
+        return
+      }
+      // The item's text is decided. Nothing released: shown only if it never had any text.
+      for (const text of texts.values()) {
+        if (text.length > 0) {
+          state.dropped = true
+          state.queue.length = 0
+          return
+        }
+      }
+      open(state)
+    }
+    emit(state, texts === undefined ? event : rewriteDone(state, event, texts))
+  }
+
+  /** The terminal event: the first attempt's id, abandoned attempts' items first, released text in place. */
+  function terminal(event: Event): Event {
+    for (const state of items.values()) if (!state.opened) state.dropped = true
+    const response = event.response
+    if (!isRecord(response)) return event
+    const byWireId = new Map<unknown, ItemState>()
+    for (const state of items.values()) byWireId.set(state.added.id, state)
+    let changed = round > 0
+    const output: Item[] = []
+    for (const item of Array.isArray(response.output) ? (response.output as Item[]) : []) {
+      const state = byWireId.get(item.id)
+      if (state?.dropped === true) {
+        changed = true
+        continue
+      }
+      const next = state === undefined ? item : withReleasedText(state, item)
+      if (next !== item) changed = true
+      output.push(next)
+    }
+    let next: Record<string, unknown> = response
+    if (changed) {
+      const all = [...carried, ...output]
+      next = { ...response, output: all }
+      if (responseId !== undefined) next.id = responseId
+      if ("output_text" in response) next.output_text = outputText(all)
+    }
+    if (options.returnToolCallErrors) next = { ...next, tool_call_errors: callErrors(next.output) }
+    return next === response ? event : { ...event, response: next }
+  }
+
+  function callErrors(output: unknown): ToolCallError[] {
+    const errors: ToolCallError[] = []
+    for (const item of Array.isArray(output) ? output : []) {
+      if (!isRecord(item) || !CALL_ITEMS.has(item.type as string) || typeof item.name !== "string") continue
+      if (classifyToolCall(item.name, options.tools) === "offered") continue
+      const params = item.type === "function_call" ? item.arguments : item.input
+      errors.push(toolCallError(item.name, typeof params === "string" ? params : "", options.tools))
+    }
+    return errors
+  }
+
+  /** Finishes an abandoned attempt: items shown but cut short get their done events; shown items carry over. */
+  function abandon(): void {
+    for (const state of [...items.values()].sort((a, b) => a.wireIndex - b.wireIndex)) {
+      if (!state.opened || state.dropped) continue
+      if (!state.done) {
+        const item: Item = { ...state.added, status: "completed" }
+        if (state.textBearing) {
+          const partType = state.type === "message" ? "output_text" : "reasoning_text"
+          const content: Item[] = []
+          for (const [ci, text] of [...state.released].sort(([a], [b]) => a - b)) {
+            const part: Item =
+              partType === "output_text"
+                ? { type: partType, text, annotations: [] }
+                : { type: partType, text }
+            content.push(part)
+            const at = { item_id: state.id, output_index: state.wireIndex, content_index: ci }
+            const doneType =
+              partType === "output_text" ? "response.output_text.done" : "response.reasoning_text.done"
+            emit(state, { type: doneType, ...at, text })
+            emit(state, { type: "response.content_part.done", ...at, part })
+          }
+          item.content = content
+        }
+        emit(state, { type: "response.output_item.done", output_index: state.wireIndex, item })
+      }
+      carried.push(withReleasedText(state, state.final ?? state.added))
+    }
+  }
+
+  return {
+    push(part) {
+      switch (part.type) {
+        case "attempt-start":
+          abandon()
+          round = part.round
+          indexOffset = nextIndex
+          items = new Map()
+          break
+        case "text":
+        case "reasoning":
+          onText(part)
+          break
+        case "tool-call":
+        case "finish":
+        case "other": {
+          const event = part.raw as unknown as Event
+          if (LIFECYCLE_START.has(event.type)) {
+            if (round > 0) break
+            if (
+              responseId === undefined &&
+              isRecord(event.response) &&
+              typeof event.response.id === "string"
+            ) {
+              responseId = event.response.id
+            }
+            send(event)
+          } else if (LIFECYCLE_END.has(event.type)) {
+            send(terminal(event))
+          } else {
+            const state = track(event)
+            if (state === undefined) send(scoped(event, undefined))
+            else onItemEvent(state, event)
+          }
+          break
+        }
+        default:
+          part satisfies never
+      }
+      return out.splice(0) as unknown as ResponseStreamEvent[]
+    },
+  }
+}

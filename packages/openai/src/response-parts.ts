@@ -1,0 +1,181 @@
+/**
+ * Non-streaming Responses API ↔ recovery's normalized parts. Each `output_text` and
+ * `reasoning_text` content part becomes a text or reasoning part, each function/custom tool call
+ * a tool-call part, and the response a finish part. The result is the last attempt's response
+ * with the released text in place; the shown items of abandoned attempts come first in `output`,
+ * as in the recovered stream.
+ */
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { Response } from "openai/resources/responses/responses"
+import { copyRequestId } from "./chat-completion-parts.ts"
+
+/** The raw value riding on a Responses part: the response, and the content part it came from. */
+export interface ResponseRef {
+  readonly response: Response
+  /** Index in `output` (-1 for the response as a whole). */
+  readonly item: number
+  /** Index in the item's `content` (-1 for the item as a whole). */
+  readonly content: number
+}
+
+type Item = Record<string, unknown>
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null
+}
+
+function outputOf(response: Response): Item[] {
+  return Array.isArray(response.output) ? (response.output as unknown as Item[]) : []
+}
+
+/** The normalized parts of one response. */
+export function responseParts(response: Response): NormalizedPart<ResponseRef>[] {
+  const parts: NormalizedPart<ResponseRef>[] = []
+  outputOf(response).forEach((item, itemIndex) => {
+    if (
+      (item.type === "function_call" || item.type === "custom_tool_call") &&
+      typeof item.name === "string"
+    ) {
+      const params = item.type === "function_call" ? item.arguments : item.input
+      parts.push({
+        type: "tool-call",
+        toolName: item.name,
+        params: typeof params === "string" ? params : "",
+        raw: { response, item: itemIndex, content: -1 },
+      })
+      return
+    }
+    if ((item.type !== "message" && item.type !== "reasoning") || !Array.isArray(item.content)) return
+    item.content.forEach((part: unknown, contentIndex) => {
+      if (!isRecord(part) || typeof part.text !== "string" || part.text.length === 0) return
+      const raw = { response, item: itemIndex, content: contentIndex }
+      const id = typeof item.id === "string" ? item.id : `${itemIndex}`
+      if (part.type === "output_text") parts.push({ type: "text", text: part.text, id, raw })
+      else if (part.type === "reasoning_text") parts.push({ type: "reasoning", text: part.text, id, raw })
+    })
+  })
+  parts.push({ type: "finish", raw: { response, item: -1, content: -1 } })
+  return parts
+}
+
+/** Released text of one attempt, by `item:content`. */
+type Released = Map<string, string>
+
+function rewriteItems(
+  response: Response,
+  released: Released,
+  keepEmpty: boolean,
+): { items: Item[]; changed: boolean } {
+  let changed = false
+  const items: Item[] = []
+  outputOf(response).forEach((item, itemIndex) => {
+    if ((item.type !== "message" && item.type !== "reasoning") || !Array.isArray(item.content)) {
+      items.push(item)
+      return
+    }
+    let shown = false
+    let itemChanged = false
+    const content = item.content.map((part: unknown, contentIndex) => {
+      if (!isRecord(part) || (part.type !== "output_text" && part.type !== "reasoning_text")) return part
+      const text = released.get(`${itemIndex}:${contentIndex}`) ?? ""
+      if (text.length > 0) shown = true
+      if (text === part.text) return part
+      itemChanged = true
+      return { ...part, text }
+    })
+    const hadText = item.content.some(
+      (part: unknown) => isRecord(part) && typeof part.text === "string" && part.text.length > 0,
+    )
+    if (!shown && hadText && !keepEmpty) {
+      // Every character of the item was withheld markup: the item is not shown at all.
+      changed = true
+      return
+    }
+    if (itemChanged) changed = true
+    items.push(itemChanged ? { ...item, content } : item)
+  })
+  return { items, changed }
+}
+
+function outputText(output: readonly Item[]): string {
+  const texts: string[] = []
+  for (const item of output) {
+    if (item.type !== "message" || !Array.isArray(item.content)) continue
+    for (const part of item.content) {
+      if (isRecord(part) && part.type === "output_text" && typeof part.text === "string")
+        texts.push(part.text)
+    }
+  }
+  return texts.join("")
+}
+
+/** Options of {@link responseResult}. */
+export interface ResponseResultOptions {
+  readonly tools: readonly string[]
+  readonly returnToolCallErrors: boolean
+}
+
+/** Reads recovery's output for a non-streaming Responses call and builds the response to return. */
+export async function responseResult(
+  output: AsyncIterable<OutputPart<ResponseRef>>,
+  options: ResponseResultOptions,
+): Promise<Response> {
+  const carried: Item[] = []
+  let released: Released = new Map()
+  let final: Response | undefined
+  for await (const part of output) {
+    switch (part.type) {
+      case "text":
+      case "reasoning": {
+        if (part.raw === undefined) break
+        const key = `${part.raw.item}:${part.raw.content}`
+        released.set(key, (released.get(key) ?? "") + part.text)
+        break
+      }
+      case "attempt-start": {
+        const abandoned = part.discarded[0]?.response
+        if (abandoned !== undefined) {
+          // Only what the consumer was shown of the abandoned attempt is kept: its text items.
+          for (const item of rewriteItems(abandoned, released, false).items) {
+            if (item.type === "message" || item.type === "reasoning") carried.push(item)
+          }
+        }
+        released = new Map()
+        break
+      }
+      case "finish":
+        final = part.raw.response
+        break
+      default:
+        break
+    }
+  }
+  if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a response")
+  const { items, changed } = rewriteItems(final, released, false)
+  let result: Response = final
+  if (changed || carried.length > 0) {
+    const outputItems = [...carried, ...items]
+    result = { ...final, output: outputItems as never, output_text: outputText(outputItems) }
+    copyRequestId(final, result)
+  }
+  if (options.returnToolCallErrors) {
+    const errors = outputOf(result)
+      .filter(
+        (item) =>
+          (item.type === "function_call" || item.type === "custom_tool_call") &&
+          typeof item.name === "string",
+      )
+      .filter((item) => classifyToolCall(item.name as string, options.tools) === "unknown")
+      .map((item) => {
+        const params = item.type === "function_call" ? item.arguments : item.input
+        return toolCallError(item.name as string, typeof params === "string" ? params : "", options.tools)
+      })
+    if (result === final) {
+      result = { ...final }
+      copyRequestId(final, result)
+    }
+    ;(result as Response & { tool_call_errors: unknown }).tool_call_errors = errors
+  }
+  return result
+}
