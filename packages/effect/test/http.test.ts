@@ -1,0 +1,140 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
+import { Effect, Layer, Stream } from "effect"
+import { Chat, LanguageModel } from "effect/ai"
+import { FetchHttpClient } from "effect/http"
+import { ToolCallRecovery } from "../src/index.ts"
+import { failureOf, recordingHandlers, runOurs, toolkit } from "./support/fixtures.ts"
+import { fileHandlers, files, qwenLeak, streamedText } from "./support/leaks.ts"
+import { openAiChatModel } from "./support/openai-chat-model.ts"
+
+type Model = Layer.Layer<LanguageModel.LanguageModel>
+
+/** A replay server running `script`, and a provider that talks to it over real HTTP. */
+const withServer = <A, E>(
+  script: ReplayScript,
+  use: (server: ReplayServer, model: Model) => Effect.Effect<A, E>,
+) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() => startReplayServer({ script })),
+    (server) =>
+      use(
+        server,
+        openAiChatModel({ baseUrl: server.url, model: "replay" }).pipe(Layer.provide(FetchHttpClient.layer)),
+      ),
+    (server) => Effect.promise(() => server.close()),
+  )
+
+type Message = { readonly role: string; readonly content?: unknown; readonly tool_calls?: unknown }
+const messagesOf = (server: ReplayServer, index: number): Message[] =>
+  (server.requests[index]?.body?.messages ?? []) as Message[]
+
+/** The leak streamed in small chunks, then a structured call on the retry. */
+const leakThenCall: ReplayScript = [
+  { content: `Let me check that. ${qwenLeak}`, chunkSize: 5 },
+  { toolCalls: [{ name: "read_file", arguments: '{"path": "src/a.ts"}' }], finishReason: "tool_calls" },
+]
+
+describe("over HTTP: the replay server, and a provider on Effect's HttpClient", () => {
+  for (const stream of [false, true]) {
+    const api = stream ? "SSE" : "JSON"
+
+    it.effect(`markup recovery through the layer (${api})`, () =>
+      withServer(leakThenCall, (server, model) =>
+        Effect.gen(function* () {
+          const { read, layer } = fileHandlers()
+          const options = { prompt: [{ role: "user", content: "Read src/a.ts" }] as const, toolkit: files }
+          const text = yield* (
+            stream
+              ? Effect.map(Stream.runCollect(LanguageModel.streamText(options)), streamedText)
+              : Effect.map(LanguageModel.generateText(options), (response) => response.text)
+          ).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+          assert.strictEqual(text, "Let me check that. ")
+          assert.deepStrictEqual(read, ["src/a.ts"])
+          assert.lengthOf(server.requests, 2)
+          assert.strictEqual(server.requests[1]?.body?.stream, stream)
+          const retry = messagesOf(server, 1)
+          assert.deepStrictEqual(
+            retry.map((message) => message.role),
+            ["system", "user"],
+          )
+          assert.include(String(retry[0]?.content), "structured tool-call format")
+          assert.notInclude(JSON.stringify(retry), "<function=read_file>")
+        }),
+      ),
+    )
+
+    it.effect(`unknownToolCalls: "return" (${api})`, () =>
+      withServer(
+        [
+          {
+            content: "Let me look.",
+            toolCalls: [
+              { name: "DeleteEverything", arguments: '{"force": true}' },
+              { name: "GetWeather", arguments: ['{"city"', ': "Paris"}'] },
+              { name: "Gone", arguments: '{"broken' },
+            ],
+            finishReason: "tool_calls",
+          },
+        ],
+        (server, model) =>
+          Effect.gen(function* () {
+            const { ran, layer } = recordingHandlers()
+            const parts = yield* runOurs(stream ? "streamText" : "generateText", {
+              prompt: "hi",
+              toolkit,
+              unknownToolCalls: "return",
+            }).pipe(Effect.provide(model), Effect.provide(layer))
+            assert.deepStrictEqual(
+              parts
+                .filter(ToolCallRecovery.isToolCallErrorPart)
+                .map((part) => [part.name, part.params, failureOf(part.error)]),
+              [
+                ["DeleteEverything", { force: true }, "Toolkit/ToolNotFoundError"],
+                ["Gone", '{"broken', "Toolkit/ToolNotFoundError"],
+              ],
+            )
+            assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+            assert.lengthOf(server.requests, 1)
+            const tools = server.requests[0]!.body!.tools as Array<{ function: { name: string } }>
+            assert.deepStrictEqual(
+              tools.map((tool) => tool.function.name),
+              ["GetWeather", "GetTime"],
+            )
+          }),
+      ),
+    )
+  }
+
+  it.effect("a Chat through the layer: the next turn's history holds the real call, not the leak", () =>
+    withServer([...leakThenCall, { content: "It exports a function." }], (server, model) =>
+      Effect.gen(function* () {
+        const chat = yield* Chat.empty
+        yield* chat.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(Stream.runDrain)
+        const answer = yield* chat.generateText({ prompt: "What does it do?", toolkit: files })
+        assert.strictEqual(answer.text, "It exports a function.")
+        assert.lengthOf(server.requests, 3)
+        const third = messagesOf(server, 2)
+        assert.deepStrictEqual(
+          third.map((message) => message.role),
+          ["user", "assistant", "tool", "user"],
+        )
+        assert.notInclude(JSON.stringify(third), "<function=")
+        assert.notInclude(JSON.stringify(third), "structured tool-call format")
+      }).pipe(
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model),
+        Effect.provide(fileHandlers().layer),
+      ),
+    ),
+  )
+
+  it("@effect/ai-openai-compat (newest published, 4.0.0-beta.98) does not load with effect 4.1", async () => {
+    const error = await import("@effect/ai-openai-compat").then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    // It imports `effect/unstable/*`, which effect 4.1 no longer exports.
+    assert.match(String(error), /unstable/)
+  })
+})
