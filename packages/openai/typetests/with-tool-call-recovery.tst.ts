@@ -4,6 +4,7 @@ import type { ChatCompletionStream } from "openai/lib/ChatCompletionStream"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import type { Response, ResponseStreamEvent } from "openai/resources/responses/responses"
 import type { Stream } from "openai/streaming"
+import OldestOpenAI from "openai-oldest"
 import { describe, expect, test } from "tstyche"
 import {
   type ChatCompletionChunkWithToolCallErrors,
