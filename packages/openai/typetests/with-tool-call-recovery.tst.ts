@@ -26,6 +26,10 @@ describe("withToolCallRecovery with the default options", () => {
     expect(withToolCallRecovery(client, {})).type.toBe<OpenAI>()
     expect(withToolCallRecovery(client, { maxRecoveries: 2, onEvent: () => {} })).type.toBe<OpenAI>()
     expect(withToolCallRecovery(client, { unknownToolCalls: "error" })).type.toBe<OpenAI>()
+    // An inline listener is typed from the options (no implicit any).
+    expect(withToolCallRecovery(client, { onEvent: (event) => console.log(event.type) })).type.toBe<OpenAI>()
+    // The lower bound of the peer range, a separate copy of the package.
+    expect(withToolCallRecovery(new OldestOpenAI({ apiKey: "x" }))).type.toBe<OldestOpenAI>()
     expect(
       withToolCallRecovery(new AzureOpenAI({ apiKey: "x", endpoint: "https://x", apiVersion: "v" })),
     ).type.toBe<AzureOpenAI>()
