@@ -125,7 +125,7 @@ export interface ChatSplicerOptions {
 
 /** Maps recovery's output parts back to the chunks the consumer sees. */
 export interface ChatSplicer {
-  /** The chunks for one output part (none, one, or — never more than one today). */
+  /** The chunks for one output part: none (withheld, or a part that shares its chunk) or one. */
   push(part: OutputPart<ChatRaw>): ChatCompletionChunk[]
 }
 

@@ -157,7 +157,7 @@ interface Call {
 
 /** Sends the retry of `round` through the SDK's own `create`. */
 function sendRetry(
-  api: ApiAdapter<unknown, unknown, unknown, unknown>,
+  api: Pick<ApiAdapter<unknown, unknown, unknown, unknown>, "retryBody">,
   call: Call,
   instruction: string | undefined,
   signal: AbortSignal,

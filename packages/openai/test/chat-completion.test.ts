@@ -129,6 +129,25 @@ describe("non-streaming chat completions", () => {
     expect(server.requests).toHaveLength(2)
   })
 
+  it("rejects, with no further request, when the caller aborts while the retry is in flight", async () => {
+    const controller = new AbortController()
+    const { client, server } = await harness((_request, turn) => {
+      if (turn === 0) return { content: sample.text }
+      setTimeout(() => controller.abort(), 20)
+      return { toolCalls: [call], latencyMs: 2_000 }
+    })
+    const started = Date.now()
+    const error = await client.chat.completions.create(request(), { signal: controller.signal }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(Date.now() - started).toBeLessThan(1_500)
+    // Aborted during recovery: recovery's typed error, with the abort as its cause.
+    expect(isToolCallRecoveryError(error)).toBe(true)
+    expect(error).toMatchObject({ code: "aborted" })
+    expect(server.requests).toHaveLength(2)
+  })
+
   it("lets a provider error on the retry through unchanged", async () => {
     const { client } = await harness([
       { content: sample.text },

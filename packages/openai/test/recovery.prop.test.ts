@@ -224,7 +224,52 @@ describe("chat completions, not streamed", () => {
   })
 })
 
+/**
+ * Responses events without sequence numbers and per-request ids, with runs of text deltas of one
+ * item joined (the wrapper may cut a delta where a marker prefix is held back, which shifts the
+ * sequence numbers after it).
+ */
+function joinDeltas(events: readonly OpenAI.Responses.ResponseStreamEvent[]): unknown[] {
+  const out: Array<Record<string, unknown>> = []
+  for (const { sequence_number: _seq, ...event } of events) {
+    const last = out.at(-1)
+    if (
+      event.type === "response.output_text.delta" &&
+      last?.type === event.type &&
+      last.item_id === event.item_id
+    ) {
+      last.delta = `${String(last.delta)}${event.delta}`
+      continue
+    }
+    out.push({ ...event })
+  }
+  return JSON.parse(
+    JSON.stringify(out)
+      .replaceAll(/_replay_\d+/g, "_replay_n")
+      .replaceAll(/"created_at":\d+/g, '"created_at":0'),
+  )
+}
+
 describe("Responses API, streamed", () => {
+  test.prop([cleanDeltas, fc.boolean(), fc.boolean()], RUNS)(
+    "text that is not a call passes through: the same events, up to where text deltas are cut",
+    async ({ text, deltas }, withReasoning, withCall) => {
+      const { client, raw, queue, server } = await scripted()
+      const step: ReplayStep = {
+        content: deltas,
+        ...(withReasoning ? { reasoning: "Think." } : {}),
+        ...(withCall ? { toolCalls: [{ name: "read_file", arguments: '{"path":"a"}', id: "call_a" }] } : {}),
+      }
+      const params = { model: "m", input: "go", tools: offered.map(responsesTool), stream: true as const }
+      queue.push(step, step)
+      const plain = await collect(await raw.responses.create(params))
+      const wrapped = await collect(await client.responses.create(params))
+      expect(joinDeltas(wrapped)).toEqual(joinDeltas(plain))
+      expect(wrapped.map((e) => (e.type === "response.output_text.delta" ? e.delta : "")).join("")).toBe(text)
+      expect(server.requests).toHaveLength(2)
+    },
+  )
+
   test.prop([sampleArb, chunkSizes, fc.boolean()], RUNS)(
     "a leak under any chunking: one response the SDK's ResponseStream accepts, with the visible text and the call",
     async (sample, sizes, withReasoning) => {

@@ -1,5 +1,5 @@
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
-import OpenAI from "openai"
+import OpenAI, { APIError } from "openai"
 import { ResponseStream } from "openai/lib/responses/ResponseStream"
 import { Stream } from "openai/streaming"
 import { describe, expect, it } from "vitest"
@@ -182,6 +182,36 @@ describe("Responses API, streamed", () => {
     const plain = await collect(await raw.responses.create({ ...body(), stream: true }))
     const wrapped = await collect(await client.responses.create({ ...body(), stream: true }))
     expect(normalize(wrapped)).toEqual(normalize(plain))
+  })
+
+  it("lets a mid-stream error event through unchanged, without a retry", async () => {
+    const { client, server } = await harness([
+      {
+        content: sample.text,
+        chunkSize: 6,
+        interrupt: { kind: "error", afterChunks: 4, error: { message: "overloaded" } },
+      },
+      { toolCalls: [call] },
+    ])
+    const stream = await client.responses.create({ ...body(), stream: true })
+    await expect(collect(stream)).rejects.toBeInstanceOf(APIError)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("ends quietly on stream.controller.abort(), without a retry", async () => {
+    const { client, server } = await harness([
+      { content: sample.text, chunkSize: 4, chunkDelayMs: 2 },
+      { toolCalls: [call] },
+    ])
+    const stream = await client.responses.create({ ...body(), stream: true })
+    const events: Event[] = []
+    for await (const event of stream) {
+      events.push(event)
+      if (event.type === "response.output_text.delta") stream.controller.abort()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(textOf(events).length).toBeGreaterThan(0)
+    expect(server.requests).toHaveLength(1)
   })
 
   it("throws ToolCallRecoveryError from the iterator when the retry leaks again", async () => {
