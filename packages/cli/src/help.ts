@@ -1,0 +1,125 @@
+/** The `--help` texts. Kept beside each other so they read as one manual. */
+
+/** The commands `tool-rescue` knows. */
+export type CommandName = "demo" | "scan" | "probe"
+
+const EXIT_CODES = `Exit codes:
+  0  success (scan: no recoverable leak; demo: every step behaved as shown)
+  1  scan found recoverable leaks; demo: a step did not behave as shown
+  2  bad arguments, unreadable input, or an endpoint that refused, rejected,
+     timed out or did not answer like the OpenAI API`
+
+/** `tool-rescue --help`. */
+export const overviewHelp: string = `tool-rescue — tool calling that survives the model writing a tool call as text
+
+Usage:
+  tool-rescue <command> [options]
+
+Commands:
+  demo    play a leaked tool call through the openai, AI SDK and Effect adapters
+          on a built-in replay server (no network, about 2 seconds)
+  scan    find tool calls written as text in recorded responses (JSONL, JSON,
+          SSE chunk streams, Responses outputs or plain text)
+  probe   measure leak rate and recovery on a live OpenAI-compatible endpoint
+
+Options:
+  -h, --help     show help (also: tool-rescue <command> --help)
+  -v, --version  print the version
+
+${EXIT_CODES}
+`
+
+/** `tool-rescue demo --help`. */
+export const demoHelp: string = `Usage: tool-rescue demo [options]
+
+Plays one agent turn through each adapter (openai, AI SDK, Effect) against an
+embedded OpenAI-compatible replay server on 127.0.0.1:
+
+  1. the model streams prose and leaks a Qwen3-Coder call with the opening
+     <tool_call> missing; the detector flags it and the markup never reaches
+     the screen; the failed response is persisted; the retry carries the host
+     instruction; the structured call runs a real read_file tool; the final
+     answer arrives;
+  2. the model leaks twice and the turn ends with the explicit error
+     (code "repeated-markup").
+
+Options:
+  --only <adapter>  run one adapter: openai, ai-sdk or effect
+  -h, --help        show this help
+
+Exit code 0 when every step behaved as shown, 1 when one did not.
+`
+
+/** `tool-rescue scan --help`. */
+export const scanHelp: string = `Usage: tool-rescue scan <file | -> [options]
+
+Reads recorded model responses and reports tool calls written as text: per
+format, per tool, with short excerpts. "-" reads standard input.
+
+Input (detected from the first lines; --format forces one):
+  jsonl  one JSON value a line: chat completions, chat.completion.chunk
+         streams (grouped by id), Responses API responses or stream events,
+         {"request": …, "response": …} pairs, OpenAI Batch output lines,
+         assistant messages, or {"text": …, "tools": [...]} samples; a request
+         line (with "messages" or "input") sets the offered tools for the
+         responses after it
+  json   one JSON document (an array or object of the above), read whole
+  sse    raw server-sent events ("data: {…}" lines, "data: [DONE]")
+  text   the whole input is one response text
+
+Offered tools: a leak is recoverable only when it names an offered tool. They
+come from the recorded request or response ("tools"); --tools is used for
+records that carry none.
+
+Options:
+  --tools <a,b,…>       offered tool names for records without recorded tools
+  --format <f>          auto (default), jsonl, json, sse or text
+  --evidence <e>        structure (default) or envelope (DESIGN.md "Policy")
+  --reasoning <r>       auto (default), ignore or recover
+  --excerpts <n>        excerpts to show (default 10, 0 for none)
+  --json                print one JSON report on stdout instead of text
+  -h, --help            show this help
+
+Malformed lines are reported with their line number and skipped. JSONL, SSE
+and text are read in constant memory; a JSON document is parsed whole.
+
+${EXIT_CODES}
+`
+
+/** `tool-rescue probe --help`. */
+export const probeHelp: string = `Usage: tool-rescue probe --base-url <url> --model <id> [options]
+
+Sends tool-calling prompts (a built-in set of coding-agent tasks with real
+read_file, bash and search tool schemas) to a live OpenAI-compatible endpoint,
+first without and then with tool-rescue, and reports the leak rate, the
+recovery success rate and the latency recovery adds.
+
+Options:
+  --base-url <url>   the endpoint, e.g. http://127.0.0.1:8000/v1 (required)
+  --model <id>       the model id (required)
+  --api-key <key>    default: $OPENAI_API_KEY, else "no-key"
+  --runs <n>         prompts to send in each mode (default 10, at most 1000)
+  --stream           use streaming chat completions
+  --timeout <s>      seconds per request (default 60)
+  --json             print one JSON report on stdout instead of text
+  -h, --help         show this help
+
+Every request is sent once: the client's own retries are off, so what you
+see is what the endpoint did.
+
+${EXIT_CODES}
+`
+
+/** The help text of `command`. */
+export function commandHelp(command: CommandName): string {
+  switch (command) {
+    case "demo":
+      return demoHelp
+    case "scan":
+      return scanHelp
+    case "probe":
+      return probeHelp
+    default:
+      return command satisfies never
+  }
+}

@@ -1,0 +1,151 @@
+import type { Style } from "../style.ts"
+import { formatTable } from "../table.ts"
+import { formatMs, formatPercent } from "../text.ts"
+import type { ProbeConfig, ProbeOutcome, ProbeResult, ProbeRun } from "./run-probe.ts"
+
+/** The figures of a probe, computed once for both renderings. */
+export interface ProbeSummary {
+  readonly runs: number
+  readonly without: {
+    readonly toolCalls: number
+    readonly leaks: number
+    readonly text: number
+    /** Leaks / runs. */
+    readonly leakRate: number
+    readonly medianMs: number
+  }
+  readonly with: {
+    readonly toolCalls: number
+    /** Turns whose first response leaked (a recovery started). */
+    readonly recoveries: number
+    readonly recovered: number
+    readonly recoveredToText: number
+    readonly failed: number
+    readonly text: number
+    /** (recovered + recovered to text) / recoveries. */
+    readonly recoveryRate: number
+    readonly medianMs: number
+    /** Median time from the recovery decision to the end of a recovered turn. */
+    readonly medianAddedMs: number
+    readonly maxAddedMs: number
+  }
+  readonly formats: Readonly<Record<string, number>>
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const count = (runs: readonly ProbeRun[], outcome: ProbeOutcome): number =>
+  runs.filter((run) => run.outcome === outcome).length
+
+/**
+ * Computes the leak rate, the recovery success rate and the latencies of a probe.
+ *
+ * @example
+ * ```ts
+ * const summary = summarizeProbe(result)
+ * console.log(summary.without.leakRate)
+ * ```
+ */
+export function summarizeProbe(result: ProbeResult): ProbeSummary {
+  const runs = result.without.length
+  const leaks = count(result.without, "leak")
+  const recovered = count(result.with, "recovered")
+  const recoveredToText = count(result.with, "recovered-text")
+  const failed = count(result.with, "failed")
+  const recoveries = recovered + recoveredToText + failed
+  const added = result.with.flatMap((run) =>
+    run.addedMs === undefined || run.outcome === "failed" ? [] : [run.addedMs],
+  )
+  const formats: Record<string, number> = {}
+  for (const run of [...result.without, ...result.with]) {
+    if (run.format !== undefined) formats[run.format] = (formats[run.format] ?? 0) + 1
+  }
+  return {
+    runs,
+    without: {
+      toolCalls: count(result.without, "tool-call"),
+      leaks,
+      text: count(result.without, "text"),
+      leakRate: runs === 0 ? 0 : leaks / runs,
+      medianMs: median(result.without.map((run) => run.latencyMs)),
+    },
+    with: {
+      toolCalls: count(result.with, "tool-call"),
+      recoveries,
+      recovered,
+      recoveredToText,
+      failed,
+      text: count(result.with, "text"),
+      recoveryRate: recoveries === 0 ? 0 : (recovered + recoveredToText) / recoveries,
+      medianMs: median(result.with.map((run) => run.latencyMs)),
+      medianAddedMs: median(added),
+      maxAddedMs: added.length === 0 ? Number.NaN : Math.max(...added),
+    },
+    formats,
+  }
+}
+
+/**
+ * The human report of a probe.
+ *
+ * @example
+ * ```ts
+ * io.stdout.write(renderProbeText(config, summarizeProbe(result), style))
+ * ```
+ */
+export function renderProbeText(config: ProbeConfig, summary: ProbeSummary, style: Style): string {
+  const { runs } = summary
+  const w = summary.without
+  const r = summary.with
+  const ratio = (n: number) => `${n}/${runs} (${formatPercent(n, runs)})`
+  const out: string[] = []
+  out.push(
+    `${style.bold("tool-rescue probe")}  ${config.baseURL}  model ${config.model}  ` +
+      `${runs} prompts × 2 · ${config.stream ? "streaming" : "non-streaming"}\n\n`,
+  )
+  out.push(
+    formatTable(
+      [
+        { header: "" },
+        { header: "without recovery", align: "right" },
+        { header: "with tool-rescue", align: "right" },
+      ],
+      [
+        ["structured tool call", ratio(w.toolCalls), ratio(r.toolCalls + r.recovered)],
+        ["  of which recovered", "–", ratio(r.recovered)],
+        ["tool call leaked as text", style.red(ratio(w.leaks)), ratio(r.recoveries)],
+        ["  ended in the explicit error", "–", ratio(r.failed)],
+        ["prose answer", ratio(w.text), ratio(r.text + r.recoveredToText)],
+        ["median turn latency", formatMs(w.medianMs), formatMs(r.medianMs)],
+      ],
+      { header: style.bold },
+    ),
+  )
+  out.push("\n")
+  out.push(`  leak rate without recovery   ${style.bold(formatPercent(w.leaks, runs))}\n`)
+  out.push(
+    `  recovery success rate        ${style.bold(r.recoveries === 0 ? "– (no leak to recover)" : formatPercent(r.recovered + r.recoveredToText, r.recoveries))}` +
+      (r.recoveries === 0
+        ? ""
+        : style.dim(
+            `  (${r.recovered + r.recoveredToText} of ${r.recoveries} retries; ${r.failed} repeated the markup)`,
+          )) +
+      "\n",
+  )
+  out.push(
+    `  added latency per recovery   ${style.bold(Number.isNaN(r.medianAddedMs) ? "–" : `${formatMs(r.medianAddedMs)} median`)}` +
+      (Number.isNaN(r.maxAddedMs)
+        ? ""
+        : style.dim(`  (max ${formatMs(r.maxAddedMs)}; from the leak decision to the retry's last byte)`)) +
+      "\n",
+  )
+  const formats = Object.entries(summary.formats)
+  if (formats.length > 0)
+    out.push(`  leaked formats               ${formats.map(([f, n]) => `${f} ×${n}`).join(", ")}\n`)
+  return out.join("")
+}

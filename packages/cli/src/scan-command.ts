@@ -1,0 +1,105 @@
+import { createReadStream } from "node:fs"
+import { stat } from "node:fs/promises"
+import { resolve } from "node:path"
+import { choiceFlag, integerFlag, parseCommandArgs, stringFlag } from "./args.ts"
+import { CliError, ExitCode, usageError } from "./cli-error.ts"
+import type { CliIo } from "./io.ts"
+import { createProgressLine } from "./progress.ts"
+import { readLines } from "./scan/line-reader.ts"
+import { InputError, scanLines } from "./scan/scan-input.ts"
+import { renderScanText, scanJson } from "./scan/scan-render.ts"
+import { createScanSession } from "./scan/scan-session.ts"
+import { createStyle } from "./style.ts"
+import { formatBytes, formatCount } from "./text.ts"
+
+/**
+ * `tool-rescue scan <file | -> [options]`: see `tool-rescue scan --help`. Returns the exit code:
+ * 1 when recoverable leaks were found, 0 when none, 2 for bad arguments or unreadable input.
+ *
+ * @example
+ * ```ts
+ * import { processIo, runScan } from "@tool-rescue/cli"
+ *
+ * process.exitCode = await runScan(["recorded.jsonl", "--tools", "read_file,bash"], processIo())
+ * ```
+ */
+export async function runScan(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      tools: { type: "string" },
+      format: { type: "string" },
+      evidence: { type: "string" },
+      reasoning: { type: "string" },
+      excerpts: { type: "string" },
+      json: { type: "boolean" },
+    },
+    1,
+  )
+  const input = positionals[0]
+  if (input === undefined) throw usageError("needs a file to read (or - for standard input)")
+  const tools = parseTools(stringFlag(values, "tools"))
+  const format = choiceFlag(values, "format", ["auto", "jsonl", "json", "sse", "text"], "auto")
+  const evidence = choiceFlag(values, "evidence", ["structure", "envelope"], "structure")
+  const reasoning = choiceFlag(values, "reasoning", ["auto", "ignore", "recover"], "auto")
+  const maxExcerpts = integerFlag(values, "excerpts", 10, { min: 0, max: 10_000 })
+  const json = values.json === true
+
+  const source = await openInput(input, io)
+  const session = createScanSession({ tools, policy: { evidence, reasoning }, maxExcerpts })
+  const progress = createProgressLine(io.stderr, true)
+  const name = input === "-" ? "standard input" : input
+  let result: Awaited<ReturnType<typeof scanLines>>
+  try {
+    result = await scanLines(readLines(source), session, {
+      format,
+      onProgress: (lines, bytes, report) =>
+        progress.update(
+          `scanning ${name} · ${formatCount(lines)} lines · ${formatBytes(bytes)} · ` +
+            `${formatCount(report.responses)} responses · ${formatCount(report.recoverable)} leaks`,
+        ),
+    })
+  } catch (error) {
+    progress.clear()
+    if (error instanceof InputError) throw new CliError(`${name}: ${error.message}`)
+    if (typeof (error as { code?: unknown }).code === "string") {
+      throw new CliError(`cannot read ${name}: ${describeFsError(error)}`)
+    }
+    throw error
+  }
+  progress.clear()
+  if (json) io.stdout.write(`${JSON.stringify(scanJson(name, result), null, 2)}\n`)
+  else io.stdout.write(renderScanText(name, result, createStyle(io.stdout, io.env)))
+  return result.report.recoverable > 0 ? ExitCode.findings : ExitCode.ok
+}
+
+function parseTools(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined
+  const tools = raw
+    .split(",")
+    .map((tool) => tool.trim())
+    .filter((tool) => tool.length > 0)
+  if (tools.length === 0) throw usageError("--tools needs at least one tool name (comma-separated)")
+  return tools
+}
+
+async function openInput(input: string, io: CliIo): Promise<AsyncIterable<Uint8Array | string>> {
+  if (input === "-") return io.stdin
+  const path = resolve(io.cwd, input)
+  try {
+    const info = await stat(path)
+    if (info.isDirectory()) throw new CliError(`cannot read ${input}: it is a directory`)
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw new CliError(`cannot read ${input}: ${describeFsError(error)}`)
+  }
+  return createReadStream(path, { highWaterMark: 256 * 1024 })
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  if (code === "ENOENT") return "no such file"
+  if (code === "EACCES" || code === "EPERM") return "permission denied"
+  if (code === "EISDIR") return "it is a directory"
+  return error instanceof Error ? error.message : String(error)
+}
