@@ -8,8 +8,8 @@ import {
   resolveRecoveryOptions,
   runTurn,
 } from "@tool-rescue/recovery"
-import { type Cause, type Context, Effect, Exit, Layer, Stream } from "effect"
-import { LanguageModel, Prompt, type Toolkit } from "effect/ai"
+import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
+import { LanguageModel, Prompt, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { placeInstruction } from "./place-instruction.ts"
 import {
   type ContentPart,
@@ -211,6 +211,17 @@ const attemptRequest = (
     ? turn.request
     : { ...turn.request, prompt: placeInstruction(turn.prompt, instruction, placement) }
 
+/**
+ * Before a retry: with a `ResponseIdTracker` (incremental prompts, e.g. OpenAI Responses), the
+ * first request marked the whole prompt as sent with the malformed response's id, so a retry
+ * could be sent as "continue from that response" — the malformed response included. Forgetting
+ * the marks sends the retry in full, without it (the tracker's own fallback when it cannot chain).
+ */
+const forgetSentParts: Effect.Effect<void> = Effect.map(
+  Effect.serviceOption(ResponseIdTracker.ResponseIdTracker),
+  Option.map((tracker) => tracker.clearUnsafe()),
+)
+
 /** Maps what escapes `runTurn` to the stream's failure. */
 const failure = (method: string) => (error: unknown) => {
   if (error instanceof InnerFailure) return Exit.failCause(error.cause)
@@ -234,8 +245,14 @@ const recoverStream = (
         tools: turn.tools,
         signal: controller.signal,
         ...(options === undefined ? {} : { options }),
-        attempt: (_round, { instruction, signal }) =>
-          attemptStream(inner.streamText(attemptRequest(turn, instruction, placement)), turn.context, signal),
+        attempt: (_round, { instruction, signal }) => {
+          const request = attemptRequest(turn, instruction, placement)
+          const stream =
+            instruction === undefined
+              ? inner.streamText(request)
+              : Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(request)))
+          return attemptStream(stream, turn.context, signal)
+        },
       })
       return Stream.fromAsyncIterable(splice(parts, makeStreamSplicer()), (error) => error).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
@@ -296,7 +313,12 @@ const recoverGenerate = (
           ...(options === undefined ? {} : { options }),
           attempt: (_round, { instruction, signal }) =>
             attemptResponse(
-              inner.generateText(attemptRequest(turn, instruction, placement)),
+              instruction === undefined
+                ? inner.generateText(attemptRequest(turn, instruction, placement))
+                : Effect.andThen(
+                    forgetSentParts,
+                    inner.generateText(attemptRequest(turn, instruction, placement)),
+                  ),
               turn.context,
               signal,
             ),

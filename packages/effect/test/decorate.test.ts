@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { Effect, Fiber, Layer, Schema, Stream } from "effect"
-import { AiError, Chat, LanguageModel, Model, Prompt, type Response } from "effect/ai"
+import { AiError, Chat, LanguageModel, Model, Prompt, type Response, ResponseIdTracker } from "effect/ai"
 import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
 import { callStream, fileHandlers, files, qwenLeak, streamedText, textStream } from "./support/leaks.ts"
 import { finish, scriptedModel } from "./support/scripted-model.ts"
@@ -509,4 +509,41 @@ describe("composition", () => {
     assert.isFalse(isToolCallRecoveryError(undefined))
     assert.strictEqual(ToolCallRecovery.isToolCallRecoveryError, isToolCallRecoveryError)
   })
+})
+
+describe("incremental prompts (ResponseIdTracker)", () => {
+  for (const placement of ["system", "user"] as const) {
+    it.effect(`the retry never continues from the malformed response (${placement})`, () =>
+      Effect.gen(function* () {
+        const withId = (
+          id: string,
+          chunks: Response.StreamPartEncoded[][],
+        ): Response.StreamPartEncoded[][] => [[{ type: "response-metadata", id }], ...chunks]
+        const model = scriptedModel({
+          stream: [withId("resp_1", leakStream), withId("resp_2", callStream())],
+        })
+        // A conversation with an earlier assistant turn, so the tracker could chain.
+        const prompt = Prompt.make([
+          { role: "user", content: "Hi" },
+          { role: "assistant", content: "Hello." },
+          { role: "user", content: "Read src/a.ts" },
+        ])
+        const tracker = yield* ResponseIdTracker.make
+        tracker.markParts(prompt.content.slice(0, 2), "resp_0")
+        yield* LanguageModel.streamText({ prompt, toolkit: files }).pipe(
+          Stream.runDrain,
+          Effect.provide(ToolCallRecovery.layer({ instructionPlacement: placement })),
+          Effect.provide(model.layer),
+          Effect.provideService(ResponseIdTracker.ResponseIdTracker, tracker),
+        )
+        assert.strictEqual(
+          model.requests[0]?.previousResponseId,
+          "resp_0",
+          "the first request chains as usual",
+        )
+        assert.isUndefined(model.requests[1]?.previousResponseId)
+        assert.isUndefined(model.requests[1]?.incrementalPrompt)
+      }).pipe(Effect.provide(fileHandlers().layer)),
+    )
+  }
 })
