@@ -67,14 +67,16 @@ interface TextBlock {
  * stream.
  */
 export async function collectGenerateResult(
-  parts: AsyncIterable<Part>,
+  stream: ReadableStream<Part>,
   last: () => LanguageModelV4GenerateResult,
 ): Promise<LanguageModelV4GenerateResult> {
   const content: LanguageModelV4Content[] = []
   const open = new Map<string, TextBlock>()
   const blocks: TextBlock[] = []
   let finish: Extract<Part, { type: "finish" }> | undefined
-  for await (const part of parts) {
+  const reader = stream.getReader()
+  for (let next = await reader.read(); next.done !== true; next = await reader.read()) {
+    const part = next.value
     switch (part.type) {
       case "text-start":
       case "reasoning-start": {

@@ -22,31 +22,77 @@ export function toNormalizedPart(part: Part): NormalizedPart<Part> {
   }
 }
 
+/** The parts of one attempt, with a way to stop reading them from outside. */
+export interface AttemptParts extends AsyncIterableIterator<NormalizedPart<Part>> {
+  /**
+   * Cancels the provider stream. A `next()` pending on it (or made later) rejects with an
+   * `AbortError` rather than ending normally: a cut-off response must never look complete, or it
+   * would be judged (and perhaps retried) like one.
+   */
+  cancel(reason?: unknown): void
+}
+
 /**
  * Reads a provider stream as normalized parts, calling `onFinish` with each `finish` part seen.
- * Uses a reader rather than `for await` over the stream: `ReadableStream` is not async-iterable
- * in every runtime the AI SDK runs on. Stopping early (a `return()` from the consumer) cancels
- * the stream, which aborts the provider's HTTP response.
+ *
+ * A hand-written iterator over a reader, not an async generator and not `for await` over the
+ * stream: it is on the path of every delta (a generator adds a resume and a promise per part),
+ * and `ReadableStream` is not async-iterable in every runtime the AI SDK runs on. `return()`
+ * (the turn ends early) cancels the stream, which aborts the provider's HTTP response.
  */
-export async function* readParts(
+export function readParts(
   stream: ReadableStream<Part>,
   onFinish: (part: Extract<Part, { type: "finish" }>) => void,
-): AsyncGenerator<NormalizedPart<Part>, void, undefined> {
+): AttemptParts {
   const reader = stream.getReader()
   let done = false
-  try {
-    while (true) {
-      const next = await reader.read()
+  let cancelled: unknown
+  const finished: IteratorReturnResult<undefined> = { done: true, value: undefined }
+  return {
+    async next() {
+      if (cancelled !== undefined) throw cancelled
+      if (done) return finished
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        done = true
+        throw error
+      }
+      // Checked after the read: `cancel()` resolves a pending read as if the stream had ended.
+      if (cancelled !== undefined) throw cancelled
       if (next.done) {
         done = true
-        return
+        return finished
       }
       const part = next.value
       if (part.type === "finish") onFinish(part)
-      yield toNormalizedPart(part)
-    }
-  } finally {
-    if (!done) await reader.cancel().catch(() => {})
-    reader.releaseLock()
+      return { done: false, value: toNormalizedPart(part) }
+    },
+    async return() {
+      if (!done) {
+        done = true
+        await reader.cancel().catch(() => undefined)
+      }
+      return finished
+    },
+    cancel(reason) {
+      if (cancelled !== undefined) return
+      cancelled = abortError(reason)
+      if (!done) {
+        done = true
+        reader.cancel(reason).catch(() => undefined)
+      }
+    },
+    [Symbol.asyncIterator]() {
+      return this
+    },
   }
+}
+
+function abortError(reason: unknown): Error {
+  if (reason instanceof Error && reason.name === "AbortError") return reason
+  const error = new Error("tool-rescue: the consumer cancelled the stream", { cause: reason })
+  error.name = "AbortError"
+  return error
 }

@@ -5,8 +5,8 @@ import type {
 } from "@ai-sdk/provider"
 import { isToolCallRecoveryError, type RecoveryOptions, runTurn } from "@tool-rescue/recovery"
 import { placeInstruction } from "./place-instruction.ts"
-import { readParts } from "./read-parts.ts"
-import { createStreamSplicer } from "./stream-splicer.ts"
+import { type AttemptParts, readParts } from "./read-parts.ts"
+import { createStreamSplicer, type StreamSplicer } from "./stream-splicer.ts"
 import { emptyUsage, sumUsage } from "./sum-usage.ts"
 
 type Part = LanguageModelV4StreamPart
@@ -21,33 +21,38 @@ export interface TurnSetup {
   readonly first: ReadableStream<Part>
   /** Sends a retry: the same call with the instruction placed in the prompt. */
   readonly retry: (params: LanguageModelV4CallOptions) => PromiseLike<ReadableStream<Part>>
-  /** Cancels the turn: the user's `abortSignal`, combined with the consumer's cancel when streaming. */
-  readonly signal: AbortSignal | undefined
   /**
    * What a `ToolCallRecoveryError` (a second malformed response, a failed `persistFailed`)
    * becomes: `"parts"` ends the stream with an `error` part and a `finish` with reason `error`
-   * (the streaming convention of the AI SDK); `"throw"` rethrows it (`generateText` rejects).
-   * Provider errors and cancellation are always rethrown unchanged, as the provider's own stream
-   * or promise would have failed.
+   * (the streaming convention of the AI SDK); `"throw"` errors the stream with it (so
+   * `generateText` rejects). Provider errors and cancellation always error the stream with the
+   * error unchanged, as the provider's own stream would have.
    */
   readonly failure: "parts" | "throw"
 }
 
 /**
- * Runs one turn through `runTurn` of `@tool-rescue/recovery` and yields the spliced V4 stream:
+ * Runs one turn through `runTurn` of `@tool-rescue/recovery` and returns the spliced V4 stream:
  * what the consumer sees, as if one model call had produced it. The adapter's own work is only
  * the mapping: parts to normalized parts and back, the instruction placed in the retry prompt,
  * the usage summed over attempts.
+ *
+ * The stream is pull-based: nothing is read from the provider before the consumer asks.
+ * Cancelling it (`streamText`'s abort, a consumer that stops reading) aborts the turn (the
+ * in-flight request is aborted, no retry starts). The user's `abortSignal` does the same.
  */
-export async function* spliceTurn(setup: TurnSetup): AsyncGenerator<Part, void, undefined> {
-  const { params, first, signal } = setup
+export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
+  const { params, first } = setup
   let usage = emptyUsage
   const onFinish = (part: Extract<Part, { type: "finish" }>): void => {
     usage = sumUsage(usage, part.usage)
   }
   let firstTaken = false
-  const queue: Part[] = []
-  const splicer = createStreamSplicer((part) => queue.push(part))
+  /** The attempt being read, so that a cancel reaches it without waiting for its next part. */
+  let current: AttemptParts | undefined
+  // Only for retry requests: runTurn aborts their signal when it learns that the consumer left,
+  // which it cannot while it waits for the request itself.
+  const cancelled = new AbortController()
   const turn = runTurn<Part>({
     // Exactly the tools offered in this step (after `activeTools` / `prepareStep`): core parses
     // the returned calls against the same set.
@@ -55,43 +60,77 @@ export async function* spliceTurn(setup: TurnSetup): AsyncGenerator<Part, void, 
     attempt: async (round, context) => {
       if (round === 0) {
         firstTaken = true
-        return readParts(first, onFinish)
+        current = readParts(first, onFinish)
+        return current
       }
       const prompt =
         context.instruction === undefined
           ? params.prompt
           : placeInstruction(params.prompt, context.instruction, setup.placement)
-      const stream = await setup.retry({ ...params, prompt, abortSignal: context.signal })
-      return readParts(stream, onFinish)
+      const abortSignal = AbortSignal.any([context.signal, cancelled.signal])
+      const stream = await setup.retry({ ...params, prompt, abortSignal })
+      current = readParts(stream, onFinish)
+      if (cancelled.signal.aborted) current.cancel(cancelled.signal.reason)
+      return current
     },
-    ...(signal === undefined ? {} : { signal }),
+    signal: params.abortSignal,
     options: setup.options,
   })
-  try {
-    for await (const part of turn) {
-      splicer.push(part)
-      if (queue.length > 0) yield* drain(queue)
-    }
-    splicer.end(usage)
-  } catch (error) {
-    splicer.close()
-    if (setup.failure === "throw" || signal?.aborted === true || !isToolCallRecoveryError(error)) {
-      yield* drain(queue)
-      throw error
-    }
-    queue.push({ type: "error", error }, errorFinish(usage))
-  } finally {
+  const releaseFirst = () => {
     if (!firstTaken) void first.cancel().catch(() => {})
   }
-  yield* drain(queue)
+
+  let splicer: StreamSplicer
+  let emitted = 0
+  return new ReadableStream<Part>({
+    start(controller) {
+      splicer = createStreamSplicer((part) => {
+        controller.enqueue(part)
+        emitted++
+      })
+    },
+    async pull(controller) {
+      // One pull = at least one part enqueued (or the end): some parts of `runTurn` map to none.
+      emitted = 0
+      try {
+        while (emitted === 0) {
+          const step = await turn.next()
+          if (step.done === true) {
+            splicer.end(usage)
+            controller.close()
+            releaseFirst()
+            return
+          }
+          splicer.push(step.value)
+        }
+      } catch (error) {
+        releaseFirst()
+        splicer.close()
+        if (
+          setup.failure === "parts" &&
+          params.abortSignal?.aborted !== true &&
+          isToolCallRecoveryError(error)
+        ) {
+          controller.enqueue({ type: "error", error })
+          controller.enqueue(errorFinish(usage))
+          controller.close()
+        } else {
+          controller.error(error)
+        }
+      }
+    },
+    async cancel(reason) {
+      // A `next()` may be pending on the provider: cancel the attempt's stream (the pending read
+      // rejects) and abort a pending retry request, so that `return()`, which runs once that
+      // `next()` settles, is not held up by a stalled provider. No new attempt starts.
+      cancelled.abort(reason)
+      current?.cancel(reason)
+      releaseFirst()
+      await turn.return(undefined).catch(() => undefined)
+    },
+  })
 }
 
 function errorFinish(usage: LanguageModelV4Usage): Part {
   return { type: "finish", finishReason: { unified: "error", raw: undefined }, usage }
-}
-
-/** Empties `queue`, yielding its parts in order. */
-function* drain(queue: Part[]): Generator<Part, void, undefined> {
-  const parts = queue.splice(0, queue.length)
-  for (const part of parts) yield part
 }

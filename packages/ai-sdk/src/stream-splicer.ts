@@ -93,16 +93,24 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
       emit({ type: `${kind}-start`, id: block.id, ...(meta === undefined ? {} : { providerMetadata: meta }) })
       block.state = "open"
     }
-    const meta =
-      raw !== undefined && (raw.type === "text-delta" || raw.type === "reasoning-delta")
-        ? raw.providerMetadata
-        : undefined
-    emit({
-      type: `${kind}-delta`,
-      id: block.id,
-      delta: text,
-      ...(meta === undefined ? {} : { providerMetadata: meta }),
-    })
+    // The hot path: a delta passed through whole (same text, same id) is emitted as the very
+    // part the provider produced, with no copy.
+    const delta = raw?.type === "text-delta" || raw?.type === "reasoning-delta" ? raw : undefined
+    if (
+      delta !== undefined &&
+      delta.type === `${kind}-delta` &&
+      delta.id === block.id &&
+      delta.delta === text
+    ) {
+      emit(delta)
+      return
+    }
+    const meta = delta?.providerMetadata
+    emit(
+      meta === undefined
+        ? { type: `${kind}-delta`, id: block.id, delta: text }
+        : { type: `${kind}-delta`, id: block.id, delta: text, providerMetadata: meta },
+    )
   }
 
   function onOther(part: Part): void {

@@ -3,7 +3,6 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
   LanguageModelV4Middleware,
-  LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
 import {
@@ -103,19 +102,15 @@ async function recoverStream(
   // Round 0 is requested before anything else: a provider error (HTTP 429, a refused connection)
   // rejects here, exactly as without the middleware, so the SDK's own retries still apply.
   const first = await doStream()
-  const cancel = new AbortController()
-  const signal =
-    params.abortSignal === undefined ? cancel.signal : AbortSignal.any([params.abortSignal, cancel.signal])
-  const parts = spliceTurn({
+  const stream = spliceTurn({
     params,
     options,
     placement,
     first: first.stream,
     retry: async (retryParams) => (await model.doStream(retryParams)).stream,
-    signal,
     failure: "parts",
   })
-  return { ...first, stream: toReadableStream(parts, cancel) }
+  return { ...first, stream }
 }
 
 async function recoverGenerate(
@@ -126,7 +121,7 @@ async function recoverGenerate(
   placement: "system" | "user",
 ): Promise<LanguageModelV4GenerateResult> {
   let last = await doGenerate()
-  const parts = spliceTurn({
+  const stream = spliceTurn({
     params,
     options,
     placement,
@@ -135,35 +130,7 @@ async function recoverGenerate(
       last = await model.doGenerate(retryParams)
       return generateResultParts(last)
     },
-    signal: params.abortSignal,
     failure: "throw",
   })
-  return collectGenerateResult(parts, () => last)
-}
-
-/**
- * A pull-based stream over the spliced parts: nothing is read from the provider before the
- * consumer asks. Cancelling it (`streamText`'s abort, a consumer that stops reading) aborts the
- * turn, so no retry starts after that.
- */
-function toReadableStream(
-  parts: AsyncGenerator<LanguageModelV4StreamPart, void, undefined>,
-  cancel: AbortController,
-): ReadableStream<LanguageModelV4StreamPart> {
-  return new ReadableStream({
-    async pull(controller) {
-      try {
-        const next = await parts.next()
-        if (next.done === true) controller.close()
-        else controller.enqueue(next.value)
-      } catch (error) {
-        controller.error(error)
-      }
-    },
-    cancel(reason) {
-      cancel.abort(reason)
-      // Not awaited: a pending `next()` settles once the abort reaches the in-flight request.
-      void parts.return(undefined).catch(() => {})
-    },
-  })
+  return collectGenerateResult(stream, () => last)
 }

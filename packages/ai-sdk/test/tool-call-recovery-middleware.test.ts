@@ -380,10 +380,11 @@ describe("streamText", () => {
     expect(retrySignal?.aborted).toBe(true)
   })
 
-  test("a consumer that stops reading stops the turn: no retry starts", async () => {
+  test("a consumer that stops reading stops the turn at once, even while the provider stalls", async () => {
     let cancelled = false
     const inner = new MockLanguageModelV4({
       doStream: async () => ({
+        // A text block that never ends: the provider stalls after its first delta.
         stream: new ReadableStream<Part>({
           start(c) {
             for (const part of replyParts({ text: [QWEN_PROSE] }).slice(0, -2)) c.enqueue(part)
@@ -394,18 +395,64 @@ describe("streamText", () => {
         }),
       }),
     })
-    const result = await wrap(inner).doStream({ prompt: [] })
+    const result = await wrap(inner).doStream({
+      prompt: [],
+      tools: [{ type: "function", name: "Glob", inputSchema: {} }],
+    })
     const reader = result.stream.getReader()
     while (true) {
       const { value } = await reader.read()
       if (value?.type === "text-delta") break
     }
-    await reader.cancel()
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await within(1000, reader.cancel())
     expect(cancelled).toBe(true)
     expect(inner.doStreamCalls).toHaveLength(1)
   })
+
+  test("a consumer that stops reading during the retry request aborts that request", async () => {
+    let retrySignal: AbortSignal | undefined
+    const inner = new MockLanguageModelV4({
+      doStream: async (options) => {
+        if (inner.doStreamCalls.length === 1) return streamReply(leak)
+        retrySignal = options.abortSignal
+        // The retry's response headers never come, unless the request is aborted.
+        return new Promise((_, reject) =>
+          options.abortSignal?.addEventListener("abort", () => reject(options.abortSignal?.reason)),
+        )
+      },
+    })
+    const result = await wrap(inner).doStream({
+      prompt: [],
+      tools: [{ type: "function", name: "Glob", inputSchema: {} }],
+    })
+    const reader = result.stream.getReader()
+    // Keep reading in the background until the retry request is pending, then cancel.
+    const reading = (async () => {
+      while (!(await reader.read()).done) {}
+    })()
+    for (let i = 0; inner.doStreamCalls.length < 2; i++) {
+      if (i > 500) throw new Error("no retry started")
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    await within(1000, reader.cancel())
+    await within(1000, reading)
+    expect(retrySignal?.aborted).toBe(true)
+    expect(inner.doStreamCalls).toHaveLength(2)
+  })
 })
+
+/** Fails if `promise` does not settle within `ms`. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 describe("generateText", () => {
   test("recovers: the tool runs once and the text holds no markup", async () => {
