@@ -71,7 +71,6 @@ const brand: unique symbol = Symbol.for("@tool-rescue/recovery.ToolCallRecoveryE
  * ```
  */
 export class ToolCallRecoveryError extends Error {
-  readonly [brand]: true = true
   override readonly name: "ToolCallRecoveryError" = "ToolCallRecoveryError"
   readonly code: ToolCallRecoveryErrorCode
   readonly rounds: number
@@ -79,6 +78,9 @@ export class ToolCallRecoveryError extends Error {
 
   constructor(init: ToolCallRecoveryErrorInit) {
     super(init.message ?? describe(init), init.cause === undefined ? undefined : { cause: init.cause })
+    // Not a class field: a computed symbol member cannot be declared under isolatedDeclarations,
+    // and non-enumerable keeps it out of logs and JSON.
+    Object.defineProperty(this, brand, { value: true })
     this.code = init.code
     this.rounds = init.rounds
     this.markup = init.markup

@@ -26,7 +26,13 @@ export interface TurnResult<Raw = unknown> {
 }
 
 /** An attempt function playing `scripts[round]` (the last script repeats). */
-export function scripted<Raw>(scripts: readonly (readonly Step<Raw>[])[], attempts: AttemptRecord[]) {
+export function scripted<Raw>(
+  scripts: readonly (readonly Step<Raw>[])[],
+  attempts: AttemptRecord[],
+): (
+  round: number,
+  context: { instruction: string | undefined; signal: AbortSignal },
+) => AsyncGenerator<NormalizedPart<Raw>> {
   return (round: number, context: { instruction: string | undefined; signal: AbortSignal }) => {
     const record: AttemptRecord = { round, ...context, closed: false, produced: 0 }
     attempts.push(record)
