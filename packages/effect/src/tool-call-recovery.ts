@@ -1,3 +1,24 @@
+/**
+ * `ToolCallRecovery`: tool-call rescue for Effect AI (`effect/ai`).
+ *
+ * - {@link layer}, {@link decorate}, {@link withRecovery}: recover tool calls a model wrote as
+ *   text (the `LanguageModel` service, decorated).
+ * - {@link generateText}, {@link streamText}: Effect's accessors plus `unknownToolCalls`, which
+ *   returns calls to unknown tools as {@link ToolCallErrorPart}s (Effect-TS/effect #7574).
+ * - {@link fromResponseParts}: a response's content as history, error parts included.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import type { LanguageModel } from "effect/ai"
+ * import { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * declare const ProviderModel: Layer.Layer<LanguageModel.LanguageModel>
+ * const Model = ToolCallRecovery.layer().pipe(Layer.provideMerge(ProviderModel))
+ * ```
+ *
+ * @module
+ */
 export { decorate, layer, type Options, type WithRecovery, withRecovery } from "./decorate.ts"
 export { fromResponseParts } from "./from-response-parts.ts"
 export {

@@ -3,6 +3,7 @@ import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { Effect, Fiber, Layer, Schema, Stream } from "effect"
 import { AiError, Chat, LanguageModel, Model, Prompt, type Response, ResponseIdTracker } from "effect/ai"
 import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
+import { runOurs } from "./support/fixtures.ts"
 import { callStream, fileHandlers, files, qwenLeak, streamedText, textStream } from "./support/leaks.ts"
 import { finish, scriptedModel } from "./support/scripted-model.ts"
 
@@ -544,6 +545,38 @@ describe("incremental prompts (ResponseIdTracker)", () => {
         assert.isUndefined(model.requests[1]?.previousResponseId)
         assert.isUndefined(model.requests[1]?.incrementalPrompt)
       }).pipe(Effect.provide(fileHandlers().layer)),
+    )
+  }
+})
+
+describe("both fixes together", () => {
+  for (const mode of ["generateText", "streamText"] as const) {
+    it.effect(`the layer recovers the leak, then unknownToolCalls returns the unknown call (${mode})`, () =>
+      Effect.gen(function* () {
+        const { read, layer } = fileHandlers()
+        const retry: Response.StreamPartEncoded[] = [
+          { type: "tool-call", id: "c1", name: "write_file", params: { path: "x" } },
+          { type: "tool-call", id: "c2", name: "read_file", params: { path: "src/a.ts" } },
+          finish("tool-calls"),
+        ]
+        const model =
+          mode === "generateText"
+            ? scriptedModel({
+                generate: [[{ type: "text", text: leakText }, finish()], retry as Response.PartEncoded[]],
+              })
+            : scriptedModel({ stream: [leakStream, retry.map((part) => [part])] })
+        const parts = yield* runOurs(mode, {
+          prompt: "Read src/a.ts",
+          toolkit: files,
+          unknownToolCalls: "return",
+        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model.layer), Effect.provide(layer))
+        assert.lengthOf(model.requests, 2)
+        assert.deepStrictEqual(read, ["src/a.ts"])
+        assert.deepStrictEqual(
+          parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
+          ["write_file"],
+        )
+      }),
     )
   }
 })

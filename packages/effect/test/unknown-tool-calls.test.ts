@@ -466,31 +466,42 @@ describe.each(modes)("%s", (mode) => {
   )
 })
 
-it.effect(
-  "generateObject passes through: an unknown tool fails it as in Effect, with or without the layer",
-  () =>
-    Effect.gen(function* () {
-      const response = [
-        call("c1", "Nope", {}),
-        { type: "text", text: '{"a":1}' } as const,
-        finish("tool-calls"),
-      ]
-      const schema = Schema.Struct({ a: Schema.Number })
-      const plain = yield* Effect.flip(
-        LanguageModel.generateObject({ prompt: "hi", schema, toolkit }).pipe(
-          Effect.provide(oneResponse("generateText", response).layer),
-        ),
+describe("generateObject passes through, as in Effect, with or without the layer", () => {
+  const schema = Schema.Struct({ a: Schema.Number })
+  const cases = [
+    ["an unknown tool", call("c1", "Nope", {})],
+    ["invalid params, failureMode return", call("c1", "GetWeather", { city: 1 })],
+    ["invalid params, failureMode error", call("c1", "GetTime", { zone: 1 })],
+  ] as const
+  for (const [what, toolCall] of cases) {
+    for (const disableToolCallResolution of [false, true]) {
+      it.effect(`${what}, resolution ${disableToolCallResolution ? "disabled" : "enabled"}`, () =>
+        Effect.gen(function* () {
+          const response = [toolCall, { type: "text", text: '{"a":1}' } as const, finish("tool-calls")]
+          const options = { prompt: "hi", schema, toolkit, disableToolCallResolution }
+          const plain = yield* Effect.result(
+            LanguageModel.generateObject(options).pipe(
+              Effect.provide(oneResponse("generateText", response).layer),
+            ),
+          )
+          const decorated = yield* Effect.result(
+            LanguageModel.generateObject(options).pipe(
+              Effect.provide(ToolCallRecovery.layer()),
+              Effect.provide(oneResponse("generateText", response).layer),
+            ),
+          )
+          assert.strictEqual(decorated._tag, plain._tag)
+          if (plain._tag === "Failure" && decorated._tag === "Failure") {
+            assert.strictEqual(failureOf(decorated.failure), failureOf(plain.failure))
+          }
+          if (plain._tag === "Success" && decorated._tag === "Success") {
+            assert.deepStrictEqual(decorated.success.content, plain.success.content)
+          }
+        }).pipe(Effect.provide(recordingHandlers().layer)),
       )
-      const decorated = yield* Effect.flip(
-        LanguageModel.generateObject({ prompt: "hi", schema, toolkit }).pipe(
-          Effect.provide(ToolCallRecovery.layer()),
-          Effect.provide(oneResponse("generateText", response).layer),
-        ),
-      )
-      assert.strictEqual(failureOf(plain), "LanguageModel/InvalidOutputError")
-      assert.strictEqual(failureOf(decorated), failureOf(plain))
-    }).pipe(Effect.provide(recordingHandlers().layer)),
-)
+    }
+  }
+})
 
 it("rejects an invalid option value as API misuse", () => {
   assert.throws(
