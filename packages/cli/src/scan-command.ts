@@ -84,7 +84,12 @@ function parseTools(raw: string | undefined): string[] | undefined {
 }
 
 async function openInput(input: string, io: CliIo): Promise<AsyncIterable<Uint8Array | string>> {
-  if (input === "-") return io.stdin
+  if (input === "-") {
+    // Nothing piped in: say what we are waiting for instead of hanging silently.
+    if ((io.stdin as { isTTY?: boolean }).isTTY === true)
+      io.stderr.write("reading standard input (end it with Ctrl-D)\n")
+    return io.stdin
+  }
   const path = resolve(io.cwd, input)
   try {
     const info = await stat(path)

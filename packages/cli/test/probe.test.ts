@@ -162,6 +162,21 @@ describe("probe against the replay server", () => {
   })
 })
 
+describe("probe: progress", () => {
+  it("draws a progress bar on a terminal and erases it", async () => {
+    const server = await replay(() => call("read_file"))
+    const io = testIo({ tty: true })
+    expect(await main(["probe", "--base-url", server.url, "--model", "m", "--runs", "2"], io)).toBe(0)
+    const frames = io.stderr
+      .text()
+      .split("\r\u001b[2K")
+      .filter((frame) => frame.length > 0)
+    expect(frames).toContain("probing without recovery [████████████████████████] 2/2  leaks 0")
+    expect(frames).toContain("probing with tool-rescue   [████████████████████████] 2/2  recoveries 0")
+    expect(io.stderr.text().endsWith("\r\u001b[2K")).toBe(true)
+  })
+})
+
 describe("probe: an endpoint that fails gives one line and exit code 2", () => {
   const oneLine = (run: { stderr: string }) => expect(run.stderr.split("\n")).toHaveLength(2)
 

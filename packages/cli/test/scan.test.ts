@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Readable } from "node:stream"
 import { isRecoverable, scan } from "@tool-rescue/detector"
 import { corpus } from "@tool-rescue/testing/corpus"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -378,6 +379,13 @@ describe("scan: other inputs", () => {
     expect(code).toBe(1)
     expect(report.input).toBe("standard input")
     expect(report.recoverable).toBe(1)
+  })
+
+  it("says it is waiting when standard input is a terminal", async () => {
+    const stdin = Object.assign(Readable.from([Buffer.from(jsonl(completion("a", CLEAN)))]), { isTTY: true })
+    const io = testIo({ stdin })
+    expect(await main(["scan", "-"], io)).toBe(0)
+    expect(io.stderr.text()).toBe("reading standard input (end it with Ctrl-D)\n")
   })
 
   it("--format forces the reading", async () => {
