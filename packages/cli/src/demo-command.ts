@@ -92,12 +92,15 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   const trace = createDemoTrace(io.stdout, style)
   const started = performance.now()
 
+  // On a terminal the model streams at a pace you can watch (a hundred deltas a second); into a
+  // pipe or a log it streams as fast as the client reads.
+  const pace = io.stdout.isTTY === true ? 10 : 1
   const workspace = await createDemoWorkspace()
   let onRequest: ((index: number, rawBody: string) => void) | undefined
   const server = await startReplayServer({
     script: (request) => {
       onRequest?.(request.index, request.rawBody)
-      return demoScript(request)
+      return demoScript(request, pace)
     },
   })
   const reports: TurnReport[] = []

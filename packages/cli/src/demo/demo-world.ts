@@ -163,8 +163,8 @@ export async function createDemoWorkspace(): Promise<DemoWorkspace> {
   }
 }
 
-/** Streamed a few characters at a time, with a short pause: it reads like a live model. */
-const live = { chunkSize: [3, 5, 4, 6], chunkDelayMs: 6 } as const
+/** Streamed a few characters at a time, like a model's tokens. */
+const CHUNK_SIZES: readonly number[] = [3, 5, 4, 6]
 
 /**
  * The scripted model, as a function of the request (stateless, so the three adapters and both
@@ -174,12 +174,15 @@ const live = { chunkSize: [3, 5, 4, 6], chunkDelayMs: 6 } as const
  *   second leak (scenario 2);
  * - a first request gets the leak.
  *
+ * Text is streamed in small deltas, `chunkDelayMs` apart.
+ *
  * @example
  * ```ts
- * const server = await startReplayServer({ script: demoScript })
+ * const server = await startReplayServer({ script: (request) => demoScript(request, 12) })
  * ```
  */
-export function demoScript(request: ReplayRequest): ReplayStep {
+export function demoScript(request: ReplayRequest, chunkDelayMs = 0): ReplayStep {
+  const live = { chunkSize: CHUNK_SIZES, chunkDelayMs }
   const raw = request.rawBody
   const scenario = raw.includes(scenarios[1]!.prompt) ? "leaks-twice" : "recovered"
   const toolResult = toolResultText(request)
