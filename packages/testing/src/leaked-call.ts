@@ -172,6 +172,15 @@ function supports(spec: FormatSpec, style: number, variant: LeakVariant): boolea
   }
 }
 
+/** The variants `format` can express in at least one of its marker styles (internal; for tests). */
+export function variantsOf(format: FormatId): LeakVariant[] {
+  const spec = formatSpecs.get(format)
+  if (spec === undefined) return []
+  return leakVariants.filter((variant) =>
+    Array.from({ length: spec.styles }, (_, style) => style).some((style) => supports(spec, style, variant)),
+  )
+}
+
 /** The text and labels of one leak, from drawn parts. Exported for `response()` and tests. */
 export function buildLeak(
   spec: FormatSpec,
