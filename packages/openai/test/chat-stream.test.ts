@@ -97,6 +97,20 @@ describe("streaming chat completions", () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it("keeps a call rehearsed inside <think> off a 1-character stream, and recovers the real call after it (L39)", async () => {
+    const rehearsal = leak("L39")
+    const { client, server } = await harness([
+      { content: rehearsal.text, chunkSize: 1 },
+      { toolCalls: [{ name: "A", arguments: "{}", id: "call_a" }] },
+    ])
+    const chunks = await collect(
+      await client.chat.completions.create({ ...request(), tools: rehearsal.tools.map(chatTool) }),
+    )
+    expect(contentOf(chunks)).not.toContain("<tool_call>")
+    expect(contentOf(chunks)).toContain("it will give me result which i will in my analysis\n</think>")
+    expect(server.requests).toHaveLength(2)
+  })
+
   it("passes usage-only chunks through: the consumer gets the retry's usage once", async () => {
     const { client } = await harness([
       { content: sample.text, chunkSize: 7, usage: { inputTokens: 40, outputTokens: 60 } },

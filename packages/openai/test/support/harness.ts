@@ -57,19 +57,9 @@ export function responsesTool(name: string): OpenAI.Responses.FunctionTool {
   return { type: "function", name, parameters: { type: "object", properties: {} }, strict: false }
 }
 
-/**
- * Corpus samples that hit a defect upstream of this package, excluded from the properties and
- * pinned by `known-issues.test.ts` instead: L39 has a call rehearsed inside `<think>` followed by
- * more text. The detector reports that markup only at `end()` while it releases the text after
- * it during `push()`, and recovery's scanner, which accounts released text to positions in
- * order, then yields the rehearsed `<tool_call>` as visible text when the text arrives in small
- * chunks.
- */
-export const upstreamDefects: ReadonlySet<string> = new Set(["L39"])
-
 /** Real leaks from the labelled corpus that the default policy recovers. */
 export const leaks: readonly CorpusSample[] = corpus.filter(
-  (sample) => sample.scope === "core" && sample.expect.leak && !upstreamDefects.has(sample.id),
+  (sample) => sample.scope === "core" && sample.expect.leak,
 )
 
 /** A real leak by id. */
