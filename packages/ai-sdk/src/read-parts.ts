@@ -48,26 +48,28 @@ export function readParts(
   let done = false
   let cancelled: unknown
   const finished: IteratorReturnResult<undefined> = { done: true, value: undefined }
+  type Step = IteratorResult<NormalizedPart<Part>, undefined>
+  // Shared callbacks for `read().then(…)`: no closure and no async-function frame per part.
+  const onRead = (next: Awaited<ReturnType<typeof reader.read>>): Step => {
+    // Checked after the read: `cancel()` resolves a pending read as if the stream had ended.
+    if (cancelled !== undefined) throw cancelled
+    if (next.done) {
+      done = true
+      return finished
+    }
+    const part = next.value
+    if (part.type === "finish") onFinish(part)
+    return { done: false, value: toNormalizedPart(part) }
+  }
+  const onError = (error: unknown): never => {
+    done = true
+    throw error
+  }
   return {
-    async next() {
-      if (cancelled !== undefined) throw cancelled
-      if (done) return finished
-      let next: Awaited<ReturnType<typeof reader.read>>
-      try {
-        next = await reader.read()
-      } catch (error) {
-        done = true
-        throw error
-      }
-      // Checked after the read: `cancel()` resolves a pending read as if the stream had ended.
-      if (cancelled !== undefined) throw cancelled
-      if (next.done) {
-        done = true
-        return finished
-      }
-      const part = next.value
-      if (part.type === "finish") onFinish(part)
-      return { done: false, value: toNormalizedPart(part) }
+    next(): Promise<Step> {
+      if (cancelled !== undefined) return Promise.reject(cancelled)
+      if (done) return Promise.resolve(finished)
+      return reader.read().then(onRead, onError)
     },
     async return() {
       if (!done) {

@@ -81,54 +81,57 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   }
 
   let splicer: StreamSplicer
-  let emitted = 0
-  return new ReadableStream<Part>({
-    start(controller) {
-      splicer = createStreamSplicer((part) => {
-        controller.enqueue(part)
-        emitted++
-      })
-    },
-    async pull(controller) {
-      // One pull = at least one part enqueued (or the end): some parts of `runTurn` map to none.
-      emitted = 0
-      try {
-        while (emitted === 0) {
-          const step = await turn.next()
-          if (step.done === true) {
-            splicer.end(usage)
-            controller.close()
-            releaseFirst()
-            return
+  return new ReadableStream<Part>(
+    {
+      start(controller) {
+        splicer = createStreamSplicer((part) => controller.enqueue(part))
+      },
+      async pull(controller) {
+        // One pull fills the queue (an enqueue hands the part to a waiting reader at once, so
+        // nothing waits for the fill): one pull per part would cost a promise round trip each.
+        // Some parts of `runTurn` map to no part at all.
+        try {
+          while ((controller.desiredSize ?? 0) > 0) {
+            const step = await turn.next()
+            if (step.done === true) {
+              splicer.end(usage)
+              controller.close()
+              releaseFirst()
+              return
+            }
+            splicer.push(step.value)
           }
-          splicer.push(step.value)
+        } catch (error) {
+          releaseFirst()
+          // Cancelled: the consumer is gone and the stream takes no more parts.
+          if (cancelled.signal.aborted) return
+          splicer.close()
+          if (
+            setup.failure === "parts" &&
+            params.abortSignal?.aborted !== true &&
+            isToolCallRecoveryError(error)
+          ) {
+            controller.enqueue({ type: "error", error })
+            controller.enqueue(errorFinish(usage))
+            controller.close()
+          } else {
+            controller.error(error)
+          }
         }
-      } catch (error) {
+      },
+      async cancel(reason) {
+        // A `next()` may be pending on the provider: cancel the attempt's stream (the pending read
+        // rejects) and abort a pending retry request, so that `return()`, which runs once that
+        // `next()` settles, is not held up by a stalled provider. No new attempt starts.
+        cancelled.abort(reason)
+        current?.cancel(reason)
         releaseFirst()
-        splicer.close()
-        if (
-          setup.failure === "parts" &&
-          params.abortSignal?.aborted !== true &&
-          isToolCallRecoveryError(error)
-        ) {
-          controller.enqueue({ type: "error", error })
-          controller.enqueue(errorFinish(usage))
-          controller.close()
-        } else {
-          controller.error(error)
-        }
-      }
+        await turn.return(undefined).catch(() => undefined)
+      },
     },
-    async cancel(reason) {
-      // A `next()` may be pending on the provider: cancel the attempt's stream (the pending read
-      // rejects) and abort a pending retry request, so that `return()`, which runs once that
-      // `next()` settles, is not held up by a stalled provider. No new attempt starts.
-      cancelled.abort(reason)
-      current?.cancel(reason)
-      releaseFirst()
-      await turn.return(undefined).catch(() => undefined)
-    },
-  })
+    // Read-ahead of up to 64 parts (see `pull`); memory is bounded by the provider's own chunks.
+    { highWaterMark: 64 },
+  )
 }
 
 function errorFinish(usage: LanguageModelV4Usage): Part {

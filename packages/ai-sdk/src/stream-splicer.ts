@@ -47,6 +47,8 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
   let round = 0
   let streamStarted = false
   let finish: Extract<Part, { type: "finish" }> | undefined
+  /** The block of the previous delta: consecutive deltas of one block skip the key and lookup. */
+  let last: { kind: BlockKind; sourceId: string; block: Block } | undefined
 
   function outputId(id: string): string {
     return round === 0 ? id : `${id}-retry${round}`
@@ -54,6 +56,7 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
 
   /** Ends every open block (an attempt or the turn ends) and forgets the pending ones. */
   function closeAll(): void {
+    last = undefined
     for (const block of blocks.values()) {
       if (block.state === "open") emit({ type: `${block.kind}-end`, id: block.id })
     }
@@ -76,17 +79,24 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
     const block = blocks.get(key)
     if (block === undefined) return
     blocks.delete(key)
+    if (last?.block === block) last = undefined
     if (block.state === "open") emit({ ...part, id: block.id })
   }
 
   function onDelta(kind: BlockKind, text: string, id: string | undefined, raw: Part | undefined): void {
     if (text.length === 0) return
     const sourceId = id ?? (kind === "text" ? "txt-0" : "reasoning-0")
-    const key = `${kind}:${sourceId}`
-    let block = blocks.get(key)
-    if (block === undefined) {
-      block = { kind, id: outputId(sourceId), state: "pending", start: undefined }
-      blocks.set(key, block)
+    let block: Block | undefined
+    if (last !== undefined && last.kind === kind && last.sourceId === sourceId) {
+      block = last.block
+    } else {
+      const key = `${kind}:${sourceId}`
+      block = blocks.get(key)
+      if (block === undefined) {
+        block = { kind, id: outputId(sourceId), state: "pending", start: undefined }
+        blocks.set(key, block)
+      }
+      last = { kind, sourceId, block }
     }
     if (block.state === "pending") {
       const meta = block.start?.providerMetadata
