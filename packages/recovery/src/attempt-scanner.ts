@@ -30,8 +30,11 @@ import type { Channel, NormalizedPart, OutputPart } from "./types.ts"
  * non-whitespace answer text was released after that reasoning run.
  */
 export interface AttemptScanner<Raw> {
-  /** Takes the next part of the attempt; appends what may be yielded now to `out`. */
-  push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void
+  /**
+   * Takes the next part of the attempt. What may be yielded now is either returned (the common
+   * case: the part itself passes whole, nothing is queued) or appended to `out`.
+   */
+  push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): NormalizedPart<Raw> | undefined
   /** The attempt's stream ended: flushes held text, appends everything before the barrier to `out`. */
   end(out: OutputPart<Raw>[]): AttemptReport<Raw>
   /** After `end()`, no retry: appends the barrier and everything after it to `out`. */
@@ -180,41 +183,41 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     }
   }
 
-  function push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void {
+  function push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): NormalizedPart<Raw> | undefined {
     switch (part.type) {
       case "text":
-        pushText(part, TEXT, out)
-        return
+        return pushText(part, TEXT, out)
       case "reasoning":
-        pushText(part, REASONING, out)
-        return
+        return pushText(part, REASONING, out)
       case "tool-call":
         structuredCall = true
         if (!options.tools.includes(part.toolName)) options.onUnknownTool(part.toolName, part.params ?? "")
-        pushPart(part, out)
-        return
+        return pushPart(part)
       case "finish":
         if (!barrierSeen) {
           barrierSeen = true
           queue.push({ kind: "barrier", part })
-          return
+          return undefined
         }
-        pushPart(part, out)
-        return
+        return pushPart(part)
       case "other":
-        pushPart(part, out)
-        return
+        return pushPart(part)
       default:
-        part satisfies never
+        return part satisfies never
     }
   }
 
-  function pushPart(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): void {
-    if (head === queue.length) out.push(part)
-    else queue.push({ kind: "part", part })
+  function pushPart(part: NormalizedPart<Raw>): NormalizedPart<Raw> | undefined {
+    if (head === queue.length) return part
+    queue.push({ kind: "part", part })
+    return undefined
   }
 
-  function pushText(part: TextPart<Raw>, index: ChannelIndex, out: OutputPart<Raw>[]): void {
+  function pushText(
+    part: TextPart<Raw>,
+    index: ChannelIndex,
+    out: OutputPart<Raw>[],
+  ): NormalizedPart<Raw> | undefined {
     if (active !== index) switchTo(index, out)
     const channel = channels[index]
     const start = channel.length
@@ -231,9 +234,13 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       result.text.length === text.length
     ) {
       channel.frontier = channel.length
-      if (index === TEXT) noteAnswer(reasoningRuns, textRuns, text)
+      if (index === TEXT && (reasoningRuns > answeredReasoningRun || textRuns > answeredTextRun)) {
+        noteAnswer(reasoningRuns, textRuns, text)
+      }
+      // `out` holds what a channel switch released just now, which goes first.
+      if (out.length === 0) return part
       out.push(part)
-      return
+      return undefined
     }
     const entry: TextEntry<Raw> = {
       kind: "text",
@@ -251,6 +258,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     channel.pending.push(entry)
     apply(index, result)
     flush(out)
+    return undefined
   }
 
   /** Ends the active channel's run so held text cannot block the other channel. */
@@ -506,11 +514,16 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       }
     }
     flush(out)
-    const text = channels[TEXT].texts.join("")
-    const reasoning = channels[REASONING].texts.join("")
+    // Joined only when needed (markup found, or a retry's FailedResponse): a clean attempt of
+    // many deltas never pays for it.
+    let text: string | undefined
+    let reasoning: string | undefined
+    const textOf = () => (text ??= channels[TEXT].texts.join(""))
+    const reasoningOf = () => (reasoning ??= channels[REASONING].texts.join(""))
     const markup: FoundMarkup[] = []
     for (const index of [TEXT, REASONING] as const) {
-      const whole = index === TEXT ? text : reasoning
+      if (channels[index].found.length === 0) continue
+      const whole = index === TEXT ? textOf() : reasoningOf()
       for (const { markup: found, run } of channels[index].found) {
         markup.push({
           markup: settle(found, index, run),
@@ -527,7 +540,17 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const entry = queue[i]!
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
-    return { markup, structuredCall, text, reasoning, discarded }
+    return {
+      markup,
+      structuredCall,
+      get text() {
+        return textOf()
+      },
+      get reasoning() {
+        return reasoningOf()
+      },
+      discarded,
+    }
   }
 
   /** Final `answerFollows`, once every run of the attempt is known. */

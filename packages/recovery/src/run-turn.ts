@@ -126,10 +126,12 @@ async function* turn<Raw>(
         )
         iterator = iterable[Symbol.asyncIterator]()
         for (;;) {
-          const step = await race(iterator.next())
+          // No race without a signal: the hot path stays one await per part.
+          const step = signal === undefined ? await iterator.next() : await race(iterator.next())
           if (step.done === true) break
-          scanner.push(step.value, out)
-          if (out.length > 0) {
+          const whole = scanner.push(step.value, out)
+          if (whole !== undefined) yield whole
+          else if (out.length > 0) {
             // Index loop, then truncate: `out` is reused for every part (no allocation per delta).
             for (let i = 0; i < out.length; i++) yield out[i]!
             out.length = 0
