@@ -30,9 +30,14 @@ export interface LiteralEntry<T> {
   readonly items: readonly T[]
 }
 
-/** Literals grouped by their first character, longest first. */
+/** Literals grouped by their first two characters, longest first. */
 export interface LiteralIndex<T> {
-  readonly byFirst: ReadonlyMap<number, readonly LiteralEntry<T>[]>
+  /** Key `first * 65536 + second`: the literals starting so, then the one-character literal `first`. */
+  readonly byPair: ReadonlyMap<number, readonly LiteralEntry<T>[]>
+  /** One-character literals, by their character. */
+  readonly singles: ReadonlyMap<number, readonly LiteralEntry<T>[]>
+  /** 1 where some literal of two or more characters starts with the character. */
+  readonly longer: Uint8Array
   /** 0: not a first character; 1: is one; 2: is one, but only followed by `second[code]`. */
   readonly trigger: Uint8Array
   readonly second: Uint16Array
@@ -86,7 +91,9 @@ function buildIndex<T>(
     if (items === undefined) grouped.set(literal, [item])
     else items.push(item)
   }
-  const byFirst = new Map<number, LiteralEntry<T>[]>()
+  const byPair = new Map<number, LiteralEntry<T>[]>()
+  const singles = new Map<number, LiteralEntry<T>[]>()
+  const longer = new Uint8Array(128)
   const trigger = new Uint8Array(128)
   const second = new Uint16Array(128)
   const seconds = new Map<number, Set<number>>()
@@ -95,14 +102,23 @@ function buildIndex<T>(
     // Every literal starts with an ASCII character; the trigger table relies on it.
     if (!(first < 128))
       throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
-    const list = byFirst.get(first)
-    if (list === undefined) byFirst.set(first, [{ literal, items }])
-    else list.push({ literal, items })
+    if (literal.length === 1) singles.set(first, [{ literal, items }])
+    else {
+      longer[first] = 1
+      const key = first * 65536 + literal.charCodeAt(1)
+      const list = byPair.get(key)
+      if (list === undefined) byPair.set(key, [{ literal, items }])
+      else list.push({ literal, items })
+    }
     const set = seconds.get(first) ?? new Set<number>()
     set.add(literal.length > 1 ? literal.charCodeAt(1) : -1)
     seconds.set(first, set)
   }
-  for (const list of byFirst.values()) list.sort((a, b) => b.literal.length - a.literal.length)
+  for (const [key, list] of byPair) {
+    list.sort((a, b) => b.literal.length - a.literal.length)
+    const single = singles.get(Math.floor(key / 65536))
+    if (single !== undefined) list.push(...single)
+  }
   for (const [first, set] of seconds) {
     const only = set.size === 1 ? [...set][0]! : -1
     // A lower-case letter with a single possible follower (`t` of `to=functions.`) is a weak trigger:
@@ -114,7 +130,7 @@ function buildIndex<T>(
     } else trigger[first] = 1
   }
   for (const code of extra) trigger[code] = 1
-  return { byFirst, trigger, second }
+  return { byPair, singles, longer, trigger, second }
 }
 
 function mergeTriggers(

@@ -18,6 +18,7 @@
 import {
   type CompiledBody,
   type CompiledReasoning,
+  type LiteralEntry,
   type LiteralIndex,
   NEXT_VALUE,
   SEPARATOR,
@@ -49,6 +50,8 @@ const LBRACE = 123 // "{"
 const RBRACE = 125 // "}"
 const TILDE = 126 // "~"
 
+/** What may stand between a call header and its JSON payload (Harmony, Mistral v13). */
+const PAYLOAD_INTRODUCERS = ["<|constrain|>", "<|message|>", "<|channel|>", "json", "[ARGS]"]
 /** Longest key or name string captured from a JSON payload. */
 const MAX_NAME = 256
 /** Open inline-code runs remembered per paragraph (more distinct run lengths than this are literal). */
@@ -119,6 +122,8 @@ interface Queued {
 }
 
 const NO_MARKUP: readonly Markup[] = Object.freeze([])
+/** Sentinel of `candidates`: the decision needs the next character. */
+const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
 
 /**
  * Creates an incremental detector for one stream of text deltas (one model response).
@@ -237,6 +242,21 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     return final || i + maxHold <= buf.length
   }
 
+  /** The literals that may start at `i`, longest first; {@link WAIT} when the window ends after one character. */
+  function candidates<T>(
+    index: LiteralIndex<T>,
+    i: number,
+    limit: number,
+    fin: boolean,
+  ): readonly LiteralEntry<T>[] | undefined {
+    const first = buf.charCodeAt(i)
+    if (i + 1 >= limit) {
+      if (!fin && first < 128 && index.longer[first] !== 0) return WAIT
+      return index.singles.get(first)
+    }
+    return index.byPair.get(first * 65536 + buf.charCodeAt(i + 1)) ?? index.singles.get(first)
+  }
+
   /** Matches the rest of literal `s` (its first character already matched) at `i`. */
   function literalAt(s: string, i: number, limit: number, fin: boolean): number {
     for (let k = 1; k < s.length; k++) {
@@ -255,10 +275,11 @@ export function createDetector(options: DetectorOptions = {}): Detector {
 
   /** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
   function matchStart(index: LiteralIndex<Start>, i: number): number {
-    const list = index.byFirst.get(buf.charCodeAt(i))
-    if (list === undefined) return FAIL
     const limit = limitAt(i)
     const fin = finalAt(i)
+    const list = candidates(index, i, limit, fin)
+    if (list === undefined) return FAIL
+    if (list === WAIT) return MORE
     for (const entry of list) {
       const end = literalAt(entry.literal, i, limit, fin)
       // Longest first: while a longer literal may still complete, nothing shorter is decided.
@@ -288,10 +309,11 @@ export function createDetector(options: DetectorOptions = {}): Detector {
 
   /** A closing marker of the open reasoning block at `i` (`hitClose`; returns the end). */
   function matchClose(index: LiteralIndex<ReasoningClose>, i: number): number {
-    const list = index.byFirst.get(buf.charCodeAt(i))
-    if (list === undefined) return FAIL
     const limit = limitAt(i)
     const fin = finalAt(i)
+    const list = candidates(index, i, limit, fin)
+    if (list === undefined) return FAIL
+    if (list === WAIT) return MORE
     for (const entry of list) {
       const end = literalAt(entry.literal, i, limit, fin)
       if (end === MORE) return MORE
@@ -304,10 +326,11 @@ export function createDetector(options: DetectorOptions = {}): Detector {
 
   /** A literal of the open call's body at `i` (`hitEntry`, `hitName`; returns the end). */
   function matchBody(index: LiteralIndex<BodyEntry>, i: number): number {
-    const list = index.byFirst.get(buf.charCodeAt(i))
-    if (list === undefined) return FAIL
     const limit = limitAt(i)
     const fin = finalAt(i)
+    const list = candidates(index, i, limit, fin)
+    if (list === undefined) return FAIL
+    if (list === WAIT) return MORE
     for (const entry of list) {
       let end = literalAt(entry.literal, i, limit, fin)
       if (end === MORE) return MORE
@@ -1116,6 +1139,12 @@ export function createDetector(options: DetectorOptions = {}): Detector {
         return true
       }
     }
+    if (tail === "value-start" && final && cutBeforePayload()) {
+      // The stream ended between a call's header and its payload: the call is truncated.
+      pos = buf.length
+      endMarkup(false)
+      return true
+    }
     if (tail === "value-after" && json) {
       // Llama 3.x separates calls with `;`; MiniMax M1 writes one object per line.
       const r = match(SEPARATOR, buf, pos, limit, fin, capture)
@@ -1133,6 +1162,14 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     }
     endMarkup(true)
     return true
+  }
+
+  /** At the end of the stream: is the rest after `pos` blank, or a cut-off payload introducer? */
+  function cutBeforePayload(): boolean {
+    let i = pos
+    while (i < buf.length && isSpace(buf.charCodeAt(i))) i++
+    const rest = buf.slice(i)
+    return rest === "" || PAYLOAD_INTRODUCERS.some((p) => p.startsWith(rest))
   }
 
   function run(): void {

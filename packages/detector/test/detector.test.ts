@@ -1,0 +1,343 @@
+import { describe, expect, test } from "vitest"
+import { createDetector, isRecoverable, type Markup, scan } from "../src/index.ts"
+import { brief, chars, feed, reassemble } from "./helpers.ts"
+
+const tools = ["read_file", "Bash", "get_weather", "shell", "exec_command"]
+const names = (markup: readonly Markup[]): (string | undefined)[] => markup.map((m) => m.toolName)
+
+describe("Qwen3-Coder without its opening envelope", () => {
+  const call = "<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>"
+
+  test("a bare call to an offered tool is markup with opening: false", () => {
+    const { text, markup } = scan(`Reading.\n${call}\nDone.`, { tools })
+    expect(text).toBe("Reading.\n\nDone.")
+    expect(markup.map(brief)).toEqual(["qwen3-coder:read_file struct"])
+  })
+
+  test("a following orphan </tool_call> is absorbed and sets closing", () => {
+    const { text, markup } = scan(`${call}\n \n</tool_call>\nDone.`, { tools })
+    expect(text).toBe("\nDone.")
+    expect(markup.map(brief)).toEqual(["qwen3-coder:read_file close,struct"])
+  })
+
+  test.each([
+    ["#include <functional>\nint main() {}"],
+    ["The <function> keyword and <function=> and <function=read_file are prose."],
+    ["<function={{ tc.name }}>\n<parameter=x>1</parameter>\n</function>"],
+    ["<function=delete_everything>\n<parameter=path>/</parameter>\n</function>"],
+  ])("stays text: %j", (text) => {
+    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+  })
+
+  test("without a tool list, any valid identifier counts (never offered)", () => {
+    const [m] = scan(call, {}).markup
+    expect(m).toMatchObject({ toolName: "read_file", offered: false })
+    expect(isRecoverable(m!)).toBe(false)
+  })
+
+  test("a call cut off before </function> runs to the end (continuedev/continue#13057)", () => {
+    const text = "I'll create it.\n\n<function=read_file>\n<parameter=path> a.ts\n<parameter=mode> r"
+    const { markup } = scan(text, { tools })
+    expect(markup.map(brief)).toEqual(["qwen3-coder:read_file struct,cut"])
+    expect(markup[0]!.end).toBe(text.length)
+  })
+
+  test("an envelope without a call inside stays text (vLLM: a bare <tool_call> in narrative)", () => {
+    const text = "Models print <tool_call> tags when they are confused.\n<tool_call>\nthen prose."
+    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+  })
+})
+
+describe("Markdown", () => {
+  const call = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>'
+
+  test.each([
+    ["backtick fence", `\`\`\`xml\n${call}\n\`\`\`\nafter`],
+    ["tilde fence", `~~~\n${call}\n~~~\nafter`],
+    ["indented fence (3 spaces)", `   \`\`\`\n${call}\n   \`\`\`\nafter`],
+    ["longer closing fence", `\`\`\`\n${call}\n\`\`\`\`\`\nafter`],
+    ["unclosed fence runs to the end", `\`\`\`\n${call}\nstill code`],
+    ["a fence line with text after the run does not close", `\`\`\`\n\`\`\` not a closer\n${call}\n\`\`\`\n`],
+    ["tildes do not close a backtick fence", `\`\`\`\n~~~\n${call}\n\`\`\`\n`],
+    ["inline code", `Write \`${call.replace(/\n/g, " ")}\` exactly.`],
+    [
+      "double-backtick inline code with a backtick inside",
+      `Write \`\` \`x\` ${call.replace(/\n/g, " ")} \`\` exactly.`,
+    ],
+    ["a code span across lines of one paragraph", `Use \`\n${call}\n\` like that.`],
+  ])("%s: an example, not a call", (_, text) => {
+    const result = scan(text, { tools })
+    expect(result).toEqual({ text, markup: [] })
+    expect(feed(chars(text), { tools })).toMatchObject(result)
+  })
+
+  test.each([
+    ["a stray backtick", `Press the \` key.\n${call}\nDone.`],
+    ["a stray backtick, then a blank line", `Press \`\`\`the key.\n\n${call}\nDone.`],
+    ["a backtick fence whose info string has a backtick is no fence", `\`\`\`a\`b\n${call}\nDone.`],
+    ["four spaces of indent is no fence", `    \`\`\`\n${call}\nDone.`],
+    ["a closed fence before", `\`\`\`\ncode\n\`\`\`\n${call}\nDone.`],
+  ])("%s never hides a later real call", (_, text) => {
+    const result = scan(text, { tools })
+    expect(names(result.markup)).toEqual(["read_file"])
+    expect(reassemble(text, result)).toBe(text)
+    expect(feed(chars(text), { tools })).toMatchObject(result)
+  })
+
+  test("fence tracking is suspended inside an envelope (DeepSeek R1's ```json, a README parameter)", () => {
+    const text =
+      "<tool_call>\n<function=read_file>\n<parameter=content>\n# Title\n```ts\nconst a = 1\n" +
+      "</parameter>\n</function>\n</tool_call>\nVisible."
+    const result = scan(text, { tools })
+    expect(result.text).toBe("\nVisible.")
+    expect(result.markup.map(brief)).toEqual(["qwen3-coder:read_file open,close,struct"])
+  })
+})
+
+describe("reasoning", () => {
+  const call = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>'
+
+  test("a rehearsal inside <think> followed by an answer is not recoverable", () => {
+    const result = scan(`<think>I could call ${call} here.</think>\n\nThe answer is 4.`, { tools })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think,answered"])
+    expect(isRecoverable(result.markup[0]!)).toBe(false)
+    expect(isRecoverable(result.markup[0]!, { reasoning: "recover" })).toBe(true)
+  })
+
+  test("a call inside reasoning with nothing after it is recoverable (Kimi-K2-Thinking, MiniMax)", () => {
+    const result = scan(`<think>Let me read it. ${call}</think>\n`, { tools })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think"])
+    expect(isRecoverable(result.markup[0]!)).toBe(true)
+    expect(isRecoverable(result.markup[0]!, { reasoning: "ignore" })).toBe(false)
+  })
+
+  test("an unclosed reasoning block ends the stream: no answer follows", () => {
+    const result = scan(`<think>Let me read it. ${call}`, { tools })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think"])
+  })
+
+  test("a reasoning closer inside open markup ends the markup (truncated)", () => {
+    const result = scan(`<think><tool_call>{"name": "read_file", </think>Answer.`, { tools })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,cut,think,answered"])
+    expect(result.text).toBe("<think></think>Answer.")
+  })
+
+  test("markup is reported in stream order even when an earlier one waits for its answer", () => {
+    const d = createDetector({ tools })
+    const a = d.push(`<think>${call}</think>\n`)
+    const b = d.push(call.replace("read_file", "Bash"))
+    expect([...a.markup, ...b.markup]).toEqual([])
+    const c = d.end()
+    expect(names(c.markup)).toEqual(["read_file", "Bash"])
+  })
+
+  test.each([
+    ["[THINK]", "[/THINK]", "mistral" as const],
+    ["<seed:think>", "</seed:think>", "seed-oss" as const],
+    ["<thinking>", "</thinking>", "apriel" as const],
+    ["<|START_THINKING|>", "<|END_THINKING|>", "command-r7b" as const],
+    ["<|channel>thought\n", "<channel|>", "gemma4" as const],
+  ])("%s … %s marks markup inReasoning", (open, close, format) => {
+    const result = scan(`${open}${call}${close}Answer.`, { tools, formats: ["hermes", format] })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think,answered"])
+  })
+
+  test("a fence left open in reasoning does not swallow the real call after it", () => {
+    const result = scan(`<think>\n\`\`\`\nsketch\n</think>\n${call}`, { tools })
+    expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct"])
+  })
+
+  test("start-anchored JSON counts right after a reasoning block, not after prose", () => {
+    const json = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+    expect(names(scan(`<think>plan</think>\n\n${json}`, { tools }).markup)).toEqual(["get_weather"])
+    expect(scan(`Here: ${json}`, { tools }).markup).toEqual([])
+    expect(names(scan(`  \n${json}`, { tools }).markup)).toEqual(["get_weather"])
+  })
+})
+
+describe("Harmony (gpt-oss)", () => {
+  test("analysis is reasoning; a message to=functions.NAME is a call whatever its channel", () => {
+    const text =
+      '<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>analysis to=functions.get_weather<|message|>{"city":"Berlin"}<|call|>'
+    const result = scan(text, { tools })
+    expect(result.markup.map(brief)).toEqual(["harmony:get_weather open,close,struct"])
+    expect(result.text).toBe("<|channel|>analysis<|message|>Need weather.<|end|>")
+  })
+
+  test("recipient before the channel (llama.cpp tool_call1 form)", () => {
+    const text =
+      '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>'
+    expect(scan(text, { tools }).markup.map(brief)).toEqual(["harmony:get_weather open,close,struct"])
+  })
+
+  test("special tokens stripped, and a recipient glued to its constraint (llama.cpp PR #15158)", () => {
+    const text = 'analysisThe user wants a listing.assistantcommentary to=functions.shelljson{"cmd":["ls"]}'
+    const result = scan(text, { tools })
+    expect(result.markup.map(brief)).toEqual(["harmony:shell open,struct"])
+    expect(result.text).toBe("analysisThe user wants a listing.assistantcommentary ")
+  })
+
+  test("a header cut off before its payload is truncated", () => {
+    const result = scan("<|channel|>commentary to=functions.get_weather <|constr", { tools })
+    expect(result.markup.map(brief)).toEqual(["harmony:get_weather open,cut"])
+  })
+})
+
+describe("marker variants", () => {
+  test.each([
+    [
+      "<｜tool calls begin｜><｜tool call begin｜>get_weather<｜tool sep｜>{}<｜tool call end｜><｜tool calls end｜>",
+    ],
+    ["<|tool▁calls▁begin|><|tool▁call▁begin|>get_weather<|tool▁sep|>{}<|tool▁call▁end|><|tool▁calls▁end|>"],
+    [
+      "<｜tool\\_calls\\_begin｜><｜tool\\_call\\_begin｜>get_weather<｜tool\\_sep｜>{}<｜tool\\_call\\_end｜><｜tool\\_calls\\_end｜>",
+    ],
+    [
+      "<｜tool▁calls｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    ],
+    ["<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{}<｜tool▁call▁end｜>"],
+  ])("DeepSeek spelling %s", (text) => {
+    const [m] = scan(text, { tools }).markup
+    expect(m).toMatchObject({ format: "deepseek-v3", toolName: "get_weather", complete: true })
+  })
+
+  test("Kimi's singular section marker, and a lone per-call marker", () => {
+    for (const text of [
+      "<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_section_end|>",
+      "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    ]) {
+      expect(scan(text, { tools }).markup.map(brief)).toEqual([
+        expect.stringMatching(/^kimi-k2:get_weather open,/),
+      ])
+    }
+  })
+
+  test("antml:-prefixed Anthropic tags, <param name=…>, and a bare <invoke> (anthropics/claude-code#71487)", () => {
+    const p = "antml" + ":"
+    const prefixed = `<${p}function_calls><${p}invoke name="read_file"><${p}parameter name="path">a</${p}parameter></${p}invoke></${p}function_calls>`
+    expect(scan(prefixed, { tools }).markup.map(brief)).toEqual(["anthropic-xml:read_file open,close,struct"])
+    const param =
+      '<function_calls><invoke name="read_file"><param name="path">a</param></invoke></function_calls>'
+    expect(scan(param, { tools }).markup.map(brief)).toEqual(["anthropic-xml:read_file open,close,struct"])
+    const bare = 'court\n<invoke name="read_file">\n<parameter name="path">a</parameter>\n</invoke>'
+    const result = scan(bare, { tools })
+    expect(result.markup.map(brief)).toEqual(["anthropic-xml:read_file struct"])
+    expect(result.text).toBe("court\n")
+    // A bare <invoke> naming a tool that is not offered stays text.
+    const unknown = bare.replace("read_file", "wipe_disk")
+    expect(scan(unknown, { tools })).toEqual({ text: unknown, markup: [] })
+  })
+
+  test("Hunyuan's suffixed section tag", () => {
+    const text =
+      "<tool_calls:opensource><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls:opensource>"
+    expect(scan(text, { tools }).markup.map(brief)).toEqual(["hunyuan:get_weather open,close,struct"])
+  })
+
+  test("MiniMax M3's self-overlapping namespace token is held longest-first across a split", () => {
+    const text =
+      'Tuner.]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="read_file">]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>'
+    const cut = text.indexOf("]<]") + 3
+    const d = createDetector({ tools })
+    const first = d.push(text.slice(0, cut))
+    // `]<]` could be the start of `]<]minimax[>[`: all three characters are held, not just `]`.
+    expect(first.text).toBe("Tuner.")
+    expect(d.held()).toBe(3)
+    const second = d.push(text.slice(cut))
+    const last = d.end()
+    expect(first.text + second.text + last.text).toBe("Tuner.")
+    expect([...second.markup, ...last.markup].map(brief)).toEqual(["minimax-m3:read_file open,close,struct"])
+  })
+
+  test("GLM: a fragment with no tool name stays text (vllm PR #54971)", () => {
+    const text = "<arg_key>path</arg_key></arg_key><arg_value>/tmp/x</arg_value>"
+    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+  })
+
+  test("Cline XML only with the explicit option", () => {
+    const text = "<read_file>\n<path>src/main.js</path>\n</read_file>"
+    expect(scan(text, { tools }).markup).toEqual([])
+    expect(scan(text, { tools, formats: ["cline-xml"] }).markup.map(brief)).toEqual([
+      "cline-xml:read_file open,close,struct",
+    ])
+  })
+})
+
+describe("visible text and hold-back", () => {
+  test("a lone high surrogate at a chunk's end is held until its pair arrives", () => {
+    const d = createDetector({ tools })
+    expect(d.push("ok \uD83D").text).toBe("ok ")
+    expect(d.held()).toBe(1)
+    expect(d.push("\uDE00!").text).toBe("\uD83D\uDE00!")
+    expect(d.held()).toBe(0)
+    expect(d.push("\uD83D").text).toBe("")
+    expect(d.end().text).toBe("\uD83D")
+  })
+
+  test("a possible marker prefix is held, then released when it cannot complete", () => {
+    const d = createDetector({ tools })
+    expect(d.push("a <tool_ca").text).toBe("a ")
+    expect(d.held()).toBe(8)
+    expect(d.push("rt is here").text).toBe("<tool_cart is here")
+    expect(d.held()).toBe(0)
+  })
+
+  test("an undecided candidate is capped at maxHoldChars", () => {
+    const d = createDetector({ tools, maxHoldChars: 100 })
+    const name = "x".repeat(300)
+    let shown = d.push("<function=").text
+    for (const c of name) {
+      shown += d.push(c).text
+      expect(d.held()).toBeLessThanOrEqual(100)
+    }
+    shown += d.end().text
+    expect(shown).toBe(`<function=${name}`)
+  })
+
+  test("end() flushes what is held and closes open markup", () => {
+    const d = createDetector({ tools })
+    d.push('Hi <tool_call>{"name": "read_file", "argu')
+    const last = d.end()
+    expect(last.markup.map(brief)).toEqual(["hermes:read_file open,cut"])
+    expect(d.end()).toEqual({ text: "", markup: [] })
+  })
+
+  test("offsets are UTF-16 offsets in the whole stream", () => {
+    const text = "😀 中文\n<tool_call>\n<function=Bash>\n</function>\n</tool_call>"
+    const result = feed(chars(text), { tools })
+    expect(result.markup[0]).toMatchObject({ start: text.indexOf("<tool_call>"), end: text.length })
+  })
+})
+
+describe("API misuse throws; model output never does", () => {
+  test.each([
+    [{ tools: "read_file" }],
+    [{ tools: [1] }],
+    [{ formats: ["nope"] }],
+    [{ formats: "hermes" }],
+    [{ maxHoldChars: 0 }],
+    [{ maxHoldChars: 1.5 }],
+    [null],
+  ])("createDetector(%j) throws a TypeError", (options) => {
+    expect(() => createDetector(options as never)).toThrow(TypeError)
+  })
+
+  test("push() of a non-string, and push() after end(), throw", () => {
+    const d = createDetector()
+    expect(() => d.push(42 as never)).toThrow(TypeError)
+    d.end()
+    expect(() => d.push("x")).toThrow(/reset/)
+    d.reset()
+    expect(d.push("x").text).toBe("x")
+    expect(() => scan(1 as never)).toThrow(TypeError)
+  })
+
+  test("a megabyte chunk and thousands of repeated partial markers", () => {
+    const big = "lorem ipsum <div> `x` [1] ".repeat(40_000)
+    expect(scan(big, { tools }).text).toBe(big)
+    const partials = "<tool_ca".repeat(5_000) + "]<]minimax[>".repeat(5_000) + "<function=".repeat(5_000)
+    const result = feed([partials.slice(0, 7), partials.slice(7)], { tools })
+    expect(result.text).toBe(partials)
+    expect(feed(chars(partials.slice(0, 20_000)), { tools }).text).toBe(partials.slice(0, 20_000))
+  })
+})
