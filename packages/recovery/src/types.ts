@@ -106,7 +106,16 @@ export interface FailedResponse {
   readonly markup: readonly Markup[]
 }
 
-/** Which stream a markup was found in: answer text or the provider's separate reasoning parts. */
+/**
+ * Which stream a markup was found in: answer text or the provider's separate reasoning parts.
+ *
+ * @example
+ * ```ts
+ * import type { Channel, RecoveryEvent } from "@tool-rescue/recovery"
+ *
+ * const where = (event: Extract<RecoveryEvent, { type: "markup-detected" }>): Channel => event.channel
+ * ```
+ */
 export type Channel = "text" | "reasoning"
 
 /**
