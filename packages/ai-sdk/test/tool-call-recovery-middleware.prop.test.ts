@@ -4,6 +4,8 @@
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider"
 import { fc, test } from "@fast-check/vitest"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
+import { chunked, response } from "@tool-rescue/testing"
 import { generateText, streamText, tool, wrapLanguageModel } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
 import { describe, expect } from "vitest"
@@ -84,7 +86,7 @@ async function observeStream(model: LanguageModelV4) {
 }
 
 describe("what the user sees does not depend on how the model's text is split into deltas", () => {
-  test.prop([prose, fc.option(fc.constantFrom(...LEAKS), { nil: undefined }), prose, sizes], { numRuns: 60 })(
+  test.prop([prose, fc.option(fc.constantFrom(...LEAKS), { nil: undefined }), prose, sizes])(
     "streamText: same visible text, same executions, same number of model calls",
     async (before, leak, after, chunkSizes) => {
       const text = before + (leak?.text ?? "") + after
@@ -107,7 +109,7 @@ describe("what the user sees does not depend on how the model's text is split in
     },
   )
 
-  test.prop([prose, fc.constantFrom(...LEAKS), prose, sizes], { numRuns: 40 })(
+  test.prop([prose, fc.constantFrom(...LEAKS), prose, sizes])(
     "generateText sees the same step as streamText",
     async (before, leak, after, chunkSizes) => {
       const text = before + leak.text + after
@@ -127,8 +129,58 @@ describe("what the user sees does not depend on how the model's text is split in
   )
 })
 
+describe("generated responses in every format (@tool-rescue/testing), any chunking", () => {
+  const offered = ["read_file", "bash"]
+  const cases = response({ tools: offered, unknownTools: true }).chain((sample) =>
+    fc.tuple(fc.constant(sample), chunked(sample.text)),
+  )
+
+  test.prop([cases])(
+    "the user sees exactly the text minus the withheld markup; recoverable calls are retried once, nothing else",
+    async ([sample, chunks]) => {
+      // The retry answers with a structured call to the first tool the response leaked.
+      const expected = sample.labels.tools[0] ?? "read_file"
+      const model = scriptedModel([{ text: chunks }, { calls: [{ toolName: expected, input: {} }] }])
+      const events: RecoveryEvent[] = []
+      const executed: string[] = []
+      const result = streamText({
+        model: wrapLanguageModel({
+          model,
+          middleware: toolCallRecoveryMiddleware({ onEvent: (e) => events.push(e) }),
+        }),
+        prompt: "go",
+        tools: Object.fromEntries(
+          offered.map((name) => [
+            name,
+            tool({ inputSchema: z.object({}), execute: async () => void executed.push(name) }),
+          ]),
+        ),
+      })
+      const shown = await result.text
+
+      // Lossless: what was shown is the model's text with exactly the withheld spans cut out.
+      const spans = events.flatMap((e) => (e.type === "markup-detected" && e.round === 0 ? [e.markup] : []))
+      let rest = ""
+      let at = 0
+      for (const m of [...spans].sort((a, b) => a.start - b.start)) {
+        rest += sample.text.slice(at, m.start)
+        at = Math.max(at, m.end)
+      }
+      rest += sample.text.slice(at)
+      expect(shown).toBe(rest)
+
+      // The adapter acts on recovery's decision, and only on it: a retry (and one execution of
+      // the retry's structured call) exactly when recoverable markup was found. Whether the
+      // detector finds every labelled call is the detector's own property.
+      const recoverable = events.some((e) => e.type === "markup-detected" && e.round === 0 && e.recoverable)
+      expect(model.doStreamCalls).toHaveLength(recoverable ? 2 : 1)
+      expect(executed).toEqual(recoverable ? [expected] : [])
+    },
+  )
+})
+
 describe("markup is never shown", () => {
-  test.prop([prose, fc.constantFrom(...LEAKS), prose, sizes, fc.boolean()], { numRuns: 60 })(
+  test.prop([prose, fc.constantFrom(...LEAKS), prose, sizes, fc.boolean()])(
     "neither in text deltas, nor in reasoning, nor after a failed retry",
     async (before, leak, after, chunkSizes, retryLeaksToo) => {
       const first = { text: split(before + leak.text + after, chunkSizes) }
@@ -151,7 +203,7 @@ describe("markup is never shown", () => {
     },
   )
 
-  test.prop([prose, fc.constantFrom(...LEAKS), sizes], { numRuns: 30 })(
+  test.prop([prose, fc.constantFrom(...LEAKS), sizes])(
     "a call shown as a fenced Markdown example is shown verbatim and never retried",
     async (before, leak, chunkSizes) => {
       const text = `${before}\n\n\`\`\`xml\n${leak.text}\n\`\`\`\nThat is the format.`
@@ -204,15 +256,12 @@ function attemptParts(
 }
 
 describe("the spliced stream is one well-formed response", () => {
-  test.prop(
-    [
-      fc.array(block, { maxLength: 4 }),
-      fc.constantFrom(...LEAKS),
-      fc.array(block, { maxLength: 4 }),
-      fc.boolean(),
-    ],
-    { numRuns: 80 },
-  )(
+  test.prop([
+    fc.array(block, { maxLength: 4 }),
+    fc.constantFrom(...LEAKS),
+    fc.array(block, { maxLength: 4 }),
+    fc.boolean(),
+  ])(
     "blocks closed, ids unique across attempts, one stream-start, one finish with summed usage",
     async (a, leak, b, fixed) => {
       const model = new MockLanguageModelV4({
@@ -252,7 +301,7 @@ describe("the spliced stream is one well-formed response", () => {
     },
   )
 
-  test.prop([fc.array(block, { maxLength: 5 })], { numRuns: 60 })(
+  test.prop([fc.array(block, { maxLength: 5 })])(
     "without markup, the wrapped model streams the same content as the bare one",
     async (blocks) => {
       const params: LanguageModelV4CallOptions = {
