@@ -6,7 +6,16 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import { corpus, type ReplayServer, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
-import { generateText, isStepCount, streamText, type Tool, tool, wrapLanguageModel } from "ai"
+import {
+  extractReasoningMiddleware,
+  generateText,
+  isStepCount,
+  type LanguageModelMiddleware,
+  streamText,
+  type Tool,
+  tool,
+  wrapLanguageModel,
+} from "ai"
 import { afterEach, describe, expect, test } from "vitest"
 import { z } from "zod"
 import { toolCallRecoveryMiddleware } from "../src/index.ts"
@@ -16,7 +25,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-async function serve(script: readonly ReplayStep[]) {
+async function serve(script: readonly ReplayStep[], inner: readonly LanguageModelMiddleware[] = []) {
   const server = await startReplayServer({ script })
   servers.push(server)
   const provider = createOpenAICompatible({
@@ -28,7 +37,7 @@ async function serve(script: readonly ReplayStep[]) {
   const events: RecoveryEvent[] = []
   const model = wrapLanguageModel({
     model: provider.chatModel("qwen3-coder"),
-    middleware: toolCallRecoveryMiddleware({ onEvent: (event) => events.push(event) }),
+    middleware: [toolCallRecoveryMiddleware({ onEvent: (event) => events.push(event) }), ...inner],
   })
   /** The recoverable markup withheld so far, as recovery reported it (trimmed). */
   const withheld = () =>
@@ -144,6 +153,58 @@ describe("streamText over HTTP with corpus leaks", () => {
     expect(new Set(starts).size).toBe(starts.length)
     expect(await result.reasoningText).toBe("The user wants files.Use the real interface.")
     expect(executed).toHaveLength(1)
+  })
+})
+
+describe("reasoning over HTTP", () => {
+  const qwenCall = "<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
+
+  test("with extractReasoningMiddleware: <think> in content becomes reasoning, the leak after it is recovered", async () => {
+    const { server, model } = await serve(
+      [
+        { content: `<think>The user wants a.ts.</think>I'll read it.\n${qwenCall}`, chunkSize: [2, 5] },
+        { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
+      ],
+      [extractReasoningMiddleware({ tagName: "think" })],
+    )
+    const { tools, executed } = toolsFor(["read_file", "bash"])
+    const result = streamText({ model, prompt: "Read a.ts.", tools, maxRetries: 0 })
+    expect(await result.text).toBe("I'll read it.\n")
+    expect(await result.reasoningText).toBe("The user wants a.ts.")
+    expect(executed).toEqual([{ name: "read_file", input: { path: "a.ts" } }])
+    expect(server.requests).toHaveLength(2)
+  })
+
+  test("a call written in reasoning_content with no answer after it (Kimi K2 Thinking) is recovered", async () => {
+    const kimi =
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{"path": "a.ts"}<|tool_call_end|><|tool_calls_section_end|>'
+    const { server, model, withheld } = await serve([
+      { reasoning: `I need the file.\n${kimi}`, chunkSize: 3 },
+      { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
+    ])
+    const { tools, executed } = toolsFor(["read_file", "bash"])
+    const result = streamText({ model, prompt: "Read a.ts.", tools, maxRetries: 0 })
+    const reasoning = (await result.reasoningText) ?? ""
+    expect(reasoning).not.toContain("tool_call")
+    expect(reasoning.startsWith("I need the file.")).toBe(true)
+    expect(withheld()).toHaveLength(1)
+    expect(executed).toHaveLength(1)
+    expect(server.requests).toHaveLength(2)
+  })
+
+  test("a call rehearsed in reasoning_content, then answered, is withheld and not retried", async () => {
+    const { server, model } = await serve([
+      {
+        reasoning: `Maybe:\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>\nNo need.`,
+        content: "It is a TypeScript file.",
+      },
+    ])
+    const { tools, executed } = toolsFor(["read_file"])
+    const result = streamText({ model, prompt: "What is a.ts?", tools, maxRetries: 0 })
+    expect(await result.text).toBe("It is a TypeScript file.")
+    expect((await result.reasoningText) ?? "").not.toContain("<tool_call>")
+    expect(executed).toEqual([])
+    expect(server.requests).toHaveLength(1)
   })
 })
 
