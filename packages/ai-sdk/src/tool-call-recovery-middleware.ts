@@ -31,8 +31,10 @@ import { spliceTurn } from "./splice-turn.ts"
  *
  * Structured calls, provider errors, aborts and calls to unknown tools (`NoSuchToolError` → tool
  * error) behave exactly as without the middleware. A request with no tools, or with
- * `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so). With `extractReasoningMiddleware`, put this
- * middleware first: `[toolCallRecoveryMiddleware(), extractReasoningMiddleware({ tagName: "think" })]`.
+ * `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so).
+ *
+ * With `extractReasoningMiddleware`, put this middleware first:
+ * `[toolCallRecoveryMiddleware(), extractReasoningMiddleware({ tagName: "think" })]`.
  *
  * Invalid options throw at once (`TypeError` / `RangeError`).
  *

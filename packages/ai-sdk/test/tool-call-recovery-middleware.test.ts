@@ -584,6 +584,25 @@ describe("the AI SDK's own behaviour is kept", () => {
     expect(inner.doStreamCalls[2]?.tools?.map((t) => t.name)).toEqual(["Read"])
   })
 
+  test('no tools, or toolChoice "none": passed through untouched, with a recovery-skipped event', async () => {
+    const events: RecoveryEvent[] = []
+    const params: LanguageModelV4CallOptions = {
+      prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+    }
+    const tools = [{ type: "function" as const, name: "Glob", inputSchema: { type: "object" as const } }]
+    for (const options of [params, { ...params, tools, toolChoice: { type: "none" as const } }]) {
+      const plain = await readAll(await scriptedModel([leak]).doStream(options))
+      const inner = scriptedModel([leak, call])
+      const wrapped = await readAll(await wrap(inner, { onEvent: (e) => events.push(e) }).doStream(options))
+      expect(wrapped).toEqual(plain)
+      expect(inner.doStreamCalls).toHaveLength(1)
+    }
+    expect(events).toEqual([
+      { type: "recovery-skipped", reason: "no-tools" },
+      { type: "recovery-skipped", reason: "tool-choice-none" },
+    ])
+  })
+
   test("a structured call to an unknown tool still becomes a tool error (NoSuchToolError), nothing executed", async () => {
     const unknown: Reply = { calls: [{ toolName: "rm_rf", input: { path: "/" } }] }
     const { tools, calls } = globTools()
