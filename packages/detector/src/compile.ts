@@ -17,6 +17,7 @@ import {
   type ReasoningRow,
 } from "./format-table.ts"
 import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
+import { makeScanner, type Scanner } from "./skip-plain.ts"
 import type { FormatId } from "./types.ts"
 
 /** What starts at a literal: markup, or a reasoning block. */
@@ -47,9 +48,8 @@ export interface LiteralIndex<T> {
 export interface CompiledReasoning {
   readonly row: ReasoningRow
   readonly close: LiteralIndex<ReasoningClose>
-  /** The text trigger table plus the closers' first characters. */
-  readonly textTrigger: Uint8Array
-  readonly textSecond: Uint16Array
+  /** Prose inside the block: the text triggers plus the closers' first characters. */
+  readonly textScan: Scanner
   /** Fence content: only line feeds and the closers' first characters matter. */
   readonly fenceTrigger: Uint8Array
 }
@@ -58,6 +58,8 @@ export interface CompiledReasoning {
 export interface CompiledBody {
   readonly spec: BodySpec
   readonly entries: LiteralIndex<BodyEntry>
+  /** Skipping to the next literal of the body. */
+  readonly scan: Scanner
   /** json/pythonic: `ws closer` (closing the envelope) */
   readonly closer: Pattern | undefined
   /** bare tags: `ws tail` */
@@ -71,6 +73,7 @@ export interface CompiledBody {
 /** Everything a detector needs, for one set of enabled formats. */
 export interface Tables {
   readonly text: LiteralIndex<Start>
+  readonly textScan: Scanner
   readonly anchor: LiteralIndex<Start>
   readonly line: LiteralIndex<Start>
   readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
@@ -175,6 +178,11 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   return {
     spec,
     entries: index,
+    scan: makeScanner(
+      index.trigger,
+      index.second,
+      entries.map((e) => e.literal),
+    ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     tail:
       spec.kind === "tags" && spec.bare !== undefined && spec.bare.tails.length > 0
@@ -237,10 +245,16 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     const fenceTrigger = new Uint8Array(128)
     for (let c = 0; c < 128; c++) if (close.trigger[c] !== 0) fenceTrigger[c] = 1
     fenceTrigger[NEWLINE] = 1
-    start.row = { row, close, textTrigger, textSecond, fenceTrigger }
+    const literals = [...text.map(([l]) => l), ...row.close.map((c) => c.literal)]
+    start.row = { row, close, textScan: makeScanner(textTrigger, textSecond, literals), fenceTrigger }
   }
   return {
     text: textIndex,
+    textScan: makeScanner(
+      textIndex.trigger,
+      textIndex.second,
+      text.map(([l]) => l),
+    ),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     bodies,

@@ -29,6 +29,7 @@ import {
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import { type Capture, FAIL, isSpace, MORE, match } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
+import { skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult, Markup } from "./types.ts"
 
 // Character codes used on the hot paths.
@@ -171,7 +172,12 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   let ended = false
   let state: State = "line-start"
   // --- output ---
-  let out: string[] = []
+  /**
+   * Visible text released during this call. Usually one piece; several are appended with `+`,
+   * which V8 keeps as a rope (no copy) until the caller reads it: linear, and cheaper here than an
+   * array (whose `length = 0` reset is a runtime call on every delta).
+   */
+  let out = ""
   let found: Markup[] = []
   let queue: Queued[] = []
   let unanswered: Block[] = []
@@ -211,7 +217,7 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     prevCode = LF
     final = ended = false
     state = "line-start"
-    out = []
+    out = ""
     found = []
     queue = []
     unanswered = []
@@ -366,7 +372,7 @@ export function createDetector(options: DetectorOptions = {}): Detector {
         }
       }
     }
-    out.push(buf.slice(textFrom, to))
+    out = out.length === 0 ? buf.slice(textFrom, to) : out + buf.slice(textFrom, to)
     textFrom = to
   }
 
@@ -565,10 +571,9 @@ export function createDetector(options: DetectorOptions = {}): Detector {
       anchor = false
       if (r >= 0) return act(i, r)
     }
-    const trigger = reasoning === undefined ? tables.text.trigger : reasoning.textTrigger
-    const second = reasoning === undefined ? tables.text.second : reasoning.textSecond
+    const scanner = reasoning === undefined ? tables.textScan : reasoning.textScan
     for (;;) {
-      i = skipPlain(buf, i, trigger, second)
+      i = skipPlain(buf, i, scanner)
       pos = i
       if (i >= len) return false
       const c = buf.charCodeAt(i)
@@ -834,9 +839,12 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     const closing = d.block !== undefined && reasoning !== undefined ? reasoning.close.trigger : undefined
     let i = pos
     for (;;) {
-      for (; i < len; i++) {
-        const c = buf.charCodeAt(i)
-        if (c < 128 && (trigger[c] !== 0 || (closing !== undefined && closing[c] !== 0))) break
+      if (closing === undefined) i = skipPlain(buf, i, body.scan)
+      else {
+        for (; i < len; i++) {
+          const c = buf.charCodeAt(i)
+          if (c < 128 && (trigger[c] !== 0 || closing[c] !== 0)) break
+        }
       }
       pos = i
       if (i >= len) return false
@@ -1228,8 +1236,8 @@ export function createDetector(options: DetectorOptions = {}): Detector {
       buf = buf.slice(pos)
       pos = textFrom = 0
     }
-    let text = out.length === 0 ? "" : out.length === 1 ? out[0]! : out.join("")
-    out = []
+    let text = out
+    out = ""
     if (highHeld.length > 0) {
       text = highHeld + text
       highHeld = ""
@@ -1242,7 +1250,8 @@ export function createDetector(options: DetectorOptions = {}): Detector {
         text = text.slice(0, -1)
       }
     }
-    const markup = found.length === 0 ? NO_MARKUP : found
+    if (found.length === 0) return { text, markup: NO_MARKUP }
+    const markup = found
     found = []
     return { text, markup }
   }
@@ -1253,10 +1262,8 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     if (delta.length === 0) return settle()
     if (buf.length === 0 && state === "text" && !anchor && unanswered.length === 0 && highHeld.length === 0) {
       // Fast path: nothing held, plain prose, and no character in the delta can start anything.
-      const trigger = reasoning === undefined ? tables.text.trigger : reasoning.textTrigger
-      const second = reasoning === undefined ? tables.text.second : reasoning.textSecond
       const len = delta.length
-      const i = skipPlain(delta, 0, trigger, second)
+      const i = skipPlain(delta, 0, reasoning === undefined ? tables.textScan : reasoning.textScan)
       const last = delta.charCodeAt(len - 1)
       if (i === len && !(last >= 0xd800 && last <= 0xdbff)) {
         base += len
@@ -1297,23 +1304,6 @@ export function createDetector(options: DetectorOptions = {}): Detector {
   }
 
   return { push, end, reset, held }
-}
-
-/**
- * The hot loop: the index of the first character at or after `i` that can start something
- * (a trigger), or `text.length`. A weak trigger (a letter such as the `t` of `to=functions.`)
- * only counts when the next character fits, or when it is the last character (it may be a prefix).
- */
-function skipPlain(text: string, i: number, trigger: Uint8Array, second: Uint16Array): number {
-  const len = text.length
-  for (; i < len; i++) {
-    const c = text.charCodeAt(i)
-    if (c >= 128) continue
-    const t = trigger[c]
-    if (t === 0) continue
-    if (t === 1 || i + 1 === len || text.charCodeAt(i + 1) === second[c]) return i
-  }
-  return len
 }
 
 function isIdentStart(c: number): boolean {

@@ -102,6 +102,20 @@ describe("properties", () => {
     expect([...a.markup, ...b.markup]).toEqual(fresh.markup)
   })
 
+  test.prop([fc.constantFrom(...MARKERS), fc.integer({ min: 1, max: 3000 }), fc.nat(), fc.nat()])(
+    "never throws on thousands of repeated partial markers, and stays split-invariant",
+    (marker, times, cut, drop) => {
+      const partial = marker.length > 1 ? marker.slice(0, 1 + (drop % (marker.length - 1))) : marker
+      const text = partial.repeat(times)
+      const at = cut % (text.length + 1)
+      const whole = scan(text, options)
+      const parts = feed([text.slice(0, at), text.slice(at)], options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+      expect(reassemble(text, whole)).toBe(text)
+    },
+  )
+
   test.prop([fc.string({ unit: "binary", maxLength: 400 }), cuts(400)])(
     "never throws on arbitrary code units",
     (text, points) => {
