@@ -136,27 +136,6 @@ function buildIndex<T>(
   return { byPair, singles, longer, trigger, second }
 }
 
-function mergeTriggers(
-  a: Uint8Array,
-  aSecond: Uint16Array,
-  b: Uint8Array,
-  bSecond: Uint16Array,
-): [Uint8Array, Uint16Array] {
-  const trigger = new Uint8Array(128)
-  const second = new Uint16Array(128)
-  for (let c = 0; c < 128; c++) {
-    const x = a[c]!
-    const y = b[c]!
-    if (x === 0 && y === 0) continue
-    if (x === 1 || y === 1 || (x === 2 && y === 2 && aSecond[c] !== bSecond[c])) trigger[c] = 1
-    else {
-      trigger[c] = 2
-      second[c] = x === 2 ? aSecond[c]! : bSecond[c]!
-    }
-  }
-  return [trigger, second]
-}
-
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   const closerLiterals =
     spec.kind === "tags"
@@ -179,9 +158,8 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
     spec,
     entries: index,
     scan: makeScanner(
-      index.trigger,
-      index.second,
       entries.map((e) => e.literal),
+      undefined,
     ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     tail:
@@ -236,30 +214,32 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   }
   const textIndex = buildIndex(text, [NEWLINE, BACKTICK])
   for (const { row, close, start } of reasoning) {
-    const [textTrigger, textSecond] = mergeTriggers(
-      textIndex.trigger,
-      textIndex.second,
-      close.trigger,
-      close.second,
-    )
     const fenceTrigger = new Uint8Array(128)
     for (let c = 0; c < 128; c++) if (close.trigger[c] !== 0) fenceTrigger[c] = 1
     fenceTrigger[NEWLINE] = 1
     const literals = [...text.map(([l]) => l), ...row.close.map((c) => c.literal)]
-    start.row = { row, close, textScan: makeScanner(textTrigger, textSecond, literals), fenceTrigger }
+    start.row = {
+      row,
+      close,
+      textScan: makeScanner(literals, { lineStarts: lineStarts(line) }),
+      fenceTrigger,
+    }
   }
   return {
     text: textIndex,
     textScan: makeScanner(
-      textIndex.trigger,
-      textIndex.second,
       text.map(([l]) => l),
+      { lineStarts: lineStarts(line) },
     ),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     bodies,
     longest: longest.value,
   }
+}
+
+function lineStarts(line: readonly (readonly [string, Start])[]): number[] {
+  return line.map(([literal]) => literal.charCodeAt(0))
 }
 
 const cache = new Map<string, Tables>()

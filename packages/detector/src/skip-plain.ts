@@ -1,49 +1,94 @@
 /**
  * Skipping plain text: the hot path of the detector.
  *
+ * A position matters when its character can start a literal *and* the next character can be the
+ * literal's second one (`<t` may start `<tool_call>`, `<d` of `<div>` cannot), or when it is the
+ * last character received (it may be a prefix). Line feeds matter only before what a line start
+ * can hold (indentation, a fence, a blank line); backticks always matter (inline code).
+ *
  * A short stretch (a token-sized delta) is scanned one `charCodeAt` at a time against a 128-entry
- * trigger table. A long stretch (a big chunk, a long parameter value) is skipped with `indexOf`,
- * which V8 runs as a vectorised search: once per trigger character and once per literal that
- * starts with a letter (`to=functions.`, `functools`), remembering each next position so that every
- * search covers the text once. Both ways stop at the same places that matter.
+ * table and a 128×128 pair table. A long stretch (a big chunk, a long parameter value) is skipped
+ * with `indexOf`, which V8 runs as a vectorised search: once per trigger character and, for
+ * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
+ * position remembered, so that every search covers the text once. Both stop at the same places.
  */
 
-/** A trigger table and what `indexOf` needs to skip to the same places. */
+/** What a scan stops at. */
 export interface Scanner {
-  /** 0: nothing; 1: a trigger; 2: a trigger only when followed by `second[code]` (a letter). */
+  /** 1 where a literal (or a line feed / backtick) can start. */
   readonly trigger: Uint8Array
-  readonly second: Uint16Array
-  /** The characters whose `trigger` is 1. */
+  /** `pairs[first << 7 | second]`: 1 when `second` (ASCII) may follow `first` at a stop. */
+  readonly pairs: Uint8Array
+  /** 1 when a non-ASCII second character may follow `first` (`<｜`). */
+  readonly wide: Uint8Array
+  /** Non-letter trigger characters, searched with `indexOf`. */
   readonly chars: readonly string[]
-  /** The literals starting with a character whose `trigger` is 2. */
+  /** Literals starting with a letter, searched whole with `indexOf` (their first letter is common in prose). */
   readonly literals: readonly string[]
 }
 
-/** Builds a scanner from a trigger table and every literal that may start at a trigger. */
-export function makeScanner(trigger: Uint8Array, second: Uint16Array, literals: Iterable<string>): Scanner {
+const LF = 10
+const BACKTICK = 96
+const TILDE = 126
+
+/**
+ * Builds a scanner for `literals`. `lines`: line feeds and backticks matter too (prose), and
+ * `lineStarts` are the first characters of line-anchored openers.
+ */
+export function makeScanner(
+  literals: Iterable<string>,
+  lines: { readonly lineStarts: Iterable<number> } | undefined,
+): Scanner {
+  const trigger = new Uint8Array(128)
+  const pairs = new Uint8Array(128 * 128)
+  const wide = new Uint8Array(128)
+  const unique = [...new Set(literals)]
+  for (const literal of unique) {
+    const first = literal.charCodeAt(0)
+    trigger[first] = 1
+    if (literal.length === 1) {
+      pairs.fill(1, first << 7, (first + 1) << 7)
+      wide[first] = 1
+    } else {
+      const second = literal.charCodeAt(1)
+      if (second < 128) pairs[(first << 7) | second] = 1
+      else wide[first] = 1
+    }
+  }
+  if (lines !== undefined) {
+    trigger[BACKTICK] = 1
+    pairs.fill(1, BACKTICK << 7, (BACKTICK + 1) << 7)
+    wide[BACKTICK] = 1
+    trigger[LF] = 1
+    // Mirrors `stateText`: a line starting with a plain character is plain text.
+    for (let c = 0; c <= 32; c++) pairs[(LF << 7) | c] = 1
+    pairs[(LF << 7) | BACKTICK] = 1
+    pairs[(LF << 7) | TILDE] = 1
+    for (const c of lines.lineStarts) pairs[(LF << 7) | c] = 1
+  }
+  const letter = (c: number): boolean => c >= 97 && c <= 122
   const chars: string[] = []
-  for (let c = 0; c < 128; c++) if (trigger[c] === 1) chars.push(String.fromCharCode(c))
-  const weak = [...new Set(literals)].filter((l) => trigger[l.charCodeAt(0)] === 2)
-  return { trigger, second, chars, literals: weak }
+  for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) chars.push(String.fromCharCode(c))
+  return { trigger, pairs, wide, chars, literals: unique.filter((l) => letter(l.charCodeAt(0))) }
 }
 
 /** Below this many characters the table loop beats the searches. */
 const FAR = 256
 
-/**
- * The index of the first character at or after `i` that may start something, or `text.length`.
- * A weak trigger counts when the next character fits, or when it is the last one (a prefix).
- */
+/** Does the trigger at `i` matter? (`i` is not the last character.) */
+function stops(text: string, i: number, first: number, scanner: Scanner): boolean {
+  const second = text.charCodeAt(i + 1)
+  return second < 128 ? scanner.pairs[(first << 7) | second] === 1 : scanner.wide[first] === 1
+}
+
+/** The index of the first position at or after `i` that matters, or `text.length`. */
 export function skipPlain(text: string, i: number, scanner: Scanner): number {
   const len = text.length
   if (len - i >= FAR) return skipFar(text, i, scanner)
-  const { trigger, second } = scanner
+  const trigger = scanner.trigger
   for (; i < len; i++) {
     const c = text.charCodeAt(i)
-    if (c >= 128) continue
-    const t = trigger[c]
-    if (t === 0) continue
-    if (t === 1 || i + 1 === len || text.charCodeAt(i + 1) === second[c]) return i
+    if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
   return len
 }
@@ -54,7 +99,7 @@ let cachedText = ""
 let cachedScanner: Scanner | undefined
 let from: number[] = []
 let next: number[] = []
-let tail = 0
+let tail = -1
 
 function skipFar(text: string, i: number, scanner: Scanner): number {
   const len = text.length
@@ -68,23 +113,31 @@ function skipFar(text: string, i: number, scanner: Scanner): number {
     next = new Array<number>(count).fill(-1)
     tail = partialTail(text, literals)
   }
-  let best = tail >= i ? tail : len
-  for (let k = 0; k < count; k++) {
-    let at = next[k]!
-    // A remembered position is valid for any start between where its search began and it.
-    if (!(from[k]! <= i && i <= at)) {
-      const found =
-        k < chars.length ? text.indexOf(chars[k]!, i) : text.indexOf(literals[k - chars.length]!, i)
-      at = found < 0 ? len : found
-      from[k] = i
-      next[k] = at
+  for (;;) {
+    let best = tail >= i ? tail : len
+    let char = false
+    for (let k = 0; k < count; k++) {
+      let at = next[k]!
+      // A remembered position is valid for any start between where its search began and it.
+      if (!(from[k]! <= i && i <= at)) {
+        const found =
+          k < chars.length ? text.indexOf(chars[k]!, i) : text.indexOf(literals[k - chars.length]!, i)
+        at = found < 0 ? len : found
+        from[k] = i
+        next[k] = at
+      }
+      if (at < best) {
+        best = at
+        char = k < chars.length
+      }
     }
-    if (at < best) best = at
+    // A whole literal or a partial tail always matters; a character only with a fitting follower.
+    if (!char || best + 1 >= len || stops(text, best, text.charCodeAt(best), scanner)) return best
+    i = best + 1
   }
-  return best
 }
 
-/** Where a proper prefix of a weak literal ends the text (it may complete in the next delta), or -1. */
+/** Where a proper prefix of a letter-initial literal ends the text (it may complete later), or -1. */
 function partialTail(text: string, literals: readonly string[]): number {
   let start = -1
   for (const literal of literals) {

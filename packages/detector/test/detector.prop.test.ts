@@ -28,6 +28,16 @@ describe("properties", () => {
     },
   )
 
+  test.prop([fc.array(document, { minLength: 2, maxLength: 8 }).map((d) => d.join("\n"))])(
+    "split invariance on long text: skipping with indexOf stops where the per-character scan does",
+    (text) => {
+      const whole = scan(text, options)
+      const parts = feed(chars(text), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
+
   test.prop([fc.constantFrom(...MARKERS), fc.nat(), document])(
     "split invariance: a cut inside every marker",
     (marker, at, rest) => {
