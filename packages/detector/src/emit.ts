@@ -1,0 +1,151 @@
+/** Releasing visible text, reporting markup, and opening/closing reasoning blocks and calls. */
+import type { CompiledReasoning } from "./compile.ts"
+import type { OpenerRow } from "./format-table.ts"
+import { type Call, type Draft, LF, type Machine, resetValue } from "./machine.ts"
+import { matchBody, matchClose } from "./match.ts"
+import { isSpace, MORE } from "./pattern.ts"
+
+/** Releases `buf[textFrom, to)` as visible text. */
+export function release(m: Machine, to: number): void {
+  if (to <= m.textFrom) return
+  if (m.unanswered.length > 0 && m.reasoning === undefined) {
+    for (let k = m.textFrom; k < to; k++) {
+      const c = m.buf.charCodeAt(k)
+      if (!(isSpace(c) || c === 0xa0 || c === 0xfeff || c === 0x3000)) {
+        // A visible answer follows the closed reasoning blocks: their markup was a rehearsal.
+        for (const b of m.unanswered) b.answered = true
+        m.unanswered = []
+        flushQueue(m)
+        break
+      }
+    }
+  }
+  m.out = m.out.length === 0 ? m.buf.slice(m.textFrom, to) : m.out + m.buf.slice(m.textFrom, to)
+  m.textFrom = to
+}
+
+export function flushQueue(m: Machine): void {
+  let k = 0
+  for (; k < m.queue.length; k++) {
+    const q = m.queue[k]!
+    if (q.block !== undefined && !q.block.answered && !m.ended) break
+    m.found.push({ ...q.markup, answerFollows: q.block?.answered ?? false })
+  }
+  if (k > 0) m.queue = m.queue.slice(k)
+}
+
+export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end: number): boolean {
+  release(m, i)
+  m.reasoning = row
+  m.block = { answered: false, marked: false }
+  release(m, end)
+  m.pos = end
+  m.runs = []
+  m.codeUntil = -1
+  return true
+}
+
+/** Closes the reasoning block whose closer is at `i`; scanning resumes at `end` (`i` for a peek closer). */
+export function closeReasoning(m: Machine, end: number): boolean {
+  release(m, end)
+  if (m.block?.marked) m.unanswered.push(m.block)
+  m.reasoning = m.block = undefined
+  m.pos = m.textFrom = end
+  m.anchor = true
+  m.runs = []
+  m.codeUntil = -1
+  return true
+}
+
+export function openMarkup(
+  m: Machine,
+  i: number,
+  row: OpenerRow,
+  end: number,
+  name: string | undefined,
+): boolean {
+  release(m, i)
+  // A Harmony message addressed to a function is a new message: the analysis before it is over.
+  if (row.endsAnalysis && m.reasoning?.row.harmony) closeReasoning(m, i)
+  m.anchor = false
+  m.runs = []
+  m.codeUntil = -1
+  if (m.block !== undefined && m.reasoning !== undefined) m.block.marked = true
+  const body = m.tables.bodies.get(row)!
+  const d: Draft = {
+    row,
+    body,
+    start: m.base + i,
+    block: m.reasoning === undefined ? undefined : m.block,
+    calls: [],
+    closing: false,
+  }
+  if (!row.rescan && name !== undefined)
+    d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
+  m.draft = d
+  m.pos = m.textFrom = row.rescan ? i : end
+  resetValue(m)
+  if (body.spec.kind === "json") {
+    m.state = "markup-tail"
+    m.tail = "value-start"
+  } else m.state = "markup"
+  return true
+}
+
+/** Closes the open markup at `pos`. */
+export function endMarkup(m: Machine, complete: boolean): void {
+  const d = m.draft!
+  const end = m.base + m.pos
+  const calls: Call[] =
+    d.calls.length > 0 ? d.calls : [{ name: undefined, start: d.start, structured: false, args: false }]
+  for (let k = 0; k < calls.length; k++) {
+    const c = calls[k]!
+    m.queue.push({
+      block: d.block,
+      markup: {
+        format: d.row.format,
+        toolName: c.name,
+        offered: c.name !== undefined && m.tools.has(c.name),
+        opening: d.row.opening,
+        closing: d.closing,
+        structured: c.structured,
+        complete,
+        inReasoning: d.block !== undefined,
+        start: k === 0 ? d.start : c.start,
+        end: k + 1 < calls.length ? calls[k + 1]!.start : end,
+      },
+    })
+  }
+  m.draft = undefined
+  m.textFrom = m.pos
+  m.lineIndent = 0
+  m.state = (m.pos > 0 ? m.buf.charCodeAt(m.pos - 1) : m.prevCode) === LF ? "line-start" : "text"
+  flushQueue(m)
+}
+
+export function currentCall(m: Machine): Call | undefined {
+  return m.draft?.calls[m.draft.calls.length - 1]
+}
+
+/** A reasoning closer (ends markup inside reasoning, unconsumed) or a body closer at `i`. 1: the markup ended. */
+export function closerAt(m: Machine, i: number): number {
+  const d = m.draft!
+  if (d.block !== undefined && m.reasoning !== undefined) {
+    const r = matchClose(m, m.reasoning.close, i)
+    if (r === MORE) return MORE
+    if (r >= 0) {
+      m.pos = i
+      endMarkup(m, false)
+      return 1
+    }
+  }
+  const r = matchBody(m, d.body.entries, i)
+  if (r === MORE) return MORE
+  if (r >= 0 && m.hitEntry!.role === "closer") {
+    d.closing = true
+    m.pos = r
+    endMarkup(m, true)
+    return 1
+  }
+  return 0
+}

@@ -1,0 +1,229 @@
+/**
+ * The detector's state and the shapes it works with.
+ *
+ * The incremental detector: one pass over the stream, one named state at a time.
+ *
+ * The input that has arrived but is not decided yet lives in `buf` (absolute offset `base`);
+ * `pos` is the scan position in it. A state handler scans from `pos`, and either moves on (returns
+ * true) or stops because the next decision needs characters that have not arrived (returns false,
+ * `pos` at the first undecided character). Everything before `pos` has been decided: released as
+ * visible text, or withheld as markup. At the end of a push the decided prefix is dropped, so the
+ * buffer only ever holds an undecided tail: a possible marker prefix (longest first), or an
+ * undecided candidate capped at `maxHoldChars`. Nothing is ever rescanned but that tail.
+ *
+ * Decisions look at a window that ends at the arrived input or at the hold cap, never beyond,
+ * so they depend on the characters only and not on the chunking (split invariance).
+ *
+ * @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks (CommonMark §4.5)
+ * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
+ */
+import type { CompiledBody, CompiledReasoning, LiteralEntry, Start, Tables } from "./compile.ts"
+import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
+import type { Capture } from "./pattern.ts"
+import type { Markup } from "./types.ts"
+
+// Character codes used on the hot paths.
+export const TAB = 9
+export const LF = 10
+export const CR = 13
+export const SPACE = 32
+export const QUOTE = 34 // '"'
+export const APOSTROPHE = 39 // "'"
+export const LPAREN = 40 // "("
+export const RPAREN = 41 // ")"
+export const COMMA = 44 // ","
+export const COLON = 58 // ":"
+export const LBRACKET = 91 // "["
+export const BACKSLASH = 92 // "\"
+export const RBRACKET = 93 // "]"
+export const BACKTICK = 96 // "`"
+export const LBRACE = 123 // "{"
+export const RBRACE = 125 // "}"
+export const TILDE = 126 // "~"
+
+/** What may stand between a call header and its JSON payload (Harmony, Mistral v13). */
+export const PAYLOAD_INTRODUCERS: readonly string[] = ["<|constrain|>", "<|message|>", "<|channel|>", "json", "[ARGS]"]
+/** Longest key or name string captured from a JSON payload. */
+export const MAX_NAME = 256
+/** Open inline-code runs remembered per paragraph (more distinct run lengths than this are literal). */
+export const MAX_RUNS = 16
+
+/** The states of the machine. */
+export type State =
+  /** At the start of a line: indentation, then a fence, a line-anchored opener, or text. */
+  | "line-start"
+  /** Prose: skip to the next trigger character. */
+  | "text"
+  /** After an opening backtick fence run: the info string decides whether it is a fence. */
+  | "fence-info"
+  /** Inside a fenced code block, mid-line. */
+  | "fence"
+  /** At the start of a line inside a fenced code block. */
+  | "fence-line-start"
+  /** Counting a possible closing fence run. */
+  | "fence-close"
+  /** After a closing fence run: only spaces or tabs may follow on the line. */
+  | "fence-close-tail"
+  /** A marker inside a possible inline code span: looking for a closing run before deciding. */
+  | "code-check"
+  /** Inside a tool call (withheld). */
+  | "markup"
+  /** Between the parts of a tool call: an optional trailing closer, another value, or the end. */
+  | "markup-tail"
+
+/** What `markup-tail` is waiting for. */
+export type Tail =
+  /** Before a JSON payload: a value, a closer, or nothing (the header was the whole call). */
+  | "value-start"
+  /** After a JSON or pythonic value: a closer, another value (inside an envelope), or the end. */
+  | "value-after"
+  /** After a bare call's own close (`</function>`): an orphan envelope closer, or the end. */
+  | "bare"
+
+/** A reasoning block. */
+export interface Block {
+  /** Visible non-whitespace text came after the block closed. */
+  answered: boolean
+  /** The block holds markup (so its answer matters). */
+  marked: boolean
+}
+
+/** One call inside open markup. */
+export interface Call {
+  name: string | undefined
+  start: number
+  structured: boolean
+  args: boolean
+}
+
+/** Open markup. */
+export interface Draft {
+  readonly row: OpenerRow
+  readonly body: CompiledBody
+  readonly start: number
+  readonly block: Block | undefined
+  readonly calls: Call[]
+  closing: boolean
+}
+
+/** Decided markup waiting for its reasoning block's answer (reported in stream order). */
+export interface Queued {
+  readonly markup: Omit<Markup, "answerFollows">
+  readonly block: Block | undefined
+}
+
+export const NO_MARKUP: readonly Markup[] = Object.freeze([])
+/** Sentinel of `candidates`: the decision needs the next character. */
+export const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
+
+/** The state of one detector (one object per detector; the code that works on it is shared). */
+export interface Machine {
+  /** Tools offered this turn. */
+  readonly tools: ReadonlySet<string>
+  /** Compiled literal tables, shared by detectors with the same formats. */
+  readonly tables: Tables
+  /** Cap on an undecided candidate (at least the longest literal). */
+  readonly maxHold: number
+  /** Where patterns store a captured name. */
+  readonly capture: Capture
+  /** Input received and not yet decided (the undecided tail after each call). */
+  buf: string
+  /** Absolute offset of `buf[0]` in the stream. */
+  base: number
+  /** Scan position in `buf`: everything before it is decided. */
+  pos: number
+  /** Start of the decided visible text not yet released (≤ `pos`). */
+  textFrom: number
+  /** The character before `buf[0]` (line starts). */
+  prevCode: number
+  /** `end()` is running: windows end at the input's end. */
+  final: boolean
+  /** `end()` has run. */
+  ended: boolean
+  /** The current state. */
+  state: State
+  /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
+  out: string
+  /** Markup reported by this call. */
+  found: Markup[]
+  /** Decided markup waiting, in stream order, for a reasoning block's answer. */
+  queue: Queued[]
+  /** Closed reasoning blocks with markup, waiting for a visible answer. */
+  unanswered: Block[]
+  /** A trailing high surrogate held until its pair arrives. */
+  highHeld: string
+  /** Spaces at the start of the current line. */
+  lineIndent: number
+  /** The open fence's character (0: no fence). */
+  fenceChar: number
+  /** The open fence's run length (also: a would-be fence's run while its info string is read). */
+  fenceLen: number
+  /** Length of a possible closing fence run so far. */
+  closeRun: number
+  /** Open inline-code runs of this paragraph (candidates that may still close). */
+  runs: number[]
+  /** Absolute offset of a closing run found ahead: markers before it are inside code. */
+  codeUntil: number
+  /** Absolute offset of the marker whose code span is being checked. */
+  checkStart: number
+  /** Absolute offset the code-span check resumes at. */
+  checkPos: number
+  /** Start-anchored formats may still start (start of response, or right after reasoning). */
+  anchor: boolean
+  /** The open reasoning block's row. */
+  reasoning: CompiledReasoning | undefined
+  /** The open reasoning block. */
+  block: Block | undefined
+  /** Open markup. */
+  draft: Draft | undefined
+  /** What `markup-tail` waits for. */
+  tail: Tail
+  /** JSON/pythonic nesting depth. */
+  jDepth: number
+  /** Depth of call objects (1: top-level object, 2: objects in a top-level list). */
+  jCallDepth: number
+  /** Inside a JSON or Python string. */
+  jString: boolean
+  /** After a backslash inside a string. */
+  jEscape: boolean
+  /** JSON: 0 neither, 1 a key, 2 a value (inside a call object); pythonic: the open quote. */
+  jExpect: number
+  /** The next JSON string value is the call's name. */
+  jNameNext: boolean
+  /** Inside a call object. */
+  jInCall: boolean
+  /** What the last successful `matchStart` found. */
+  hitStart: Start | undefined
+  /** What the last successful `matchClose` found. */
+  hitClose: ReasoningClose | undefined
+  /** What the last successful `matchBody` found. */
+  hitEntry: BodyEntry | undefined
+  /** The name the last match captured. */
+  hitName: string | undefined
+}
+
+export function resetMachine(m: Machine): void {
+  m.buf = ""
+  m.base = m.pos = m.textFrom = 0
+  m.prevCode = LF
+  m.final = m.ended = false
+  m.state = "line-start"
+  m.out = ""
+  m.found = []
+  m.queue = []
+  m.unanswered = []
+  m.highHeld = ""
+  m.lineIndent = m.fenceChar = m.fenceLen = m.closeRun = 0
+  m.runs = []
+  m.codeUntil = -1
+  m.checkStart = m.checkPos = 0
+  m.anchor = true
+  m.reasoning = m.block = m.draft = undefined
+  m.tail = "value-start"
+  resetValue(m)
+}
+
+export function resetValue(m: Machine): void {
+  m.jDepth = m.jCallDepth = m.jExpect = 0
+  m.jString = m.jEscape = m.jNameNext = m.jInCall = false
+}

@@ -1,0 +1,229 @@
+import { closeReasoning, openMarkup } from "./emit.ts"
+import { BACKTICK, CR, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
+import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
+import { MORE } from "./pattern.ts"
+
+export function stateLineStart(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  for (; i < len; i++) {
+    const c = m.buf.charCodeAt(i)
+    if (c === SPACE) m.lineIndent++
+    else if (c === TAB) m.lineIndent += 4
+    else break
+  }
+  m.pos = i
+  if (i === len) return false
+  const c = m.buf.charCodeAt(i)
+  if (c === LF) {
+    // A blank line ends the paragraph: unmatched backtick runs stay literal (CommonMark §6.1).
+    m.runs = []
+    m.codeUntil = -1
+    m.lineIndent = 0
+    m.pos = i + 1
+    return true
+  }
+  if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
+    // ```markdown
+    // > | ~~~js
+    //     ^
+    // ```
+    const limit = limitAt(m, i)
+    let j = i
+    while (j < limit && m.buf.charCodeAt(j) === c) j++
+    if (j === limit && !finalAt(m, i)) return false
+    if (j - i >= 3) {
+      m.anchor = false
+      m.runs = []
+      m.codeUntil = -1
+      m.fenceLen = j - i
+      m.pos = j
+      if (c === TILDE) {
+        m.fenceChar = TILDE
+        m.state = "fence"
+      } else m.state = "fence-info"
+      return true
+    }
+  } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
+    const r = matchStart(m, m.tables.line, i)
+    if (r === MORE) return false
+    if (r >= 0 && m.hitStart?.kind === "markup") return openMarkup(m, i, m.hitStart.row, r, m.hitName)
+  }
+  m.state = "text"
+  return true
+}
+
+/** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
+export function addRun(m: Machine, k: number): void {
+  const at = m.runs.indexOf(k)
+  if (at >= 0) {
+    // It closes the first open run of its length; runs opened after that one were inside the span.
+    m.runs.length = at
+    m.codeUntil = -1
+  } else if (m.runs.length < MAX_RUNS) m.runs.push(k)
+}
+
+export function stateCodeCheck(m: Machine): boolean {
+  // ```markdown
+  // > | see `<tool_call>{"name": "x"}</tool_call>` here
+  //          ^ marker        looking for a closing run ^
+  // ```
+  const start = m.checkStart - m.base
+  const limit = limitAt(m, start)
+  const fin = finalAt(m, start)
+  let i = m.checkPos - m.base
+  let paragraphEnd = false
+  while (i < limit && !paragraphEnd) {
+    const c = m.buf.charCodeAt(i)
+    if (c === BACKTICK) {
+      let j = i
+      while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
+      if (j === limit && !fin) break
+      if (m.runs.includes(j - i)) {
+        // Some open run closes: the marker is inside a code span.
+        m.codeUntil = m.base + i
+        m.state = "text"
+        return true
+      }
+      i = j
+    } else if (c === LF) {
+      let j = i + 1
+      while (
+        j < limit &&
+        (m.buf.charCodeAt(j) === SPACE || m.buf.charCodeAt(j) === TAB || m.buf.charCodeAt(j) === CR)
+      )
+        j++
+      if (j === limit && !fin) break
+      paragraphEnd = j < limit && m.buf.charCodeAt(j) === LF
+      i = j
+    } else i++
+  }
+  if (!paragraphEnd && !(i >= limit && fin)) {
+    // The window ended before a decision: resume here when more arrives.
+    m.checkPos = m.base + i
+    return false
+  }
+  // No run closes before the paragraph ends: every open run is literal, the marker is real.
+  m.runs = []
+  m.codeUntil = -1
+  m.state = "text"
+  return true
+}
+
+export function stateFenceInfo(m: Machine): boolean {
+  // ```markdown
+  // > | ```js
+  //        ^ info string: no backtick allowed (CommonMark §4.5)
+  // ```
+  const len = m.buf.length
+  let i = m.pos
+  while (i < len && m.buf.charCodeAt(i) !== LF && m.buf.charCodeAt(i) !== BACKTICK) i++
+  m.pos = i
+  if (i === len) return false
+  if (m.buf.charCodeAt(i) === LF) {
+    m.fenceChar = BACKTICK
+    m.pos = i + 1
+    m.lineIndent = 0
+    m.state = "fence-line-start"
+    return true
+  }
+  // Not a fence: the opening run is an inline code run.
+  addRun(m, m.fenceLen)
+  m.state = "text"
+  return true
+}
+
+export function stateFence(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  if (m.reasoning === undefined) {
+    const j = m.buf.indexOf("\n", i)
+    if (j < 0) {
+      m.pos = len
+      return false
+    }
+    m.pos = j + 1
+  } else {
+    // A reasoning closer is a special token: it ends the block even inside a fence.
+    const trigger = m.reasoning.fenceTrigger
+    for (;;) {
+      while (i < len && !(m.buf.charCodeAt(i) < 128 && trigger[m.buf.charCodeAt(i)] !== 0)) i++
+      m.pos = i
+      if (i === len) return false
+      if (m.buf.charCodeAt(i) === LF) break
+      const r = matchClose(m, m.reasoning.close, i)
+      if (r === MORE) return false
+      if (r >= 0) {
+        m.fenceChar = 0
+        m.state = "text"
+        return closeReasoning(m, m.hitClose!.peek ? i : r)
+      }
+      i++
+    }
+    m.pos = i + 1
+  }
+  m.lineIndent = 0
+  m.state = "fence-line-start"
+  return true
+}
+
+export function stateFenceLineStart(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  while (i < len && m.buf.charCodeAt(i) === SPACE) {
+    m.lineIndent++
+    i++
+  }
+  m.pos = i
+  if (i === len) return false
+  const c = m.buf.charCodeAt(i)
+  if (c === LF) {
+    m.lineIndent = 0
+    m.pos = i + 1
+    return true
+  }
+  if (m.lineIndent <= 3 && c === m.fenceChar) {
+    m.closeRun = 0
+    m.state = "fence-close"
+  } else m.state = "fence"
+  return true
+}
+
+export function stateFenceClose(m: Machine): boolean {
+  // ```markdown
+  //   | ```js
+  // > | ```
+  //     ^ same character, at least as long, then only whitespace
+  // ```
+  const len = m.buf.length
+  let i = m.pos
+  while (i < len && m.buf.charCodeAt(i) === m.fenceChar) {
+    m.closeRun++
+    i++
+  }
+  m.pos = i
+  if (i === len) return false
+  m.state = m.closeRun >= m.fenceLen ? "fence-close-tail" : "fence"
+  return true
+}
+
+export function stateFenceCloseTail(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  while (
+    i < len &&
+    (m.buf.charCodeAt(i) === SPACE || m.buf.charCodeAt(i) === TAB || m.buf.charCodeAt(i) === CR)
+  )
+    i++
+  m.pos = i
+  if (i === len) return false
+  if (m.buf.charCodeAt(i) === LF) {
+    m.fenceChar = 0
+    m.runs = []
+    m.codeUntil = -1
+    m.lineIndent = 0
+    m.pos = i + 1
+    m.state = "line-start"
+  } else m.state = "fence"
+  return true
+}

@@ -1,0 +1,121 @@
+/** Matching literals and patterns at a position, within the hold window. */
+import type { LiteralEntry, LiteralIndex, Start } from "./compile.ts"
+import type { BodyEntry, ReasoningClose } from "./format-table.ts"
+import { type Machine, WAIT } from "./machine.ts"
+import { FAIL, MORE, match } from "./pattern.ts"
+
+export function limitAt(m: Machine, i: number): number {
+  return Math.min(m.buf.length, i + m.maxHold)
+}
+
+export function finalAt(m: Machine, i: number): boolean {
+  return m.final || i + m.maxHold <= m.buf.length
+}
+
+/** The literals that may start at `i`, longest first; {@link WAIT} when the window ends after one character. */
+export function candidates<T>(
+  m: Machine,
+  index: LiteralIndex<T>,
+  i: number,
+  limit: number,
+  fin: boolean,
+): readonly LiteralEntry<T>[] | undefined {
+  const first = m.buf.charCodeAt(i)
+  if (i + 1 >= limit) {
+    if (!fin && first < 128 && index.longer[first] !== 0) return WAIT
+    return index.singles.get(first)
+  }
+  return index.byPair.get(first * 65536 + m.buf.charCodeAt(i + 1)) ?? index.singles.get(first)
+}
+
+/** Matches the rest of literal `s` (its first character already matched) at `i`. */
+export function literalAt(m: Machine, s: string, i: number, limit: number, fin: boolean): number {
+  for (let k = 1; k < s.length; k++) {
+    if (i + k >= limit) return fin ? FAIL : MORE
+    if (m.buf.charCodeAt(i + k) !== s.charCodeAt(k)) return FAIL
+  }
+  return i + s.length
+}
+
+/** Offered names win; `to=functions.shelljson` (Harmony glued to its constraint) names `shell`. */
+export function normalize(m: Machine, name: string): string {
+  if (m.tools.has(name) || !name.endsWith("json")) return name
+  const bare = name.slice(0, -4)
+  return m.tools.has(bare) ? bare : name
+}
+
+/** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
+export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): number {
+  const limit = limitAt(m, i)
+  const fin = finalAt(m, i)
+  const list = candidates(m, index, i, limit, fin)
+  if (list === undefined) return FAIL
+  if (list === WAIT) return MORE
+  for (const entry of list) {
+    const end = literalAt(m, entry.literal, i, limit, fin)
+    // Longest first: while a longer literal may still complete, nothing shorter is decided.
+    if (end === MORE) return MORE
+    if (end === FAIL) continue
+    for (const item of entry.items) {
+      if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
+      m.capture.name = undefined
+      const confirm = item.kind === "markup" ? item.row.confirm : item.row.row.confirm
+      const stop = match(confirm, m.buf, end, limit, fin, m.capture)
+      if (stop === MORE) return MORE
+      if (stop === FAIL) continue
+      let name: string | undefined = m.capture.name
+      if (item.kind === "markup") {
+        if (item.row.toolName !== undefined) name = item.row.toolName
+        if (name !== undefined) name = normalize(m, name)
+        // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
+        if (item.row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) continue
+      }
+      m.hitStart = item
+      m.hitName = name
+      return stop
+    }
+  }
+  return FAIL
+}
+
+/** A closing marker of the open reasoning block at `i` (`hitClose`; returns the end). */
+export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: number): number {
+  const limit = limitAt(m, i)
+  const fin = finalAt(m, i)
+  const list = candidates(m, index, i, limit, fin)
+  if (list === undefined) return FAIL
+  if (list === WAIT) return MORE
+  for (const entry of list) {
+    const end = literalAt(m, entry.literal, i, limit, fin)
+    if (end === MORE) return MORE
+    if (end === FAIL) continue
+    m.hitClose = entry.items[0]!
+    return end
+  }
+  return FAIL
+}
+
+/** A literal of the open call's body at `i` (`hitEntry`, `hitName`; returns the end). */
+export function matchBody(m: Machine, index: LiteralIndex<BodyEntry>, i: number): number {
+  const limit = limitAt(m, i)
+  const fin = finalAt(m, i)
+  const list = candidates(m, index, i, limit, fin)
+  if (list === undefined) return FAIL
+  if (list === WAIT) return MORE
+  for (const entry of list) {
+    let end = literalAt(m, entry.literal, i, limit, fin)
+    if (end === MORE) return MORE
+    if (end === FAIL) continue
+    const item = entry.items[0]!
+    m.capture.name = undefined
+    if (item.pattern !== undefined) {
+      end = match(item.pattern, m.buf, end, limit, fin, m.capture)
+      if (end === MORE) return MORE
+      if (end === FAIL) continue
+    }
+    m.hitEntry = item
+    m.hitName = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
+    return end
+  }
+  return FAIL
+}
