@@ -160,8 +160,12 @@ function stateText(m: Machine): boolean {
     }
     m.pos = i
     if (i === len) return false
-  }
-  if (m.anchor && m.buf.charCodeAt(i) !== LF) {
+    if (m.buf.charCodeAt(i) === LF) {
+      m.pos = i + 1
+      m.lineIndent = 0
+      m.state = "line-start"
+      return true
+    }
     const r = matchStart(m, m.tables.anchor, i)
     if (r === MORE) return false
     m.anchor = false
@@ -169,7 +173,8 @@ function stateText(m: Machine): boolean {
   }
   const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
   for (;;) {
-    i = skipPlain(m.buf, i, scanner)
+    // Blank lines only matter while an inline code run is open.
+    i = skipPlain(m.buf, i, m.runs.length === 0 ? scanner.quiet : scanner)
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -177,11 +182,19 @@ function stateText(m: Machine): boolean {
       // Most lines start with plain text: stay here unless the next character matters at a line start.
       const next = i + 1 < len ? m.buf.charCodeAt(i + 1) : LF
       if (
+        !m.anchor &&
         next > SPACE &&
         next !== BACKTICK &&
         next !== TILDE &&
         !(next < 128 && m.tables.line.trigger[next] !== 0)
       ) {
+        i++
+        continue
+      }
+      if (next === LF && i + 2 < len && !m.anchor) {
+        // A blank line: the paragraph ends (as in `line-start`); the second line feed is looked at next.
+        if (m.runs.length > 0) m.runs = []
+        m.codeUntil = -1
         i++
         continue
       }
@@ -289,7 +302,8 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   ) {
     // Fast path: nothing held, plain prose, and no character in the delta can start anything.
     const len = delta.length
-    const i = skipPlain(delta, 0, m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan)
+    const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
+    const i = skipPlain(delta, 0, m.runs.length === 0 ? scanner.quiet : scanner)
     const last = delta.charCodeAt(len - 1)
     if (i === len && !(last >= 0xd800 && last <= 0xdbff)) {
       m.base += len

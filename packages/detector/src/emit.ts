@@ -40,7 +40,7 @@ export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end
   m.block = { answered: false, marked: false }
   release(m, end)
   m.pos = end
-  m.runs = []
+  if (m.runs.length > 0) m.runs = []
   m.codeUntil = -1
   return true
 }
@@ -52,7 +52,7 @@ export function closeReasoning(m: Machine, end: number): boolean {
   m.reasoning = m.block = undefined
   m.pos = m.textFrom = end
   m.anchor = true
-  m.runs = []
+  if (m.runs.length > 0) m.runs = []
   m.codeUntil = -1
   return true
 }
@@ -68,7 +68,7 @@ export function openMarkup(
   // A Harmony message addressed to a function is a new message: the analysis before it is over.
   if (row.endsAnalysis && m.reasoning?.row.harmony) closeReasoning(m, i)
   m.anchor = false
-  m.runs = []
+  if (m.runs.length > 0) m.runs = []
   m.codeUntil = -1
   if (m.block !== undefined && m.reasoning !== undefined) m.block.marked = true
   const body = m.tables.bodies.get(row)!
@@ -80,10 +80,10 @@ export function openMarkup(
     calls: [],
     closing: false,
   }
-  if (!row.rescan && name !== undefined)
+  if (row.bodyAt !== 0 && name !== undefined)
     d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
   m.draft = d
-  m.pos = m.textFrom = row.rescan ? i : end
+  m.pos = m.textFrom = row.bodyAt === undefined ? end : i + row.bodyAt
   resetValue(m)
   if (body.spec.kind === "json") {
     m.state = "markup-tail"

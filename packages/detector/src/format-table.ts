@@ -67,8 +67,11 @@ export interface OpenerRow {
   readonly opening: boolean
   /** The captured name must name an offered tool (when tools are given): bare openers that prose could contain. */
   readonly gate: boolean
-  /** The body is read from the literal's start (start-anchored JSON and pythonic: the literal is the value's first char). */
-  readonly rescan: boolean
+  /**
+   * Where the body starts, counted from the literal's start; `undefined`: after the confirm. 0 for
+   * start-anchored JSON and pythonic (the literal is the value's first character); 9 for `functools[`.
+   */
+  readonly bodyAt: number | undefined
   /** The confirm already proves inner call structure (`NAME[ARGS]{`). */
   readonly structured: boolean
   /** A Harmony message addressed to a function: it ends any open Harmony analysis (it is a new message). */
@@ -111,7 +114,7 @@ const opener = (
   where: extra.where ?? "anywhere",
   opening: extra.opening ?? true,
   gate: extra.gate ?? false,
-  rescan: extra.rescan ?? false,
+  bodyAt: extra.bodyAt,
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
   toolName: extra.toolName,
@@ -307,13 +310,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("llama3-json", ["{"], seq(ws, lit('"name"'), ws, lit(":")), json("keys"), {
     where: "anchor",
     opening: false,
-    rescan: true,
+    bodyAt: 0,
   }),
   // xLAM: a JSON list of calls at the start (#23).
   opener("xlam", ["["], seq(ws, lit("{"), ws, lit('"name"')), json("keys"), {
     where: "anchor",
     opening: false,
-    rescan: true,
+    bodyAt: 0,
   }),
   // Pythonic list at the start (#6, #18) and Llama 4's `<|python_start|>` (#7).
   opener(
@@ -321,7 +324,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     ["["],
     seq(ws, name("ident"), ws, lit("(")),
     { kind: "pythonic", closers: [], lines: false },
-    { where: "anchor", opening: false, rescan: true, gate: true },
+    { where: "anchor", opening: false, bodyAt: 0, gate: true },
   ),
   opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), {
     kind: "pythonic",
@@ -361,14 +364,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     ["<|tool_call_begin|>"],
     peek(seq(ws, opt(lit("functions.")), word("ident", 256), lit(":"))),
     { kind: "tags", entries: kimiEntries, bare: { tails: KIMI_SECTION_END } },
-    { rescan: true },
+    { bodyAt: 0 },
   ),
   opener(
     "deepseek-v3",
     DS_CALL_BEGIN,
     peek(DS_CALL_NAME),
     { kind: "tags", entries: deepseekEntries, bare: { tails: DS_CALLS_END } },
-    { rescan: true },
+    { bodyAt: 0 },
   ),
   // Harmony (#13): a message addressed to a function, with or without special tokens.
   opener(
@@ -493,7 +496,10 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   }),
   // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
   opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),
-  opener("phi4-functools", ["functools"], peek(seq(lit("["), ws, lit("{"))), json("keys")),
+  // The literal includes its `[` (a rare character: the scanner finds it fast); the JSON list starts there.
+  opener("phi4-functools", ["functools["], peek(seq(ws, lit("{"))), json("keys"), {
+    bodyAt: "functools".length,
+  }),
   opener(
     "lfm2",
     ["<|tool_call_start|>"],

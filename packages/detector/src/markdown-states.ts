@@ -17,7 +17,7 @@ export function stateLineStart(m: Machine): boolean {
   const c = m.buf.charCodeAt(i)
   if (c === LF) {
     // A blank line ends the paragraph: unmatched backtick runs stay literal (CommonMark §6.1).
-    m.runs = []
+    if (m.runs.length > 0) m.runs = []
     m.codeUntil = -1
     m.lineIndent = 0
     m.pos = i + 1
@@ -34,7 +34,7 @@ export function stateLineStart(m: Machine): boolean {
     if (j === limit && !finalAt(m, i)) return false
     if (j - i >= 3) {
       m.anchor = false
-      m.runs = []
+      if (m.runs.length > 0) m.runs = []
       m.codeUntil = -1
       m.fenceLen = j - i
       m.pos = j
@@ -104,7 +104,7 @@ export function stateCodeCheck(m: Machine): boolean {
     return false
   }
   // No run closes before the paragraph ends: every open run is literal, the marker is real.
-  m.runs = []
+  if (m.runs.length > 0) m.runs = []
   m.codeUntil = -1
   m.state = "text"
   return true
@@ -219,7 +219,7 @@ export function stateFenceCloseTail(m: Machine): boolean {
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {
     m.fenceChar = 0
-    m.runs = []
+    if (m.runs.length > 0) m.runs = []
     m.codeUntil = -1
     m.lineIndent = 0
     m.pos = i + 1

@@ -23,11 +23,23 @@ export interface Scanner {
   readonly wide: Uint8Array
   /** Non-letter trigger characters, searched with `indexOf`. */
   readonly chars: readonly string[]
-  /** Literals starting with a letter, searched whole with `indexOf` (their first letter is common in prose). */
+  /**
+   * Literals starting with a letter (common in prose, slow to search for): each is searched from its
+   * first non-letter character on (`=functions.` of `to=functions.`, which `indexOf` finds as fast as
+   * a single character), then checked backwards.
+   */
   readonly literals: readonly string[]
+  /** Per literal: the offset of its first non-letter character (0 when it has none). */
+  readonly anchors: readonly number[]
+  /**
+   * The same scanner without stops at blank lines, for prose with no open inline-code run: a
+   * paragraph end then changes nothing (prose scanners only; otherwise the scanner itself).
+   */
+  readonly quiet: Scanner
 }
 
 const LF = 10
+const CR = 13
 const BACKTICK = 96
 const TILDE = 126
 
@@ -69,7 +81,30 @@ export function makeScanner(
   const letter = (c: number): boolean => c >= 97 && c <= 122
   const chars: string[] = []
   for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) chars.push(String.fromCharCode(c))
-  return { trigger, pairs, wide, chars, literals: unique.filter((l) => letter(l.charCodeAt(0))) }
+  const words = unique.filter((l) => letter(l.charCodeAt(0)))
+  const anchors = words.map((l) => {
+    let k = 0
+    while (k < l.length && letter(l.charCodeAt(k))) k++
+    return k < l.length ? k : 0
+  })
+  const scanner = {
+    trigger,
+    pairs,
+    wide,
+    chars,
+    literals: words,
+    anchors,
+    quiet: undefined as unknown as Scanner,
+  }
+  if (lines === undefined) scanner.quiet = scanner
+  else {
+    const quietPairs = new Uint8Array(pairs)
+    quietPairs[(LF << 7) | LF] = 0
+    quietPairs[(LF << 7) | CR] = 0
+    scanner.quiet = { ...scanner, pairs: quietPairs }
+    scanner.quiet = Object.assign(scanner.quiet, { quiet: scanner.quiet })
+  }
+  return scanner
 }
 
 /** Below this many characters the table loop beats the searches. */
@@ -93,26 +128,39 @@ export function skipPlain(text: string, i: number, scanner: Scanner): number {
   return len
 }
 
-// The positions found by the last searches, for the last text and scanner (module-level: a
-// detector keeps nothing, and detectors working on other text just replace it).
+/** The searches of one scanner over one text: where each began, and what it found. */
+interface Searches {
+  readonly from: number[]
+  readonly next: number[]
+  readonly tail: number
+}
+
+// Searches over the last text, per set of needles (module-level: a detector keeps nothing, and
+// a detector working on other text just replaces them). One entry per scanner used on the text,
+// so that switching between prose, reasoning and call bodies never repeats a search.
 let cachedText = ""
-let cachedScanner: Scanner | undefined
-let from: number[] = []
-let next: number[] = []
-let tail = -1
+const cache = new Map<readonly string[], Searches>()
 
 function skipFar(text: string, i: number, scanner: Scanner): number {
   const len = text.length
   const chars = scanner.chars
   const literals = scanner.literals
   const count = chars.length + literals.length
-  if (cachedScanner !== scanner || cachedText !== text) {
-    cachedScanner = scanner
+  if (cachedText !== text) {
     cachedText = text
-    from = new Array<number>(count).fill(-1)
-    next = new Array<number>(count).fill(-1)
-    tail = partialTail(text, literals)
+    cache.clear()
   }
+  // `chars` is shared by a scanner and its quiet twin: they search for the same things.
+  let searches = cache.get(chars)
+  if (searches === undefined) {
+    searches = {
+      from: new Array<number>(count).fill(-1),
+      next: new Array<number>(count).fill(-1),
+      tail: partialTail(text, literals),
+    }
+    cache.set(chars, searches)
+  }
+  const { from, next, tail } = searches
   for (;;) {
     let best = tail >= i ? tail : len
     let char = false
@@ -121,7 +169,7 @@ function skipFar(text: string, i: number, scanner: Scanner): number {
       // A remembered position is valid for any start between where its search began and it.
       if (!(from[k]! <= i && i <= at)) {
         const found =
-          k < chars.length ? text.indexOf(chars[k]!, i) : text.indexOf(literals[k - chars.length]!, i)
+          k < chars.length ? text.indexOf(chars[k]!, i) : findLiteral(text, i, k - chars.length, scanner)
         at = found < 0 ? len : found
         from[k] = i
         next[k] = at
@@ -135,6 +183,19 @@ function skipFar(text: string, i: number, scanner: Scanner): number {
     if (!char || best + 1 >= len || stops(text, best, text.charCodeAt(best), scanner)) return best
     i = best + 1
   }
+}
+
+/** The first occurrence of literal `w` of the scanner at or after `i`, searched from its anchor; -1 if none. */
+function findLiteral(text: string, i: number, w: number, scanner: Scanner): number {
+  const literal = scanner.literals[w]!
+  const k = scanner.anchors[w]!
+  if (k === 0) return text.indexOf(literal, i)
+  const suffix = literal.slice(k)
+  const prefix = literal.slice(0, k)
+  for (let q = text.indexOf(suffix, i + k); q >= 0; q = text.indexOf(suffix, q + 1)) {
+    if (text.startsWith(prefix, q - k)) return q - k
+  }
+  return -1
 }
 
 /** Where a proper prefix of a letter-initial literal ends the text (it may complete later), or -1. */

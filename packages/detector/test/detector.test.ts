@@ -152,6 +152,8 @@ describe("reasoning", () => {
     expect(names(scan(`<think>plan</think>\n\n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(scan(`Here: ${json}`, { tools }).markup).toEqual([])
     expect(names(scan(`  \n${json}`, { tools }).markup)).toEqual(["get_weather"])
+    expect(names(scan(`<think>plan</think>\n${json}`, { tools }).markup)).toEqual(["get_weather"])
+    expect(names(feed(chars(`<think>plan</think>\n${json}`), { tools }).markup)).toEqual(["get_weather"])
   })
 })
 
@@ -339,5 +341,11 @@ describe("API misuse throws; model output never does", () => {
     const result = feed([partials.slice(0, 7), partials.slice(7)], { tools })
     expect(result.text).toBe(partials)
     expect(feed(chars(partials.slice(0, 20_000)), { tools }).text).toBe(partials.slice(0, 20_000))
+    // Switching scanners (prose, reasoning, call bodies) inside one big chunk never repeats a search.
+    const switching =
+      "<think>a</think>`x`".repeat(30_000) + '<tool_call>{"name": "read_file"}</tool_call> '.repeat(10_000)
+    const switched = scan(switching, { tools })
+    expect(switched.markup).toHaveLength(10_000)
+    expect(reassemble(switching, switched)).toBe(switching)
   })
 })
