@@ -1,5 +1,5 @@
 import { isRecoverable, type Markup } from "@tool-rescue/detector"
-import { createAttemptScanner } from "./attempt-scanner.ts"
+import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
 import { emitEvent } from "./emit-event.ts"
 import { resolveInstruction } from "./instruction.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
@@ -63,7 +63,7 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
   const signal = input.signal
   if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError("tool-rescue: signal must be an AbortSignal")
-  return turn(input, resolveRecoveryOptions(input.options), signal)
+  return turn(createTurn(input, resolveRecoveryOptions(input.options), signal))
 }
 
 /**
@@ -78,11 +78,84 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
  */
 export const recoverToolCalls: typeof runTurn = runTurn
 
-async function* turn<Raw>(
+/**
+ * The turn's control flow, outside the generator: starting an attempt, mapping its errors,
+ * the end-of-attempt decision. Kept out of `turn` on purpose: every local of an async generator
+ * is saved and restored at each `yield` and `await`, once per delta, so its frame stays small.
+ */
+interface Turn<Raw> {
+  readonly scanner: AttemptScanner<Raw>
+  /** Reused for every part (no allocation per delta). */
+  readonly out: OutputPart<Raw>[]
+  /** Set when the turn is aborted through `input.signal`; `next` then races it. */
+  readonly raced: boolean
+  /** Starts attempt `round`; throws the error that ends the turn when it may not start. */
+  start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>>
+  /** The next part of the attempt, raced against the signal. */
+  next(iterator: AsyncIterator<NormalizedPart<Raw>>): Promise<IteratorResult<NormalizedPart<Raw>>>
+  /** The error to throw for `error` from the attempt of `round`. */
+  streamError(
+    round: number,
+    error: unknown,
+    iterator: AsyncIterator<NormalizedPart<Raw>> | undefined,
+  ): unknown
+  /** The consumer stopped at a `yield`: aborts the attempt and closes its (idle) iterator. */
+  stop(iterator: AsyncIterator<NormalizedPart<Raw>> | undefined): Promise<void>
+  /**
+   * The end-of-attempt decision. Returns the retry's `attempt-start` part, or `undefined` when
+   * the turn is over (the held finish part and what follows it are then in `out`). Throws the
+   * error that ends the turn.
+   */
+  decide(round: number, report: AttemptReport<Raw>): Promise<OutputPart<Raw> | undefined>
+  /** The turn ended, whichever way. */
+  dispose(): void
+}
+
+async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  const { scanner, out, raced } = t
+  try {
+    for (let round = 0; ; round++) {
+      const iterator = await t.start(round)
+      let finished = false
+      try {
+        for (;;) {
+          // No race without a signal: the hot path stays one await per part.
+          const step = raced ? await t.next(iterator) : await iterator.next()
+          if (step.done === true) break
+          const whole = scanner.push(step.value, out)
+          if (whole !== undefined) yield whole
+          else if (out.length > 0) {
+            for (let i = 0; i < out.length; i++) yield out[i]!
+            out.length = 0
+          }
+        }
+        finished = true
+      } catch (error) {
+        finished = true
+        throw t.streamError(round, error, iterator)
+      } finally {
+        // Reached unfinished only when the consumer stopped reading at one of our `yield`s.
+        if (!finished) await t.stop(iterator)
+      }
+      const report = scanner.end(out)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+      const next = await t.decide(round, report)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+      if (next === undefined) return
+      yield next
+    }
+  } finally {
+    t.dispose()
+  }
+}
+
+function createTurn<Raw>(
   input: TurnInput<Raw>,
   options: ResolvedRecoveryOptions,
   signal: AbortSignal | undefined,
-): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+): Turn<Raw> {
   const tools = [...input.tools]
   const policy = { evidence: options.evidence, reasoning: options.reasoning }
   // One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping.
@@ -111,57 +184,45 @@ async function* turn<Raw>(
     return error
   }
 
-  try {
-    for (let round = 0; ; round++) {
-      const recovering = round > 0
-      if (aborted()) throw recovering ? fail(round, abortError(round)) : signal?.reason
-      scanner.reset()
+  return {
+    scanner,
+    out,
+    raced: signal !== undefined,
 
-      // ---- one attempt -------------------------------------------------------------------
-      let iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
-      let finished = false
+    async start(round) {
+      if (aborted()) throw round > 0 ? fail(round, abortError(round)) : signal?.reason
+      scanner.reset()
       try {
         const iterable = await race(
           Promise.resolve().then(() => input.attempt(round, { instruction, signal: controller.signal })),
         )
-        iterator = iterable[Symbol.asyncIterator]()
-        for (;;) {
-          // No race without a signal: the hot path stays one await per part.
-          const step = signal === undefined ? await iterator.next() : await race(iterator.next())
-          if (step.done === true) break
-          const whole = scanner.push(step.value, out)
-          if (whole !== undefined) yield whole
-          else if (out.length > 0) {
-            // Index loop, then truncate: `out` is reused for every part (no allocation per delta).
-            for (let i = 0; i < out.length; i++) yield out[i]!
-            out.length = 0
-          }
-        }
-        finished = true
+        return iterable[Symbol.asyncIterator]()
       } catch (error) {
-        finished = true
-        if (error === ABORTED) {
-          // Our race won: the provider did not react to the signal. Close it without waiting.
-          closeQuietly(iterator)
-          throw recovering ? fail(round, abortError(round)) : signal?.reason
-        }
-        if (recovering && aborted()) throw fail(round, abortError(round))
-        // A provider error: unchanged, never retried.
-        throw recovering ? fail(round, error) : error
-      } finally {
-        // Reached unfinished only when the consumer stopped reading at one of our `yield`s: the
-        // attempt's iterator is idle then, so closing it is prompt.
-        if (!finished) {
-          controller.abort(consumerStopped())
-          await closeIdle(iterator)
-        }
+        throw this.streamError(round, error, undefined)
       }
+    },
 
-      // ---- the end-of-attempt decision ---------------------------------------------------
-      const report = scanner.end(out)
-      for (let i = 0; i < out.length; i++) yield out[i]!
-      out.length = 0
+    next: (iterator) => race(iterator.next()),
 
+    streamError(round, error, iterator) {
+      const recovering = round > 0
+      if (error === ABORTED) {
+        // Our race won: the provider did not react to the signal. Close it without waiting.
+        closeQuietly(iterator)
+        return recovering ? fail(round, abortError(round)) : signal?.reason
+      }
+      if (recovering && aborted()) return fail(round, abortError(round))
+      // A provider error: unchanged, never retried.
+      return recovering ? fail(round, error) : error
+    },
+
+    async stop(iterator) {
+      controller.abort(consumerStopped())
+      // The attempt's iterator is idle (we were suspended at a yield), so closing it is prompt.
+      await closeIdle(iterator)
+    },
+
+    async decide(round, report) {
       const recoverable: Markup[] = []
       for (const { markup, channel, text } of report.markup) {
         const isRecoverableMarkup = isRecoverable(markup, policy)
@@ -176,12 +237,10 @@ async function* turn<Raw>(
         })
       }
       if (recoverable.length === 0 || report.structuredCall) {
-        if (recovering) emitEvent(options, { type: "recovery-succeeded", round })
+        if (round > 0) emitEvent(options, { type: "recovery-succeeded", round })
         scanner.release(out)
         done = true
-        for (let i = 0; i < out.length; i++) yield out[i]!
-        out.length = 0
-        return
+        return undefined
       }
 
       for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
@@ -220,14 +279,16 @@ async function* turn<Raw>(
         }
       }
       instruction = resolveInstruction(options, { round: next, markup: recoverable, tools })
-      yield { type: "attempt-start", round: next, discarded: report.discarded }
-    }
-  } finally {
-    signal?.removeEventListener("abort", forward)
-    race.dispose()
-    // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
-    // attempt may go on running in the background.
-    if (!done && !controller.signal.aborted) controller.abort(consumerStopped())
+      return { type: "attempt-start", round: next, discarded: report.discarded }
+    },
+
+    dispose() {
+      signal?.removeEventListener("abort", forward)
+      race.dispose()
+      // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
+      // attempt may go on running in the background.
+      if (!done && !controller.signal.aborted) controller.abort(consumerStopped())
+    },
   }
 }
 

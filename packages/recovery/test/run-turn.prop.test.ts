@@ -447,11 +447,17 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
           expect(persist).toBe("ok") // "abort" sets abortedAt
         }
       } else if (o.abortedAt !== undefined && !o.broke && o.threw) {
-        // An abort ends with the provider's own error, the signal's reason, or code "aborted".
+        // An abort ends with the provider's own error, the signal's reason, or code "aborted";
+        // or, when it came after the last allowed attempt had ended malformed (no recovery left
+        // to cancel), with that attempt's "repeated-markup".
         const ok =
           o.providerAborts.includes(o.error as Error) ||
           (o.error instanceof Error && o.error.message === "user abort") ||
-          (ToolCallRecoveryError.isInstance(o.error) && o.error.code === "aborted")
+          (ToolCallRecoveryError.isInstance(o.error) && o.error.code === "aborted") ||
+          (ToolCallRecoveryError.isInstance(o.error) &&
+            o.error.code === "repeated-markup" &&
+            o.attempts.length === 1 + spec.maxRecoveries &&
+            o.attempts.at(-1)!.completed)
         expect(ok).toBe(true)
       } else if (o.broke) {
         // A consumer that stops reading ends the turn silently.
