@@ -14,6 +14,7 @@
  */
 import { createDetector } from "@tool-rescue/detector"
 import { type NormalizedPart, runTurn } from "@tool-rescue/recovery"
+import { registerSuite } from "./suite.ts"
 
 /** One measured comparison. */
 export interface RecoveryBenchResult {
@@ -216,6 +217,28 @@ export function formatRecoveryBench(result: RecoveryBenchResult): string {
     `  added / detector     ${result.addedOverDetector.toFixed(2)}× (target ≤ 2×)`,
   ].join("\n")
 }
+
+/** Both workloads as a Markdown report (for `run.ts`, which writes `bench/results/recovery.md`). */
+export async function recoveryReport(): Promise<string> {
+  const results = [await benchRecovery(), await benchRecovery({ leaks: true })]
+  const row = (r: RecoveryBenchResult) =>
+    `| ${r.name.replace(/^recovery runTurn, /, "")} | ${r.providerMicros.toFixed(3)} | ${r.passThroughMicros.toFixed(3)} | ${r.detectorLoopMicros.toFixed(3)} | ${r.detectorMicros.toFixed(3)} | ${r.runTurnMicros.toFixed(3)} | ${r.addedMicros.toFixed(3)} | ${r.addedOverDetector.toFixed(2)}× ${r.addedOverDetector <= 2 ? "✅" : "❌"} |`
+  return [
+    "## recovery: `runTurn` cost per delta",
+    "",
+    "µs per text delta, medians over interleaved trials. *Pass-through*: an identity middleware over the same",
+    "attempt (the floor of any middleware of this shape). *Detector, in stream*: the pass-through plus",
+    "`detector.push` per delta, minus the pass-through. *Added*: runTurn − pass-through (median of paired",
+    "differences). Target (issue 5): added ≤ 2 × detector in stream.",
+    "",
+    "| workload | provider | pass-through | detector, sync loop | detector, in stream | runTurn | added | added / detector |",
+    "|---|---|---|---|---|---|---|---|",
+    ...results.map(row),
+    "",
+  ].join("\n")
+}
+
+registerSuite({ name: "recovery", run: recoveryReport })
 
 if (import.meta.main) {
   console.log(formatRecoveryBench(await benchRecovery()))
