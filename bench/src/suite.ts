@@ -1,0 +1,25 @@
+/**
+ * The benchmark registry. A suite file calls `registerSuite` when imported; `run.ts` imports every
+ * suite file (one line each) and runs what registered, in import order.
+ */
+
+/** One benchmark suite: `run` measures and returns a Markdown report. */
+export interface Suite {
+  /** Short id, used for `bench/results/<name>.md` and to select suites on the command line. */
+  readonly name: string
+  readonly run: () => string | Promise<string>
+}
+
+const suites: Suite[] = []
+
+/** Adds a suite to the run. */
+export function registerSuite(suite: Suite): void {
+  if (suites.some((s) => s.name === suite.name))
+    throw new Error(`bench: suite ${suite.name} registered twice`)
+  suites.push(suite)
+}
+
+/** The suites registered so far, in registration order. */
+export function registeredSuites(): readonly Suite[] {
+  return suites
+}
