@@ -387,7 +387,9 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("harmony", ["<|channel|>"], seq(word("letters"), ws, HARMONY_RECIPIENT), harmonyBody, {
     endsAnalysis: true,
   }),
-  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), harmonyBody, { endsAnalysis: true }),
+  // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
+  // reasoning (a mention or a rehearsal), not a new message.
+  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), harmonyBody),
   // MiniMax M2 (#14), M3 (#15), M1 (#16).
   opener(
     "minimax-m2",
@@ -593,6 +595,8 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     close: [
       { literal: "assistantfinal", peek: false },
       { literal: "assistantcommentary", peek: false },
+      // `<|start|>assistant to=functions.NAME` stripped: a new message addressed to a function.
+      { literal: "assistant to=functions.", peek: true },
     ],
     harmony: true,
   },

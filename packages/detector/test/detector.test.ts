@@ -179,6 +179,18 @@ describe("Harmony (gpt-oss)", () => {
     expect(result.text).toBe("analysisThe user wants a listing.assistantcommentary ")
   })
 
+  test("a bare recipient inside analysis text is reasoning; after a stripped `assistant` it is a call", () => {
+    const mention =
+      '<|channel|>analysis<|message|>Use to=functions.get_weather {"city":"Paris"} now.<|end|>Done.'
+    expect(scan(mention, { tools }).markup.map(brief)).toEqual([
+      "harmony:get_weather open,struct,think,answered",
+    ])
+    const stripped = 'analysisNeed the weather.assistant to=functions.get_weather json{"city":"Paris"}'
+    const result = scan(stripped, { tools })
+    expect(result.markup.map(brief)).toEqual(["harmony:get_weather open,struct"])
+    expect(result.text).toBe("analysisNeed the weather.assistant ")
+  })
+
   test("a header cut off before its payload is truncated", () => {
     const result = scan("<|channel|>commentary to=functions.get_weather <|constr", { tools })
     expect(result.markup.map(brief)).toEqual(["harmony:get_weather open,cut"])

@@ -1,4 +1,3 @@
-import { describe, expect, test } from "tstyche"
 import {
   createDetector,
   type Detector,
@@ -10,6 +9,7 @@ import {
   type Markup,
   scan,
 } from "@tool-rescue/detector"
+import { describe, expect, test } from "tstyche"
 
 describe("createDetector", () => {
   test("returns a Detector whose push and end return a DetectorResult", () => {
