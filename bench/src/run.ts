@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { registeredSuites } from "./suite.ts"
 
 import "./detector.bench.ts"
+import "./ai-sdk.bench.ts"
 
 const only = process.argv.slice(2)
 const results = new URL("../results/", import.meta.url)
