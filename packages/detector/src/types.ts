@@ -3,7 +3,14 @@
  * "Detector contract"): other packages and outside checks rely on them.
  */
 
-/** A format id from FORMATS.md: the `format` value reported on each {@link Markup}. */
+/**
+ * A format id from FORMATS.md: the `format` value reported on each {@link Markup}.
+ * @example
+ * ```ts
+ * const only: FormatId[] = ["qwen3-coder", "hermes"]
+ * createDetector({ tools: ["read_file"], formats: only })
+ * ```
+ */
 export type FormatId =
   | "qwen3-coder"
   | "hermes"
@@ -39,7 +46,15 @@ export type FormatId =
   | "apriel"
   | "cline-xml"
 
-/** One tool call written as text, found in the stream. */
+/**
+ * One tool call written as text, found in the stream.
+ * @example
+ * ```ts
+ * const [m] = scan('<tool_call>{"name": "read_file", "arguments": {}}</tool_call>', { tools: ["read_file"] }).markup
+ * // m: { format: "hermes", toolName: "read_file", offered: true, opening: true, closing: true,
+ * //      structured: true, complete: true, inReasoning: false, answerFollows: false, start: 0, end: 61 }
+ * ```
+ */
 export interface Markup {
   /** The format the markup was recognised as. */
   readonly format: FormatId
@@ -65,7 +80,14 @@ export interface Markup {
   readonly end: number
 }
 
-/** What `push`, `end` and `scan` return. */
+/**
+ * What `push`, `end` and `scan` return.
+ * @example
+ * ```ts
+ * const { text, markup }: DetectorResult = detector.push(delta)
+ * show(text) // safe to display now
+ * ```
+ */
 export interface DetectorResult {
   /** Newly released visible text (markup withheld). */
   readonly text: string
@@ -73,7 +95,13 @@ export interface DetectorResult {
   readonly markup: readonly Markup[]
 }
 
-/** Options of {@link createDetector} and {@link scan}. */
+/**
+ * Options of {@link createDetector} and {@link scan}.
+ * @example
+ * ```ts
+ * const options: DetectorOptions = { tools: ["read_file", "bash"], maxHoldChars: 2048 }
+ * ```
+ */
 export interface DetectorOptions {
   /** Names of the tools offered this turn. @defaultValue `[]` */
   readonly tools?: readonly string[]
@@ -83,7 +111,15 @@ export interface DetectorOptions {
   readonly maxHoldChars?: number
 }
 
-/** An incremental detector over one stream of text deltas. */
+/**
+ * An incremental detector over one stream of text deltas.
+ * @example
+ * ```ts
+ * const detector: Detector = createDetector({ tools: ["bash"] })
+ * for await (const delta of deltas) show(detector.push(delta).text)
+ * show(detector.end().text)
+ * ```
+ */
 export interface Detector {
   /** Feeds the next delta; returns the text now safe to show and the markup completed. */
   push(delta: string): DetectorResult
@@ -98,7 +134,14 @@ export interface Detector {
   held(): number
 }
 
-/** One entry of {@link formats}: a catalogue format and a real example of it. */
+/**
+ * One entry of {@link formats}: a catalogue format and a real example of it.
+ * @example
+ * ```ts
+ * const hermes: FormatInfo | undefined = formats.find((f) => f.id === "hermes")
+ * scan(hermes!.example, { tools: [hermes!.exampleTool] }).markup[0]?.toolName // "get_weather"
+ * ```
+ */
 export interface FormatInfo {
   /** The id reported as {@link Markup.format}. */
   readonly id: FormatId
@@ -112,7 +155,14 @@ export interface FormatInfo {
   readonly exampleTool: string
 }
 
-/** The recovery policy (DESIGN.md, "Policy"). */
+/**
+ * The recovery policy (DESIGN.md, "Policy").
+ * @example
+ * ```ts
+ * const strict: Policy = { evidence: "envelope", reasoning: "ignore" }
+ * isRecoverable(markup, strict)
+ * ```
+ */
 export interface Policy {
   /** `structure`: an envelope marker or inner call structure suffices; `envelope`: ADR-0065, envelope required. @defaultValue "structure" */
   readonly evidence?: "structure" | "envelope"

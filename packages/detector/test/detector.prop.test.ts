@@ -58,15 +58,24 @@ describe("properties", () => {
     },
   )
 
-  test.prop([withCuts, fc.integer({ min: 1, max: 300 })])(
-    "bounded hold-back: never more than the hold cap (plus half a surrogate pair)",
+  test.prop([withCuts, fc.integer({ min: 64, max: 300 })])(
+    "bounded hold-back: never more than maxHoldChars (plus half a surrogate pair)",
     ([text, points], maxHoldChars) => {
       const detector = createDetector({ ...options, maxHoldChars })
-      // The cap cannot be below the longest marker; read the effective cap from a held marker prefix.
-      const cap = Math.max(maxHoldChars, 64)
       for (const chunk of splitAt(text, points)) {
         detector.push(chunk)
-        expect(detector.held()).toBeLessThanOrEqual(cap + 1)
+        expect(detector.held()).toBeLessThanOrEqual(maxHoldChars + 1)
+      }
+    },
+  )
+
+  test.prop([withCuts])(
+    "bounded hold-back: a cap below the longest marker is raised to it (under 64)",
+    ([text, points]) => {
+      const detector = createDetector({ ...options, maxHoldChars: 1 })
+      for (const chunk of splitAt(text, points)) {
+        detector.push(chunk)
+        expect(detector.held()).toBeLessThanOrEqual(64 + 1)
       }
     },
   )
