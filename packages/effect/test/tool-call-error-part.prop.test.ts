@@ -52,7 +52,9 @@ const unknownName = fc
 
 const metadata = fc.dictionary(
   fc.string({ maxLength: 8 }),
-  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Schema.Json>,
+  // Provider metadata is JSON from the wire: `-0` (which fc.jsonValue can generate) cannot
+  // arrive that way, and JSON turns it into `0`, so the round trip below would compare `-0` to `0`.
+  fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as Schema.Json),
   {
     maxKeys: 3,
   },
