@@ -62,12 +62,20 @@ export interface CompiledBody {
   readonly scan: Scanner
   /** json/pythonic: `ws closer` (closing the envelope) */
   readonly closer: Pattern | undefined
-  /** bare tags: `ws tail` */
-  readonly tail: Pattern | undefined
+  /** json/pythonic: a payload that ends the stream leaves the envelope open (its closer is due). */
+  readonly closerDue: boolean
+  /** bare tags: `ws tail`, each with the format it tells (if it does) */
+  readonly tails: readonly CompiledTail[]
   /** json: characters that matter inside a string (quote, backslash, closers' first characters). */
   readonly stringTrigger: Uint8Array
   /** json/pythonic: characters that matter outside strings. */
   readonly valueTrigger: Uint8Array
+}
+
+/** A bare call's orphan closer: `ws literal`. */
+export interface CompiledTail {
+  readonly pattern: Pattern
+  readonly format: FormatId | undefined
 }
 
 /** Everything a detector needs, for one set of enabled formats. */
@@ -162,10 +170,11 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
       undefined,
     ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
-    tail:
-      spec.kind === "tags" && spec.bare !== undefined && spec.bare.tails.length > 0
-        ? seq(ws, alt(...spec.bare.tails.map(lit)))
-        : undefined,
+    closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
+    tails:
+      spec.kind === "tags" && spec.bare !== undefined
+        ? spec.bare.tails.map((t) => ({ pattern: seq(ws, lit(t.literal)), format: t.format }))
+        : [],
     stringTrigger,
     valueTrigger,
   }

@@ -69,6 +69,7 @@ export function createDetector(options: DetectorOptions = {}): Detector {
     ended: false,
     state: "line-start",
     out: "",
+    outEnd: 0,
     found: [],
     queue: [],
     unanswered: [],
@@ -275,8 +276,10 @@ function settle(m: Machine): DetectorResult {
     text = m.highHeld + text
     m.highHeld = ""
   }
-  if (!m.final && text.length > 0) {
-    // Never release half a surrogate pair: hold a trailing high surrogate until its pair arrives.
+  if (!m.final && text.length > 0 && m.outEnd === m.base + m.buf.length) {
+    // Never release half a surrogate pair: hold a high surrogate that ends the input received so
+    // far until its pair arrives. One followed by anything already received (held text, markup)
+    // is lone: holding it would make `held()` count a character that is not at the end.
     const last = text.charCodeAt(text.length - 1)
     if (last >= 0xd800 && last <= 0xdbff) {
       m.highHeld = text.slice(-1)

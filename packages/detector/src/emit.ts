@@ -22,6 +22,7 @@ export function release(m: Machine, to: number): void {
   }
   m.out = m.out.length === 0 ? m.buf.slice(m.textFrom, to) : m.out + m.buf.slice(m.textFrom, to)
   m.textFrom = to
+  m.outEnd = m.base + to
 }
 
 export function flushQueue(m: Machine): void {
@@ -79,6 +80,7 @@ export function openMarkup(
     block: m.reasoning === undefined ? undefined : m.block,
     calls: [],
     closing: false,
+    format: row.format,
   }
   if (row.bodyAt !== 0 && name !== undefined)
     d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
@@ -103,7 +105,7 @@ export function endMarkup(m: Machine, complete: boolean): void {
     m.queue.push({
       block: d.block,
       markup: {
-        format: d.row.format,
+        format: d.format,
         toolName: c.name,
         offered: c.name !== undefined && m.tools.has(c.name),
         opening: d.row.opening,

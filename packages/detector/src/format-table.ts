@@ -6,7 +6,7 @@
  * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
-import { alt, lit, name, not, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import { alt, end, lit, name, not, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
 import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
@@ -28,6 +28,16 @@ export interface BodyEntry {
   readonly pattern?: Pattern
 }
 
+/**
+ * What may follow a bare call (one without its opening envelope): its envelope's closer, left
+ * behind. `format`: the closer tells the format apart from another one writing the same call
+ * (`<invoke name=…>` is Anthropic XML or MiniMax M2; `</minimax:tool_call>` says which).
+ */
+export interface BareTail {
+  readonly literal: string
+  readonly format?: FormatId
+}
+
 /** How the inside of a call is read. */
 export type BodySpec =
   /** Literal markers (XML-ish and special-token formats). */
@@ -35,7 +45,7 @@ export type BodySpec =
       readonly kind: "tags"
       readonly entries: readonly BodyEntry[]
       /** Bare calls (no envelope): the markup ends at a `call-end`, absorbing whitespace plus one of `tails`. */
-      readonly bare?: { readonly tails: readonly string[] }
+      readonly bare?: { readonly tails: readonly BareTail[] }
     }
   /** One or more JSON values; the markup ends at a closer or, without one, where the JSON ends. */
   | {
@@ -43,6 +53,12 @@ export type BodySpec =
       readonly closers: readonly string[]
       /** `keys`: `"name"`/`"tool_name"` of each call object; `first-key`: the key is the name; `none`: the name came with the header. */
       readonly names: "keys" | "first-key" | "none"
+      /**
+       * The closer may be missing by nature (an end-of-message token, or special tokens stripped): a
+       * payload that ends the stream is complete. Otherwise the envelope is still open there
+       * (`complete: false`).
+       */
+      readonly closerOptional?: boolean
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -76,6 +92,8 @@ export interface OpenerRow {
   readonly structured: boolean
   /** A Harmony message addressed to a function: it ends any open Harmony analysis (it is a new message). */
   readonly endsAnalysis: boolean
+  /** The next call may follow the payload directly, glued with no line break (Functionary v3.2's `}>>>NAME`). */
+  readonly glued: boolean
   /** The tool the literal itself names (Cline's `<read_file>`). */
   readonly toolName: string | undefined
   readonly body: BodySpec
@@ -117,6 +135,7 @@ const opener = (
   bodyAt: extra.bodyAt,
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
+  glued: extra.glued ?? false,
   toolName: extra.toolName,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
@@ -126,12 +145,19 @@ const structure = (...literals: string[]): BodyEntry[] =>
 const callEnds = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "call-end" }))
 const call = (literal: string, pattern: Pattern): BodyEntry => ({ literal, role: "call", pattern })
-const json = (names: "keys" | "first-key" | "none", ...closerLiterals: string[]): BodySpec => ({
+type JsonBody = Extract<BodySpec, { kind: "json" }>
+const json = (names: "keys" | "first-key" | "none", ...closerLiterals: string[]): JsonBody => ({
   kind: "json",
   closers: closerLiterals,
   names,
 })
 const tags = (...entries: BodyEntry[][]): BodySpec => ({ kind: "tags", entries: entries.flat() })
+/** A call written without its opening envelope: it ends at its own close, plus an orphan closer. */
+const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): BodySpec => ({
+  kind: "tags",
+  entries,
+  bare: { tails: tails.map((t) => (typeof t === "string" ? { literal: t } : t)) },
+})
 
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
@@ -176,12 +202,14 @@ const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
 
 // --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
 const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
-const dsmlBody: BodySpec = tags(
-  DSML.map((d) => call(`<${d}invoke name="`, QUOTED_NAME)),
-  structure(...DSML.map((d) => `<${d}parameter`)),
-  callEnds(...DSML.map((d) => `</${d}invoke>`)),
-  closers(...DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])),
-)
+const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
+const dsmlEntries: BodyEntry[] = [
+  ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),
+  ...structure(...DSML.map((d) => `<${d}parameter`)),
+  ...callEnds(...DSML.map((d) => `</${d}invoke>`)),
+]
+const DSML_END = DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])
+const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
 const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
@@ -214,9 +242,22 @@ const HARMONY_TAIL = seq(
 )
 const HARMONY_RECIPIENT = seq(lit("to=functions."), name("ident"), HARMONY_TAIL)
 const harmonyBody = json("none", "<|call|>")
+/** With its special tokens stripped, `<|call|>` is stripped too: its absence cuts nothing off. */
+const strippedHarmonyBody: BodySpec = { ...harmonyBody, closerOptional: true }
 
 // --- MiniMax M3: every tag carries the namespace token ]<]minimax[>[ -----------------------------
 const NS = "]<]minimax[>["
+const M3_INVOKE = `${NS}<invoke name="`
+/** Parameters are tags named after the key, so any namespaced tag inside a call is structure. */
+const m3Entries: BodyEntry[] = [
+  call(M3_INVOKE, QUOTED_NAME),
+  ...structure(`${NS}<`),
+  ...callEnds(`${NS}</invoke>`),
+]
+
+// --- Step3: DeepSeek's per-call tokens (ASCII `_`) around a `<steptml:invoke>` ---------------------
+const STEP3_CALL_BEGIN = "<｜tool_call_begin｜>"
+const STEP3_INVOKE = seq(lit("function<｜tool_sep｜>"), lit('<steptml:invoke name="'), QUOTED_NAME)
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
@@ -228,7 +269,11 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
   opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
   opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
-  opener("hermes", ["<function_call>"], JSON_START, json("keys", "</function_call>")),
+  // granite-20b-fc writes `<function_call>{…}` with no closer (#17): the closer is not due.
+  opener("hermes", ["<function_call>"], JSON_START, {
+    ...json("keys", "</function_call>"),
+    closerOptional: true,
+  }),
   // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
   opener(
     "hermes",
@@ -255,6 +300,17 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     ),
     tags(argTags, closers("</tool_call>")),
   ),
+  // A zero-argument call (#12b: `<tool_call>NAME</tool_call>`) cut off right after its name: the
+  // stream ends there. Only for an offered tool, since nothing but the name confirms it.
+  opener(
+    "glm",
+    ["<tool_call>"],
+    seq(opt(lit("\n")), name("ident"), end),
+    tags(argTags, closers("</tool_call>")),
+    {
+      gate: true,
+    },
+  ),
   // Hunyuan's per-call tag without its section (#30).
   opener(
     "hunyuan",
@@ -275,15 +331,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "qwen3-coder",
     ["<function="],
     seq(name("function"), lit(">")),
-    {
-      kind: "tags",
-      entries: [
+    bareTags(
+      [
         call("<function=", seq(name("function"), lit(">"))),
         ...structure("<parameter="),
         ...callEnds("</function>"),
       ],
-      bare: { tails: ["</tool_call>"] },
-    },
+      ["</tool_call>"],
+    ),
     { gate: true, opening: false },
   ),
   // Mistral: `[TOOL_CALLS] [{…}]` (pre-v11, #3) and `[TOOL_CALLS]NAME[ARGS]{…}` / `NAME{…}` (v11+, #4).
@@ -300,7 +355,8 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "llama3-json",
     ["<|python_tag|>"],
     seq(ws, peek(lit("{"))),
-    json("keys", "<|eom_id|>", "<|eot_id|>"),
+    // `<|eom_id|>`/`<|eot_id|>` end the message: a server strips them, so the end of the stream is as good.
+    { ...json("keys", "<|eom_id|>", "<|eot_id|>"), closerOptional: true },
   ),
   opener("llama3-json", ["<|python_tag|>"], seq(ws, peek(seq(word("ident"), lit("(")))), {
     kind: "pythonic",
@@ -352,6 +408,10 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
     dsmlBody,
   ),
+  // Without its envelope: the DSML token is a special token, so prose never holds it.
+  opener("deepseek-dsml", DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
+    opening: false,
+  }),
   // Kimi K2 (#11), plural and singular section markers; a lone per-call marker too.
   opener(
     "kimi-k2",
@@ -359,20 +419,34 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(lit("<|tool_call_begin|>"))),
     tags(kimiEntries, closers(...KIMI_SECTION_END)),
   ),
+  // A lone per-call marker is not the envelope (FORMATS.md #8, #11: the envelope is the section
+  // marker): `opening: false`, and the orphan section closer sets `closing`.
   opener(
     "kimi-k2",
     ["<|tool_call_begin|>"],
     peek(seq(ws, opt(lit("functions.")), word("ident", 256), lit(":"))),
-    { kind: "tags", entries: kimiEntries, bare: { tails: KIMI_SECTION_END } },
-    { bodyAt: 0 },
+    bareTags(kimiEntries, KIMI_SECTION_END),
+    { bodyAt: 0, opening: false },
   ),
+  // Step3's per-call marker is DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
   opener(
-    "deepseek-v3",
-    DS_CALL_BEGIN,
-    peek(DS_CALL_NAME),
-    { kind: "tags", entries: deepseekEntries, bare: { tails: DS_CALLS_END } },
-    { bodyAt: 0 },
+    "step3",
+    [STEP3_CALL_BEGIN],
+    peek(STEP3_INVOKE),
+    bareTags(
+      [
+        call(STEP3_CALL_BEGIN, STEP3_INVOKE),
+        ...structure("<steptml:parameter", "</steptml:invoke>"),
+        ...callEnds("<｜tool_call_end｜>"),
+      ],
+      ["<｜tool_calls_end｜>"],
+    ),
+    { bodyAt: 0, opening: false },
   ),
+  opener("deepseek-v3", DS_CALL_BEGIN, peek(DS_CALL_NAME), bareTags(deepseekEntries, DS_CALLS_END), {
+    bodyAt: 0,
+    opening: false,
+  }),
   // Harmony (#13): a message addressed to a function, with or without special tokens.
   opener(
     "harmony",
@@ -389,7 +463,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   }),
   // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
   // reasoning (a mention or a rehearsal), not a new message.
-  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), harmonyBody),
+  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), strippedHarmonyBody),
   // MiniMax M2 (#14), M3 (#15), M1 (#16).
   opener(
     "minimax-m2",
@@ -406,12 +480,15 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "minimax-m3",
     [`${NS}<tool_call>`],
     seq(ws, peek(lit(`${NS}<invoke`))),
-    tags(
-      [call(`${NS}<invoke name="`, QUOTED_NAME)],
-      structure(`${NS}<`),
-      callEnds(`${NS}</invoke>`),
-      closers(`${NS}</tool_call>`),
-    ),
+    tags(m3Entries, closers(`${NS}</tool_call>`)),
+  ),
+  // Without its opening (L27: the namespace token is a special token; prose never holds it).
+  opener(
+    "minimax-m3",
+    [M3_INVOKE],
+    seq(QUOTED_NAME, ws, lit(">")),
+    bareTags(m3Entries, [`${NS}</tool_call>`]),
+    { opening: false },
   ),
   opener(
     "minimax-m1",
@@ -475,7 +552,11 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "anthropic-xml",
     ANTML.map((p) => `<${p}invoke name="`),
     seq(QUOTED_NAME, ws, lit(">")),
-    { kind: "tags", entries: anthropicEntries, bare: { tails: FUNCTION_CALLS_END } },
+    // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md #14, #21): its orphan closer says which.
+    bareTags(anthropicEntries, [
+      ...FUNCTION_CALLS_END,
+      { literal: "</minimax:tool_call>", format: "minimax-m2" },
+    ]),
     { gate: true, opening: false },
   ),
   // Cohere Command-R: `Action: ```json` — the fence is the envelope (#22); Command R7B (#22b).
@@ -492,9 +573,11 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   // Seed-OSS (#24).
   opener("seed-oss", ["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
   // Functionary v3.2: `>>>NAME\n{…}` at a line start (#25b); `all` is plain text by definition.
+  // The next call follows the payload directly (`{…}>>>NAME`: "closing: next `>>>`").
   opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
     where: "line",
     gate: true,
+    glued: true,
   }),
   // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
   opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),

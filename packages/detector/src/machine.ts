@@ -20,7 +20,7 @@
 import type { CompiledBody, CompiledReasoning, LiteralEntry, Start, Tables } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
-import type { Markup } from "./types.ts"
+import type { FormatId, Markup } from "./types.ts"
 
 // Character codes used on the hot paths.
 export const TAB = 9
@@ -33,6 +33,7 @@ export const LPAREN = 40 // "("
 export const RPAREN = 41 // ")"
 export const COMMA = 44 // ","
 export const COLON = 58 // ":"
+export const EQUALS = 61 // "="
 export const LBRACKET = 91 // "["
 export const BACKSLASH = 92 // "\"
 export const RBRACKET = 93 // "]"
@@ -110,6 +111,8 @@ export interface Draft {
   readonly block: Block | undefined
   readonly calls: Call[]
   closing: boolean
+  /** The row's format, unless an orphan closer told another one apart (`</minimax:tool_call>`). */
+  format: FormatId
 }
 
 /** Decided markup waiting for its reasoning block's answer (reported in stream order). */
@@ -150,6 +153,8 @@ export interface Machine {
   state: State
   /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
   out: string
+  /** Absolute offset one past the last character released as visible text. */
+  outEnd: number
   /** Markup reported by this call. */
   found: Markup[]
   /** Decided markup waiting, in stream order, for a reasoning block's answer. */
@@ -215,6 +220,7 @@ export function resetMachine(m: Machine): void {
   m.final = m.ended = false
   m.state = "line-start"
   m.out = ""
+  m.outEnd = 0
   m.found = []
   m.queue = []
   m.unanswered = []

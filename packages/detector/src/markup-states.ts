@@ -1,11 +1,12 @@
 /** The states inside a call (withheld): literal tags, JSON payloads, Python calls, and what may follow them. */
 import { NEXT_VALUE, SEPARATOR, VALUE_START } from "./compile.ts"
-import { closerAt, currentCall, endMarkup } from "./emit.ts"
+import { closerAt, currentCall, endMarkup, openMarkup } from "./emit.ts"
 import {
   APOSTROPHE,
   BACKSLASH,
   COLON,
   COMMA,
+  EQUALS,
   LBRACE,
   LBRACKET,
   LPAREN,
@@ -18,7 +19,7 @@ import {
   RPAREN,
   resetValue,
 } from "./machine.ts"
-import { finalAt, limitAt, matchBody, matchClose, normalize } from "./match.ts"
+import { finalAt, limitAt, matchBody, matchClose, matchRow, normalize, streamEndAt } from "./match.ts"
 import { FAIL, isSpace, MORE, match } from "./pattern.ts"
 import { skipPlain } from "./skip-plain.ts"
 
@@ -263,13 +264,22 @@ export function statePythonic(m: Machine): boolean {
       i++
       continue
     }
-    if (m.jDepth === callDepth && isIdentStart(c)) {
+    if ((m.jDepth === callDepth || m.jDepth === callDepth + 1) && isIdentStart(c)) {
       const limit = Math.min(len, i + Math.min(MAX_NAME, m.maxHold))
       let j = i + 1
       while (j < limit && isIdentPart(m.buf.charCodeAt(j))) j++
       if (j === limit && !(m.final || i + Math.min(MAX_NAME, m.maxHold) <= len)) {
         m.pos = i
         return false
+      }
+      if (m.jDepth > callDepth) {
+        // `key=` inside a call's parentheses: a keyword argument, the pythonic parameter tag.
+        if (j < len && m.buf.charCodeAt(j) === EQUALS) {
+          const call = currentCall(m)
+          if (call !== undefined) call.structured = true
+        }
+        i = j
+        continue
       }
       if (j < len && m.buf.charCodeAt(j) === LPAREN) {
         let fn = m.buf.slice(i, j)
@@ -316,12 +326,14 @@ export function stateMarkupTail(m: Machine): boolean {
   const limit = limitAt(m, m.pos)
   const fin = finalAt(m, m.pos)
   if (m.tail === "bare") {
-    if (body.tail !== undefined) {
-      const r = match(body.tail, m.buf, m.pos, limit, fin, m.capture)
+    for (const tail of body.tails) {
+      const r = match(tail.pattern, m.buf, m.pos, limit, fin, m.capture)
       if (r === MORE) return false
       if (r >= 0) {
         d.closing = true
+        if (tail.format !== undefined) d.format = tail.format
         m.pos = r
+        break
       }
     }
     endMarkup(m, true)
@@ -352,11 +364,26 @@ export function stateMarkupTail(m: Machine): boolean {
       return true
     }
   }
-  if (m.tail === "value-start" && m.final && cutBeforePayload(m)) {
-    // The stream ended between a call's header and its payload: the call is truncated.
+  if (
+    streamEndAt(m, m.pos) &&
+    (m.tail === "value-start" ? cutBeforePayload(m) : body.closerDue && blankToEnd(m, m.pos))
+  ) {
+    // The stream ended between a call's header and its payload (the call is truncated), or after
+    // the payload with the envelope still open (its closing marker never came): not complete.
     m.pos = m.buf.length
     endMarkup(m, false)
     return true
+  }
+  if (m.tail === "value-after" && d.row.glued) {
+    // The next call glued to this one (`{…}>>>NAME`): this call ends, the next starts here.
+    const r = matchRow(m, d.row, m.pos)
+    if (r === MORE) return false
+    if (r >= 0) {
+      const at = m.pos
+      const name = m.hitName
+      endMarkup(m, true)
+      return openMarkup(m, at, d.row, r, name)
+    }
   }
   if (m.tail === "value-after" && json) {
     // Llama 3.x separates calls with `;`; MiniMax M1 writes one object per line.
@@ -383,6 +410,12 @@ export function cutBeforePayload(m: Machine): boolean {
   while (i < m.buf.length && isSpace(m.buf.charCodeAt(i))) i++
   const rest = m.buf.slice(i)
   return rest === "" || PAYLOAD_INTRODUCERS.some((p) => p.startsWith(rest))
+}
+
+/** Only whitespace from `i` to the end of the buffer. */
+function blankToEnd(m: Machine, i: number): boolean {
+  while (i < m.buf.length && isSpace(m.buf.charCodeAt(i))) i++
+  return i === m.buf.length
 }
 
 export function isIdentStart(c: number): boolean {

@@ -1,6 +1,6 @@
 /** Matching literals and patterns at a position, within the hold window. */
 import type { LiteralEntry, LiteralIndex, Start } from "./compile.ts"
-import type { BodyEntry, ReasoningClose } from "./format-table.ts"
+import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import { type Machine, WAIT } from "./machine.ts"
 import { FAIL, MORE, match } from "./pattern.ts"
 
@@ -10,6 +10,11 @@ export function limitAt(m: Machine, i: number): number {
 
 export function finalAt(m: Machine, i: number): boolean {
   return m.final || i + m.maxHold <= m.buf.length
+}
+
+/** The window at `i` ends at the end of the stream, not at the hold cap. */
+export function streamEndAt(m: Machine, i: number): boolean {
+  return m.final && i + m.maxHold > m.buf.length
 }
 
 /** The literals that may start at `i`, longest first; {@link WAIT} when the window ends after one character. */
@@ -58,22 +63,45 @@ export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): n
     if (end === FAIL) continue
     for (const item of entry.items) {
       if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
-      m.capture.name = undefined
-      const confirm = item.kind === "markup" ? item.row.confirm : item.row.row.confirm
-      const stop = match(confirm, m.buf, end, limit, fin, m.capture)
+      const stop =
+        item.kind === "markup"
+          ? confirmRow(m, item.row, i, end, limit, fin)
+          : match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
       if (stop === MORE) return MORE
       if (stop === FAIL) continue
-      let name: string | undefined = m.capture.name
-      if (item.kind === "markup") {
-        if (item.row.toolName !== undefined) name = item.row.toolName
-        if (name !== undefined) name = normalize(m, name)
-        // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
-        if (item.row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) continue
-      }
       m.hitStart = item
-      m.hitName = name
+      if (item.kind === "reasoning") m.hitName = undefined
       return stop
     }
+  }
+  return FAIL
+}
+
+/** `row`'s confirm after its literal (which ends at `end`), and its gate (`hitName`; returns the end). */
+function confirmRow(m: Machine, row: OpenerRow, i: number, end: number, limit: number, fin: boolean): number {
+  m.capture.name = undefined
+  const stop = match(row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+  if (stop < 0) return stop
+  let name: string | undefined = row.toolName ?? m.capture.name
+  if (name !== undefined) name = normalize(m, name)
+  // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
+  if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
+  m.hitName = name
+  return stop
+}
+
+/** One of `row`'s own literals and its confirm at `i` (`hitName`; returns the end): a glued next call. */
+export function matchRow(m: Machine, row: OpenerRow, i: number): number {
+  const limit = limitAt(m, i)
+  const fin = finalAt(m, i)
+  for (const literal of row.literals) {
+    if (i >= limit) return fin ? FAIL : MORE
+    if (m.buf.charCodeAt(i) !== literal.charCodeAt(0)) continue
+    const end = literalAt(m, literal, i, limit, fin)
+    if (end === MORE) return MORE
+    if (end === FAIL) continue
+    const stop = confirmRow(m, row, i, end, limit, fin)
+    if (stop !== FAIL) return stop
   }
   return FAIL
 }

@@ -50,6 +50,8 @@ export type Pattern =
   | { readonly kind: "peek"; readonly item: Pattern }
   /** The item must not match here; consumes nothing. */
   | { readonly kind: "not"; readonly item: Pattern }
+  /** The end of the stream: nothing follows, and nothing will (`end()` is running). */
+  | { readonly kind: "end" }
 
 /** Where a match stores the captured name. */
 export interface Capture {
@@ -66,6 +68,8 @@ export const alt = (...items: Pattern[]): Pattern => ({ kind: "alt", items })
 export const opt = (item: Pattern): Pattern => ({ kind: "opt", item })
 export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
 export const not = (item: Pattern): Pattern => ({ kind: "not", item })
+/** Matches at the end of the stream only (a call cut off right after its name). */
+export const end: Pattern = { kind: "end" }
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
@@ -117,6 +121,8 @@ export function inClass(chars: NameClass, c: number): boolean {
 /**
  * Matches `pattern` at `i` in `text`, looking no further than `limit`.
  * @param final - true when nothing will arrive beyond `limit` (end of stream or hold cap).
+ * @param streamEnd - true when `limit` is the end of the stream (not the hold cap): only then does
+ *   {@link end} match, so that a capped window decides as a later, longer window would.
  * @returns the end index of the match, {@link FAIL} or {@link MORE}.
  */
 export function match(
@@ -126,6 +132,7 @@ export function match(
   limit: number,
   final: boolean,
   capture: Capture,
+  streamEnd = false,
 ): number {
   switch (pattern.kind) {
     case "lit": {
@@ -153,7 +160,7 @@ export function match(
     case "seq": {
       let j = i
       for (const item of pattern.items) {
-        j = match(item, text, j, limit, final, capture)
+        j = match(item, text, j, limit, final, capture, streamEnd)
         if (j < 0) return j
       }
       return j
@@ -161,7 +168,7 @@ export function match(
     case "alt": {
       const saved = capture.name
       for (const item of pattern.items) {
-        const j = match(item, text, i, limit, final, capture)
+        const j = match(item, text, i, limit, final, capture, streamEnd)
         if (j !== FAIL) return j
         capture.name = saved
       }
@@ -169,7 +176,7 @@ export function match(
     }
     case "opt": {
       const saved = capture.name
-      const j = match(pattern.item, text, i, limit, final, capture)
+      const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
       if (j === FAIL) {
         capture.name = saved
         return i
@@ -177,16 +184,19 @@ export function match(
       return j
     }
     case "peek": {
-      const j = match(pattern.item, text, i, limit, final, capture)
+      const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
       return j < 0 ? j : i
     }
     case "not": {
       const saved = capture.name
-      const j = match(pattern.item, text, i, limit, final, capture)
+      const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
       capture.name = saved
       if (j === MORE) return MORE
       return j === FAIL ? i : FAIL
     }
+    case "end":
+      if (i < limit) return FAIL
+      return streamEnd ? i : final ? FAIL : MORE
     default:
       return pattern satisfies never
   }

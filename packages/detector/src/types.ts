@@ -62,13 +62,17 @@ export interface Markup {
   readonly toolName: string | undefined
   /** `toolName` is one of the tools offered this turn. */
   readonly offered: boolean
-  /** The format's opening envelope marker was seen. */
+  /** The format's opening envelope marker was seen (a lone per-call marker such as `<|tool_call_begin|>` is not one). */
   readonly opening: boolean
   /** The format's closing envelope marker was seen. */
   readonly closing: boolean
   /** The inner call syntax was recognised (a function header followed by a parameter tag or a function close). */
   readonly structured: boolean
-  /** The markup ended normally (not cut off by the end of the stream). */
+  /**
+   * The markup ended normally: `false` when the stream ended inside the call, or after it with its
+   * envelope still open (the format's closing marker was due and never came). A closer that servers
+   * strip or that the format may omit (Llama's `<|eom_id|>`, stripped Harmony, granite-20b-fc) is not due.
+   */
   readonly complete: boolean
   /** The markup sits inside a reasoning block (`<think>`, `[THINK]`, `<seed:think>`, Harmony analysis). */
   readonly inReasoning: boolean
@@ -89,9 +93,17 @@ export interface Markup {
  * ```
  */
 export interface DetectorResult {
-  /** Newly released visible text (markup withheld). */
+  /**
+   * Newly released visible text, in stream order, never holding a withheld character: after each
+   * push, the text so far is the input without its last `held()` characters and without the spans
+   * of all markup (reported or not yet).
+   */
   readonly text: string
-  /** Markup finished (or, at `end()`, closed) by this call. */
+  /**
+   * Markup finished (or, at `end()`, closed) by this call, in stream order. Markup inside reasoning
+   * is reported once `answerFollows` is known, so possibly after the text that follows it was
+   * released; its `start`/`end` place it.
+   */
   readonly markup: readonly Markup[]
 }
 

@@ -2,7 +2,7 @@ import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
 import { createDetector, formats, scan } from "../src/index.ts"
 import { cuts, document, fenced, leak, MARKERS, TOOLS } from "./arbitraries.ts"
-import { chars, feed, reassemble, splitAt } from "./helpers.ts"
+import { chars, feed, outside, reassemble, splitAt } from "./helpers.ts"
 
 const options = { tools: TOOLS }
 const withCuts = document.chain((text) => fc.tuple(fc.constant(text), cuts(text.length)))
@@ -55,6 +55,23 @@ describe("properties", () => {
     "lossless: visible text and withheld spans reassemble the input",
     ([text, points]) => {
       expect(reassemble(text, feed(splitAt(text, points), options))).toBe(text)
+    },
+  )
+
+  test.prop([withCuts])(
+    "in stream order: after every push, the text shown so far is the decided input (all but the last held() characters) without its withheld spans",
+    ([text, points]) => {
+      // Markup inside reasoning is reported once its answer is known, after the text that follows
+      // it was released: its offsets, not the moment of its report, place it.
+      const spans = scan(text, options).markup
+      const detector = createDetector(options)
+      let shown = ""
+      let received = 0
+      for (const chunk of splitAt(text, points)) {
+        shown += detector.push(chunk).text
+        received += chunk.length
+        expect(shown).toBe(outside(text, spans, received - detector.held()))
+      }
     },
   )
 

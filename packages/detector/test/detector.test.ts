@@ -215,15 +215,12 @@ describe("marker variants", () => {
     expect(m).toMatchObject({ format: "deepseek-v3", toolName: "get_weather", complete: true })
   })
 
-  test("Kimi's singular section marker, and a lone per-call marker", () => {
-    for (const text of [
-      "<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_section_end|>",
-      "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
-    ]) {
-      expect(scan(text, { tools }).markup.map(brief)).toEqual([
-        expect.stringMatching(/^kimi-k2:get_weather open,/),
-      ])
-    }
+  test("Kimi's singular section marker, and a lone per-call marker (not the envelope: FORMATS.md #11)", () => {
+    const section =
+      "<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_section_end|>"
+    expect(scan(section, { tools }).markup.map(brief)).toEqual(["kimi-k2:get_weather open,close,struct"])
+    const lone = "<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    expect(scan(lone, { tools }).markup.map(brief)).toEqual(["kimi-k2:get_weather struct"])
   })
 
   test("antml:-prefixed Anthropic tags, <param name=…>, and a bare <invoke> (anthropics/claude-code#71487)", () => {
@@ -274,6 +271,145 @@ describe("marker variants", () => {
     expect(scan(text, { tools, formats: ["cline-xml"] }).markup.map(brief)).toEqual([
       "cline-xml:read_file open,close,struct",
     ])
+  })
+})
+
+describe("gaps found by @tool-rescue/testing's leakedCall properties (labels from FORMATS.md)", () => {
+  const offered = { tools: ["read_file", "bash"] }
+  const only = (text: string) => scan(text, offered).markup.map(brief)
+
+  test("1. a missing closer at the end of the stream leaves the envelope open: complete: false", () => {
+    for (const [text, format] of [
+      ['<tool_call>\n{"name": "read_file", "arguments": {}}\n', "hermes"],
+      [
+        '<|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{"a":1}',
+        "harmony",
+      ],
+      ['<|action_start|><|plugin|>\n{"name": "read_file", "parameters": {}}', "internlm"],
+      ['<tool_calls>\n{"name": "read_file", "arguments": {}}', "minimax-m1"],
+      ["<tool_call>\n<function=read_file>\n<parameter=path>\na\n</parameter>\n</function>", "qwen3-coder"],
+    ] as const) {
+      const result = scan(text, offered)
+      expect(result.markup.map(brief)).toEqual([`${format}:read_file open,struct,cut`])
+      expect(result.markup[0]!.end).toBe(text.length)
+      expect(isRecoverable(result.markup[0]!)).toBe(true)
+    }
+    // Prose after the payload ended the call, not the stream.
+    expect(only('<tool_call>\n{"name": "read_file", "arguments": {}}\nDone.')).toEqual([
+      "hermes:read_file open,struct",
+    ])
+    // No closer is due: granite-20b-fc (FORMATS.md #17), Llama's end-of-message tokens (#5), stripped Harmony (#13).
+    expect(only('<function_call>{"name": "read_file", "arguments": {}}')).toEqual([
+      "hermes:read_file open,struct",
+    ])
+    expect(only('<|python_tag|>{"name": "read_file", "parameters": {}}')).toEqual([
+      "llama3-json:read_file open,struct",
+    ])
+    expect(only('analysisHm.assistantcommentary to=functions.read_file json{"a":1}')).toEqual([
+      "harmony:read_file open,struct",
+    ])
+  })
+
+  test("2. a lone per-call marker is not the opening envelope (DeepSeek #8, Kimi #11)", () => {
+    const ds = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{}\n```<｜tool▁call▁end｜>"
+    expect(only(ds)).toEqual(["deepseek-v3:read_file struct"])
+    expect(only(`${ds}<｜tool▁calls▁end｜>`)).toEqual(["deepseek-v3:read_file close,struct"])
+    const kimi = "<|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{}<|tool_call_end|>"
+    expect(only(`${kimi}\n<|tool_calls_section_end|>`)).toEqual(["kimi-k2:read_file close,struct"])
+  })
+
+  test("3. DSML without its envelope, with or without the orphan closer", () => {
+    const call =
+      '<｜DSML｜invoke name="read_file">\n<｜DSML｜parameter name="path" string="true">a</｜DSML｜parameter>\n</｜DSML｜invoke>'
+    const result = scan(`I'll read it.\n\n${call}\n</｜DSML｜function_calls>\n\nDone.`, offered)
+    expect(result.markup.map(brief)).toEqual(["deepseek-dsml:read_file close,struct"])
+    expect(result.text).toBe("I'll read it.\n\n\n\nDone.")
+    expect(only(call)).toEqual(["deepseek-dsml:read_file struct"])
+  })
+
+  test("4. Step3 without its opening is Step3, naming the tool (not DeepSeek's `function`)", () => {
+    const call =
+      '<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="read_file">\n<steptml:parameter name="path">a</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>'
+    expect(only(`${call}\n<｜tool_calls_end｜>`)).toEqual(["step3:read_file close,struct"])
+    const [m] = scan(call, offered).markup
+    expect(m).toMatchObject({ format: "step3", toolName: "read_file", opening: false, closing: false })
+    expect(isRecoverable(m!)).toBe(true)
+  })
+
+  test("5. MiniMax M3 without its opening: no namespace token stays visible", () => {
+    const text =
+      'Ok.\n]<]minimax[>[<invoke name="read_file">]<]minimax[>[<path>a]<]minimax[>[</path>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>\nDone.'
+    const result = feed(chars(text), offered)
+    expect(result.markup.map(brief)).toEqual(["minimax-m3:read_file close,struct"])
+    expect(result.text).toBe("Ok.\n\nDone.")
+  })
+
+  test("6. MiniMax M2 without its opening: the orphan </minimax:tool_call> is absorbed and tells the format", () => {
+    const text =
+      'Ok.\n<invoke name="read_file">\n<parameter name="path">a</parameter>\n</invoke>\n</minimax:tool_call>\nDone.'
+    const result = scan(text, offered)
+    expect(result.markup.map(brief)).toEqual(["minimax-m2:read_file close,struct"])
+    expect(result.text).toBe("Ok.\n\nDone.")
+  })
+
+  test("7. Functionary v3.2 calls glued as `}>>>NAME`, also when the last is cut off", () => {
+    const text = '>>>read_file\n{"path": "a"}>>>bash\n{"command": "ls"}'
+    const result = feed(chars(text), offered)
+    expect(result.markup.map(brief)).toEqual([
+      "functionary:read_file open,struct",
+      "functionary:bash open,struct",
+    ])
+    expect(result.text).toBe("")
+    expect(reassemble(text, result)).toBe(text)
+    expect(only('>>>bash\n{"a": 1}>>>read_file\n{"path": "(')).toEqual([
+      "functionary:bash open,struct",
+      "functionary:read_file open,struct,cut",
+    ])
+    // `all` is text by definition, and an unknown name stays text.
+    expect(scan(">>>bash\n{}>>>all\nHello", offered).text).toBe(">>>all\nHello")
+    expect(scan(">>>bash\n{}>>>wipe\n{}", offered).text).toBe(">>>wipe\n{}")
+  })
+
+  test("8. GLM: a zero-argument call cut off right after its name, for an offered tool", () => {
+    const result = feed(chars("Ok.\n<tool_call>read_file"), offered)
+    expect(result.markup.map(brief)).toEqual(["glm:read_file open,cut"])
+    expect(result.text).toBe("Ok.\n")
+    expect(isRecoverable(result.markup[0]!)).toBe(true)
+    expect(
+      only("<tool_call>read_file<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>\n<tool_call>bash"),
+    ).toEqual(["glm:read_file open,close,struct", "glm:bash open,cut"])
+    // Not at the end of the stream, or not an offered tool: text.
+    expect(scan("<tool_call>read_file is a tag", offered).markup).toEqual([])
+    expect(scan("<tool_call>wipe", offered).markup).toEqual([])
+  })
+
+  test("9. pythonic: a keyword argument is call structure, so a list cut off mid-value is recoverable", () => {
+    const result = scan('[read_file(), read_file(path="a", content="gt', offered)
+    expect(result.markup.map(brief)).toEqual([
+      "pythonic:read_file struct,cut",
+      "pythonic:read_file struct,cut",
+    ])
+    expect(result.markup.every((m) => isRecoverable(m))).toBe(true)
+    // A positional argument cut off is no structure yet.
+    expect(only('[read_file("a')).toEqual(["pythonic:read_file cut"])
+  })
+
+  test("10. text is released in stream order, and held() is always the undecided end of the input", () => {
+    // A lone high surrogate right before markup is released at once (no pair can follow it).
+    const d = createDetector(offered)
+    const r = d.push('\uD800<tool_call>{"name": "read_file", "arguments": {}}</tool_call>')
+    expect(r.text).toBe("\uD800")
+    expect(d.held()).toBe(0)
+    // Markup in reasoning waits for its answer; the text after it flows, and offsets place it.
+    const call = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>'
+    const text = `<think>Plan ${call} then more.</think>Answer.`
+    const e = createDetector(offered)
+    const first = e.push(text.slice(0, text.indexOf(" then")))
+    const second = e.push(text.slice(text.indexOf(" then")))
+    expect(first.text).toBe("<think>Plan ")
+    expect(second.text).toBe(" then more.</think>Answer.")
+    expect(second.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think,answered"])
+    expect(reassemble(text, { text: first.text + second.text, markup: second.markup })).toBe(text)
   })
 })
 

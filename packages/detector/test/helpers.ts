@@ -62,6 +62,18 @@ export function reassemble(input: string, result: DetectorResult): string {
   return pieces.join("")
 }
 
+/** The text of `input[0, to)` outside the withheld `spans`: what must have been shown by then. */
+export function outside(input: string, spans: readonly Markup[], to: number): string {
+  let shown = ""
+  let at = 0
+  for (const m of [...spans].sort((a, b) => a.start - b.start)) {
+    if (m.start >= to) break
+    shown += input.slice(at, m.start)
+    at = Math.min(m.end, to)
+  }
+  return at < to ? shown + input.slice(at, to) : shown
+}
+
 /** A sample of the labelled corpus. */
 export interface CorpusSample {
   readonly id: string
