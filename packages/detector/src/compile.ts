@@ -39,9 +39,8 @@ export interface LiteralIndex<T> {
   readonly singles: ReadonlyMap<number, readonly LiteralEntry<T>[]>
   /** 1 where some literal of two or more characters starts with the character. */
   readonly longer: Uint8Array
-  /** 0: not a first character; 1: is one; 2: is one, but only followed by `second[code]`. */
+  /** 1 where some literal starts with the character. */
   readonly trigger: Uint8Array
-  readonly second: Uint16Array
 }
 
 /** A reasoning row with its closers indexed. */
@@ -89,13 +88,9 @@ export interface Tables {
   readonly longest: number
 }
 
-const NEWLINE = 10
-const BACKTICK = 96
+const LF = 10
 
-function buildIndex<T>(
-  pairs: readonly (readonly [string, T])[],
-  extra: readonly number[] = [],
-): LiteralIndex<T> {
+function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
   const grouped = new Map<string, T[]>()
   for (const [literal, item] of pairs) {
     const items = grouped.get(literal)
@@ -106,13 +101,12 @@ function buildIndex<T>(
   const singles = new Map<number, LiteralEntry<T>[]>()
   const longer = new Uint8Array(128)
   const trigger = new Uint8Array(128)
-  const second = new Uint16Array(128)
-  const seconds = new Map<number, Set<number>>()
   for (const [literal, items] of grouped) {
     const first = literal.charCodeAt(0)
     // Every literal starts with an ASCII character; the trigger table relies on it.
     if (!(first < 128))
       throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
+    trigger[first] = 1
     if (literal.length === 1) singles.set(first, [{ literal, items }])
     else {
       longer[first] = 1
@@ -121,27 +115,13 @@ function buildIndex<T>(
       if (list === undefined) byPair.set(key, [{ literal, items }])
       else list.push({ literal, items })
     }
-    const set = seconds.get(first) ?? new Set<number>()
-    set.add(literal.length > 1 ? literal.charCodeAt(1) : -1)
-    seconds.set(first, set)
   }
   for (const [key, list] of byPair) {
     list.sort((a, b) => b.literal.length - a.literal.length)
     const single = singles.get(Math.floor(key / 65536))
     if (single !== undefined) list.push(...single)
   }
-  for (const [first, set] of seconds) {
-    const only = set.size === 1 ? [...set][0]! : -1
-    // A lower-case letter with a single possible follower (`t` of `to=functions.`) is a weak trigger:
-    // the scan loop checks the next character inline instead of stopping at every `t` of prose.
-    const letter = first >= 97 && first <= 122
-    if (letter && only >= 0) {
-      trigger[first] = 2
-      second[first] = only
-    } else trigger[first] = 1
-  }
-  for (const code of extra) trigger[code] = 1
-  return { byPair, singles, longer, trigger, second }
+  return { byPair, singles, longer, trigger }
 }
 
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
@@ -180,12 +160,10 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   }
 }
 
-/** `ws` then `{` or `[`: another JSON value follows inside the same envelope. */
+/** `ws` then `{` or `[`: a JSON value follows (a header's payload, or another value after a separator). */
 export const NEXT_VALUE: Pattern = seq(ws, peek(alt(lit("{"), lit("["))))
 /** `ws` then `,` or `;` then `ws`: a separator between values. */
 export const SEPARATOR: Pattern = seq(ws, alt(lit(","), lit(";")), ws)
-/** `ws` then `{`/`[`: the JSON payload starts (bodies whose header did not confirm it). */
-export const VALUE_START: Pattern = NEXT_VALUE
 
 function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
   const longest = { value: 0 }
@@ -203,52 +181,37 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     }
     bodies.set(row, compileBody(row.body, longest))
   }
-  const reasoning: {
-    row: ReasoningRow
-    close: LiteralIndex<ReasoningClose>
-    start: { kind: "reasoning"; row: CompiledReasoning }
-  }[] = []
-  for (const row of REASONING_ROWS) {
-    if (row.formats !== undefined && !row.formats.some((f) => enabled.has(f))) continue
+  const reasoningRows = REASONING_ROWS.filter(
+    (row) => row.formats === undefined || row.formats.some((f) => enabled.has(f)),
+  )
+  // What prose is scanned for: markup openers, then reasoning openers (a block's own prose adds its closers).
+  const textLiterals = [
+    ...text.map(([literal]) => literal),
+    ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
+  ]
+  const lines = { lineStarts: line.map(([literal]) => literal.charCodeAt(0)) }
+  for (const row of reasoningRows) {
+    const closers = row.close.map((c) => c.literal)
     const close = buildIndex(row.close.map((c) => [c.literal, c] as const))
-    for (const c of row.close) longest.value = Math.max(longest.value, c.literal.length)
-    // Filled in below, once the text trigger table exists.
-    const start = { kind: "reasoning" as const, row: undefined as unknown as CompiledReasoning }
-    reasoning.push({ row, close, start })
+    const fenceTrigger = Uint8Array.from(close.trigger)
+    fenceTrigger[LF] = 1
+    const start: Start = {
+      kind: "reasoning",
+      row: { row, close, textScan: makeScanner([...textLiterals, ...closers], lines), fenceTrigger },
+    }
     const target = row.where === "anchor" ? anchor : text
-    for (const literal of row.literals) {
-      target.push([literal, start])
+    for (const literal of row.literals) target.push([literal, start])
+    for (const literal of [...row.literals, ...closers])
       longest.value = Math.max(longest.value, literal.length)
-    }
-  }
-  const textIndex = buildIndex(text, [NEWLINE, BACKTICK])
-  for (const { row, close, start } of reasoning) {
-    const fenceTrigger = new Uint8Array(128)
-    for (let c = 0; c < 128; c++) if (close.trigger[c] !== 0) fenceTrigger[c] = 1
-    fenceTrigger[NEWLINE] = 1
-    const literals = [...text.map(([l]) => l), ...row.close.map((c) => c.literal)]
-    start.row = {
-      row,
-      close,
-      textScan: makeScanner(literals, { lineStarts: lineStarts(line) }),
-      fenceTrigger,
-    }
   }
   return {
-    text: textIndex,
-    textScan: makeScanner(
-      text.map(([l]) => l),
-      { lineStarts: lineStarts(line) },
-    ),
+    text: buildIndex(text),
+    textScan: makeScanner(textLiterals, lines),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     bodies,
     longest: longest.value,
   }
-}
-
-function lineStarts(line: readonly (readonly [string, Start])[]): number[] {
-  return line.map(([literal]) => literal.charCodeAt(0))
 }
 
 const cache = new Map<string, Tables>()

@@ -1,5 +1,5 @@
 /** The states inside a call (withheld): literal tags, JSON payloads, Python calls, and what may follow them. */
-import { NEXT_VALUE, SEPARATOR, VALUE_START } from "./compile.ts"
+import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
 import { closerAt, currentCall, endMarkup, openMarkup } from "./emit.ts"
 import {
   APOSTROPHE,
@@ -351,7 +351,7 @@ export function stateMarkupTail(m: Machine): boolean {
   }
   const json = body.spec.kind === "json"
   if (m.tail === "value-start" || (json && body.closer !== undefined)) {
-    const r = match(VALUE_START, m.buf, m.pos, limit, fin, m.capture)
+    const r = match(NEXT_VALUE, m.buf, m.pos, limit, fin, m.capture)
     if (r === MORE) return false
     if (r >= 0) {
       // A header that named the tool (`to=functions.NAME`, `NAME[ARGS]`) followed by its arguments.
