@@ -4,7 +4,7 @@
  */
 import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
-import { BACKTICK, CR, LF, type Machine, NO_MARKUP, resetMachine, SPACE, TAB, TILDE } from "./machine.ts"
+import { BACKTICK, CR, createMachine, LF, type Machine, NO_MARKUP, SPACE, TAB, TILDE } from "./machine.ts"
 import {
   addRun,
   stateCodeCheck,
@@ -55,54 +55,14 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
   const tables = tablesFor(enabled, [...tools])
-  const m: Machine = {
-    tools,
-    tables,
-    maxHold: Math.max(maxHoldChars, tables.longest),
-    capture: { name: undefined },
-    buf: "",
-    base: 0,
-    pos: 0,
-    textFrom: 0,
-    prevCode: LF,
-    final: false,
-    ended: false,
-    state: "line-start",
-    out: "",
-    outEnd: 0,
-    found: [],
-    queue: [],
-    unanswered: [],
-    highHeld: "",
-    lineIndent: 0,
-    fenceChar: 0,
-    fenceLen: 0,
-    closeRun: 0,
-    runs: [],
-    codeUntil: -1,
-    checkStart: 0,
-    checkPos: 0,
-    anchor: true,
-    reasoning: undefined,
-    block: undefined,
-    draft: undefined,
-    tail: "value-start",
-    jDepth: 0,
-    jCallDepth: 0,
-    jString: false,
-    jEscape: false,
-    jExpect: 0,
-    jNameNext: false,
-    jInCall: false,
-    hitStart: undefined,
-    hitClose: undefined,
-    hitEntry: undefined,
-    hitName: undefined,
-  }
+  const maxHold = Math.max(maxHoldChars, tables.longest)
+  let m = createMachine(tools, tables, maxHold)
   return {
     push: (delta: string): DetectorResult => pushDelta(m, delta),
     end: (): DetectorResult => endStream(m),
-    reset: (): void => resetMachine(m),
+    reset: (): void => {
+      m = createMachine(tools, tables, maxHold)
+    },
     held: (): number => heldCount(m),
   }
 }

@@ -213,26 +213,52 @@ export interface Machine {
   hitName: string | undefined
 }
 
-export function resetMachine(m: Machine): void {
-  m.buf = ""
-  m.base = m.pos = m.textFrom = 0
-  m.prevCode = LF
-  m.final = m.ended = false
-  m.state = "line-start"
-  m.out = ""
-  m.outEnd = 0
-  m.found = []
-  m.queue = []
-  m.unanswered = []
-  m.highHeld = ""
-  m.lineIndent = m.fenceChar = m.fenceLen = m.closeRun = 0
-  m.runs = []
-  m.codeUntil = -1
-  m.checkStart = m.checkPos = 0
-  m.anchor = true
-  m.reasoning = m.block = m.draft = undefined
-  m.tail = "value-start"
-  resetValue(m)
+/** A fresh machine: `createDetector` makes one, `reset()` replaces it with another. */
+export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHold: number): Machine {
+  return {
+    tools,
+    tables,
+    maxHold,
+    capture: { name: undefined },
+    buf: "",
+    base: 0,
+    pos: 0,
+    textFrom: 0,
+    prevCode: LF,
+    final: false,
+    ended: false,
+    state: "line-start",
+    out: "",
+    outEnd: 0,
+    found: [],
+    queue: [],
+    unanswered: [],
+    highHeld: "",
+    lineIndent: 0,
+    fenceChar: 0,
+    fenceLen: 0,
+    closeRun: 0,
+    runs: [],
+    codeUntil: -1,
+    checkStart: 0,
+    checkPos: 0,
+    anchor: true,
+    reasoning: undefined,
+    block: undefined,
+    draft: undefined,
+    tail: "value-start",
+    jDepth: 0,
+    jCallDepth: 0,
+    jString: false,
+    jEscape: false,
+    jExpect: 0,
+    jNameNext: false,
+    jInCall: false,
+    hitStart: undefined,
+    hitClose: undefined,
+    hitEntry: undefined,
+    hitName: undefined,
+  }
 }
 
 export function resetValue(m: Machine): void {
