@@ -4,7 +4,18 @@
  */
 import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
-import { BACKTICK, CR, createMachine, LF, type Machine, NO_MARKUP, SPACE, TAB, TILDE } from "./machine.ts"
+import {
+  BACKTICK,
+  CR,
+  createMachine,
+  dropRuns,
+  LF,
+  type Machine,
+  NO_MARKUP,
+  SPACE,
+  TAB,
+  TILDE,
+} from "./machine.ts"
 import {
   addRun,
   stateCodeCheck,
@@ -154,8 +165,7 @@ function stateText(m: Machine): boolean {
       }
       if (next === LF && i + 2 < len && !m.anchor) {
         // A blank line: the paragraph ends (as in `line-start`); the second line feed is looked at next.
-        if (m.runs.length > 0) m.runs = []
-        m.codeUntil = -1
+        dropRuns(m)
         i++
         continue
       }

@@ -1,7 +1,7 @@
 /** Releasing visible text, reporting markup, and opening/closing reasoning blocks and calls. */
 import type { CompiledReasoning } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import { type Call, type Draft, LF, type Machine, resetValue } from "./machine.ts"
+import { type Call, type Draft, dropRuns, LF, type Machine, resetValue } from "./machine.ts"
 import { matchBody, matchClose } from "./match.ts"
 import { isSpace, MORE } from "./pattern.ts"
 
@@ -41,8 +41,7 @@ export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end
   m.block = { answered: false, marked: false }
   release(m, end)
   m.pos = end
-  if (m.runs.length > 0) m.runs = []
-  m.codeUntil = -1
+  dropRuns(m)
   return true
 }
 
@@ -53,8 +52,7 @@ export function closeReasoning(m: Machine, end: number): boolean {
   m.reasoning = m.block = undefined
   m.pos = m.textFrom = end
   m.anchor = true
-  if (m.runs.length > 0) m.runs = []
-  m.codeUntil = -1
+  dropRuns(m)
   return true
 }
 
@@ -69,8 +67,7 @@ export function openMarkup(
   // A Harmony message addressed to a function is a new message: the analysis before it is over.
   if (row.endsAnalysis && m.reasoning?.row.harmony) closeReasoning(m, i)
   m.anchor = false
-  if (m.runs.length > 0) m.runs = []
-  m.codeUntil = -1
+  dropRuns(m)
   if (m.block !== undefined && m.reasoning !== undefined) m.block.marked = true
   const body = m.tables.bodies.get(row)!
   const d: Draft = {

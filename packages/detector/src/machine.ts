@@ -261,6 +261,15 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
   }
 }
 
+/**
+ * The paragraph ends for inline code (a blank line, a fence, a reasoning block or a call starts or
+ * ends): its open backtick runs can no longer close, so they stay literal text (CommonMark §6.1).
+ */
+export function dropRuns(m: Machine): void {
+  if (m.runs.length > 0) m.runs = []
+  m.codeUntil = -1
+}
+
 export function resetValue(m: Machine): void {
   m.jDepth = m.jCallDepth = m.jExpect = 0
   m.jString = m.jEscape = m.jNameNext = m.jInCall = false

@@ -1,5 +1,5 @@
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { BACKTICK, CR, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
+import { BACKTICK, CR, dropRuns, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { MORE } from "./pattern.ts"
 
@@ -17,8 +17,7 @@ export function stateLineStart(m: Machine): boolean {
   const c = m.buf.charCodeAt(i)
   if (c === LF) {
     // A blank line ends the paragraph: unmatched backtick runs stay literal (CommonMark §6.1).
-    if (m.runs.length > 0) m.runs = []
-    m.codeUntil = -1
+    dropRuns(m)
     m.lineIndent = 0
     m.pos = i + 1
     return true
@@ -34,8 +33,7 @@ export function stateLineStart(m: Machine): boolean {
     if (j === limit && !finalAt(m, i)) return false
     if (j - i >= 3) {
       m.anchor = false
-      if (m.runs.length > 0) m.runs = []
-      m.codeUntil = -1
+      dropRuns(m)
       m.fenceLen = j - i
       m.pos = j
       if (c === TILDE) {
@@ -104,8 +102,7 @@ export function stateCodeCheck(m: Machine): boolean {
     return false
   }
   // No run closes before the paragraph ends: every open run is literal, the marker is real.
-  if (m.runs.length > 0) m.runs = []
-  m.codeUntil = -1
+  dropRuns(m)
   m.state = "text"
   return true
 }
@@ -219,8 +216,7 @@ export function stateFenceCloseTail(m: Machine): boolean {
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {
     m.fenceChar = 0
-    if (m.runs.length > 0) m.runs = []
-    m.codeUntil = -1
+    dropRuns(m)
     m.lineIndent = 0
     m.pos = i + 1
     m.state = "line-start"
