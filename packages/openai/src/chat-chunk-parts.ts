@@ -11,9 +11,9 @@
  * that text. After a retry starts, chunks get the first attempt's `id` (the SDK's
  * `fromReadableStream` reads an id change as a new completion) and lose the repeated `role`.
  */
-import type { NormalizedPart, OutputPart, ToolCallError } from "@tool-rescue/recovery"
-import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
+import { unknownCallErrors } from "./unknown-call-errors.ts"
 
 /**
  * The raw value riding on a chat part: its chunk, or `undefined` for the second and later tool
@@ -165,12 +165,6 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
     }
   }
 
-  function errors(): ToolCallError[] {
-    return calls
-      .filter((call) => classifyToolCall(call.name, options.tools) === "unknown")
-      .map((call) => toolCallError(call.name, call.params, options.tools))
-  }
-
   function emit(chunk: ChatCompletionChunk): ChatCompletionChunk {
     let out = chunk
     if (firstId === undefined) firstId = chunk.id
@@ -185,7 +179,7 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
     if (options.returnToolCallErrors) {
       track(out)
       if (out.choices[0]?.finish_reason != null)
-        out = { ...out, tool_call_errors: errors() } as ChatCompletionChunk
+        out = { ...out, tool_call_errors: unknownCallErrors(calls, options.tools) } as ChatCompletionChunk
     }
     return out
   }

@@ -5,9 +5,10 @@
  * {@link runTurn} yielded, so it reads the same as the recovered stream would).
  */
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
-import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
 import type { ChatCompletion } from "openai/resources/chat/completions"
 import { reasoningKey } from "./chat-chunk-parts.ts"
+import { copyResult } from "./copy-result.ts"
+import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
 
 type Message = Record<string, unknown>
 
@@ -15,7 +16,7 @@ function messageOf(completion: ChatCompletion): Message | undefined {
   return completion.choices?.[0]?.message as Message | undefined
 }
 
-function callOf(call: unknown): { name: string; params: string } | undefined {
+function callOf(call: unknown): WireCall | undefined {
   if (typeof call !== "object" || call === null) return undefined
   const { function: fn, custom } = call as {
     function?: { name?: unknown; arguments?: unknown }
@@ -82,32 +83,15 @@ export async function completionResult(
       const next: Message = { ...message }
       if (contentChanged) next.content = content.length === 0 && message.content === null ? null : content
       if (reasoningChanged) next[key] = thought
-      result = {
-        ...final,
-        choices: [{ ...final.choices[0]!, message: next as never }, ...final.choices.slice(1)],
-      }
-      copyRequestId(final, result)
+      result = copyResult(final, {
+        choices: [{ ...final.choices[0]!, message: next }, ...final.choices.slice(1)],
+      })
     }
   }
   if (options.returnToolCallErrors) {
-    const calls = Array.isArray(messageOf(result)?.tool_calls)
-      ? (messageOf(result)!.tool_calls as unknown[])
-      : []
-    const errors = calls
-      .map(callOf)
-      .filter((call) => call !== undefined && classifyToolCall(call.name, options.tools) === "unknown")
-      .map((call) => toolCallError(call!.name, call!.params, options.tools))
-    if (result === final) {
-      result = { ...final }
-      copyRequestId(final, result)
-    }
-    ;(result as ChatCompletion & { tool_call_errors: unknown }).tool_call_errors = errors
+    const calls = messageOf(result)?.tool_calls
+    const errors = unknownCallErrors((Array.isArray(calls) ? calls : []).map(callOf), options.tools)
+    result = copyResult(result, { tool_call_errors: errors })
   }
   return result
-}
-
-/** Copies the SDK's non-enumerable `_request_id` onto a copied result. */
-export function copyRequestId(from: object, to: object): void {
-  const id = (from as { _request_id?: unknown })._request_id
-  if (id !== undefined) Object.defineProperty(to, "_request_id", { value: id, enumerable: false })
 }

@@ -16,9 +16,10 @@
  *   and rewrites them with the released text when the attempt ends first (markup withheld, or
  *   the attempt abandoned for a retry).
  */
-import type { NormalizedPart, OutputPart, ToolCallError } from "@tool-rescue/recovery"
-import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import type { ResponseStreamEvent } from "openai/resources/responses/responses"
+import { outputText, responseCall } from "./response-parts.ts"
+import { unknownCallErrors } from "./unknown-call-errors.ts"
 
 type Event = Record<string, unknown> & { readonly type: string }
 type Item = Record<string, unknown>
@@ -27,7 +28,6 @@ const LIFECYCLE_START = new Set(["response.created", "response.in_progress", "re
 const LIFECYCLE_END = new Set(["response.completed", "response.incomplete", "response.failed"])
 const TEXT_ITEMS = new Set(["message", "reasoning"])
 const TEXT_PARTS = new Set(["output_text", "reasoning_text"])
-const CALL_ITEMS = new Set(["function_call", "custom_tool_call"])
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null
@@ -46,11 +46,12 @@ export function eventParts(event: ResponseStreamEvent): NormalizedPart<ResponseS
       return [id === undefined ? { type: kind, text, raw: event } : { type: kind, text, id, raw: event }]
     }
     case "response.output_item.added": {
-      const item = e.item
-      if (isRecord(item) && CALL_ITEMS.has(item.type as string) && typeof item.name === "string") {
-        return [{ type: "tool-call", toolName: item.name, raw: event }]
-      }
-      return [{ type: "other", raw: event }]
+      const call = responseCall(e.item)
+      return [
+        call === undefined
+          ? { type: "other", raw: event }
+          : { type: "tool-call", toolName: call.name, raw: event },
+      ]
     }
     default:
       return [LIFECYCLE_END.has(e.type) ? { type: "finish", raw: event } : { type: "other", raw: event }]
@@ -122,16 +123,10 @@ function doneTexts(event: Event): Map<number, string> | undefined {
   }
 }
 
-function outputText(output: readonly Item[]): string {
-  const texts: string[] = []
-  for (const item of output) {
-    if (item.type !== "message" || !Array.isArray(item.content)) continue
-    for (const part of item.content) {
-      if (isRecord(part) && part.type === "output_text" && typeof part.text === "string")
-        texts.push(part.text)
-    }
-  }
-  return texts.join("")
+/** Whether the text released for an item differs anywhere from `texts`, the text the server sent. */
+function releasedDiffers(state: ItemState, texts: ReadonlyMap<number, string>): boolean {
+  for (const [ci, text] of texts) if ((state.released.get(ci) ?? "") !== text) return true
+  return false
 }
 
 /**
@@ -175,9 +170,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
   function withReleasedText(state: ItemState, item: Item): Item {
     let next = state.id !== undefined && item.id !== state.id ? { ...item, id: state.id } : item
     const texts = contentTexts(item)
-    let changed = false
-    for (const [ci, text] of texts) if ((state.released.get(ci) ?? "") !== text) changed = true
-    if (changed && Array.isArray(item.content)) {
+    if (releasedDiffers(state, texts) && Array.isArray(item.content)) {
       next = {
         ...next,
         content: item.content.map((part, ci) =>
@@ -190,9 +183,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
 
   /** A `*.done` event with the released text in place of the text the server sent. */
   function rewriteDone(state: ItemState, event: Event, texts: Map<number, string>): Event {
-    let changed = false
-    for (const [ci, text] of texts) if ((state.released.get(ci) ?? "") !== text) changed = true
-    if (!changed) return event
+    if (!releasedDiffers(state, texts)) return event
     const ci = typeof event.content_index === "number" ? event.content_index : 0
     const text = state.released.get(ci) ?? ""
     switch (event.type) {
@@ -317,19 +308,11 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       if (responseId !== undefined) next.id = responseId
       if ("output_text" in response) next.output_text = outputText(all)
     }
-    if (options.returnToolCallErrors) next = { ...next, tool_call_errors: callErrors(next.output) }
-    return next === response ? event : { ...event, response: next }
-  }
-
-  function callErrors(output: unknown): ToolCallError[] {
-    const errors: ToolCallError[] = []
-    for (const item of Array.isArray(output) ? output : []) {
-      if (!isRecord(item) || !CALL_ITEMS.has(item.type as string) || typeof item.name !== "string") continue
-      if (classifyToolCall(item.name, options.tools) === "offered") continue
-      const params = item.type === "function_call" ? item.arguments : item.input
-      errors.push(toolCallError(item.name, typeof params === "string" ? params : "", options.tools))
+    if (options.returnToolCallErrors) {
+      const calls = Array.isArray(next.output) ? next.output.map(responseCall) : []
+      next = { ...next, tool_call_errors: unknownCallErrors(calls, options.tools) }
     }
-    return errors
+    return next === response ? event : { ...event, response: next }
   }
 
   /** Finishes an abandoned attempt: items shown but cut short get their done events; shown items carry over. */

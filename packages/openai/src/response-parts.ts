@@ -6,9 +6,9 @@
  * as in the recovered stream.
  */
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
-import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
 import type { Response } from "openai/resources/responses/responses"
-import { copyRequestId } from "./chat-completion-parts.ts"
+import { copyResult } from "./copy-result.ts"
+import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
 
 /** The raw value riding on a Responses part: the response, and the content part it came from. */
 export interface ResponseRef {
@@ -29,21 +29,22 @@ function outputOf(response: Response): Item[] {
   return Array.isArray(response.output) ? (response.output as unknown as Item[]) : []
 }
 
+/** The name and argument text of a `function_call` or `custom_tool_call` item; undefined for other items. */
+export function responseCall(item: unknown): WireCall | undefined {
+  if (!isRecord(item) || (item.type !== "function_call" && item.type !== "custom_tool_call")) return undefined
+  if (typeof item.name !== "string") return undefined
+  const params = item.type === "function_call" ? item.arguments : item.input
+  return { name: item.name, params: typeof params === "string" ? params : "" }
+}
+
 /** The normalized parts of one response. */
 export function responseParts(response: Response): NormalizedPart<ResponseRef>[] {
   const parts: NormalizedPart<ResponseRef>[] = []
   outputOf(response).forEach((item, itemIndex) => {
-    if (
-      (item.type === "function_call" || item.type === "custom_tool_call") &&
-      typeof item.name === "string"
-    ) {
-      const params = item.type === "function_call" ? item.arguments : item.input
-      parts.push({
-        type: "tool-call",
-        toolName: item.name,
-        params: typeof params === "string" ? params : "",
-        raw: { response, item: itemIndex, content: -1 },
-      })
+    const call = responseCall(item)
+    if (call !== undefined) {
+      const raw = { response, item: itemIndex, content: -1 }
+      parts.push({ type: "tool-call", toolName: call.name, params: call.params, raw })
       return
     }
     if ((item.type !== "message" && item.type !== "reasoning") || !Array.isArray(item.content)) return
@@ -98,7 +99,8 @@ function rewriteItems(
   return { items, changed }
 }
 
-function outputText(output: readonly Item[]): string {
+/** `output_text` of a response with `output`: its message items' text, joined. */
+export function outputText(output: readonly Item[]): string {
   const texts: string[] = []
   for (const item of output) {
     if (item.type !== "message" || !Array.isArray(item.content)) continue
@@ -153,29 +155,14 @@ export async function responseResult(
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a response")
   const { items, changed } = rewriteItems(final, released, false)
-  let result: Response = final
+  let result = final
   if (changed || carried.length > 0) {
-    const outputItems = [...carried, ...items]
-    result = { ...final, output: outputItems as never, output_text: outputText(outputItems) }
-    copyRequestId(final, result)
+    const output = [...carried, ...items]
+    result = copyResult(final, { output, output_text: outputText(output) })
   }
   if (options.returnToolCallErrors) {
-    const errors = outputOf(result)
-      .filter(
-        (item) =>
-          (item.type === "function_call" || item.type === "custom_tool_call") &&
-          typeof item.name === "string",
-      )
-      .filter((item) => classifyToolCall(item.name as string, options.tools) === "unknown")
-      .map((item) => {
-        const params = item.type === "function_call" ? item.arguments : item.input
-        return toolCallError(item.name as string, typeof params === "string" ? params : "", options.tools)
-      })
-    if (result === final) {
-      result = { ...final }
-      copyRequestId(final, result)
-    }
-    ;(result as Response & { tool_call_errors: unknown }).tool_call_errors = errors
+    const errors = unknownCallErrors(outputOf(result).map(responseCall), options.tools)
+    result = copyResult(result, { tool_call_errors: errors })
   }
   return result
 }
