@@ -14,6 +14,7 @@
  * - Non-streaming: the transform awaits the retry when one is needed.
  */
 import {
+  type AttemptContext,
   type NormalizedPart,
   type OutputPart,
   type RecoveryOptions,
@@ -155,12 +156,11 @@ interface Call {
   readonly callOriginal: (body: unknown, options: unknown) => unknown
 }
 
-/** Sends the retry of `round` through the SDK's own `create`. */
+/** Sends a retry through the SDK's own `create`: the original body with the instruction placed. */
 function sendRetry(
   api: Pick<ApiAdapter<unknown, unknown, unknown, unknown>, "retryBody">,
   call: Call,
-  instruction: string | undefined,
-  signal: AbortSignal,
+  { instruction, signal }: AttemptContext,
   settings: CreateSettings,
 ): PromiseLike<unknown> {
   const body = api.retryBody(call.request, instruction ?? "", settings.placement)
@@ -187,13 +187,7 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
     options: settings.recovery,
     attempt: async (round, context) => {
       if (round === 0) return fromArray(api.dataParts(data))
-      const next = (await sendRetry(
-        api as never,
-        call,
-        context.instruction,
-        context.signal,
-        settings,
-      )) as Data
+      const next = (await sendRetry(api, call, context, settings)) as Data
       return fromArray(api.dataParts(next))
     },
   })
@@ -228,13 +222,7 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
       options: settings.recovery,
       attempt: async (round, context) => {
         if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
-        const next = (await sendRetry(
-          api as never,
-          call,
-          context.instruction,
-          context.signal,
-          settings,
-        )) as SdkStream<StreamItem>
+        const next = (await sendRetry(api, call, context, settings)) as SdkStream<StreamItem>
         current = next
         if (outer.signal.aborted) next.controller.abort()
         return streamAttempt(next, context.signal, api.streamParts)
