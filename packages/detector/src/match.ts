@@ -49,8 +49,18 @@ export function normalize(m: Machine, name: string): string {
   return m.tools.has(bare) ? bare : name
 }
 
-/** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
-export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): number {
+/** Decides on a literal of `items` that matched at `i` and ends at `end`: the match's end, FAIL or MORE. */
+type Accept<T> = (
+  m: Machine,
+  items: readonly T[],
+  i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+) => number
+
+/** The first literal of `index` that matches at `i` and that `accept` takes (returns the end). */
+function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Accept<T>): number {
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
   const list = candidates(m, index, i, limit, fin)
@@ -61,18 +71,36 @@ export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): n
     // Longest first: while a longer literal may still complete, nothing shorter is decided.
     if (end === MORE) return MORE
     if (end === FAIL) continue
-    for (const item of entry.items) {
-      if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
-      const stop =
-        item.kind === "markup"
-          ? confirmRow(m, item.row, i, end, limit, fin)
-          : match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
-      if (stop === MORE) return MORE
-      if (stop === FAIL) continue
-      m.hitStart = item
-      if (item.kind === "reasoning") m.hitName = undefined
-      return stop
-    }
+    const stop = accept(m, entry.items, i, end, limit, fin)
+    if (stop !== FAIL) return stop
+  }
+  return FAIL
+}
+
+/** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
+export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): number {
+  return matchIndex(m, index, i, acceptStart)
+}
+
+function acceptStart(
+  m: Machine,
+  items: readonly Start[],
+  i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+): number {
+  for (const item of items) {
+    if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
+    const stop =
+      item.kind === "markup"
+        ? confirmRow(m, item.row, i, end, limit, fin)
+        : match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+    if (stop === MORE) return MORE
+    if (stop === FAIL) continue
+    m.hitStart = item
+    if (item.kind === "reasoning") m.hitName = undefined
+    return stop
   }
   return FAIL
 }
@@ -94,8 +122,8 @@ function confirmRow(m: Machine, row: OpenerRow, i: number, end: number, limit: n
 export function matchRow(m: Machine, row: OpenerRow, i: number): number {
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
+  if (i >= limit) return fin ? FAIL : MORE
   for (const literal of row.literals) {
-    if (i >= limit) return fin ? FAIL : MORE
     if (m.buf.charCodeAt(i) !== literal.charCodeAt(0)) continue
     const end = literalAt(m, literal, i, limit, fin)
     if (end === MORE) return MORE
@@ -108,42 +136,32 @@ export function matchRow(m: Machine, row: OpenerRow, i: number): number {
 
 /** A closing marker of the open reasoning block at `i` (`hitClose`; returns the end). */
 export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: number): number {
-  const limit = limitAt(m, i)
-  const fin = finalAt(m, i)
-  const list = candidates(m, index, i, limit, fin)
-  if (list === undefined) return FAIL
-  if (list === WAIT) return MORE
-  for (const entry of list) {
-    const end = literalAt(m, entry.literal, i, limit, fin)
-    if (end === MORE) return MORE
-    if (end === FAIL) continue
-    m.hitClose = entry.items[0]!
-    return end
-  }
-  return FAIL
+  return matchIndex(m, index, i, acceptClose)
+}
+
+function acceptClose(m: Machine, items: readonly ReasoningClose[], _i: number, end: number): number {
+  m.hitClose = items[0]!
+  return end
 }
 
 /** A literal of the open call's body at `i` (`hitEntry`, `hitName`; returns the end). */
 export function matchBody(m: Machine, index: LiteralIndex<BodyEntry>, i: number): number {
-  const limit = limitAt(m, i)
-  const fin = finalAt(m, i)
-  const list = candidates(m, index, i, limit, fin)
-  if (list === undefined) return FAIL
-  if (list === WAIT) return MORE
-  for (const entry of list) {
-    let end = literalAt(m, entry.literal, i, limit, fin)
-    if (end === MORE) return MORE
-    if (end === FAIL) continue
-    const item = entry.items[0]!
-    m.capture.name = undefined
-    if (item.pattern !== undefined) {
-      end = match(item.pattern, m.buf, end, limit, fin, m.capture)
-      if (end === MORE) return MORE
-      if (end === FAIL) continue
-    }
-    m.hitEntry = item
-    m.hitName = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
-    return end
-  }
-  return FAIL
+  return matchIndex(m, index, i, acceptBody)
+}
+
+function acceptBody(
+  m: Machine,
+  items: readonly BodyEntry[],
+  _i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+): number {
+  const item = items[0]!
+  m.capture.name = undefined
+  const stop = item.pattern === undefined ? end : match(item.pattern, m.buf, end, limit, fin, m.capture)
+  if (stop < 0) return stop
+  m.hitEntry = item
+  m.hitName = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
+  return stop
 }
