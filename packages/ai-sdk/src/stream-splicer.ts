@@ -6,6 +6,8 @@ type StartPart = Extract<Part, { type: "text-start" | "reasoning-start" }>
 type EndPart = Extract<Part, { type: "text-end" | "reasoning-end" }>
 type BlockKind = "text" | "reasoning"
 
+const DELTA_TYPE = { text: "text-delta", reasoning: "reasoning-delta" } as const
+
 /**
  * One text or reasoning block of the spliced stream: `pending` from its `*-start` until its
  * first visible text, then `open` until its `*-end`. The `*-start` is delayed until there is text
@@ -105,21 +107,17 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
     }
     // The hot path: a delta passed through whole (same text, same id) is emitted as the very
     // part the provider produced, with no copy.
-    const delta = raw?.type === "text-delta" || raw?.type === "reasoning-delta" ? raw : undefined
-    if (
-      delta !== undefined &&
-      delta.type === `${kind}-delta` &&
-      delta.id === block.id &&
-      delta.delta === text
-    ) {
+    const type = DELTA_TYPE[kind]
+    const delta = raw?.type === type ? raw : undefined
+    if (delta !== undefined && delta.id === block.id && delta.delta === text) {
       emit(delta)
       return
     }
     const meta = delta?.providerMetadata
     emit(
       meta === undefined
-        ? { type: `${kind}-delta`, id: block.id, delta: text }
-        : { type: `${kind}-delta`, id: block.id, delta: text, providerMetadata: meta },
+        ? { type, id: block.id, delta: text }
+        : { type, id: block.id, delta: text, providerMetadata: meta },
     )
   }
 
