@@ -135,6 +135,12 @@ interface RunMarkup {
   readonly markup: Markup
   /** The run of its channel (1-based) the markup was found in. */
   readonly run: number
+  /**
+   * The channel's `texts.length` and `length` when the markup was reported: its text is read
+   * back from there (see {@link markupText}), without walking or joining the whole attempt.
+   */
+  readonly pieces: number
+  readonly length: number
 }
 
 const NON_WHITESPACE = /\S/
@@ -281,10 +287,11 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
    * Accounts a detector result to the pending entries of the channel. The detector is lossless
    * and in order, and `held()` tells how much of the input is still undecided, so the channel's
    * characters [frontier, decidedTo) are exactly: the released text, the reported markup spans,
-   * and markup the detector has decided but not reported yet (it keeps markup inside an inline
-   * reasoning block queued until it knows whether an answer follows, while the reasoning text
-   * after it is already released). Offsets from the detector are run-relative; `base` makes
-   * them channel-relative.
+   * and markup the detector has decided but not reported yet. That is the open call of a leak
+   * that spans deltas (withheld as it arrives, reported when it closes), and markup inside an
+   * inline reasoning block, which the detector keeps queued until it knows whether an answer
+   * follows while the reasoning text after it is already released. Offsets from the detector are
+   * run-relative; `base` makes them channel-relative.
    */
   function apply(index: ChannelIndex, result: DetectorResult): void {
     const channel = channels[index]
@@ -297,6 +304,8 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const record: RunMarkup = {
         markup: rebase(found, channel.base, index === REASONING),
         run: index === TEXT ? textRuns : reasoningRuns,
+        pieces: channel.texts.length,
+        length: channel.length,
       }
       const known = channel.byStart.get(record.markup.start)
       if (known !== undefined) {
@@ -315,11 +324,12 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       }
     }
     const decidedTo = Math.min(channel.length - channel.detector.held(), channel.length)
-    if (from + text.length + withheld === decidedTo || decidedTo < from + text.length + withheld) {
-      exact(channel, text, spans)
-    } else {
-      aligned(channel, text, spans, decidedTo)
-    }
+    if (decidedTo <= from + text.length + withheld) exact(channel, text, spans)
+    else if (text.length === 0) {
+      // Nothing released: everything decided is withheld (inside an open call, the common case).
+      account(channel, from, decidedTo, undefined)
+      channel.frontier = decidedTo
+    } else aligned(channel, text, spans, decidedTo)
   }
 
   /** Every withheld span is known: the released text fills the positions between them. */
@@ -355,8 +365,8 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
    * positions are found by matching the released text against the input (greedy leftmost, which
    * always succeeds on a lossless detector). Where identical characters make the match
    * ambiguous, any choice yields the same visible text; only which of two adjacent parts a
-   * repeated character is credited to may differ. Rare (markup in inline reasoning), so
-   * simplicity wins over speed here.
+   * repeated character is credited to may differ. Rare (the delta that opens a call after some
+   * text, markup in inline reasoning), so simplicity wins over speed here.
    */
   function aligned(
     channel: ChannelState<Raw>,
@@ -514,27 +524,25 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       }
     }
     flush(out)
-    // Joined only when needed (markup found, or a retry's FailedResponse): a clean attempt of
-    // many deltas never pays for it.
+    // Joined only for a retry's FailedResponse: a clean attempt never pays for it, and markup
+    // text is read from the pieces (joining every delta of a long attempt to slice a few spans
+    // out of it costs more than the rest of the attempt's markup handling together).
     let text: string | undefined
     let reasoning: string | undefined
-    const textOf = () => (text ??= channels[TEXT].texts.join(""))
-    const reasoningOf = () => (reasoning ??= channels[REASONING].texts.join(""))
     const markup: FoundMarkup[] = []
-    for (const index of [TEXT, REASONING] as const) {
-      if (channels[index].found.length === 0) continue
-      const whole = index === TEXT ? textOf() : reasoningOf()
-      for (const { markup: found, run } of channels[index].found) {
+    // Reasoning first, each channel in stream order.
+    for (const index of [REASONING, TEXT] as const) {
+      const { found, texts } = channels[index]
+      if (found.length === 0) continue
+      const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
+      for (const record of ordered) {
         markup.push({
-          markup: settle(found, index, run),
+          markup: settle(record.markup, index, record.run),
           channel: CHANNEL_NAMES[index],
-          text: whole.slice(found.start, found.end),
+          text: markupText(texts, record),
         })
       }
     }
-    markup.sort((a, b) =>
-      a.channel === b.channel ? a.markup.start - b.markup.start : a.channel === "reasoning" ? -1 : 1,
-    )
     const discarded: Raw[] = []
     for (let i = head; i < queue.length; i++) {
       const entry = queue[i]!
@@ -544,10 +552,12 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       markup,
       structuredCall,
       get text() {
-        return textOf()
+        text ??= channels[TEXT].texts.join("")
+        return text
       },
       get reasoning() {
-        return reasoningOf()
+        reasoning ??= channels[REASONING].texts.join("")
+        return reasoning
       },
       discarded,
     }
@@ -596,6 +606,22 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   return { push, end, release, reset }
+}
+
+/**
+ * The withheld text of a markup, read from its channel's pieces: back from where they stood when
+ * it was reported to the piece holding its start, then forward to its end.
+ */
+function markupText(pieces: readonly string[], { markup, pieces: count, length }: RunMarkup): string {
+  const { start, end } = markup
+  let k = count
+  let at = length // channel offset where pieces[k] starts
+  while (k > 0 && at > start) at -= pieces[--k]!.length
+  const parts: string[] = []
+  for (; k < pieces.length && at < end; at += pieces[k++]!.length) {
+    parts.push(pieces[k]!.slice(Math.max(start - at, 0), end - at))
+  }
+  return parts.length === 1 ? parts[0]! : parts.join("")
 }
 
 /** Channel-relative offsets; markup from reasoning parts is in reasoning by definition. */

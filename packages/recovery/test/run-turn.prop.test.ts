@@ -14,6 +14,7 @@ import { chunked, leakedCall, prose as proseText, thinkingBlock } from "@tool-re
 import fc from "fast-check"
 import { expect, test } from "vitest"
 import {
+  type FailedResponse,
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
@@ -212,6 +213,8 @@ interface Observed {
   readonly providerErrors: Map<number, Error>
   readonly providerAborts: Error[]
   persistCalls: number
+  /** What persistFailed received, per call. */
+  readonly failed: FailedResponse[]
   abortedAt: number | undefined
   broke: boolean
   error: unknown
@@ -229,6 +232,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
     providerErrors: new Map(),
     providerAborts: [],
     persistCalls: 0,
+    failed: [],
     abortedAt: undefined,
     broke: false,
     error: undefined,
@@ -272,6 +276,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
         persistFailed: async (failed) => {
           const outcome = spec.persist[failed.round] ?? "ok"
           observed.persistCalls++
+          observed.failed.push(failed)
           if (outcome === "throw") throw new Error("persist threw")
           if (outcome === "reject") return Promise.reject(new Error("persist rejected"))
           if (outcome === "abort") abort()
@@ -390,6 +395,18 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
       if (failedPersist) expect(extraPersist).toBe(1)
       // recovery-started precedes each persistence (and so each retry).
       expect(o.events.filter((e) => e.type === "recovery-started")).toHaveLength(o.persistCalls)
+
+      // Markup is reported with exactly the characters it withheld from its channel, and a failed
+      // response holds the attempt's whole text and reasoning.
+      const whole = (round: number, ch: Channel) => visibleOf(o.attempts[round]!.produced, ch)
+      for (const e of o.events) {
+        if (e.type === "markup-detected")
+          expect(e.text).toBe(whole(e.round, e.channel).slice(e.markup.start, e.markup.end))
+      }
+      for (const failed of o.failed) {
+        expect(failed.text).toBe(whole(failed.round, "text"))
+        expect(failed.reasoning).toBe(whole(failed.round, "reasoning"))
+      }
 
       // A completed attempt shows exactly what the detector releases over it, per channel (unless
       // the consumer stopped or aborted while it was still being shown).
