@@ -126,25 +126,33 @@ export function currentCall(m: Machine): Call | undefined {
   return m.draft?.calls[m.draft.calls.length - 1]
 }
 
-/** A reasoning closer (ends markup inside reasoning, unconsumed) or a body closer at `i`. 1: the markup ended. */
-export function closerAt(m: Machine, i: number): number {
+/** The trigger table of the closer of the reasoning block the open call sits in (it ends the call, unconsumed). */
+export function reasoningCloser(m: Machine): Uint8Array | undefined {
+  return m.draft?.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
+}
+
+/** What {@link closerAt} found: the markup `ended`, nothing that closes it (`none`), or the window needs `more`. */
+export type CloserOutcome = "ended" | "none" | "more"
+
+/** A reasoning closer (ends markup inside reasoning, unconsumed) or a body closer at `i`; `pos` is left at `i`. */
+export function closerAt(m: Machine, i: number): CloserOutcome {
   const d = m.draft!
+  m.pos = i
   if (d.block !== undefined && m.reasoning !== undefined) {
     const r = matchClose(m, m.reasoning.close, i)
-    if (r === MORE) return MORE
+    if (r === MORE) return "more"
     if (r >= 0) {
-      m.pos = i
       endMarkup(m, false)
-      return 1
+      return "ended"
     }
   }
   const r = matchBody(m, d.body.entries, i)
-  if (r === MORE) return MORE
+  if (r === MORE) return "more"
   if (r >= 0 && m.hitEntry!.role === "closer") {
     d.closing = true
     m.pos = r
     endMarkup(m, true)
-    return 1
+    return "ended"
   }
-  return 0
+  return "none"
 }

@@ -262,6 +262,18 @@ const STEP3_INVOKE = seq(lit("function<｜tool_sep｜>"), lit('<steptml:invoke n
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 
+/**
+ * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
+ * ends on one, or on the start of one, after a header was cut off before its payload.
+ */
+export const PAYLOAD_INTRODUCERS: readonly string[] = [
+  "<|constrain|>",
+  "<|message|>",
+  "<|channel|>",
+  "json",
+  "[ARGS]",
+]
+
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
   // Qwen3-Coder with its envelope (FORMATS.md #1).

@@ -42,14 +42,6 @@ export const LBRACE = 123 // "{"
 export const RBRACE = 125 // "}"
 export const TILDE = 126 // "~"
 
-/** What may stand between a call header and its JSON payload (Harmony, Mistral v13). */
-export const PAYLOAD_INTRODUCERS: readonly string[] = [
-  "<|constrain|>",
-  "<|message|>",
-  "<|channel|>",
-  "json",
-  "[ARGS]",
-]
 /** Longest key or name string captured from a JSON payload. */
 export const MAX_NAME = 256
 /** Open inline-code runs remembered per paragraph (more distinct run lengths than this are literal). */

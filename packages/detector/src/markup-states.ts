@@ -1,6 +1,7 @@
 /** The states inside a call (withheld): literal tags, JSON payloads, Python calls, and what may follow them. */
 import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
-import { closerAt, currentCall, endMarkup, openMarkup } from "./emit.ts"
+import { closerAt, currentCall, endMarkup, openMarkup, reasoningCloser } from "./emit.ts"
+import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
 import {
   APOSTROPHE,
   BACKSLASH,
@@ -12,7 +13,6 @@ import {
   LPAREN,
   MAX_NAME,
   type Machine,
-  PAYLOAD_INTRODUCERS,
   QUOTE,
   RBRACE,
   RBRACKET,
@@ -42,7 +42,7 @@ export function stateTags(m: Machine): boolean {
   const body = d.body
   const len = m.buf.length
   const trigger = body.entries.trigger
-  const closing = d.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
+  const closing = reasoningCloser(m)
   let i = m.pos
   for (;;) {
     if (closing === undefined) i = skipPlain(m.buf, i, body.scan)
@@ -108,7 +108,7 @@ export function stateJson(m: Machine): boolean {
   const len = m.buf.length
   const inString = body.stringTrigger
   const inValue = body.valueTrigger
-  const closing = d.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
+  const closing = reasoningCloser(m)
   let i = m.pos
   while (i < len) {
     if (m.jString) {
@@ -126,10 +126,8 @@ export function stateJson(m: Machine): boolean {
       if (c === BACKSLASH) m.jEscape = true
       else if (c === QUOTE) m.jString = false
       else {
-        m.pos = i
         const r = closerAt(m, i)
-        if (r === MORE) return false
-        if (r === 1) return true
+        if (r !== "none") return r === "ended"
       }
       i++
       continue
@@ -198,10 +196,8 @@ export function stateJson(m: Machine): boolean {
         if (m.jInCall && m.jDepth === m.jCallDepth) m.jExpect = 2
         break
       default: {
-        m.pos = i
         const r = closerAt(m, i)
-        if (r === MORE) return false
-        if (r === 1) return true
+        if (r !== "none") return r === "ended"
       }
     }
     i++
@@ -252,7 +248,7 @@ export function statePythonic(m: Machine): boolean {
   const lines = spec.kind === "pythonic" && spec.lines
   const callDepth = lines ? 0 : 1
   const trigger = d.body.valueTrigger
-  const closing = d.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
+  const closing = reasoningCloser(m)
   const len = m.buf.length
   let i = m.pos
   while (i < len) {
@@ -265,10 +261,11 @@ export function statePythonic(m: Machine): boolean {
       continue
     }
     if ((m.jDepth === callDepth || m.jDepth === callDepth + 1) && isIdentStart(c)) {
-      const limit = Math.min(len, i + Math.min(MAX_NAME, m.maxHold))
+      const span = Math.min(MAX_NAME, m.maxHold)
+      const limit = Math.min(len, i + span)
       let j = i + 1
       while (j < limit && isIdentPart(m.buf.charCodeAt(j))) j++
-      if (j === limit && !(m.final || i + Math.min(MAX_NAME, m.maxHold) <= len)) {
+      if (j === limit && !(m.final || i + span <= len)) {
         m.pos = i
         return false
       }
@@ -309,10 +306,8 @@ export function statePythonic(m: Machine): boolean {
         return true
       }
     } else if (c < 128 && (trigger[c] !== 0 || (closing !== undefined && closing[c] !== 0))) {
-      m.pos = i
       const r = closerAt(m, i)
-      if (r === MORE) return false
-      if (r === 1) return true
+      if (r !== "none") return r === "ended"
     }
     i++
   }
@@ -366,7 +361,7 @@ export function stateMarkupTail(m: Machine): boolean {
   }
   if (
     streamEndAt(m, m.pos) &&
-    (m.tail === "value-start" ? cutBeforePayload(m) : body.closerDue && blankToEnd(m, m.pos))
+    (m.tail === "value-start" ? cutBeforePayload(m) : body.closerDue && afterSpace(m, m.pos) === m.buf.length)
   ) {
     // The stream ended between a call's header and its payload (the call is truncated), or after
     // the payload with the envelope still open (its closing marker never came): not complete.
@@ -406,16 +401,14 @@ export function stateMarkupTail(m: Machine): boolean {
 
 /** At the end of the stream: is the rest after `pos` blank, or a cut-off payload introducer? */
 export function cutBeforePayload(m: Machine): boolean {
-  let i = m.pos
-  while (i < m.buf.length && isSpace(m.buf.charCodeAt(i))) i++
-  const rest = m.buf.slice(i)
+  const rest = m.buf.slice(afterSpace(m, m.pos))
   return rest === "" || PAYLOAD_INTRODUCERS.some((p) => p.startsWith(rest))
 }
 
-/** Only whitespace from `i` to the end of the buffer. */
-function blankToEnd(m: Machine, i: number): boolean {
+/** The first non-whitespace position at or after `i` (or the end of the buffer). */
+function afterSpace(m: Machine, i: number): number {
   while (i < m.buf.length && isSpace(m.buf.charCodeAt(i))) i++
-  return i === m.buf.length
+  return i
 }
 
 export function isIdentStart(c: number): boolean {
