@@ -11,6 +11,7 @@ import {
 import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { placeInstruction } from "./place-instruction.ts"
+import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
   makeContentCollector,
@@ -165,7 +166,7 @@ class InnerFailure {
 }
 
 interface Turn {
-  /** The request with the toolkit resolved once (an `Effect` toolkit must not run per attempt). */
+  /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
   readonly prompt: Prompt.Prompt
   readonly tools: string[]
@@ -176,12 +177,7 @@ interface Turn {
 const prepare = (request: Request): Effect.Effect<Turn, unknown, unknown> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
-    const toolkit: Toolkit.WithHandler<any> | undefined =
-      request.toolkit === undefined
-        ? undefined
-        : Effect.isEffect(request.toolkit)
-          ? yield* request.toolkit as Effect.Effect<Toolkit.WithHandler<any>, unknown, unknown>
-          : (request.toolkit as Toolkit.WithHandler<any>)
+    const toolkit = yield* resolveToolkit(request.toolkit)
     const prompt = Prompt.make(request.prompt)
     return {
       request: { ...request, toolkit, prompt },
@@ -305,23 +301,17 @@ const recoverGenerate = (
   placement: "system" | "user",
 ): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
   Effect.flatMap(prepare(request), (turn) =>
-    Effect.flatMap(
+    Effect.flatten(
       Effect.promise(async (interrupted) => {
         const parts = runTurn<ContentPart>({
           tools: turn.tools,
           signal: interrupted,
           ...(options === undefined ? {} : { options }),
-          attempt: (_round, { instruction, signal }) =>
-            attemptResponse(
-              instruction === undefined
-                ? inner.generateText(attemptRequest(turn, instruction, placement))
-                : Effect.andThen(
-                    forgetSentParts,
-                    inner.generateText(attemptRequest(turn, instruction, placement)),
-                  ),
-              turn.context,
-              signal,
-            ),
+          attempt: (_round, { instruction, signal }) => {
+            const generate = inner.generateText(attemptRequest(turn, instruction, placement))
+            const effect = instruction === undefined ? generate : Effect.andThen(forgetSentParts, generate)
+            return attemptResponse(effect, turn.context, signal)
+          },
         })
         const collector = makeContentCollector()
         try {
@@ -331,7 +321,6 @@ const recoverGenerate = (
         }
         return Exit.succeed(new LanguageModel.GenerateTextResponse(collector.content()))
       }),
-      (exit) => exit,
     ),
   )
 

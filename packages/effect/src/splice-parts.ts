@@ -160,9 +160,9 @@ export function makeStreamSplicer(): (part: OutputPart<StreamPart>) => StreamPar
         const raw = part.raw
         const type = part.type === "text" ? "text-delta" : "reasoning-delta"
         if (raw !== undefined && raw.type === type && raw.delta === part.text) return reblock(raw)
+        if (part.text.length === 0) return undefined
         const id = part.id ?? (raw as { readonly id?: string } | undefined)?.id ?? lastBlock
         const metadata = raw?.metadata ?? {}
-        if (part.text.length === 0) return undefined
         return reblock(Response.makePart(type, { id, delta: part.text, metadata }) as StreamPart)
       }
       case "finish":

@@ -17,6 +17,7 @@ import {
   swapPlaceholder,
   withReplayModel,
 } from "./replay-resolution.ts"
+import { resolveToolkit } from "./resolve-toolkit.ts"
 import { isToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"
 
 export type { UnknownToolCalls } from "@tool-rescue/recovery"
@@ -293,12 +294,7 @@ const setup = (options: BaseOptions): AnyEffect<Setup> =>
   Effect.gen(function* () {
     const model = yield* LanguageModel.LanguageModel
     // Resolved once and handed on: an `Effect` toolkit would otherwise run twice.
-    const toolkit: Toolkit.WithHandler<any> | undefined =
-      options.toolkit === undefined
-        ? undefined
-        : Effect.isEffect(options.toolkit)
-          ? yield* options.toolkit as AnyEffect<Toolkit.WithHandler<any>>
-          : (options.toolkit as Toolkit.WithHandler<any>)
+    const toolkit = yield* resolveToolkit(options.toolkit)
     const tools: Record<string, Tool.Any> = toolkit?.tools ?? {}
     const resolution = options.disableToolCallResolution !== true && Object.keys(tools).length > 0
     const recorder = resolution && toolkit !== undefined ? recordApprovedCalls(toolkit) : undefined
