@@ -30,7 +30,7 @@ import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
-import { skipPlain } from "./skip-plain.ts"
+import { type Scanner, skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
@@ -143,10 +143,9 @@ function stateText(m: Machine): boolean {
     m.anchor = false
     if (r >= 0) return act(m, i, r)
   }
-  const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
   for (;;) {
-    // Blank lines only matter while an inline code run is open.
-    i = skipPlain(m.buf, i, m.runs.length === 0 ? scanner.quiet : scanner)
+    // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
+    i = skipPlain(m.buf, i, textScanner(m))
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -204,6 +203,13 @@ function stateText(m: Machine): boolean {
   }
 }
 
+/** What prose is skipped with: the reasoning block's scanner or the response's. */
+function textScanner(m: Machine): Scanner {
+  const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
+  // Blank lines only matter while an inline code run is open.
+  return m.runs.length === 0 ? scanner.quiet : scanner
+}
+
 /** What starts at `i` in text: a reasoning closer, then openers. */
 function markerAt(m: Machine, i: number): number {
   if (m.reasoning !== undefined) {
@@ -226,13 +232,14 @@ function act(m: Machine, i: number, end: number): boolean {
   return openMarkup(m, i, start.row, end, m.hitName)
 }
 
-function visible(m: Machine): boolean {
-  return m.draft === undefined
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff
 }
 
 /** Releases what the states decided, drops the decided prefix, and returns the result. */
 function settle(m: Machine): DetectorResult {
-  if (visible(m)) release(m, m.pos)
+  // Inside a call, what was decided is withheld.
+  if (m.draft === undefined) release(m, m.pos)
   else m.textFrom = m.pos
   if (m.pos > 0) {
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
@@ -250,12 +257,16 @@ function settle(m: Machine): DetectorResult {
     // Never release half a surrogate pair: hold a high surrogate that ends the input received so
     // far until its pair arrives. One followed by anything already received (held text, markup)
     // is lone: holding it would make `held()` count a character that is not at the end.
-    const last = text.charCodeAt(text.length - 1)
-    if (last >= 0xd800 && last <= 0xdbff) {
+    if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
       m.highHeld = text.slice(-1)
       text = text.slice(0, -1)
     }
   }
+  return result(m, text)
+}
+
+/** `text` with the markup reported since the last result. */
+function result(m: Machine, text: string): DetectorResult {
   if (m.found.length === 0) return { text, markup: NO_MARKUP }
   const markup = m.found
   m.found = []
@@ -275,13 +286,11 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   ) {
     // Fast path: nothing held, plain prose, and no character in the delta can start anything.
     const len = delta.length
-    const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
-    const i = skipPlain(delta, 0, m.runs.length === 0 ? scanner.quiet : scanner)
     const last = delta.charCodeAt(len - 1)
-    if (i === len && !(last >= 0xd800 && last <= 0xdbff)) {
+    if (skipPlain(delta, 0, textScanner(m)) === len && !isHighSurrogate(last)) {
       m.base += len
       m.prevCode = last
-      return m.found.length === 0 ? { text: delta, markup: NO_MARKUP } : settleWith(m, delta)
+      return result(m, delta)
     }
   }
   if (
@@ -295,19 +304,13 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
       m.base += len
       m.prevCode = delta.charCodeAt(len - 1)
-      return m.found.length === 0 ? { text: "", markup: NO_MARKUP } : settleWith(m, "")
+      return result(m, "")
     }
   }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
   m.buf += delta
   run(m)
   return settle(m)
-}
-
-function settleWith(m: Machine, text: string): DetectorResult {
-  const markup = m.found
-  m.found = []
-  return { text, markup }
 }
 
 function endStream(m: Machine): DetectorResult {

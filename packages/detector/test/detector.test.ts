@@ -74,6 +74,10 @@ describe("Markdown", () => {
   test.each([
     ["a stray backtick", `Press the \` key.\n${call}\nDone.`],
     ["a stray backtick, then a blank line", `Press \`\`\`the key.\n\n${call}\nDone.`],
+    [
+      "a stray backtick whose run recurs after a blank line and the call",
+      `Press the \` key.\n\n${call}\nThen \` again.`,
+    ],
     ["a backtick fence whose info string has a backtick is no fence", `\`\`\`a\`b\n${call}\nDone.`],
     ["four spaces of indent is no fence", `    \`\`\`\n${call}\nDone.`],
     ["a closed fence before", `\`\`\`\ncode\n\`\`\`\n${call}\nDone.`],
