@@ -10,6 +10,23 @@ import { finish, scriptedModel } from "./support/scripted-model.ts"
 const leakStream = textStream(["Let me check that. <func", `tion${qwenLeak.slice("<func".length + 4)}`])
 const leakText = `Let me check that. ${qwenLeak}`
 
+/** Lets real time pass (the test clock of `it.effect` does not advance by itself). */
+const wallClock = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** A `persistFailed` hook that never settles, and an effect that waits until it was called. */
+function hangingPersist() {
+  let persisting = false
+  return {
+    persistFailed: () => {
+      persisting = true
+      return new Promise<void>(() => undefined)
+    },
+    called: Effect.gen(function* () {
+      while (!persisting) yield* wallClock(1)
+    }),
+  }
+}
+
 const systemOf = (request: LanguageModel.ProviderOptions | undefined) =>
   request?.prompt.content.filter((message) => message.role === "system").map((message) => message.content) ??
   []
@@ -243,7 +260,7 @@ describe("interruption stops recovery", () => {
       // Wait until the visible text has come through, then interrupt.
       while (!seen.includes("text-delta")) yield* Effect.yieldNow
       yield* Fiber.interrupt(fiber)
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      yield* wallClock(20)
       assert.strictEqual(requests, 1)
       assert.strictEqual(closed, 1)
     }),
@@ -252,24 +269,17 @@ describe("interruption stops recovery", () => {
   it.effect("interrupting while persistFailed runs: the retry never starts", () =>
     Effect.gen(function* () {
       const model = scriptedModel({ stream: [leakStream, callStream()] })
-      let persisting = false
+      const persist = hangingPersist()
       const fiber = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
         Stream.runDrain,
-        Effect.provide(
-          ToolCallRecovery.layer({
-            persistFailed: () => {
-              persisting = true
-              return new Promise(() => undefined)
-            },
-          }),
-        ),
+        Effect.provide(ToolCallRecovery.layer({ persistFailed: persist.persistFailed })),
         Effect.provide(model.layer),
         Effect.provide(fileHandlers().layer),
         Effect.forkChild,
       )
-      while (!persisting) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+      yield* persist.called
       yield* Fiber.interrupt(fiber)
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      yield* wallClock(20)
       assert.lengthOf(model.requests, 1)
     }),
   )
@@ -285,7 +295,7 @@ describe("interruption stops recovery", () => {
         Effect.provide(fileHandlers().layer),
       )
       assert.lengthOf(parts, 2)
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      yield* wallClock(20)
       assert.lengthOf(model.requests, 1)
     }),
   )
@@ -363,22 +373,15 @@ describe("generateText through the layer", () => {
 
   it.effect("interruption stops recovery: no retry request", () =>
     Effect.gen(function* () {
-      let persisting = false
+      const persist = hangingPersist()
       const model = scriptedModel({ generate: [[{ type: "text", text: leakText }, finish()], [finish()]] })
       const fiber = yield* LanguageModel.generateText({ prompt: "hi", toolkit: files }).pipe(
-        Effect.provide(
-          ToolCallRecovery.layer({
-            persistFailed: () => {
-              persisting = true
-              return new Promise(() => undefined)
-            },
-          }),
-        ),
+        Effect.provide(ToolCallRecovery.layer({ persistFailed: persist.persistFailed })),
         Effect.provide(model.layer),
         Effect.provide(fileHandlers().layer),
         Effect.forkChild,
       )
-      while (!persisting) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+      yield* persist.called
       yield* Fiber.interrupt(fiber)
       assert.lengthOf(model.requests, 1)
     }),
