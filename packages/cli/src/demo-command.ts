@@ -63,9 +63,7 @@ interface TurnReport {
   readonly adapter: AdapterId
   readonly scenario: ScenarioId
   readonly checks: readonly Check[]
-  readonly requests: number
   readonly ms: number
-  readonly outcome: string
 }
 
 /** Markup signatures that must never reach the screen. */
@@ -330,14 +328,7 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
       trace.step("ok", `the turn ended with the explicit error, never silence · ${formatMs(ms)}`)
   }
   for (const check of checks) if (!check.ok) trace.step("fail", check.name)
-  return {
-    adapter,
-    scenario: scenario.id,
-    checks,
-    requests,
-    ms,
-    outcome: outcome.error === undefined ? "answer" : `error ${outcome.error.code}`,
-  }
+  return { adapter, scenario: scenario.id, checks, ms }
 }
 
 function summaryTable(reports: readonly TurnReport[], style: Style): string {

@@ -34,7 +34,6 @@ export interface DemoTrace {
   /** Everything shown as model text since `resetScreen`. */
   screen(): string
   resetScreen(): void
-  blank(): void
 }
 
 /**
@@ -112,10 +111,6 @@ export function createDemoTrace(out: OutputStream, style: Style): DemoTrace {
     screen: () => screen.join(""),
     resetScreen() {
       screen = []
-    },
-    blank() {
-      endModelText()
-      out.write("\n")
     },
   }
 }

@@ -35,7 +35,6 @@ interface ChannelScan {
   readonly detector: Detector
   /** Markup by start offset: a detector may report a span again (e.g. settled at `end()`). */
   readonly found: Map<number, Markup>
-  length: number
   /** The last characters of the channel; `windowStart` is the offset of its first one. */
   window: string
   windowStart: number
@@ -85,7 +84,6 @@ export function createResponseScan(
 
   function push(channel: ChannelScan, delta: string): void {
     if (delta.length === 0) return
-    channel.length += delta.length
     channel.window += delta
     if (channel.window.length > 2 * WINDOW) {
       const drop = channel.window.length - WINDOW
@@ -146,7 +144,6 @@ function newChannel(detector: Detector): ChannelScan {
   return {
     detector,
     found: new Map(),
-    length: 0,
     window: "",
     windowStart: 0,
     texts: new Map(),
