@@ -79,6 +79,18 @@ export type Tail =
   /** After a bare call's own close (`</function>`): an orphan envelope closer, or the end. */
   | "bare"
 
+/** Where a scan of a JSON or Python value is, lexically. */
+export type Lex =
+  /** Outside strings. */
+  | "code"
+  /** Inside a string. */
+  | "string"
+  /** Right after a backslash inside a string. */
+  | "escape"
+
+/** What a JSON call object expects next at its own depth: a key, a value, or neither (inside one). */
+export type Expect = "none" | "key" | "value"
+
 /** A reasoning block. */
 export interface Block {
   /** Visible non-whitespace text came after the block closed. */
@@ -185,12 +197,12 @@ export interface Machine {
   jDepth: number
   /** Depth of call objects (1: top-level object, 2: objects in a top-level list). */
   jCallDepth: number
-  /** Inside a JSON or Python string. */
-  jString: boolean
-  /** After a backslash inside a string. */
-  jEscape: boolean
-  /** JSON: 0 neither, 1 a key, 2 a value (inside a call object); pythonic: the open quote. */
-  jExpect: number
+  /** Outside strings, inside one, or right after a backslash inside one (JSON and pythonic). */
+  jLex: Lex
+  /** Pythonic: the quote that opened the current string. */
+  jQuote: number
+  /** JSON: what the call object expects next at its own depth. */
+  jExpect: Expect
   /** The next JSON string value is the call's name. */
   jNameNext: boolean
   /** Inside a call object. */
@@ -241,9 +253,9 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     tail: "value-start",
     jDepth: 0,
     jCallDepth: 0,
-    jString: false,
-    jEscape: false,
-    jExpect: 0,
+    jLex: "code",
+    jQuote: 0,
+    jExpect: "none",
     jNameNext: false,
     jInCall: false,
     hitStart: undefined,
@@ -263,6 +275,8 @@ export function dropRuns(m: Machine): void {
 }
 
 export function resetValue(m: Machine): void {
-  m.jDepth = m.jCallDepth = m.jExpect = 0
-  m.jString = m.jEscape = m.jNameNext = m.jInCall = false
+  m.jDepth = m.jCallDepth = m.jQuote = 0
+  m.jLex = "code"
+  m.jExpect = "none"
+  m.jNameNext = m.jInCall = false
 }

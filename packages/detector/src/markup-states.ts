@@ -111,20 +111,20 @@ export function stateJson(m: Machine): boolean {
   const closing = reasoningCloser(m)
   let i = m.pos
   while (i < len) {
-    if (m.jString) {
-      if (m.jEscape) {
-        m.jEscape = false
-        i++
-        continue
-      }
+    if (m.jLex === "escape") {
+      m.jLex = "string"
+      i++
+      continue
+    }
+    if (m.jLex === "string") {
       let c = 0
       for (; i < len; i++) {
         c = m.buf.charCodeAt(i)
         if (c < 128 && (inString[c] !== 0 || (closing !== undefined && closing[c] !== 0))) break
       }
       if (i >= len) break
-      if (c === BACKSLASH) m.jEscape = true
-      else if (c === QUOTE) m.jString = false
+      if (c === BACKSLASH) m.jLex = "escape"
+      else if (c === QUOTE) m.jLex = "code"
       else {
         const r = closerAt(m, i)
         if (r !== "none") return r === "ended"
@@ -144,7 +144,7 @@ export function stateJson(m: Machine): boolean {
           names !== "none" &&
           m.jInCall &&
           m.jDepth === m.jCallDepth &&
-          (m.jExpect === 1 || (m.jExpect === 2 && m.jNameNext))
+          (m.jExpect === "key" || (m.jExpect === "value" && m.jNameNext))
         ) {
           const end = captureString(m, i)
           if (end === MORE) {
@@ -157,7 +157,7 @@ export function stateJson(m: Machine): boolean {
             continue
           }
         }
-        m.jString = true
+        m.jLex = "string"
         break
       }
       case LBRACE:
@@ -168,7 +168,7 @@ export function stateJson(m: Machine): boolean {
         if (c === LBRACE && m.jDepth === m.jCallDepth && names !== "none") {
           d.calls.push({ name: undefined, start: m.base + i, structured: false, args: false })
           m.jInCall = true
-          m.jExpect = 1
+          m.jExpect = "key"
         }
         break
       case RBRACE:
@@ -188,12 +188,12 @@ export function stateJson(m: Machine): boolean {
         break
       case COMMA:
         if (m.jInCall && m.jDepth === m.jCallDepth) {
-          m.jExpect = 1
+          m.jExpect = "key"
           m.jNameNext = false
         }
         break
       case COLON:
-        if (m.jInCall && m.jDepth === m.jCallDepth) m.jExpect = 2
+        if (m.jInCall && m.jDepth === m.jCallDepth) m.jExpect = "value"
         break
       default: {
         const r = closerAt(m, i)
@@ -222,7 +222,7 @@ export function captureString(m: Machine, i: number): number {
 export function onJsonString(m: Machine, s: string, names: "keys" | "first-key" | "none"): void {
   const call = currentCall(m)
   if (call === undefined) return
-  if (m.jExpect === 1) {
+  if (m.jExpect === "key") {
     if (names === "first-key") {
       if (call.name === undefined) {
         call.name = normalize(m, s)
@@ -233,12 +233,12 @@ export function onJsonString(m: Machine, s: string, names: "keys" | "first-key" 
       call.args = true
       if (call.name !== undefined) call.structured = true
     }
-    m.jExpect = 0
+    m.jExpect = "none"
   } else {
     if (call.name === undefined) call.name = normalize(m, s)
     if (call.args) call.structured = true
     m.jNameNext = false
-    m.jExpect = 0
+    m.jExpect = "none"
   }
 }
 
@@ -253,10 +253,10 @@ export function statePythonic(m: Machine): boolean {
   let i = m.pos
   while (i < len) {
     const c = m.buf.charCodeAt(i)
-    if (m.jString) {
-      if (m.jEscape) m.jEscape = false
-      else if (c === BACKSLASH) m.jEscape = true
-      else if (c === m.jExpect) m.jString = false
+    if (m.jLex !== "code") {
+      if (m.jLex === "escape") m.jLex = "string"
+      else if (c === BACKSLASH) m.jLex = "escape"
+      else if (c === m.jQuote) m.jLex = "code"
       i++
       continue
     }
@@ -290,8 +290,8 @@ export function statePythonic(m: Machine): boolean {
       continue
     }
     if (c === QUOTE || c === APOSTROPHE) {
-      m.jString = true
-      m.jExpect = c
+      m.jLex = "string"
+      m.jQuote = c
     } else if (c === LPAREN || c === LBRACKET || c === LBRACE) m.jDepth++
     else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
       m.jDepth--
