@@ -126,9 +126,8 @@ interface ChannelState<Raw> {
   pendingHead: number
   /** The channel's text, in pieces, joined once at the end. */
   readonly texts: string[]
+  /** Markup reported in this channel: the detector reports each markup once. */
   readonly found: RunMarkup[]
-  /** Index in `found` by channel start offset: a detector may report a span again to update it. */
-  readonly byStart: Map<number, number>
 }
 
 interface RunMarkup {
@@ -185,7 +184,6 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       pendingHead: 0,
       texts: [],
       found: [],
-      byStart: new Map(),
     }
   }
 
@@ -307,13 +305,6 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
         pieces: channel.texts.length,
         length: channel.length,
       }
-      const known = channel.byStart.get(record.markup.start)
-      if (known !== undefined) {
-        // An update of a span reported before: its characters were accounted then.
-        channel.found[known] = record
-        continue
-      }
-      channel.byStart.set(record.markup.start, channel.found.length)
       channel.found.push(record)
       const start = Math.max(record.markup.start, from)
       const end = Math.min(Math.max(record.markup.end, start), channel.length)
@@ -591,7 +582,6 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       channel.pendingHead = 0
       channel.texts.length = 0
       channel.found.length = 0
-      channel.byStart.clear()
     }
     queue.length = 0
     head = 0

@@ -161,7 +161,12 @@ function partsOf(spec: AttemptSpec, round: number): NormalizedPart<string>[] {
  * it incrementally, part by part), and the policy applied to its markup. A run is a stretch of
  * same-channel text; runTurn ends a run when the stream switches channel.
  */
-function oracle(spec: AttemptSpec): { visible: Record<Channel, string>; recoverable: boolean } {
+function oracle(spec: AttemptSpec): {
+  visible: Record<Channel, string>
+  recoverable: boolean
+  /** Every markup, with offsets into its channel's whole text; reasoning first, then by start. */
+  spans: { channel: Channel; start: number; end: number }[]
+} {
   const runs: { channel: Channel; text: string }[] = []
   for (const s of spec.segments) {
     if (s.kind !== "prose" && s.kind !== "leak") continue
@@ -175,9 +180,12 @@ function oracle(spec: AttemptSpec): { visible: Record<Channel, string>; recovera
     return { channel: run.channel, shown, markup }
   })
   let recoverable = false
+  const spans: { channel: Channel; start: number; end: number }[] = []
+  const base: Record<Channel, number> = { text: 0, reasoning: 0 }
   scanned.forEach((run, k) => {
     visible[run.channel] += run.shown
     for (const m of run.markup) {
+      spans.push({ channel: run.channel, start: base[run.channel] + m.start, end: base[run.channel] + m.end })
       const answered = scanned
         .slice(k + 1)
         .some((later) => later.channel === "text" && /\S/.test(later.shown))
@@ -191,8 +199,10 @@ function oracle(spec: AttemptSpec): { visible: Record<Channel, string>; recovera
             : m
       if (isRecoverable(effective)) recoverable = true
     }
+    base[run.channel] += runs[k]!.text.length
   })
-  return { visible, recoverable }
+  spans.sort((a, b) => (a.channel === b.channel ? a.start - b.start : a.channel === "reasoning" ? -1 : 1))
+  return { visible, recoverable, spans }
 }
 const recoverable = (spec: AttemptSpec) => oracle(spec).recoverable
 const hasCall = (spec: AttemptSpec) => spec.segments.some((s) => s.kind === "call")
@@ -402,6 +412,17 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
       for (const e of o.events) {
         if (e.type === "markup-detected")
           expect(e.text).toBe(whole(e.round, e.channel).slice(e.markup.start, e.markup.end))
+      }
+      // Each markup of an attempt is reported once, reasoning first, each channel in stream order:
+      // every attempt that reached its decision, and every completed one of an undisturbed turn.
+      for (const [round, record] of o.attempts.entries()) {
+        const reported = o.events.flatMap((e) =>
+          e.type === "markup-detected" && e.round === round
+            ? [{ channel: e.channel, start: e.markup.start, end: e.markup.end }]
+            : [],
+        )
+        const undisturbed = record.completed && o.abortedAt === undefined && !o.broke
+        if (reported.length > 0 || undisturbed) expect(reported).toEqual(oracle(specOf(round)).spans)
       }
       for (const failed of o.failed) {
         expect(failed.text).toBe(whole(failed.round, "text"))
