@@ -16,6 +16,7 @@ import {
   type ReasoningClose,
   type ReasoningRow,
 } from "./format-table.ts"
+import { LF } from "./machine.ts"
 import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
 import type { FormatId } from "./types.ts"
@@ -87,8 +88,6 @@ export interface Tables {
   /** The longest literal: the hold-back floor. */
   readonly longest: number
 }
-
-const LF = 10
 
 function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
   const grouped = new Map<string, T[]>()

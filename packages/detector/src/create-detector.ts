@@ -6,14 +6,13 @@ import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
 import {
   BACKTICK,
-  CR,
   createMachine,
   dropRuns,
+  isBlank,
   LF,
   type Machine,
   NO_MARKUP,
   SPACE,
-  TAB,
   TILDE,
 } from "./machine.ts"
 import {
@@ -128,7 +127,7 @@ function stateText(m: Machine): boolean {
     // Line feeds still go through `line-start` (a fence may open there).
     for (; i < len; i++) {
       const c = m.buf.charCodeAt(i)
-      if (!(c === SPACE || c === TAB || c === CR)) break
+      if (!isBlank(c)) break
     }
     m.pos = i
     if (i === len) return false

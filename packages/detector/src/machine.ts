@@ -42,6 +42,11 @@ export const LBRACE = 123 // "{"
 export const RBRACE = 125 // "}"
 export const TILDE = 126 // "~"
 
+/** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
+export function isBlank(c: number): boolean {
+  return c === SPACE || c === TAB || c === CR
+}
+
 /** Longest key or name string captured from a JSON payload. */
 export const MAX_NAME = 256
 /** Open inline-code runs remembered per paragraph (more distinct run lengths than this are literal). */

@@ -1,5 +1,5 @@
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { BACKTICK, CR, dropRuns, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
+import { BACKTICK, dropRuns, isBlank, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { MORE } from "./pattern.ts"
 
@@ -86,11 +86,7 @@ export function stateCodeCheck(m: Machine): boolean {
       i = j
     } else if (c === LF) {
       let j = i + 1
-      while (
-        j < limit &&
-        (m.buf.charCodeAt(j) === SPACE || m.buf.charCodeAt(j) === TAB || m.buf.charCodeAt(j) === CR)
-      )
-        j++
+      while (j < limit && isBlank(m.buf.charCodeAt(j))) j++
       if (j === limit && !fin) break
       paragraphEnd = j < limit && m.buf.charCodeAt(j) === LF
       i = j
@@ -207,11 +203,7 @@ export function stateFenceClose(m: Machine): boolean {
 export function stateFenceCloseTail(m: Machine): boolean {
   const len = m.buf.length
   let i = m.pos
-  while (
-    i < len &&
-    (m.buf.charCodeAt(i) === SPACE || m.buf.charCodeAt(i) === TAB || m.buf.charCodeAt(i) === CR)
-  )
-    i++
+  while (i < len && isBlank(m.buf.charCodeAt(i))) i++
   m.pos = i
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {

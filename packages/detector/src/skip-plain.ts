@@ -12,6 +12,7 @@
  * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
  * position remembered, so that every search covers the text once. Both stop at the same places.
  */
+import { BACKTICK, CR, LF, TILDE } from "./machine.ts"
 
 /** What a scan stops at. */
 export interface Scanner {
@@ -37,11 +38,6 @@ export interface Scanner {
    */
   readonly quiet: Scanner
 }
-
-const LF = 10
-const CR = 13
-const BACKTICK = 96
-const TILDE = 126
 
 /**
  * Builds a scanner for `literals`. `lines`: line feeds and backticks matter too (prose), and
