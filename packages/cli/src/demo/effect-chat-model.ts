@@ -7,6 +7,7 @@
  */
 import { Effect, Layer, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
+import { addToolCallDelta, type ToolCallDraft } from "./add-tool-call-delta.ts"
 
 /** Options of {@link openAiCompatibleModel}. */
 export interface OpenAiCompatibleModelOptions {
@@ -174,7 +175,7 @@ async function* streamParts(
   const response = await post(options, body, signal)
   let textId: string | undefined
   let texts = 0
-  const calls = new Map<number, { id: string; name: string; args: string[] }>()
+  const calls = new Map<number, ToolCallDraft>()
   let finish: string | undefined
   let usage: unknown
   for await (const payload of sseData(response)) {
@@ -199,15 +200,7 @@ async function* streamParts(
       }
       yield { type: "text-delta", id: textId, delta: content }
     }
-    for (const call of choice.delta?.tool_calls ?? []) {
-      let entry = calls.get(call.index)
-      if (entry === undefined) {
-        entry = { id: call.id ?? `call_${call.index}`, name: "", args: [] }
-        calls.set(call.index, entry)
-      }
-      if (call.function?.name) entry.name += call.function.name
-      if (call.function?.arguments) entry.args.push(call.function.arguments)
-    }
+    for (const call of choice.delta?.tool_calls ?? []) addToolCallDelta(calls, call)
     if (choice.finish_reason) finish = choice.finish_reason
   }
   if (textId !== undefined) yield { type: "text-end", id: textId }

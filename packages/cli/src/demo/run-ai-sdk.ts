@@ -20,6 +20,11 @@ export async function runAiSdkTurn(context: TurnContext, outcome: TurnOutcome): 
       persistFailed: context.persistFailed,
     }),
   })
+  const run = (name: string) => async (input: unknown) => {
+    const result = await context.runTool(name, input)
+    if (!result.ok) throw new Error(result.output)
+    return result.output
+  }
   const result = streamText({
     model,
     system: demoSystemPrompt,
@@ -32,20 +37,12 @@ export async function runAiSdkTurn(context: TurnContext, outcome: TurnOutcome): 
       read_file: tool({
         description: toolDescriptions.read_file,
         inputSchema: z.object({ path: z.string() }),
-        execute: async (input) => {
-          const run = await context.runTool("read_file", input)
-          if (!run.ok) throw new Error(run.output)
-          return run.output
-        },
+        execute: run("read_file"),
       }),
       bash: tool({
         description: toolDescriptions.bash,
         inputSchema: z.object({ command: z.string() }),
-        execute: async (input) => {
-          const run = await context.runTool("bash", input)
-          if (!run.ok) throw new Error(run.output)
-          return run.output
-        },
+        execute: run("bash"),
       }),
     },
   })

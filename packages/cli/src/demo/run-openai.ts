@@ -2,6 +2,7 @@ import { withToolCallRecovery } from "@tool-rescue/openai"
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import OpenAI from "openai"
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions"
+import { addToolCallDelta, type ToolCallDraft } from "./add-tool-call-delta.ts"
 import type { TurnContext, TurnOutcome } from "./demo-turn.ts"
 import { demoSystemPrompt, toolDescriptions } from "./demo-world.ts"
 
@@ -50,7 +51,7 @@ export async function runOpenAiTurn(context: TurnContext, outcome: TurnOutcome):
         stream: true,
       })
       const text: string[] = []
-      const calls = new Map<number, { id: string; name: string; args: string[] }>()
+      const calls = new Map<number, ToolCallDraft>()
       for await (const chunk of stream) {
         const delta = chunk.choices[0]?.delta
         if (delta === undefined) continue
@@ -58,15 +59,7 @@ export async function runOpenAiTurn(context: TurnContext, outcome: TurnOutcome):
           context.trace.modelText(delta.content)
           text.push(delta.content)
         }
-        for (const call of delta.tool_calls ?? []) {
-          let entry = calls.get(call.index)
-          if (entry === undefined) {
-            entry = { id: call.id ?? `call_${call.index}`, name: "", args: [] }
-            calls.set(call.index, entry)
-          }
-          if (call.function?.name) entry.name += call.function.name
-          if (call.function?.arguments) entry.args.push(call.function.arguments)
-        }
+        for (const call of delta.tool_calls ?? []) addToolCallDelta(calls, call)
       }
       context.trace.endModelText()
       if (calls.size === 0) {
