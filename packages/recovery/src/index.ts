@@ -1,6 +1,6 @@
 export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
-export { defaultInstruction, resolveInstruction, resolvePlacement } from "./instruction.ts"
-export { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
+export { defaultInstruction, resolveInstruction } from "./instruction.ts"
+export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
 export { recoverToolCalls, runTurn } from "./run-turn.ts"
 export {
   isToolCallRecoveryError,

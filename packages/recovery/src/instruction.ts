@@ -56,34 +56,6 @@ export function resolveInstruction(
   return text
 }
 
-/**
- * Where an adapter puts the instruction of a retry:
- * - `"system"` (default): merged into the leading system message (appended to its text after a
- *   blank line), or a new system message at the start when there is none. Qwen3.5+ chat
- *   templates reject a system message that is not the first message, so never append one later.
- * - `"user"`: appended as a final user message.
- *
- * @example
- * ```ts
- * import { resolvePlacement } from "@tool-rescue/recovery"
- *
- * const placement = resolvePlacement({ instructionPlacement: "user" }) // "user"
- * ```
- */
-export function resolvePlacement(
-  options:
-    | { readonly instructionPlacement?: RecoveryOptions["instructionPlacement"] | undefined }
-    | undefined,
-): "system" | "user" {
-  const placement = options?.instructionPlacement ?? "system"
-  if (placement !== "system" && placement !== "user") {
-    throw new TypeError(
-      `tool-rescue: instructionPlacement must be "system" or "user", got ${String(placement)}`,
-    )
-  }
-  return placement
-}
-
 function uniqueNames(context: InstructionContext): string[] {
   const names: string[] = []
   for (const m of context.markup) {

@@ -40,12 +40,7 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`tool-rescue: options must be an object, got ${describe(options)}`)
   }
-  const {
-    evidence = "structure",
-    reasoning = "auto",
-    maxRecoveries = 1,
-    instructionPlacement = "system",
-  } = options
+  const { evidence = "structure", reasoning = "auto", maxRecoveries = 1 } = options
   if (evidence !== "structure" && evidence !== "envelope") {
     throw new TypeError(`tool-rescue: evidence must be "structure" or "envelope", got ${describe(evidence)}`)
   }
@@ -59,11 +54,7 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
       `tool-rescue: maxRecoveries must be a non-negative integer, got ${describe(maxRecoveries)}`,
     )
   }
-  if (instructionPlacement !== "system" && instructionPlacement !== "user") {
-    throw new TypeError(
-      `tool-rescue: instructionPlacement must be "system" or "user", got ${describe(instructionPlacement)}`,
-    )
-  }
+  const instructionPlacement = resolvePlacement(options)
   const { instruction, persistFailed, onEvent, formats, maxHoldChars } = options
   if (instruction !== undefined && typeof instruction !== "string" && typeof instruction !== "function") {
     throw new TypeError(
@@ -95,6 +86,36 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
     persistFailed,
     onEvent,
   }
+}
+
+/**
+ * Where an adapter puts the instruction of a retry:
+ * - `"system"` (default): merged into the leading system message (appended to its text after a
+ *   blank line), or a new system message at the start when there is none. Qwen3.5+ chat
+ *   templates reject a system message that is not the first message, so never append one later.
+ * - `"user"`: appended as a final user message.
+ *
+ * @example
+ * ```ts
+ * import { resolvePlacement } from "@tool-rescue/recovery"
+ *
+ * const placement = resolvePlacement({ instructionPlacement: "user" }) // "user"
+ * ```
+ */
+export function resolvePlacement(
+  options:
+    | { readonly instructionPlacement?: RecoveryOptions["instructionPlacement"] | undefined }
+    | undefined,
+): "system" | "user" {
+  // `=== undefined`, not `??`: a `null` is invalid, as every other option's.
+  const placement = options?.instructionPlacement
+  if (placement === undefined) return "system"
+  if (placement !== "system" && placement !== "user") {
+    throw new TypeError(
+      `tool-rescue: instructionPlacement must be "system" or "user", got ${describe(placement)}`,
+    )
+  }
+  return placement
 }
 
 function describe(value: unknown): string {

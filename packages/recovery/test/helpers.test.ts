@@ -88,6 +88,14 @@ describe("instruction", () => {
     expect(resolvePlacement({ instructionPlacement: "user" })).toBe("user")
     // @ts-expect-error — not a placement
     expect(() => resolvePlacement({ instructionPlacement: "assistant" })).toThrow(TypeError)
+    // One check for both entry points: the same error for the same value.
+    const message = 'tool-rescue: instructionPlacement must be "system" or "user", got "assistant"'
+    // @ts-expect-error — not a placement
+    expect(() => resolvePlacement({ instructionPlacement: "assistant" })).toThrow(message)
+    // @ts-expect-error — not a placement
+    expect(() => resolveRecoveryOptions({ instructionPlacement: "assistant" })).toThrow(message)
+    // @ts-expect-error — not a placement
+    expect(() => resolvePlacement({ instructionPlacement: null })).toThrow(TypeError)
   })
 })
 
