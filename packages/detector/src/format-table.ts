@@ -152,6 +152,12 @@ const json = (names: "keys" | "first-key" | "none", ...closerLiterals: string[])
   names,
 })
 const tags = (...entries: BodyEntry[][]): BodySpec => ({ kind: "tags", entries: entries.flat() })
+/** Python calls: a list (`[f(a=1), g()]`) or one call a line. */
+const pythonic = (layout: "list" | "lines", ...closerLiterals: string[]): BodySpec => ({
+  kind: "pythonic",
+  closers: closerLiterals,
+  lines: layout === "lines",
+})
 /** A call written without its opening envelope: it ends at its own close, plus an orphan closer. */
 const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): BodySpec => ({
   kind: "tags",
@@ -261,6 +267,7 @@ const STEP3_INVOKE = seq(lit("function<｜tool_sep｜>"), lit('<steptml:invoke n
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
+const glmBody = tags(argTags, closers("</tool_call>"))
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -310,19 +317,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
       name("ident"),
       peek(alt(lit("\n"), lit("\r\n"), lit("<arg_key>"), lit("</tool_call>"))),
     ),
-    tags(argTags, closers("</tool_call>")),
+    glmBody,
   ),
   // A zero-argument call (#12b: `<tool_call>NAME</tool_call>`) cut off right after its name: the
   // stream ends there. Only for an offered tool, since nothing but the name confirms it.
-  opener(
-    "glm",
-    ["<tool_call>"],
-    seq(opt(lit("\n")), name("ident"), end),
-    tags(argTags, closers("</tool_call>")),
-    {
-      gate: true,
-    },
-  ),
+  opener("glm", ["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
+    gate: true,
+  }),
   // Hunyuan's per-call tag without its section (#30).
   opener(
     "hunyuan",
@@ -370,11 +371,12 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     // `<|eom_id|>`/`<|eot_id|>` end the message: a server strips them, so the end of the stream is as good.
     { ...json("keys", "<|eom_id|>", "<|eot_id|>"), closerOptional: true },
   ),
-  opener("llama3-json", ["<|python_tag|>"], seq(ws, peek(seq(word("ident"), lit("(")))), {
-    kind: "pythonic",
-    closers: ["<|eom_id|>", "<|eot_id|>"],
-    lines: true,
-  }),
+  opener(
+    "llama3-json",
+    ["<|python_tag|>"],
+    seq(ws, peek(seq(word("ident"), lit("(")))),
+    pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
+  ),
   opener("llama3-json", ["{"], seq(ws, lit('"name"'), ws, lit(":")), json("keys"), {
     where: "anchor",
     opening: false,
@@ -387,18 +389,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
   }),
   // Pythonic list at the start (#6, #18) and Llama 4's `<|python_start|>` (#7).
-  opener(
-    "pythonic",
-    ["["],
-    seq(ws, name("ident"), ws, lit("(")),
-    { kind: "pythonic", closers: [], lines: false },
-    { where: "anchor", opening: false, bodyAt: 0, gate: true },
-  ),
-  opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), {
-    kind: "pythonic",
-    closers: ["<|python_end|>"],
-    lines: false,
+  opener("pythonic", ["["], seq(ws, name("ident"), ws, lit("(")), pythonic("list"), {
+    where: "anchor",
+    opening: false,
+    bodyAt: 0,
+    gate: true,
   }),
+  opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
   // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
   opener(
     "step3",
@@ -548,11 +545,12 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     { structured: true },
   ),
   // Olmo 3 shares `<function_calls>` with the Anthropic shape; a pythonic line decides (#32).
-  opener("olmo3", ["<function_calls>"], seq(ws, peek(seq(word("ident"), lit("(")))), {
-    kind: "pythonic",
-    closers: ["</function_calls>"],
-    lines: true,
-  }),
+  opener(
+    "olmo3",
+    ["<function_calls>"],
+    seq(ws, peek(seq(word("ident"), lit("(")))),
+    pythonic("lines", "</function_calls>"),
+  ),
   // Anthropic-style XML (#21, #21b), `antml:` prefix or not, and a bare `<invoke name="…">`.
   opener(
     "anthropic-xml",
@@ -603,11 +601,12 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(seq(lit("["), ws, lit("{")))),
     json("keys", "<|tool_call_end|>"),
   ),
-  opener("lfm2", ["<|tool_call_start|>"], seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))), {
-    kind: "pythonic",
-    closers: ["<|tool_call_end|>"],
-    lines: false,
-  }),
+  opener(
+    "lfm2",
+    ["<|tool_call_start|>"],
+    seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))),
+    pythonic("list", "<|tool_call_end|>"),
+  ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
 ]
