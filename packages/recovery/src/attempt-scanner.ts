@@ -6,6 +6,7 @@ import {
   type Markup,
 } from "@tool-rescue/detector"
 import type { Channel, NormalizedPart, OutputPart } from "./types.ts"
+import { classifyToolCall } from "./unknown-tool-calls.ts"
 
 /**
  * Internal: the scanner of one attempt's part stream. It feeds text and reasoning parts to one
@@ -195,7 +196,9 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
         return pushText(part, REASONING, out)
       case "tool-call":
         structuredCall = true
-        if (!options.tools.includes(part.toolName)) options.onUnknownTool(part.toolName, part.params ?? "")
+        if (classifyToolCall(part.toolName, options.tools) === "unknown") {
+          options.onUnknownTool(part.toolName, part.params ?? "")
+        }
         return pushPart(part)
       case "finish":
         if (!barrierSeen) {

@@ -253,11 +253,12 @@ function createTurn<Raw>(
       if (aborted()) throw fail(round, abortError(round))
       const next = round + 1
       emitEvent(options, { type: "recovery-started", round: next, markup: recoverable })
-      if (options.persistFailed !== undefined) {
+      const persist = options.persistFailed
+      if (persist !== undefined) {
         try {
           await race(
             Promise.resolve().then(() =>
-              options.persistFailed?.({
+              persist({
                 round,
                 text: report.text,
                 reasoning: report.reasoning,
