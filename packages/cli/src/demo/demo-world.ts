@@ -78,6 +78,15 @@ createServer(handler).listen(config.port, config.host)
 /** A fragment of the default host instruction, how the script tells a retry from a first request. */
 export const instructionMarker: string = "No action occurred"
 
+/** A failed response as the demo's `persistFailed` stores it (one JSON line each). */
+export interface FailedRecord {
+  readonly adapter: string
+  readonly scenario: string
+  readonly status: string
+  readonly round: number
+  readonly text: string
+}
+
 /** The scratch workspace. */
 export interface DemoWorkspace {
   readonly root: string
@@ -88,9 +97,7 @@ export interface DemoWorkspace {
   /** The `persistFailed` hook: appends the failed response with status "failed". */
   persistFailed(adapter: string, scenario: ScenarioId): (failed: FailedResponse) => Promise<void>
   /** Records persisted so far. */
-  failedRecords(): Promise<
-    readonly { adapter: string; scenario: string; status: string; round: number; text: string }[]
-  >
+  failedRecords(): Promise<readonly FailedRecord[]>
   remove(): Promise<void>
 }
 
@@ -148,16 +155,7 @@ export async function createDemoWorkspace(): Promise<DemoWorkspace> {
       return text
         .split("\n")
         .filter((line) => line.length > 0)
-        .map(
-          (line) =>
-            JSON.parse(line) as {
-              adapter: string
-              scenario: string
-              status: string
-              round: number
-              text: string
-            },
-        )
+        .map((line) => JSON.parse(line) as FailedRecord)
     },
     remove: () => rm(root, { recursive: true, force: true }),
   }

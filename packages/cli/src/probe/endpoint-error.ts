@@ -73,9 +73,8 @@ export function describeEndpointError(
     }
     return `HTTP ${status} from ${baseURL}${serverMessage(error)}`
   }
-  if (error instanceof NotOpenAIError)
-    return `${baseURL} does not answer like the OpenAI Chat Completions API: ${error.message}`
-  if (error instanceof SyntaxError)
+  // A shape we do not recognise, or a body that is not JSON.
+  if (error instanceof NotOpenAIError || error instanceof SyntaxError)
     return `${baseURL} does not answer like the OpenAI Chat Completions API: ${error.message}`
   if (isToolCallRecoveryError(error)) return `recovery failed (${error.code}): ${error.message}`
   const message = error instanceof Error ? error.message : String(error)

@@ -2,6 +2,7 @@ import type { FormatId } from "@tool-rescue/detector"
 import { withToolCallRecovery } from "@tool-rescue/openai"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import OpenAI from "openai"
+import { isObject } from "../scan/records.ts"
 import { createResponseScan } from "../scan/response-scan.ts"
 import { probePrompts, probeSystemPrompt, probeToolNames, probeTools } from "./probe-prompts.ts"
 
@@ -182,12 +183,12 @@ async function send(client: OpenAI, config: ProbeConfig, prompt: number): Promis
   let calls = 0
   let chunks = 0
   for await (const chunk of stream as AsyncIterable<unknown>) {
-    if (!isRecord(chunk) || !Array.isArray(chunk.choices)) {
+    if (!isObject(chunk) || !Array.isArray(chunk.choices)) {
       throw new NotOpenAIError(`a stream event is not a chat.completion.chunk: ${preview(chunk)}`)
     }
     chunks++
     for (const choice of chunk.choices) {
-      const delta = isRecord(choice) && isRecord(choice.delta) ? choice.delta : {}
+      const delta = isObject(choice) && isObject(choice.delta) ? choice.delta : {}
       if (typeof delta.content === "string") text.push(delta.content)
       const thought = delta.reasoning_content ?? delta.reasoning
       if (typeof thought === "string") reasoning.push(thought)
@@ -199,11 +200,11 @@ async function send(client: OpenAI, config: ProbeConfig, prompt: number): Promis
 }
 
 function readCompletion(completion: unknown): Reply {
-  if (!isRecord(completion) || !Array.isArray(completion.choices)) {
+  if (!isObject(completion) || !Array.isArray(completion.choices)) {
     throw new NotOpenAIError(`the answer is not a chat completion: ${preview(completion)}`)
   }
   const choice = completion.choices[0]
-  const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined
+  const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined
   if (message === undefined)
     throw new NotOpenAIError(`the chat completion has no message: ${preview(completion)}`)
   const thought = message.reasoning_content ?? message.reasoning
@@ -212,10 +213,6 @@ function readCompletion(completion: unknown): Reply {
     reasoning: typeof thought === "string" ? thought : "",
     calls: Array.isArray(message.tool_calls) ? message.tool_calls.length : 0,
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 function preview(value: unknown): string {

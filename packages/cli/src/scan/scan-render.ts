@@ -22,9 +22,14 @@ const SHORT_REASONS: Readonly<Record<NotRecoverableReason, string>> = {
   "no-evidence": "no envelope/structure",
 }
 
-/** `line 12`, `[3]`, or `document`, with the id when there is one. */
+/** `line 12`, `[3]` (a place in a JSON document), or `document`. */
+function whereLabel(place: Pick<RecordPlace, "line" | "path">): string {
+  return place.line !== undefined ? `line ${place.line}` : place.path || "document"
+}
+
+/** {@link whereLabel}, with the id when there is one. */
 export function placeLabel(place: RecordPlace): string {
-  const where = place.line !== undefined ? `line ${place.line}` : place.path ? place.path : "document"
+  const where = whereLabel(place)
   // A short id (a corpus sample id, a request id) helps find the record; long ones clutter.
   return place.id !== undefined && place.id.length <= 16 ? `${where} ${excerpt(place.id, 16)}` : where
 }
@@ -80,8 +85,7 @@ export function renderScanText(input: string, result: ScanInputResult, style: St
   if (report.skipped > 0) {
     out.push(`\n  ${style.bold(style.yellow(`skipped ${plural(report.skipped, "record")}`))}\n`)
     for (const skipped of report.skippedExamples) {
-      const where = skipped.line !== undefined ? `line ${skipped.line}` : skipped.path || "document"
-      out.push(`  ${where}: ${excerpt(skipped.reason, 160)}\n`)
+      out.push(`  ${whereLabel(skipped)}: ${excerpt(skipped.reason, 160)}\n`)
     }
     if (report.skipped > report.skippedExamples.length) {
       out.push(style.dim(`  … and ${formatCount(report.skipped - report.skippedExamples.length)} more\n`))
