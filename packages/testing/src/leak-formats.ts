@@ -171,17 +171,41 @@ const MM3 = "]<]minimax[>["
 const always = (): boolean => true
 const never = (): boolean => false
 
+/**
+ * A catalogue row; what it leaves out is the common case: an enveloped format (not start-anchored)
+ * with any tool name, one marker style, a closing marker, and no inner call header that survives
+ * without the opening marker.
+ */
+const row = (spec: Pick<FormatSpec, "id" | "render"> & Partial<FormatSpec>): FormatSpec => ({
+  startAnchored: false,
+  identifierNames: false,
+  styles: 1,
+  hasClosing: always,
+  innerHeader: never,
+  ...spec,
+})
+
+/** JSON call objects in one shared envelope: `OPEN{"name": …, "arguments": {…}}, {…}CLOSE`. */
+const jsonList = (
+  calls: readonly CallSpec[],
+  openText: string,
+  closeText: string,
+  separator = ", ",
+): Rendered => ({
+  head: [open(openText)],
+  calls: calls.map((call) => jsonCall(call, "arguments", true)),
+  separator,
+  tail: [close(closeText)],
+})
+
 /** The catalogue, keyed by format id (FORMATS.md §1.1). */
 export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, FormatSpec>(
   (
     [
-      {
+      row({
         // Row 1. Styles: 0 newlines between tags and around values, 1 everything on one line.
         id: "qwen3-coder",
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
         innerHeader: always,
         render: (calls, style) => {
           const nl = style % 2 === 0 ? "\n" : ""
@@ -200,15 +224,11 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             "\n",
           )
         },
-      },
-      {
+      }),
+      row({
         // Row 2. Styles: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or not.
         id: "hermes",
-        startAnchored: false,
-        identifierNames: false,
         styles: 8,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls, style) => {
           const tag = style % 2 === 0 ? "tool_call" : "tools"
           const spaced = (style >> 1) % 2 === 0
@@ -222,25 +242,15 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             "\n",
           )
         },
-      },
-      {
+      }),
+      row({
         // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`.
         id: "mistral",
         bracketClosing: (style) => style % 3 === 0,
-        startAnchored: false,
-        identifierNames: false,
         styles: 3,
         hasClosing: (style) => style % 3 === 0,
-        innerHeader: never,
         render: (calls, style) => {
-          if (style % 3 === 0) {
-            return {
-              head: [open("[TOOL_CALLS] [")],
-              calls: calls.map((call) => jsonCall(call, "arguments", true)),
-              separator: ", ",
-              tail: [close("]")],
-            }
-          }
+          if (style % 3 === 0) return jsonList(calls, "[TOOL_CALLS] [", "]")
           const args = style % 3 === 2 ? "[ARGS]" : ""
           return perCall(
             calls.map((call) => [
@@ -251,15 +261,13 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             "",
           )
         },
-      },
-      {
+      }),
+      row({
         // Rows 5, 5b. Styles: 0 bare JSON, 1 `<|python_tag|>` + JSON, 2 built-in `<|python_tag|>name.call(k=v)`.
         id: "llama3-json",
         startAnchored: true,
-        identifierNames: false,
         styles: 3,
         hasClosing: never,
-        innerHeader: never,
         render: (calls, style) => {
           // Built-in tools call one tool per message, named as a Python identifier.
           if (style % 3 === 2 && calls.length === 1 && /^[A-Za-z_]\w*$/.test(calls[0]!.name)) {
@@ -281,30 +289,25 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             tail: [],
           }
         },
-      },
-      {
+      }),
+      row({
         // Rows 6, 7, 18. Styles: 0 `[f(x=1), g(y=2)]`, 1 Llama 4 `<|python_start|>[…]<|python_end|>`.
         id: "pythonic",
         startAnchored: true,
         identifierNames: true,
         styles: 2,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls, style) => ({
           head: [open(style % 2 === 0 ? "[" : "<|python_start|>[")],
           calls: calls.map(pythonCall),
           separator: ", ",
           tail: [close(style % 2 === 0 ? "]" : "]<|python_end|>")],
         }),
-      },
-      {
+      }),
+      row({
         // Rows 8, 9. Styles: bit 0 R1/V3 (`function<sep>name` + ```json fence) or V3.1 (`name<sep>{…}`);
         // style >> 1 picks the opening spelling (§1.3 variants).
         id: "deepseek-v3",
-        startAnchored: false,
-        identifierNames: false,
         styles: 6,
-        hasClosing: always,
         innerHeader: always,
         render: (calls, style) => {
           const r1 = style % 2 === 0
@@ -328,14 +331,11 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             tail: [close(DS.callsEnd)],
           }
         },
-      },
-      {
+      }),
+      row({
         // Row 10. Styles: 0 V3.2 `function_calls`, 1 V4 `tool_calls`.
         id: "deepseek-dsml",
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
         innerHeader: always,
         render: (calls, style) => {
           const kind = style % 2 === 0 ? "function_calls" : "tool_calls"
@@ -350,14 +350,11 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             tail: [close(`\n</｜DSML｜${kind}>`)],
           }
         },
-      },
-      {
+      }),
+      row({
         // Row 11. Styles: 0 `tool_calls_section_begin`, 1 singular `tool_call_section_begin` (§1.3).
         id: "kimi-k2",
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
         innerHeader: always,
         render: (calls, style) => ({
           head: [open(style % 2 === 0 ? "<|tool_calls_section_begin|>\n" : "<|tool_call_section_begin|>\n")],
@@ -369,15 +366,11 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: "\n",
           tail: [close("\n<|tool_calls_section_end|>")],
         }),
-      },
-      {
+      }),
+      row({
         // Rows 12, 12b. Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines).
         id: "glm",
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls, style) => {
           const nl = style % 2 === 0 ? "\n" : ""
           return perCall(
@@ -394,16 +387,12 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             "\n",
           )
         },
-      },
-      {
+      }),
+      row({
         // Row 13. Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
         // 2 recipient before the channel. `<|call|>` closes.
         id: "harmony",
-        startAnchored: false,
-        identifierNames: false,
         styles: 3,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls, style) =>
           perCall(
             calls.map((call) => {
@@ -417,15 +406,12 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             }),
             "\n",
           ),
-      },
-      {
+      }),
+      row({
         // Row 14. Styles: 0 `<parameter name=…>`, 1 `<param name=…>` (§1.3).
         id: "minimax-m2",
         aliases: (_, bareOpening) => (bareOpening ? ["anthropic-xml"] : []),
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
         innerHeader: always,
         render: (calls, style) => {
           const tag = style % 2 === 0 ? "parameter" : "param"
@@ -440,14 +426,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             tail: [close("\n</minimax:tool_call>")],
           }
         },
-      },
-      {
+      }),
+      row({
         // Row 15 (L27): every tag prefixed with the namespace token; parameters are tags named after the key.
         id: "minimax-m3",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
         innerHeader: always,
         render: (calls) => ({
           head: [open(`${MM3}<tool_call>\n`)],
@@ -463,31 +445,18 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: "\n",
           tail: [close(`\n${MM3}</tool_call>`)],
         }),
-      },
-      {
+      }),
+      row({
         // Row 16: one JSON object a line inside `<tool_calls>`.
         id: "minimax-m1",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls) => ({
-          head: [open("<tool_calls>\n")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: "\n",
-          tail: [close("\n</tool_calls>")],
-        }),
-      },
-      {
+        render: (calls) => jsonList(calls, "<tool_calls>\n", "\n</tool_calls>", "\n"),
+      }),
+      row({
         // Row 17. Styles: 0 Granite 3.0 `<|tool_call|>[…]`, 1 granite-20b-fc `<function_call>{…}` per call. No closing.
         id: "granite",
         aliases: (style) => (style % 2 === 1 ? ["hermes"] : []),
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
         hasClosing: never,
-        innerHeader: never,
         render: (calls, style) =>
           style % 2 === 0
             ? {
@@ -500,15 +469,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
                 calls.map((call) => [open("<function_call>"), ...jsonCall(call, "arguments", true)]),
                 " ",
               ),
-      },
-      {
+      }),
+      row({
         // Row 19.
         id: "function-gemma",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) =>
           perCall(
             calls.map((call) => [
@@ -519,15 +483,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             ]),
             "",
           ),
-      },
-      {
+      }),
+      row({
         // Row 20.
         id: "gemma4",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) =>
           perCall(
             calls.map((call) => [
@@ -538,15 +497,12 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             ]),
             "",
           ),
-      },
-      {
+      }),
+      row({
         // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner header).
         id: "anthropic-xml",
         aliases: (style, bareOpening) => (bareOpening && style % 3 !== 2 ? ["minimax-m2"] : []),
-        startAnchored: false,
-        identifierNames: false,
         styles: 3,
-        hasClosing: always,
         innerHeader: (style) => style % 3 !== 2,
         render: (calls, style) => {
           if (style % 3 === 2) {
@@ -573,15 +529,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             tail: [close(`${nl}</function_calls>`)],
           }
         },
-      },
-      {
+      }),
+      row({
         // Row 22: `Action: ```json` opens, the closing fence closes (the fence is the envelope).
         id: "command-r",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("Action: ```json\n[\n")],
           calls: calls.map((call) => [
@@ -592,15 +543,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: ",\n",
           tail: [close("\n]\n```")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 22b.
         id: "command-r7b",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("<|START_ACTION|>[")],
           calls: calls.map((call, i) => [
@@ -611,30 +557,16 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: ", ",
           tail: [close("]<|END_ACTION|>")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 23: a bare JSON list at the start of the output (its other openers belong to other rows).
         id: "xlam",
         startAnchored: true,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls) => ({
-          head: [open("[")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: ", ",
-          tail: [close("]")],
-        }),
-      },
-      {
+        render: (calls) => jsonList(calls, "[", "]"),
+      }),
+      row({
         // Row 24.
         id: "seed-oss",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) =>
           perCall(
             calls.map((call) => [
@@ -650,16 +582,13 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             ]),
             "\n",
           ),
-      },
-      {
+      }),
+      row({
         // Rows 25, 25b. Styles: 0 v3.1 `<function=name>{…}</function>`, 1 v3.2 `>>>name\n{…}` (no closing).
         id: "functionary",
         nameGated: true,
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
         hasClosing: (style) => style % 2 === 0,
-        innerHeader: never,
         render: (calls, style) =>
           style % 2 === 0
             ? perCall(
@@ -674,14 +603,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
                 calls.map((call) => [open(`>>>${call.name}\n`), ...jsonArgs(call.args, true)]),
                 "",
               ),
-      },
-      {
+      }),
+      row({
         // Row 26.
         id: "step3",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
         innerHeader: always,
         render: (calls) => ({
           head: [open(`${STEP3.callsBegin}\n`)],
@@ -693,15 +618,10 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: "\n",
           tail: [close(`\n${STEP3.callsEnd}`)],
         }),
-      },
-      {
+      }),
+      row({
         // Row 27.
         id: "internlm",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) =>
           perCall(
             calls.map((call) => [
@@ -711,47 +631,23 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             ]),
             "\n",
           ),
-      },
-      {
+      }),
+      row({
         // Row 28.
         id: "jamba",
         aliases: () => ["apriel"],
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls) => ({
-          head: [open("<tool_calls>[")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: ", ",
-          tail: [close("]</tool_calls>")],
-        }),
-      },
-      {
+        render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
+      }),
+      row({
         // Row 29. Styles: 0 Phi-4-mini `functools[`, 1 FireFunction ` functools[` (leading space).
         id: "phi4-functools",
         bracketClosing: always,
-        startAnchored: false,
-        identifierNames: false,
         styles: 2,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls, style) => ({
-          head: [open(style % 2 === 0 ? "functools[" : " functools[")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: ", ",
-          tail: [close("]")],
-        }),
-      },
-      {
+        render: (calls, style) => jsonList(calls, style % 2 === 0 ? "functools[" : " functools[", "]"),
+      }),
+      row({
         // Row 30.
         id: "hunyuan",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("<tool_calls>")],
           calls: calls.map((call) => [
@@ -766,60 +662,37 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: "",
           tail: [close("</tool_calls>")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 31.
         id: "lfm2",
-        startAnchored: false,
         identifierNames: true,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("<|tool_call_start|>[")],
           calls: calls.map(pythonCall),
           separator: ", ",
           tail: [close("]<|tool_call_end|>")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 32: pythonic, one call a line.
         id: "olmo3",
-        startAnchored: false,
         identifierNames: true,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("<function_calls>")],
           calls: calls.map(pythonCall),
           separator: "\n",
           tail: [close("</function_calls>")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 33.
         id: "nemotron",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls) => ({
-          head: [open("<TOOLCALL>[")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: ", ",
-          tail: [close("]</TOOLCALL>")],
-        }),
-      },
-      {
+        render: (calls) => jsonList(calls, "<TOOLCALL>[", "]</TOOLCALL>"),
+      }),
+      row({
         // Row 34: short form `{name: {args}}`.
         id: "apertus",
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) => ({
           head: [open("<|tools_prefix|>[")],
           calls: calls.map((call) => [
@@ -830,32 +703,18 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           separator: ", ",
           tail: [close("]<|tools_suffix|>")],
         }),
-      },
-      {
+      }),
+      row({
         // Row 35: the same text shape as Jamba (row 28); a detector may report either id.
         id: "apriel",
         aliases: () => ["jamba"],
-        startAnchored: false,
-        identifierNames: false,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
-        render: (calls) => ({
-          head: [open("<tool_calls>[")],
-          calls: calls.map((call) => jsonCall(call, "arguments", true)),
-          separator: ", ",
-          tail: [close("]</tool_calls>")],
-        }),
-      },
-      {
+        render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
+      }),
+      row({
         // Row 36: a client prompt protocol, detected only when the format is enabled explicitly.
         id: "cline-xml",
         nameGated: true,
-        startAnchored: false,
         identifierNames: true,
-        styles: 1,
-        hasClosing: always,
-        innerHeader: never,
         render: (calls) =>
           perCall(
             calls.map((call) => [
@@ -865,7 +724,7 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
             ]),
             "\n",
           ),
-      },
+      }),
     ] satisfies FormatSpec[]
   ).map((spec) => [spec.id, spec]),
 )
