@@ -25,7 +25,7 @@ export type UnknownToolCalls = "error" | "return"
  * const error: ToolCallError = {
  *   name: "delete_everything",
  *   params: '{"force": true}',
- *   error: 'Unknown tool "delete_everything". Available tools: read_file.',
+ *   error: 'Unknown tool "delete_everything": no such tool is available, so nothing was run. Available tools: read_file.',
  * }
  * ```
  */
