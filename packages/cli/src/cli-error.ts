@@ -5,6 +5,13 @@
  * - `1`: a finding (`scan`: recoverable leaks were found; `demo`: a step did not behave as shown);
  * - `2`: the command could not do its job: bad arguments, unreadable input, an endpoint that
  *   refuses, rejects, times out or does not speak the OpenAI API.
+ *
+ * @example
+ * ```ts
+ * import { ExitCode, main, processIo } from "@tool-rescue/cli"
+ *
+ * if ((await main(["scan", "recorded.jsonl"], processIo())) === ExitCode.findings) console.error("leaks found")
+ * ```
  */
 export const ExitCode: { readonly ok: 0; readonly findings: 1; readonly error: 2 } = {
   ok: 0,
@@ -12,7 +19,16 @@ export const ExitCode: { readonly ok: 0; readonly findings: 1; readonly error: 2
   error: 2,
 }
 
-/** One of {@link ExitCode}. */
+/**
+ * One of {@link ExitCode}.
+ *
+ * @example
+ * ```ts
+ * import { ExitCode, type ExitCodeValue } from "@tool-rescue/cli"
+ *
+ * const code: ExitCodeValue = ExitCode.ok
+ * ```
+ */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
 /**

@@ -9,7 +9,16 @@ const EXIT_CODES = `Exit codes:
   2  bad arguments, unreadable input, or an endpoint that refused, rejected,
      timed out or did not answer like the OpenAI API`
 
-/** `tool-rescue --help`. */
+/**
+ * `tool-rescue --help`.
+ *
+ * @example
+ * ```ts
+ * import { overviewHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(overviewHelp)
+ * ```
+ */
 export const overviewHelp: string = `tool-rescue — tool calling that survives the model writing a tool call as text
 
 Usage:
@@ -29,7 +38,16 @@ Options:
 ${EXIT_CODES}
 `
 
-/** `tool-rescue demo --help`. */
+/**
+ * `tool-rescue demo --help`.
+ *
+ * @example
+ * ```ts
+ * import { demoHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(demoHelp)
+ * ```
+ */
 export const demoHelp: string = `Usage: tool-rescue demo [options]
 
 Plays one agent turn through each adapter (openai, AI SDK, Effect) against an
@@ -45,12 +63,22 @@ embedded OpenAI-compatible replay server on 127.0.0.1:
 
 Options:
   --only <adapter>  run one adapter: openai, ai-sdk or effect
+  --keep            keep the scratch workspace and its failed-responses log
   -h, --help        show this help
 
 Exit code 0 when every step behaved as shown, 1 when one did not.
 `
 
-/** `tool-rescue scan --help`. */
+/**
+ * `tool-rescue scan --help`.
+ *
+ * @example
+ * ```ts
+ * import { scanHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(scanHelp)
+ * ```
+ */
 export const scanHelp: string = `Usage: tool-rescue scan <file | -> [options]
 
 Reads recorded model responses and reports tool calls written as text: per
@@ -86,7 +114,16 @@ and text are read in constant memory; a JSON document is parsed whole.
 ${EXIT_CODES}
 `
 
-/** `tool-rescue probe --help`. */
+/**
+ * `tool-rescue probe --help`.
+ *
+ * @example
+ * ```ts
+ * import { probeHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(probeHelp)
+ * ```
+ */
 export const probeHelp: string = `Usage: tool-rescue probe --base-url <url> --model <id> [options]
 
 Sends tool-calling prompts (a built-in set of coding-agent tasks with real

@@ -4,7 +4,17 @@
  */
 import type { Readable } from "node:stream"
 
-/** A writable text stream: `process.stdout`, `process.stderr` or a test double. */
+/**
+ * A writable text stream: `process.stdout`, `process.stderr` or a test double.
+ *
+ * @example
+ * ```ts
+ * import type { OutputStream } from "@tool-rescue/cli"
+ *
+ * const chunks: string[] = []
+ * const captured: OutputStream = { write: (chunk) => chunks.push(chunk) }
+ * ```
+ */
 export interface OutputStream {
   write(chunk: string): unknown
   /** True when the stream is a terminal (colour and live progress lines are used only then). */
@@ -13,7 +23,18 @@ export interface OutputStream {
   readonly columns?: number | undefined
 }
 
-/** What a command reads from and writes to. */
+/**
+ * What a command reads from and writes to.
+ *
+ * @example
+ * ```ts
+ * import { type CliIo, processIo, runScan } from "@tool-rescue/cli"
+ *
+ * const chunks: string[] = []
+ * const io: CliIo = { ...processIo(), stdout: { write: (chunk) => chunks.push(chunk) } }
+ * await runScan(["recorded.jsonl", "--json"], io)
+ * ```
+ */
 export interface CliIo {
   readonly stdout: OutputStream
   readonly stderr: OutputStream

@@ -1,6 +1,16 @@
 import type { OutputStream } from "./io.ts"
 
-/** A status line redrawn in place on a terminal (stderr); silent elsewhere. */
+/**
+ * A status line redrawn in place on a terminal (stderr); silent elsewhere.
+ *
+ * @example
+ * ```ts
+ * import { createProgressLine, type ProgressLine } from "@tool-rescue/cli"
+ *
+ * const progress: ProgressLine = createProgressLine(process.stderr, true)
+ * progress.update("probing 3/10", true)
+ * ```
+ */
 export interface ProgressLine {
   /** Redraws the line, at most every `intervalMs` unless `force`. */
   update(text: string, force?: boolean): void

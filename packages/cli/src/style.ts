@@ -6,7 +6,17 @@
  */
 import type { OutputStream } from "./io.ts"
 
-/** Wraps text in ANSI colour codes, or returns it unchanged when colour is off. */
+/**
+ * Wraps text in ANSI colour codes, or returns it unchanged when colour is off.
+ *
+ * @example
+ * ```ts
+ * import { createStyle, type Style } from "@tool-rescue/cli"
+ *
+ * const style: Style = createStyle(process.stdout, process.env)
+ * console.log(style.enabled ? style.red("✗ failed") : "failed")
+ * ```
+ */
 export interface Style {
   readonly enabled: boolean
   bold(text: string): string

@@ -1,13 +1,32 @@
 import { visibleWidth } from "./style.ts"
 
-/** A column of {@link formatTable}. */
+/**
+ * A column of {@link formatTable}.
+ *
+ * @example
+ * ```ts
+ * import type { TableColumn } from "@tool-rescue/cli"
+ *
+ * const count: TableColumn = { header: "leaks", align: "right" }
+ * ```
+ */
 export interface TableColumn {
   readonly header: string
   /** @defaultValue "left" */
   readonly align?: "left" | "right"
 }
 
-/** Options of {@link formatTable}. */
+/**
+ * Options of {@link formatTable}.
+ *
+ * @example
+ * ```ts
+ * import { createStyle, formatTable, type TableOptions } from "@tool-rescue/cli"
+ *
+ * const options: TableOptions = { header: createStyle(process.stdout, process.env).bold, indent: "" }
+ * formatTable([{ header: "tool" }], [["read_file"]], options)
+ * ```
+ */
 export interface TableOptions {
   /** Applied to the header row (e.g. `style.bold`). */
   readonly header?: (text: string) => string
