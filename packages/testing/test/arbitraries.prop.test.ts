@@ -8,6 +8,7 @@ import {
   chunked,
   fencedExample,
   inlineCodeExample,
+  type Labels,
   type LeakVariant,
   leakedCall,
   leakVariants,
@@ -61,7 +62,7 @@ const markerLiterals: string[] = (() => {
   return [...found]
 })()
 
-/** Indexes of `needles` in `text`, each after the previous one; -1 when one is missing. */
+/** Whether `needles` occur in `text` in this order, each after the previous one. */
 function inOrder(text: string, needles: readonly string[]): boolean {
   let at = 0
   for (const needle of needles) {
@@ -72,20 +73,23 @@ function inOrder(text: string, needles: readonly string[]): boolean {
   return true
 }
 
+/** The text names the labelled calls in order, and `labels.tools` are the recoverable ones. */
+function expectCallsInOrder(text: string, labels: Labels): void {
+  expect(
+    inOrder(
+      text,
+      labels.calls.map((call) => call.toolName),
+    ),
+  ).toBe(true)
+  expect(labels.tools).toEqual(labels.calls.filter((call) => call.recoverable).map((call) => call.toolName))
+}
+
 describe("leakedCall", () => {
   test.prop([leakedCall({ tools, format: allFormats, unknownTools: true })])(
     "names its calls in order; labels.tools are the recoverable (offered) calls",
     ({ text, labels }) => {
       expect(labels.calls.length).toBeGreaterThan(0)
-      expect(
-        inOrder(
-          text,
-          labels.calls.map((call) => call.toolName),
-        ),
-      ).toBe(true)
-      expect(labels.tools).toEqual(
-        labels.calls.filter((call) => call.recoverable).map((call) => call.toolName),
-      )
+      expectCallsInOrder(text, labels)
       expect(labels.recoverable).toBe(labels.tools.length > 0)
       for (const call of labels.calls) {
         expect(call.format).toBe(labels.format)
@@ -256,15 +260,7 @@ describe("thinkingBlock / response", () => {
   test.prop([response({ tools, unknownTools: true })])(
     "labels list calls in text order and recoverable tools among them",
     ({ text, labels }) => {
-      expect(
-        inOrder(
-          text,
-          labels.calls.map((call) => call.toolName),
-        ),
-      ).toBe(true)
-      expect(labels.tools).toEqual(
-        labels.calls.filter((call) => call.recoverable).map((call) => call.toolName),
-      )
+      expectCallsInOrder(text, labels)
       for (const call of labels.calls) {
         if (!call.offered) expect(call.recoverable).toBe(false)
         if (call.inReasoning && call.answerFollows) expect(call.recoverable).toBe(false)
