@@ -7,35 +7,28 @@ import { chars, feed, outside, reassemble, splitAt } from "./helpers.ts"
 const options = { tools: TOOLS }
 const withCuts = document.chain((text) => fc.tuple(fc.constant(text), cuts(text.length)))
 
+/** Feeding `chunks` (a partition of `text`) gives the same text and markup as one `scan`. */
+function expectSplitInvariant(text: string, chunks: readonly string[]): void {
+  const whole = scan(text, options)
+  const parts = feed(chunks, options)
+  expect(parts.text).toBe(whole.text)
+  expect(parts.markup).toEqual(whole.markup)
+}
+
 describe("properties", () => {
   test.prop([withCuts])(
     "split invariance: any partition gives the same text and markup as scan",
-    ([text, points]) => {
-      const whole = scan(text, options)
-      const parts = feed(splitAt(text, points), options)
-      expect(parts.text).toBe(whole.text)
-      expect(parts.markup).toEqual(whole.markup)
-    },
+    ([text, points]) => expectSplitInvariant(text, splitAt(text, points)),
   )
 
   test.prop([document])(
     "split invariance: one code unit at a time (splits every surrogate pair and marker)",
-    (text) => {
-      const whole = scan(text, options)
-      const parts = feed(chars(text), options)
-      expect(parts.text).toBe(whole.text)
-      expect(parts.markup).toEqual(whole.markup)
-    },
+    (text) => expectSplitInvariant(text, chars(text)),
   )
 
   test.prop([fc.array(document, { minLength: 2, maxLength: 8 }).map((d) => d.join("\n"))])(
     "split invariance on long text: skipping with indexOf stops where the per-character scan does",
-    (text) => {
-      const whole = scan(text, options)
-      const parts = feed(chars(text), options)
-      expect(parts.text).toBe(whole.text)
-      expect(parts.markup).toEqual(whole.markup)
-    },
+    (text) => expectSplitInvariant(text, chars(text)),
   )
 
   test.prop([fc.constantFrom(...MARKERS), fc.nat(), document])(
@@ -43,11 +36,7 @@ describe("properties", () => {
     (marker, at, rest) => {
       const text = `${rest}${marker}${rest}`
       const cut = rest.length + (at % marker.length)
-      const whole = scan(text, options)
-      expect(feed([text.slice(0, cut), text.slice(cut)], options)).toMatchObject({
-        text: whole.text,
-        markup: whole.markup,
-      })
+      expectSplitInvariant(text, [text.slice(0, cut), text.slice(cut)])
     },
   )
 
@@ -144,11 +133,8 @@ describe("properties", () => {
       const partial = marker.length > 1 ? marker.slice(0, 1 + (drop % (marker.length - 1))) : marker
       const text = partial.repeat(times)
       const at = cut % (text.length + 1)
-      const whole = scan(text, options)
-      const parts = feed([text.slice(0, at), text.slice(at)], options)
-      expect(parts.text).toBe(whole.text)
-      expect(parts.markup).toEqual(whole.markup)
-      expect(reassemble(text, whole)).toBe(text)
+      expectSplitInvariant(text, [text.slice(0, at), text.slice(at)])
+      expect(reassemble(text, scan(text, options))).toBe(text)
     },
   )
 
