@@ -55,6 +55,8 @@ function calledText(call: unknown): string {
   return typeof text === "string" ? text : ""
 }
 
+const NO_NAMES: readonly string[] = []
+
 function withDelta(chunk: ChatCompletionChunk, delta: Delta, finish: boolean): ChatCompletionChunk {
   const choice = chunk.choices[0]!
   return {
@@ -70,8 +72,12 @@ export function chunkParts(chunk: ChatCompletionChunk): NormalizedPart<ChatRaw>[
   const rKey = reasoningKey(delta)
   const reasoning = rKey === undefined ? "" : (delta[rKey] as string)
   const content = typeof delta.content === "string" ? delta.content : ""
-  const calls = Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []
-  const names = calls.map(calledName).filter((name): name is string => name !== undefined)
+  // Most chunks carry no tool call: no arrays are built for them.
+  const calls = delta.tool_calls
+  const names =
+    Array.isArray(calls) && calls.length > 0
+      ? calls.map(calledName).filter((name): name is string => name !== undefined)
+      : NO_NAMES
   const finish = chunk.choices[0]?.finish_reason != null
 
   if (reasoning.length > 0 !== content.length > 0 && names.length === 0 && !finish) {
