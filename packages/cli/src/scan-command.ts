@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { choiceFlag, integerFlag, parseCommandArgs, stringFlag } from "./args.ts"
-import { CliError, ExitCode, usageError } from "./cli-error.ts"
+import { CliError, ExitCode, isCliError, usageError } from "./cli-error.ts"
 import type { CliIo } from "./io.ts"
 import { createProgressLine } from "./progress.ts"
 import { readLines } from "./scan/line-reader.ts"
@@ -95,7 +95,7 @@ async function openInput(input: string, io: CliIo): Promise<AsyncIterable<Uint8A
     const info = await stat(path)
     if (info.isDirectory()) throw new CliError(`cannot read ${input}: it is a directory`)
   } catch (error) {
-    if (error instanceof CliError) throw error
+    if (isCliError(error)) throw error
     throw new CliError(`cannot read ${input}: ${describeFsError(error)}`)
   }
   return createReadStream(path, { highWaterMark: 256 * 1024 })
