@@ -125,10 +125,7 @@ function stateText(m: Machine): boolean {
   if (m.anchor) {
     // Start-anchored formats: the first visible character of the response (or after reasoning).
     // Line feeds still go through `line-start` (a fence may open there).
-    for (; i < len; i++) {
-      const c = m.buf.charCodeAt(i)
-      if (!isBlank(c)) break
-    }
+    while (i < len && isBlank(m.buf.charCodeAt(i))) i++
     m.pos = i
     if (i === len) return false
     if (m.buf.charCodeAt(i) === LF) {
@@ -142,6 +139,7 @@ function stateText(m: Machine): boolean {
     m.anchor = false
     if (r >= 0) return act(m, i, r)
   }
+  // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
     // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
     i = skipPlain(m.buf, i, textScanner(m))
@@ -152,7 +150,6 @@ function stateText(m: Machine): boolean {
       // Most lines start with plain text: stay here unless the next character matters at a line start.
       const next = i + 1 < len ? m.buf.charCodeAt(i + 1) : LF
       if (
-        !m.anchor &&
         next > SPACE &&
         next !== BACKTICK &&
         next !== TILDE &&
@@ -161,7 +158,7 @@ function stateText(m: Machine): boolean {
         i++
         continue
       }
-      if (next === LF && i + 2 < len && !m.anchor) {
+      if (next === LF && i + 2 < len) {
         // A blank line: the paragraph ends (as in `line-start`); the second line feed is looked at next.
         dropRuns(m)
         i++
