@@ -4,7 +4,6 @@ import {
   type NormalizedPart,
   type OutputPart,
   type RecoveryOptions,
-  resolvePlacement,
   resolveRecoveryOptions,
   runTurn,
 } from "@tool-rescue/recovery"
@@ -61,8 +60,7 @@ export function decorate(
   options?: Options,
 ): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
-  resolveRecoveryOptions(options)
-  const placement = resolvePlacement(options)
+  const { instructionPlacement: placement } = resolveRecoveryOptions(options)
   return (service) => {
     const inner = untyped(service)
     const decorated: LanguageModel.LanguageModel = {

@@ -1,4 +1,4 @@
-import { resolvePlacement, resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/recovery"
+import { resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/recovery"
 import { chatApi, responsesApi } from "./apis.ts"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
@@ -19,12 +19,8 @@ function settingsOf(
     )
   }
   // Validated now, so that a misconfiguration throws here and not on the first request.
-  resolveRecoveryOptions(recovery)
-  return {
-    recovery,
-    placement: resolvePlacement(recovery),
-    returnToolCallErrors: unknownToolCalls === "return",
-  }
+  const { instructionPlacement: placement } = resolveRecoveryOptions(recovery)
+  return { recovery, placement, returnToolCallErrors: unknownToolCalls === "return" }
 }
 
 /**
