@@ -207,10 +207,7 @@ export function buildLeak(
     const kept = segments.filter((segment) => keep(segment, i === last))
     if (variant === "truncated" && i === last) {
       // Stop inside the last value segment (the truncation value appended by the caller).
-      let valueAt = -1
-      kept.forEach((segment, j) => {
-        if (segment.role === "value") valueAt = j
-      })
+      const valueAt = kept.findLastIndex((segment) => segment.role === "value")
       const target = kept[valueAt]!
       let at = 1 + (cut % Math.max(1, target.text.length - 1))
       // A model stops between tokens, never inside a surrogate pair.
