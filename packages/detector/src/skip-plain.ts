@@ -97,8 +97,10 @@ export function makeScanner(
     const quietPairs = new Uint8Array(pairs)
     quietPairs[(LF << 7) | LF] = 0
     quietPairs[(LF << 7) | CR] = 0
-    scanner.quiet = { ...scanner, pairs: quietPairs }
-    scanner.quiet = Object.assign(scanner.quiet, { quiet: scanner.quiet })
+    // A quiet scanner is its own quiet twin.
+    const quiet = { ...scanner, pairs: quietPairs }
+    quiet.quiet = quiet
+    scanner.quiet = quiet
   }
   return scanner
 }
