@@ -65,13 +65,13 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
   const tables = tablesFor(enabled, [...tools])
-  const maxHold = Math.max(maxHoldChars, tables.longest)
-  let m = createMachine(tools, tables, maxHold)
+  let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
   return {
     push: (delta: string): DetectorResult => pushDelta(m, delta),
     end: (): DetectorResult => endStream(m),
     reset: (): void => {
-      m = createMachine(tools, tables, maxHold)
+      // From the machine's own options: the closures keep nothing but `m` (an idle detector stays small).
+      m = createMachine(m.tools, m.tables, m.maxHold)
     },
     held: (): number => heldCount(m),
   }
