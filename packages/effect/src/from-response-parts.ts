@@ -1,19 +1,17 @@
-import { Schema } from "effect"
-import { AiError, Prompt, Response } from "effect/ai"
+import { Prompt, type Response } from "effect/ai"
 import { isToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"
 
-const encodeAiError = Schema.encodeSync(AiError.AiError)
-
 /**
- * `Prompt.fromResponseParts` that also understands {@link ToolCallErrorPart}s: each becomes the
- * assistant's tool call (its `params` as the model wrote them) and a failed tool result whose
- * value is the encoded `AiError`, the very result the Toolkit returns for a failed call under
- * `failureMode: "return"`. The model sees the error and can correct itself; no tool call is left
- * unanswered in the history. Every other part is handled by Effect's own `Prompt.fromResponseParts`.
+ * Effect's own `Prompt.fromResponseParts`, typed to also accept a response's content that may
+ * hold {@link ToolCallErrorPart}s. It gives the same prompt as Effect's function: the content
+ * already carries each error part's standard `tool-call` and failed `tool-result` parts, which
+ * become the assistant's tool call and a failed tool result (the model sees the error and can
+ * correct itself); the error part itself, which only describes them, is left out, as Effect's
+ * function leaves out any part it does not know. Nothing is doubled.
  *
- * Effect's `Prompt.fromResponseParts` does not know `tool-call-error` parts (they are ours, not
- * Effect's; Effect-TS/effect #7574 would add them upstream): with `unknownToolCalls: "return"`,
- * use this function to append a response to a history.
+ * At run time `Prompt.fromResponseParts(response.content)` is enough (and `Chat` uses it), but its
+ * TypeScript signature does not know the `tool-call-error` part type: with
+ * `unknownToolCalls: "return"` this alias spares you a cast.
  *
  * @example
  * ```ts
@@ -30,36 +28,6 @@ const encodeAiError = Schema.encodeSync(AiError.AiError)
  */
 export function fromResponseParts(parts: ReadonlyArray<Response.AnyPart | ToolCallErrorPart>): Prompt.Prompt {
   const standard: Response.AnyPart[] = []
-  for (const part of parts) {
-    if (isToolCallErrorPart(part)) standard.push(...toolCallErrorAsParts(part))
-    else standard.push(part)
-  }
+  for (const part of parts) if (!isToolCallErrorPart(part)) standard.push(part)
   return Prompt.fromResponseParts(standard)
-}
-
-/**
- * The two standard parts a {@link ToolCallErrorPart} stands for: the tool call and its failed
- * result. `Prompt.fromResponseParts` puts the call into the assistant message and the result into
- * the tool message, in order.
- */
-export function toolCallErrorAsParts(part: ToolCallErrorPart): readonly [Response.AnyPart, Response.AnyPart] {
-  const encodedResult = encodeAiError(part.error)
-  return [
-    Response.makePart("tool-call", {
-      id: part.id,
-      name: part.name,
-      params: part.params,
-      providerExecuted: false,
-      metadata: part.metadata,
-    }),
-    Response.makePart("tool-result", {
-      id: part.id,
-      name: part.name,
-      isFailure: true,
-      result: part.error,
-      encodedResult,
-      providerExecuted: false,
-      preliminary: false,
-    }),
-  ]
 }

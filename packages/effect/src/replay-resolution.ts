@@ -1,7 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import { Context, Effect, type Exit, Schema, type Scope, Stream } from "effect"
 import { LanguageModel, Prompt, Response, ResponseIdTracker, Telemetry, type Tool, Toolkit } from "effect/ai"
-import type { ToolCallErrorPart } from "./tool-call-error-part.ts"
 
 /*
  * Effect's tool resolution (approvals, concurrency, `failureMode`, incomplete finishes, the
@@ -10,13 +9,18 @@ import type { ToolCallErrorPart } from "./tool-call-error-part.ts"
  * from the model are handed, re-encoded, to a LanguageModel built by `LanguageModel.make` whose
  * provider hooks just replay them. No second model request is made. Calls that became
  * `tool-call-error` parts travel through the replay as placeholders (a `response-metadata` part,
- * which Effect passes through untouched) and are swapped back on the way out, in order.
+ * which Effect passes through untouched) and are swapped back on the way out, in order. In
+ * `generateText` one more such part marks the end of the replayed parts: Effect appends its tool
+ * results after them, and the failed results of the error parts go there too.
  */
 
 /** The metadata key of a placeholder; its value indexes the per-call table of error parts. */
 const PLACEHOLDER = "~tool-rescue/effect/tool-call-error"
 
-/** A slot in a replayed response: a decoded part, or the index of a {@link ToolCallErrorPart}. */
+/** The metadata key of the marker that ends the replayed parts of a `generateText` response. */
+const RESULTS_MARKER = "~tool-rescue/effect/tool-call-error-results"
+
+/** A slot in a replayed response: a decoded part, or the index of a `tool-call-error` part. */
 export type ReplaySlot = Response.AllParts<any> | number
 
 /** Tools with opaque params, cached like LanguageModel.ts does, so part schemas are reused. */
@@ -64,15 +68,23 @@ export const encodeSlots = (
       : (encode(slot) as Effect.Effect<Response.StreamPartEncoded, Schema.SchemaError>),
   )
 
-/** Swaps a placeholder back for its error part; every other part is returned as is. */
-export const swapPlaceholder = <P extends { readonly type: string }>(
-  part: P,
-  errors: ReadonlyMap<number, ToolCallErrorPart>,
-): P | ToolCallErrorPart => {
-  if (part.type !== "response-metadata") return part
-  const slot = (part as unknown as Response.ResponseMetadataPart).metadata[PLACEHOLDER]
-  return typeof slot === "number" ? (errors.get(slot) ?? part) : part
+/** The marker that ends the replayed parts of a `generateText` response (see {@link isResultsMarker}). */
+export const resultsMarker: Response.PartEncoded = {
+  type: "response-metadata",
+  metadata: { [RESULTS_MARKER]: true },
 }
+
+/** The slot of a placeholder (an index into the per-call table of error parts), or undefined. */
+export const placeholderSlot = (part: { readonly type: string }): number | undefined => {
+  if (part.type !== "response-metadata") return undefined
+  const slot = (part as Response.ResponseMetadataPart).metadata[PLACEHOLDER]
+  return typeof slot === "number" ? slot : undefined
+}
+
+/** Whether a replayed part is the {@link resultsMarker}. */
+export const isResultsMarker = (part: { readonly type: string }): boolean =>
+  part.type === "response-metadata" &&
+  (part as Response.ResponseMetadataPart).metadata[RESULTS_MARKER] === true
 
 /**
  * Runs `run` against a model whose provider replays `hooks`. The replay sees neither the

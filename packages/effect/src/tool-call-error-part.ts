@@ -3,9 +3,19 @@ import { AiError, Response } from "effect/ai"
 
 /**
  * A structured tool call that could not be run, returned as a value instead of failing the
- * operation (only with `unknownToolCalls: "return"`). It stands for the call **and** its failed
- * result: {@link fromResponseParts} turns it into the assistant's tool call plus a failed tool
- * result, so the model sees the error and the history never holds an unanswered call.
+ * operation (only with `unknownToolCalls: "return"`). It describes the call; the response's
+ * `content` also carries the call's standard parts, so that Effect's own
+ * `Prompt.fromResponseParts(response.content)` (and `Chat`) put the call into the assistant
+ * message and its failed result into the tool message, and the history never holds an unanswered
+ * call:
+ *
+ * - a {@link ToolCallErrorCallPart} just before it (the `tool-call`, where the model made it);
+ * - a {@link ToolCallErrorResultPart} (the failed `tool-result`, the very result the Toolkit
+ *   returns for a failed call under `failureMode: "return"`): in a stream right after it, before
+ *   `finish`; in `generateText` after the response's parts, with the tool results, as Effect
+ *   orders them.
+ *
+ * `Prompt.fromResponseParts` ignores this part; `response.toolCallErrors` lists it.
  *
  * - `name` is the tool name as the model wrote it.
  * - `params` is the provider's argument value unchanged when it is JSON (malformed argument
@@ -96,6 +106,61 @@ export function isToolCallErrorPart(value: unknown): value is ToolCallErrorPart 
   return (
     typeof value === "object" && value !== null && (value as { type?: unknown }).type === "tool-call-error"
   )
+}
+
+/**
+ * The standard `tool-call` part that comes with a {@link ToolCallErrorPart} in a response: the
+ * call as the model made it (any tool name, the part's JSON `params`). Its name need not be in the
+ * toolkit, and a known tool's params need not satisfy the tool's schema: that is why it failed.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const label = (part: ToolCallRecovery.ToolCallErrorCallPart): string => `${part.name}(${JSON.stringify(part.params)})`
+ * ```
+ */
+export type ToolCallErrorCallPart = Response.ToolCallPart<string, Schema.Json>
+
+/**
+ * The standard failed `tool-result` part that comes with a {@link ToolCallErrorPart} in a
+ * response: `isFailure: true`, `result` the part's `AiError` and `encodedResult` that error
+ * encoded, the very result the Toolkit returns for a failed call under `failureMode: "return"`.
+ * It is what the model sees in the next request.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const reason = (part: ToolCallRecovery.ToolCallErrorResultPart): string => part.result.reason._tag
+ * ```
+ */
+export type ToolCallErrorResultPart = Response.ToolResultFailure<string, AiError.AiError>
+
+const encodeAiError = Schema.encodeSync(AiError.AiError)
+
+/** The {@link ToolCallErrorCallPart} a {@link ToolCallErrorPart} comes with. */
+export function callPartOf(part: ToolCallErrorPart): ToolCallErrorCallPart {
+  return Response.makePart("tool-call", {
+    id: part.id,
+    name: part.name,
+    params: part.params,
+    providerExecuted: false,
+    metadata: part.metadata,
+  })
+}
+
+/** The {@link ToolCallErrorResultPart} a {@link ToolCallErrorPart} comes with. */
+export function resultPartOf(part: ToolCallErrorPart): ToolCallErrorResultPart {
+  return Response.makePart("tool-result", {
+    id: part.id,
+    name: part.name,
+    isFailure: true,
+    result: part.error,
+    encodedResult: encodeAiError(part.error),
+    providerExecuted: false,
+    preliminary: false,
+  }) as ToolCallErrorResultPart
 }
 
 /** What {@link makeToolCallErrorPart} needs: the original call and the error to report. */

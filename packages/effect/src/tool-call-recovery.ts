@@ -4,8 +4,9 @@
  * - {@link layer}, {@link decorate}, {@link withRecovery}: recover tool calls a model wrote as
  *   text (the `LanguageModel` service, decorated).
  * - {@link generateText}, {@link streamText}: Effect's accessors plus `unknownToolCalls`, which
- *   returns calls to unknown tools as {@link ToolCallErrorPart}s (Effect-TS/effect #7574).
- * - {@link fromResponseParts}: a response's content as history, error parts included.
+ *   answers calls to unknown tools with failed tool results and describes them with
+ *   {@link ToolCallErrorPart}s (Effect-TS/effect #7574).
+ * - {@link fromResponseParts}: Effect's `Prompt.fromResponseParts`, typed for such a response.
  *
  * @example
  * ```ts
@@ -23,8 +24,10 @@ export { decorate, layer, type Options, type WithRecovery, withRecovery } from "
 export { fromResponseParts } from "./from-response-parts.ts"
 export {
   isToolCallErrorPart,
+  type ToolCallErrorCallPart,
   ToolCallErrorPart,
   type ToolCallErrorPartEncoded,
+  type ToolCallErrorResultPart,
 } from "./tool-call-error-part.ts"
 export {
   isToolCallRecoveryError,

@@ -8,17 +8,26 @@ import {
   approvalToolCallIds,
   approvedStreamPart,
   encodeSlots,
+  isResultsMarker,
   makePartEncoder,
   omitTracking,
+  placeholderSlot,
   promptWithApproved,
   type ReplaySlot,
   recordApprovedCalls,
+  resultsMarker,
   startEagerly,
-  swapPlaceholder,
   withReplayModel,
 } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
-import { isToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"
+import {
+  callPartOf,
+  isToolCallErrorPart,
+  resultPartOf,
+  type ToolCallErrorCallPart,
+  type ToolCallErrorPart,
+  type ToolCallErrorResultPart,
+} from "./tool-call-error-part.ts"
 
 export type { UnknownToolCalls } from "@tool-rescue/recovery"
 
@@ -27,9 +36,11 @@ export type { UnknownToolCalls } from "@tool-rescue/recovery"
  *
  * - `"error"` (default): Effect's own behaviour and types, unchanged: a call to a tool the
  *   toolkit does not hold fails the operation with an `InvalidOutputError`.
- * - `"return"`: such a call becomes a {@link ToolCallErrorPart} (and `toolCallErrors` lists it);
- *   a known tool's invalid params follow its `failureMode` even with
- *   `disableToolCallResolution: true`. Stands in for Effect-TS/effect #7574.
+ * - `"return"`: such a call is answered by a failed tool result in the response (so
+ *   `Prompt.fromResponseParts(response.content)` gives the call and its failed result) and
+ *   described by a {@link ToolCallErrorPart} (`toolCallErrors` lists them); a known tool's invalid
+ *   params follow its `failureMode` even with `disableToolCallResolution: true`. Stands in for
+ *   Effect-TS/effect #7574.
  *
  * @example
  * ```ts
@@ -63,9 +74,20 @@ type OptionValue<Options> = "unknownToolCalls" extends keyof Options
 export type ToolCallErrorPartOf<Options> = ToolCallErrorPartFor<OptionValue<Options>, ToolCallErrorPart>
 
 /**
+ * What `content` gains when `ErrorPart` is not `never`: the error part, and the standard call and
+ * failed result that come with it (their tool names need not be in the toolkit).
+ */
+type ReturnedParts<ErrorPart> = ErrorPart extends ToolCallErrorPart
+  ? ErrorPart | ToolCallErrorCallPart | ToolCallErrorResultPart
+  : never
+
+/**
  * Effect's `GenerateTextResponse` plus `toolCallErrors`. With the default option `ErrorPart` is
- * `never`: `content` is exactly Effect's type and `toolCallErrors` is `Array<never>`. At run time
- * the response is an instance of Effect's `LanguageModel.GenerateTextResponse`.
+ * `never`: `content`, `toolCalls` and `toolResults` are exactly Effect's types and
+ * `toolCallErrors` is `Array<never>`. Otherwise `content` also holds the {@link ToolCallErrorPart}s
+ * with their {@link ToolCallErrorCallPart}s and {@link ToolCallErrorResultPart}s (which
+ * `toolCalls` and `toolResults` list too). At run time the response is an instance of Effect's
+ * `LanguageModel.GenerateTextResponse`.
  *
  * @example
  * ```ts
@@ -81,8 +103,19 @@ export interface GenerateTextResponse<
   Tools extends Record<string, Tool.Any>,
   ParametersMode extends Response.ToolParametersMode = "decoded",
   ErrorPart = never,
-> extends Omit<LanguageModel.GenerateTextResponse<Tools, ParametersMode>, "content"> {
-  readonly content: Array<Response.Part<Tools, ParametersMode> | ErrorPart>
+> extends Omit<
+    LanguageModel.GenerateTextResponse<Tools, ParametersMode>,
+    "content" | "toolCalls" | "toolResults"
+  > {
+  readonly content: Array<Response.Part<Tools, ParametersMode> | ReturnedParts<ErrorPart>>
+  /** The `tool-call` parts of `content`, those answered by a failed result included. */
+  readonly toolCalls: Array<
+    Response.ToolCallParts<Tools, ParametersMode> | Extract<ReturnedParts<ErrorPart>, ToolCallErrorCallPart>
+  >
+  /** The `tool-result` parts of `content`, the failed results of the error parts included. */
+  readonly toolResults: Array<
+    Response.ToolResultParts<Tools> | Extract<ReturnedParts<ErrorPart>, ToolCallErrorResultPart>
+  >
   /** The {@link ToolCallErrorPart}s of `content`, in order. */
   readonly toolCallErrors: Array<ErrorPart>
 }
@@ -97,10 +130,16 @@ type WithToolkit<Tools extends Record<string, Tool.Any>> = LanguageModel.Generat
 /**
  * `LanguageModel.generateText` with the `unknownToolCalls` option. With the default (`"error"`,
  * or left out) it is Effect's own call, the response only gains `toolCallErrors: Array<never>`.
- * With `"return"`, a structured call to a tool the toolkit does not hold becomes a
- * {@link ToolCallErrorPart} in `content` instead of failing the operation, and the calls to known
- * tools are resolved by Effect as usual. Append a response to a history with
- * {@link fromResponseParts}.
+ * With `"return"`, a structured call to a tool the toolkit does not hold no longer fails the
+ * operation: `content` keeps the `tool-call`, followed by a {@link ToolCallErrorPart} describing
+ * it, and a failed `tool-result` (the Toolkit's `ToolNotFoundError`) joins the tool results after
+ * the response's parts; the calls to known tools are resolved by Effect as usual. So
+ * `Prompt.fromResponseParts(response.content)` (or {@link fromResponseParts}, typed for this
+ * content) gives the assistant's calls and every result, the failed ones included.
+ *
+ * With `disableToolCallResolution: true` as well, Effect runs no handler and the calls to known
+ * tools stay for you to run; the unknown ones (which no handler of yours can run) are still
+ * answered by their failed result, so skip the calls `toolCallErrors` lists.
  *
  * @example
  * ```ts
@@ -175,9 +214,11 @@ export const generateText: {
 
 /**
  * `LanguageModel.streamText` with the `unknownToolCalls` option (see {@link generateText}). With
- * `"return"`, the stream carries a {@link ToolCallErrorPart} where the call to an unknown tool
- * was, and the calls to known tools are resolved by Effect as usual (tool results before
- * `finish`, approvals, `failureMode`).
+ * `"return"`, a call to an unknown tool is followed in the stream by a {@link ToolCallErrorPart}
+ * and its failed `tool-result` (after the call, before `finish`, as Effect orders tool results),
+ * and the calls to known tools are resolved by Effect as usual (tool results before `finish`,
+ * approvals, `failureMode`). `Prompt.fromResponseParts` over the collected parts (as `Chat` does)
+ * gives the call and its failed result.
  *
  * @example
  * ```ts
@@ -195,7 +236,7 @@ export const streamText: {
     options: Options & WithoutToolkit,
   ): Stream.Stream<
     | Response.StreamPart<{}, LanguageModel.ExtractToolParametersModeWithoutToolkit<Options>>
-    | ToolCallErrorPartOf<Options>,
+    | ReturnedParts<ToolCallErrorPartOf<Options>>,
     LanguageModel.ExtractError<Options>,
     LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
   >
@@ -203,7 +244,7 @@ export const streamText: {
     options: Options & WithToolkit<Tools>,
   ): Stream.Stream<
     | Response.StreamPart<Tools, LanguageModel.ExtractToolParametersMode<Options>>
-    | ToolCallErrorPartOf<Options>,
+    | ReturnedParts<ToolCallErrorPartOf<Options>>,
     LanguageModel.ExtractError<Options>,
     LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
   >
@@ -220,7 +261,7 @@ export const streamText: {
         LanguageModel.ExtractTools<Options>,
         LanguageModel.ExtractToolParametersMode<Options>
       >
-    | ToolCallErrorPartOf<Options>,
+    | ReturnedParts<ToolCallErrorPartOf<Options>>,
     LanguageModel.ExtractError<Options>,
     LanguageModel.ExtractServices<Options> | LanguageModel.LanguageModel
   >
@@ -351,8 +392,15 @@ const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResp
     const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
     const first = yield* untyped(model).generateText(deferredOptions)
     if (recorder === undefined || toolkit === undefined) {
-      const content = yield* Effect.forEach(first.content, (part) => classifyPart(part, classifier))
-      return new ToolCallRecoveryResponse(content as never)
+      // No replay: Effect resolves nothing, the failed results simply follow the content.
+      const classified = yield* Effect.forEach(first.content, (part) => classifyPart(part, classifier))
+      const errors = classified.filter(isToolCallErrorPart)
+      return new ToolCallRecoveryResponse([
+        ...classified.flatMap(
+          (part): Array<unknown> => (isToolCallErrorPart(part) ? [callPartOf(part), part] : [part]),
+        ),
+        ...errors.map(resultPartOf),
+      ] as never)
     }
     // LanguageModel resolved the prompt's approvals before calling the provider and put their
     // results first: the approved ones are kept (the replay must not run them again), the
@@ -374,6 +422,9 @@ const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResp
     const encoded = yield* encodeSlots(slots, makePartEncoder(classifier.tools, false)).pipe(
       Effect.mapError(invalidOutput("generateText")),
     )
+    // Effect appends its tool results after the replayed parts: the marker keeps that place
+    // for the failed results of the error parts.
+    if (errors.size > 0) encoded.push(resultsMarker as Response.StreamPartEncoded)
     const second = yield* withReplayModel(
       { generateText: () => Effect.succeed(encoded as Array<Response.PartEncoded>) },
       (replay) =>
@@ -385,7 +436,11 @@ const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResp
     )
     return new ToolCallRecoveryResponse([
       ...approved,
-      ...second.content.map((part) => swapPlaceholder(part, errors)),
+      ...second.content.flatMap((part): Array<unknown> => {
+        if (isResultsMarker(part)) return Array.from(errors.values(), resultPartOf)
+        const error = errorAt(part, errors)
+        return error === undefined ? [part] : [callPartOf(error), error]
+      }),
     ] as never)
   })
 
@@ -396,7 +451,14 @@ const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, 
       const first = untyped(model).streamText(deferredOptions)
       if (recorder === undefined || toolkit === undefined) {
         return Stream.mapArrayEffect(first, (chunk) =>
-          Effect.forEach(chunk, (part) => classifyPart(part, classifier)),
+          Effect.map(
+            Effect.forEach(chunk, (part) => classifyPart(part, classifier)),
+            // Each part gives one or more: a non-empty chunk stays non-empty.
+            (parts) =>
+              parts.flatMap(
+                (part): Array<unknown> => (isToolCallErrorPart(part) ? answered(part) : [part]),
+              ) as unknown as readonly [unknown, ...unknown[]],
+          ),
         ) as Stream.Stream<unknown, unknown, unknown>
       }
       // The first request runs the prompt's approved calls in its setup: finish that setup
@@ -435,8 +497,30 @@ const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, 
         Stream.fromIterable(approved),
         second.pipe(
           Stream.updateContext(omitTracking),
-          Stream.map((part) => swapPlaceholder(part, errors)),
+          // Each part gives one or more: a non-empty chunk stays non-empty.
+          Stream.mapArray(
+            (chunk) =>
+              chunk.flatMap((part): Array<unknown> => {
+                const error = errorAt(part, errors)
+                return error === undefined ? [part] : answered(error)
+              }) as unknown as readonly [unknown, ...unknown[]],
+          ),
         ),
       ) as Stream.Stream<unknown, unknown, unknown>
     }),
   )
+
+/** The error part a replayed placeholder stands for, or undefined for any other part. */
+const errorAt = (
+  part: { readonly type: string },
+  errors: ReadonlyMap<number, ToolCallErrorPart>,
+): ToolCallErrorPart | undefined => {
+  const slot = placeholderSlot(part)
+  return slot === undefined ? undefined : errors.get(slot)
+}
+
+/**
+ * An error part in a stream, with the standard parts that come with it: the call where the model
+ * made it, then the error part, then the failed result (after the call, before `finish`).
+ */
+const answered = (error: ToolCallErrorPart): Array<unknown> => [callPartOf(error), error, resultPartOf(error)]

@@ -4,7 +4,14 @@ import { Effect, Layer, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { ToolCallRecovery } from "../src/index.ts"
-import { failureOf, recordingHandlers, runOurs, toolkit } from "./support/fixtures.ts"
+import {
+  effectsHistory,
+  failureOf,
+  historyShape,
+  recordingHandlers,
+  runOurs,
+  toolkit,
+} from "./support/fixtures.ts"
 import { fileHandlers, files, qwenLeak, streamedText } from "./support/leaks.ts"
 import { openAiChatModel } from "./support/openai-chat-model.ts"
 
@@ -95,6 +102,21 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
               ],
             )
             assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+            // Effect's own Prompt.fromResponseParts answers every call, the unknown ones with failures.
+            const history = historyShape(effectsHistory(parts))
+            assert.deepStrictEqual(history.roles, ["assistant", "tool"])
+            assert.deepStrictEqual(
+              history.calls.map(([, name]) => name),
+              ["DeleteEverything", "GetWeather", "Gone"],
+            )
+            assert.deepStrictEqual(
+              history.results.map(([, name, isFailure, reason]) => [name, isFailure, reason]).sort(),
+              [
+                ["DeleteEverything", true, "ToolNotFoundError"],
+                ["GetWeather", false, undefined],
+                ["Gone", true, "ToolNotFoundError"],
+              ],
+            )
             assert.lengthOf(server.requests, 1)
             const tools = server.requests[0]!.body!.tools as Array<{ function: { name: string } }>
             assert.deepStrictEqual(

@@ -1,14 +1,16 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Response } from "effect/ai"
+import { AiError, Response } from "effect/ai"
 import fc from "fast-check"
 import { ToolCallRecovery } from "../src/index.ts"
 import { jsonParams } from "../src/tool-call-error-part.ts"
 import {
   call,
+  effectsHistory,
   exportHistory,
   finish,
+  historyShape,
   type Mode,
   oneResponse,
   recordingHandlers,
@@ -62,6 +64,7 @@ const metadata = fc.dictionary(
 
 const unknownCall = fc.record({ name: unknownName, params: anyParams, metadata })
 
+const encodeAiError = Schema.encodeSync(AiError.AiError)
 const encodeJson = Schema.encodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
 const decodeJson = Schema.decodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
 
@@ -93,10 +96,52 @@ describe("a returned tool-call-error part always satisfies the response schema",
               errors.map((part) => [part.id, part.name]),
               calls.map((c, i) => [`c${i}`, c.name]),
             )
-            const partSchema = mode === "generateText" ? Response.Part(toolkit) : Response.StreamPart(toolkit)
+            const generate = mode === "generateText"
+            const partSchema = generate ? Response.Part(toolkit) : Response.StreamPart(toolkit)
             const responsePart = Schema.is(Schema.Union([partSchema, ToolCallRecovery.ToolCallErrorPart]))
-            for (const part of content)
-              assert.isTrue(responsePart(part), `${part.type} satisfies the response schema`)
+            // The call and failed result that come with an error part name a tool the toolkit
+            // does not hold: they satisfy Effect's schema for any tool.
+            const anyToolPart = Schema.is(generate ? Response.Part() : Response.StreamPart())
+            const byId = new Map(errors.map((part) => [part.id, part]))
+            for (const part of content) {
+              const id = "id" in part ? part.id : undefined
+              const error = id === undefined ? undefined : byId.get(id)
+              if (error === undefined || part.type === "tool-call-error") {
+                assert.isTrue(responsePart(part), `${part.type} satisfies the response schema`)
+              } else {
+                assert.isTrue(anyToolPart(part), `${part.type} satisfies Effect's schema for any tool`)
+                if (part.type === "tool-call") assert.strictEqual(part.params, error.params)
+                if (part.type === "tool-result") {
+                  assert.isTrue(part.isFailure)
+                  assert.strictEqual(part.result, error.error)
+                  assert.deepStrictEqual(part.encodedResult, encodeAiError(error.error))
+                }
+              }
+            }
+            // Each error part comes with exactly one call before it and one failed result after it;
+            // in a stream the result comes before `finish`, in generateText after the content.
+            const types = content.map((part) => `${part.type}:${"id" in part ? part.id : ""}`)
+            const finishAt = types.indexOf("finish:")
+            for (const id of byId.keys()) {
+              const at = (type: string) => types.indexOf(`${type}:${id}`)
+              assert.strictEqual(types.filter((t) => t === `tool-call:${id}`).length, 1)
+              assert.strictEqual(types.filter((t) => t === `tool-result:${id}`).length, 1)
+              assert.strictEqual(at("tool-call-error"), at("tool-call") + 1)
+              assert.isTrue(
+                generate ? at("tool-result") > finishAt : at("tool-result") < finishAt,
+                `the result of ${id} is placed as Effect places tool results`,
+              )
+            }
+            // Effect's own Prompt.fromResponseParts answers every call with its failed result.
+            const shape = historyShape(effectsHistory(content))
+            assert.deepStrictEqual(
+              shape.calls,
+              errors.map((part) => [part.id, part.name, part.params]),
+            )
+            assert.deepStrictEqual(
+              shape.results,
+              errors.map((part) => [part.id, part.name, true, "ToolNotFoundError"]),
+            )
             for (const [i, part] of errors.entries()) {
               assert.isTrue(Schema.is(ToolCallRecovery.ToolCallErrorPart)(part))
               const decoded = decodeJson(encodeJson(part))

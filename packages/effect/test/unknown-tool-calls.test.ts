@@ -1,16 +1,19 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema, Stream } from "effect"
-import { type AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { Effect, Ref, Schema, Stream } from "effect"
+import { type AiError, Chat, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
 import {
   call,
+  effectsHistory,
   exportHistory,
   failureOf,
   finish,
+  historyShape,
   modes,
   oneResponse,
   recordingHandlers,
+  returningModel,
   runEffects,
   runOurs,
   toolkit,
@@ -96,15 +99,71 @@ describe.each(modes)("%s", (mode) => {
           "GetWeather",
           "GetTime",
         ])
-        // In place of the call, and the known call's result comes before `finish` in streams.
+        // The call stays where it was, described by the error part right after it. Its failed
+        // result is placed as Effect places tool results: after the content in generateText,
+        // after the call and before `finish` in streams.
         assert.deepStrictEqual(
-          parts.map((part) => part.type),
+          parts.map((part) => [part.type, "id" in part ? part.id : undefined]),
           mode === "generateText"
-            ? ["tool-call-error", "tool-call", "finish", "tool-result"]
-            : ["tool-call-error", "tool-call", "tool-result", "finish"],
+            ? [
+                ["tool-call", "c1"],
+                ["tool-call-error", "c1"],
+                ["tool-call", "c2"],
+                ["finish", undefined],
+                ["tool-result", "c1"],
+                ["tool-result", "c2"],
+              ]
+            : [
+                ["tool-call", "c1"],
+                ["tool-call-error", "c1"],
+                ["tool-result", "c1"],
+                ["tool-call", "c2"],
+                ["tool-result", "c2"],
+                ["finish", undefined],
+              ],
         )
-        const [result] = ofType(parts, "tool-result")
+        const [failed, result] = ofType(parts, "tool-result")
+        assert.isTrue(failed?.isFailure)
+        assert.deepStrictEqual(failed?.result, error.error, "the failed result carries the error")
         assert.strictEqual(result?.result, "sunny in Paris")
+      }),
+    )
+
+    it.effect("Effect's own Prompt.fromResponseParts: the call, then its failed result", () =>
+      Effect.gen(function* () {
+        const { layer } = recordingHandlers()
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(
+            oneResponse(mode, [
+              { type: "text", text: "Let me see." },
+              call("c1", "Nope", { a: 1 }),
+              call("c2", "GetWeather", { city: "Rome" }),
+              finish("tool-calls"),
+            ]).layer,
+          ),
+          Effect.provide(layer),
+        )
+        const history = effectsHistory(parts)
+        assert.deepStrictEqual(historyShape(history), {
+          roles: ["assistant", "tool"],
+          calls: [
+            ["c1", "Nope", { a: 1 }],
+            ["c2", "GetWeather", { city: "Rome" }],
+          ],
+          results: [
+            ["c1", "Nope", true, "ToolNotFoundError"],
+            ["c2", "GetWeather", false, undefined],
+          ],
+        })
+        const assistant = history.content[0] as Prompt.AssistantMessage
+        assert.deepStrictEqual(
+          assistant.content.map((part) => part.type),
+          ["text", "tool-call", "tool-call"],
+        )
+        // Our alias gives the very same prompt: nothing is doubled.
+        assert.deepStrictEqual(ToolCallRecovery.fromResponseParts(parts), history)
+        const json = yield* exportHistory(parts)
+        assert.include(json, "ToolNotFoundError")
       }),
     )
 
@@ -121,7 +180,7 @@ describe.each(modes)("%s", (mode) => {
           ),
           Effect.provide(layer),
         )
-        const history = ToolCallRecovery.fromResponseParts(parts)
+        const history = effectsHistory(parts)
         const [assistant, tool] = history.content
         assert.strictEqual(assistant?.role, "assistant")
         assert.strictEqual(tool?.role, "tool")
@@ -195,9 +254,22 @@ describe.each(modes)("%s", (mode) => {
           Effect.provide(layer),
         )
         assert.strictEqual(errorParts(parts)[0]?.params, '{"broken')
-        const [known] = ofType(parts, "tool-call")
-        assert.strictEqual(known?.params, '{"broken')
-        yield* exportHistory(parts)
+        assert.deepStrictEqual(
+          ofType(parts, "tool-call").map((part) => [part.id, part.params]),
+          [
+            ["c1", '{"broken'],
+            ["c2", '{"broken'],
+          ],
+        )
+        assert.deepStrictEqual(
+          historyShape(effectsHistory(parts)).calls.map(([id, , params]) => [id, params]),
+          [
+            ["c1", '{"broken'],
+            ["c2", '{"broken'],
+          ],
+        )
+        const json = yield* exportHistory(parts)
+        assert.include(json, String.raw`{\"broken`)
       }),
     )
   })
@@ -221,11 +293,50 @@ describe.each(modes)("%s", (mode) => {
           Effect.provide(layer),
         )
         assert.deepStrictEqual(ran, [])
+        // Without the unknown call (its call, error part and failed result) it is Effect's response.
         assert.deepStrictEqual(
-          ours.filter((part) => part.type !== "tool-call-error"),
+          ours.filter((part) => !("id" in part && part.id === "c1")),
           theirs,
         )
         assert.strictEqual(failureOf(errorParts(ours)[0]?.error), "Toolkit/ToolNotFoundError")
+        // No handler of ours can run an unknown tool, so its call is answered here; the known
+        // call is left for the caller to run, as Effect leaves it with resolution disabled.
+        assert.deepStrictEqual(historyShape(effectsHistory(ours)), {
+          roles: ["assistant", "tool"],
+          calls: [
+            ["c1", "Nope", {}],
+            // Effect's encoded params: the schema drops the excess key.
+            ["c2", "GetWeather", { city: "Oslo" }],
+          ],
+          results: [["c1", "Nope", true, "ToolNotFoundError"]],
+        })
+        assert.deepStrictEqual(
+          ours.map((part) => [part.type, "id" in part ? part.id : undefined]),
+          mode === "generateText"
+            ? [
+                ["tool-call", "c1"],
+                ["tool-call-error", "c1"],
+                ["tool-call", "c2"],
+                ["finish", undefined],
+                ["tool-result", "c1"],
+              ]
+            : [
+                ["tool-call", "c1"],
+                ["tool-call-error", "c1"],
+                ["tool-result", "c1"],
+                ["tool-call", "c2"],
+                ["finish", undefined],
+              ],
+        )
+        // The calls left to run: those no result answers (toolCallErrors lists the others).
+        const answered = new Set(ofType(ours, "tool-result").map((part) => part.id))
+        assert.deepStrictEqual(
+          ofType(ours, "tool-call")
+            .filter((part) => !answered.has(part.id))
+            .map((part) => part.id),
+          ["c2"],
+        )
+        yield* exportHistory(ours)
       }),
     )
 
@@ -249,7 +360,8 @@ describe.each(modes)("%s", (mode) => {
         const handlers = yield* toolkit
         const stream = yield* handlers.handle("GetWeather", { city: 42 } as never, "c1")
         const [toolkitResult] = yield* Stream.runCollect(stream)
-        const history = ToolCallRecovery.fromResponseParts(parts)
+        const history = effectsHistory(parts)
+        assert.deepStrictEqual(historyShape(history).calls, [["c1", "GetWeather", { city: 42 }]])
         const ourResult = (history.content[1] as Prompt.ToolMessage).content[0] as Prompt.ToolResultPart
         assert.isTrue(ourResult.isFailure)
         assert.deepStrictEqual(ourResult.result, toolkitResult?.encodedResult)
@@ -338,6 +450,51 @@ describe.each(modes)("%s", (mode) => {
           assert.strictEqual(failureOf(error), "LanguageModel/InvalidOutputError")
           assert.deepStrictEqual(ran, [])
         }),
+      )
+    }
+  })
+
+  describe("through Chat (its history is Effect's own Prompt.fromResponseParts of the response)", () => {
+    for (const disableToolCallResolution of [false, true]) {
+      it.effect(
+        `a turn with an unknown call, resolution ${disableToolCallResolution ? "disabled" : "enabled"}`,
+        () => {
+          const { ran, layer } = recordingHandlers()
+          const model = oneResponse(mode, [
+            call("c1", "Nope", { a: 1 }),
+            call("c2", "GetWeather", { city: "Rome" }),
+            finish("tool-calls"),
+          ])
+          return Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            const options = { prompt: "Weather in Rome?", toolkit, disableToolCallResolution }
+            if (mode === "generateText") yield* chat.generateText(options)
+            else yield* Stream.runDrain(chat.streamText(options))
+            const history = yield* Ref.get(chat.history)
+            assert.deepStrictEqual(historyShape(history), {
+              roles: ["user", "assistant", "tool"],
+              calls: [
+                ["c1", "Nope", { a: 1 }],
+                ["c2", "GetWeather", { city: "Rome" }],
+              ],
+              results: disableToolCallResolution
+                ? [["c1", "Nope", true, "ToolNotFoundError"]]
+                : [
+                    ["c1", "Nope", true, "ToolNotFoundError"],
+                    ["c2", "GetWeather", false, undefined],
+                  ],
+            })
+            assert.deepStrictEqual(ran, disableToolCallResolution ? [] : ["GetWeather:Rome"])
+            const json = yield* chat.exportJson
+            assert.include(json, "ToolNotFoundError")
+            const restored = yield* Chat.fromJson(json)
+            assert.deepStrictEqual(historyShape(yield* Ref.get(restored.history)), historyShape(history))
+          }).pipe(
+            Effect.updateService(LanguageModel.LanguageModel, returningModel),
+            Effect.provide(model.layer),
+            Effect.provide(layer),
+          )
+        },
       )
     }
   })
@@ -452,6 +609,7 @@ describe.each(modes)("%s", (mode) => {
         [
           ["a1", false],
           ["a2", true],
+          ["c1", true],
         ],
       )
       assert.strictEqual(parts[0]?.type, "tool-result")

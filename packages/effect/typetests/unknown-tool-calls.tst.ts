@@ -1,6 +1,6 @@
 import type { Effect, Stream } from "effect"
 import { Schema } from "effect"
-import { type AiError, LanguageModel, type Response, Tool, Toolkit } from "effect/ai"
+import { type AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { describe, expect, test } from "tstyche"
 import { ToolCallRecovery } from "../src/index.ts"
 
@@ -48,6 +48,12 @@ describe("generateText, default option", () => {
 
   test("the response is usable as Effect's response", () => {
     expect<Ok<typeof omitted>>().type.toBeAssignableTo<LanguageModel.GenerateTextResponse<Tools, "opaque">>()
+    expect<Ok<typeof omitted>["toolCalls"]>().type.toBe<Ok<typeof effects>["toolCalls"]>()
+    expect<Ok<typeof omitted>["toolResults"]>().type.toBe<Ok<typeof effects>["toolResults"]>()
+  })
+
+  test("Effect's own Prompt.fromResponseParts takes the content", () => {
+    expect(Prompt.fromResponseParts).type.toBeCallableWith([] as Content<typeof omitted>[])
   })
 
   test("error and requirement types are Effect's own", () => {
@@ -65,11 +71,32 @@ describe("generateText, default option", () => {
 describe('generateText, unknownToolCalls: "return"', () => {
   const returning = ToolCallRecovery.generateText({ prompt: "hi", toolkit, unknownToolCalls: "return" })
 
-  test("the tool-call-error part joins the union", () => {
+  test("the tool-call-error part joins the union, with the call and failed result that come with it", () => {
     expect<Content<typeof returning>>().type.toBe<
-      Response.Part<Tools, "opaque"> | ToolCallRecovery.ToolCallErrorPart
+      | Response.Part<Tools, "opaque">
+      | ToolCallRecovery.ToolCallErrorPart
+      | ToolCallRecovery.ToolCallErrorCallPart
+      | ToolCallRecovery.ToolCallErrorResultPart
     >()
     expect<"tool-call-error">().type.toBeAssignableTo<Content<typeof returning>["type"]>()
+  })
+
+  test("toolCalls and toolResults include the call and failed result of each error part", () => {
+    expect<Ok<typeof returning>["toolCalls"]>().type.toBe<
+      Array<Response.ToolCallParts<Tools, "opaque"> | ToolCallRecovery.ToolCallErrorCallPart>
+    >()
+    expect<Ok<typeof returning>["toolResults"]>().type.toBe<
+      Array<Response.ToolResultParts<Tools> | ToolCallRecovery.ToolCallErrorResultPart>
+    >()
+  })
+
+  test("the call and failed result are parts Effect's Prompt.fromResponseParts takes", () => {
+    expect<ToolCallRecovery.ToolCallErrorCallPart>().type.toBeAssignableTo<Response.AnyPart>()
+    expect<ToolCallRecovery.ToolCallErrorResultPart>().type.toBeAssignableTo<Response.AnyPart>()
+    // Effect's signature does not know the error part itself (Effect ignores it at run time):
+    // our alias takes the content as it is.
+    expect(Prompt.fromResponseParts).type.not.toBeCallableWith([] as Content<typeof returning>[])
+    expect(ToolCallRecovery.fromResponseParts).type.toBeCallableWith([] as Content<typeof returning>[])
   })
 
   test("toolCallErrors lists tool-call-error parts", () => {
@@ -84,7 +111,10 @@ describe('generateText, unknownToolCalls: "return"', () => {
       unknownToolCalls: "return",
     })
     expect<Content<typeof disabled>>().type.toBe<
-      Response.Part<Tools, "encoded"> | ToolCallRecovery.ToolCallErrorPart
+      | Response.Part<Tools, "encoded">
+      | ToolCallRecovery.ToolCallErrorPart
+      | ToolCallRecovery.ToolCallErrorCallPart
+      | ToolCallRecovery.ToolCallErrorResultPart
     >()
   })
 })
@@ -94,6 +124,8 @@ describe("an option value that is not statically known keeps the part", () => {
     const mode = Math.random() > 0.5 ? "error" : "return"
     const response = ToolCallRecovery.generateText({ prompt: "hi", toolkit, unknownToolCalls: mode })
     expect<Errors<typeof response>>().type.toBe<Array<ToolCallRecovery.ToolCallErrorPart>>()
+    expect<ToolCallRecovery.ToolCallErrorCallPart>().type.toBeAssignableTo<Content<typeof response>>()
+    expect<ToolCallRecovery.ToolCallErrorResultPart>().type.toBeAssignableTo<Content<typeof response>>()
   })
 
   test("the option type itself", () => {
@@ -126,7 +158,10 @@ describe("streamText", () => {
   test('"return": the tool-call-error part joins the union', () => {
     const ours = ToolCallRecovery.streamText({ prompt: "hi", toolkit, unknownToolCalls: "return" })
     expect<Stream.Success<typeof ours>>().type.toBe<
-      Response.StreamPart<Tools, "opaque"> | ToolCallRecovery.ToolCallErrorPart
+      | Response.StreamPart<Tools, "opaque">
+      | ToolCallRecovery.ToolCallErrorPart
+      | ToolCallRecovery.ToolCallErrorCallPart
+      | ToolCallRecovery.ToolCallErrorResultPart
     >()
   })
 })

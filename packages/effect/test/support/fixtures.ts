@@ -121,11 +121,63 @@ export { finish }
 export const failureOf = (error: unknown): string =>
   AiError.isAiError(error) ? `${error.module}/${error.reason._tag}` : `not an AiError: ${String(error)}`
 
-/** Appends a response to a prompt with our `fromResponseParts` and exports it as Chat JSON. */
+/**
+ * Effect's own `Prompt.fromResponseParts`, as users and `Chat` call it on a response's parts. Its
+ * signature does not know the `tool-call-error` part (Effect ignores it at run time): hence the cast.
+ */
+export const effectsHistory = (
+  parts: ReadonlyArray<Response.AnyPart | ToolCallRecovery.ToolCallErrorPart>,
+): Prompt.Prompt => Prompt.fromResponseParts(parts as ReadonlyArray<Response.AnyPart>)
+
+/** Appends a response to a prompt with Effect's own `fromResponseParts` and exports it as Chat JSON. */
 export const exportHistory = (
   parts: ReadonlyArray<Response.AnyPart | ToolCallRecovery.ToolCallErrorPart>,
 ): Effect.Effect<string, AiError.AiError> =>
   Effect.flatMap(
-    Chat.fromPrompt(Prompt.concat(Prompt.make("hi"), ToolCallRecovery.fromResponseParts(parts))),
+    Chat.fromPrompt(Prompt.concat(Prompt.make("hi"), effectsHistory(parts))),
     (chat) => chat.exportJson,
   )
+
+/** A history's tool calls and tool results, by message role, for assertions. */
+export interface HistoryShape {
+  readonly roles: ReadonlyArray<string>
+  /** `[id, name, params]` of the assistant's tool calls, in order. */
+  readonly calls: ReadonlyArray<readonly [string, string, unknown]>
+  /** `[id, name, isFailure, reason]` of the tool message's results (`reason`: the encoded AiError's tag). */
+  readonly results: ReadonlyArray<readonly [string, string, boolean, string | undefined]>
+}
+
+export function historyShape(prompt: Prompt.Prompt): HistoryShape {
+  const calls: Array<readonly [string, string, unknown]> = []
+  const results: Array<readonly [string, string, boolean, string | undefined]> = []
+  for (const message of prompt.content) {
+    if (message.role === "assistant") {
+      for (const part of message.content)
+        if (part.type === "tool-call") calls.push([part.id, part.name, part.params])
+    } else if (message.role === "tool") {
+      for (const part of message.content) {
+        if (part.type !== "tool-result") continue
+        const reason = (part.result as { reason?: { _tag?: unknown } } | null)?.reason?._tag
+        results.push([part.id, part.name, part.isFailure, typeof reason === "string" ? reason : undefined])
+      }
+    }
+  }
+  return { roles: prompt.content.map((message) => message.role), calls, results }
+}
+
+/**
+ * A `LanguageModel` whose `generateText` / `streamText` are our accessors with
+ * `unknownToolCalls: "return"` over `inner`: how a `Chat` (which calls the service) gets the option.
+ */
+export const returningModel = (inner: LanguageModel.LanguageModel): LanguageModel.LanguageModel =>
+  ({
+    ...inner,
+    generateText: (options: LanguageModel.GenerateTextOptions<any>) =>
+      ToolCallRecovery.generateText({ ...options, unknownToolCalls: "return" } as never).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, inner),
+      ),
+    streamText: (options: LanguageModel.GenerateTextOptions<any>) =>
+      ToolCallRecovery.streamText({ ...options, unknownToolCalls: "return" } as never).pipe(
+        Stream.provideService(LanguageModel.LanguageModel, inner),
+      ),
+  }) as unknown as LanguageModel.LanguageModel
