@@ -1,4 +1,5 @@
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider"
+import { appendInstruction } from "@tool-rescue/recovery"
 
 /**
  * Returns the retry prompt: the original prompt (which never holds the malformed response: the
@@ -21,8 +22,7 @@ export function placeInstruction(
   }
   const first = prompt[0]
   if (first?.role === "system") {
-    const content = first.content.length === 0 ? instruction : `${first.content}\n\n${instruction}`
-    return [{ ...first, content }, ...prompt.slice(1)]
+    return [{ ...first, content: appendInstruction(first.content, instruction) }, ...prompt.slice(1)]
   }
   return [{ role: "system", content: instruction }, ...prompt]
 }

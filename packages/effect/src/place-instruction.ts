@@ -1,3 +1,4 @@
+import { appendInstruction } from "@tool-rescue/recovery"
 import { Prompt } from "effect/ai"
 
 /**
@@ -21,7 +22,7 @@ export function placeInstruction(
   const [first, ...rest] = prompt.content
   if (first?.role === "system") {
     const merged = Prompt.makeMessage("system", {
-      content: `${first.content}\n\n${instruction}`,
+      content: appendInstruction(first.content, instruction),
       options: first.options,
     })
     return Prompt.fromMessages([merged, ...rest])

@@ -191,6 +191,22 @@ describe("streamText through the layer", () => {
     }).pipe(Effect.provide(fileHandlers().layer)),
   )
 
+  it.effect("an empty leading system message becomes the instruction alone (no leading blank line)", () =>
+    Effect.gen(function* () {
+      const prompt = Prompt.make([
+        { role: "system", content: "" },
+        { role: "user", content: "Read src/a.ts" },
+      ])
+      const model = scriptedModel({ stream: [leakStream, callStream()] })
+      yield* LanguageModel.streamText({ prompt, toolkit: files }).pipe(
+        Stream.runDrain,
+        Effect.provide(ToolCallRecovery.layer({ instruction: "USE REAL CALLS" })),
+        Effect.provide(model.layer),
+      )
+      assert.deepStrictEqual(systemOf(model.requests[1]!), ["USE REAL CALLS"])
+    }).pipe(Effect.provide(fileHandlers().layer)),
+  )
+
   it.effect(
     "persistFailed gets the malformed response; a failing hook ends the turn with persist-failed",
     () =>

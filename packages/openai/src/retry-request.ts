@@ -11,6 +11,8 @@
  * a server that honours the key would answer it with the malformed response again.
  */
 
+import { appendInstruction } from "@tool-rescue/recovery"
+
 type Body = Readonly<Record<string, unknown>>
 type Message = Readonly<Record<string, unknown>>
 
@@ -19,7 +21,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function appendText(content: unknown, instruction: string): unknown {
-  if (typeof content === "string") return content.length === 0 ? instruction : `${content}\n\n${instruction}`
+  if (typeof content === "string") return appendInstruction(content, instruction)
   if (Array.isArray(content)) return [...content, { type: "text", text: instruction }]
   return instruction
 }
@@ -47,7 +49,7 @@ export function chatRetryBody(body: Body, instruction: string, placement: "syste
 export function responsesRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
   if (placement === "system") {
     const previous = typeof body.instructions === "string" ? body.instructions : ""
-    return { ...body, instructions: previous.length === 0 ? instruction : `${previous}\n\n${instruction}` }
+    return { ...body, instructions: appendInstruction(previous, instruction) }
   }
   const item = { type: "message", role: "user", content: instruction }
   const input = body.input

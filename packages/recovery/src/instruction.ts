@@ -56,6 +56,24 @@ export function resolveInstruction(
   return text
 }
 
+/**
+ * Appends the instruction to the text of an existing system message (or Responses
+ * `instructions`), after a blank line; an empty text becomes the instruction alone. Adapters use
+ * it for placement `"system"`, so every adapter sends the same merged text.
+ *
+ * @example
+ * ```ts
+ * import { appendInstruction } from "@tool-rescue/recovery"
+ *
+ * appendInstruction("You are a coding agent.", "Use real tool calls.")
+ * // "You are a coding agent.\n\nUse real tool calls."
+ * appendInstruction("", "Use real tool calls.") // "Use real tool calls."
+ * ```
+ */
+export function appendInstruction(text: string, instruction: string): string {
+  return text.length === 0 ? instruction : `${text}\n\n${instruction}`
+}
+
 function uniqueNames(context: InstructionContext): string[] {
   const names: string[] = []
   for (const m of context.markup) {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest"
 import {
+  appendInstruction,
   classifyToolCall,
   defaultInstruction,
   emitEvent,
@@ -81,6 +82,11 @@ describe("instruction", () => {
     expect(resolveInstruction({ instruction: (c) => `r${c.round}` }, context)).toBe("r2")
     // @ts-expect-error — must return a string
     expect(() => resolveInstruction({ instruction: () => 42 }, context)).toThrow(TypeError)
+  })
+
+  test("appendInstruction: after a blank line, or alone when the text is empty", () => {
+    expect(appendInstruction("You are terse.", "USE REAL CALLS")).toBe("You are terse.\n\nUSE REAL CALLS")
+    expect(appendInstruction("", "USE REAL CALLS")).toBe("USE REAL CALLS")
   })
 
   test("resolvePlacement", () => {
