@@ -215,9 +215,18 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
 
 const cache = new Map<string, Tables>()
 
+/** Cache keys of the (never mutated) enabled-format sets seen so far. */
+const idsOf = new WeakMap<ReadonlySet<FormatId>, string>()
+
 /** The tables for a set of enabled formats (and tools, when `cline-xml` is enabled), cached. */
 export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
-  const ids = [...enabled].sort().join(",")
+  // The default set is one shared object: its key is built once, not sorted and joined on every
+  // createDetector (a noticeable share of a short turn, which creates two detectors).
+  let ids = idsOf.get(enabled)
+  if (ids === undefined) {
+    ids = [...enabled].sort().join(",")
+    idsOf.set(enabled, ids)
+  }
   const key = enabled.has("cline-xml") ? `${ids}|${tools.join("\u0000")}` : ids
   let tables = cache.get(key)
   if (tables === undefined) {
