@@ -5,13 +5,12 @@ import { testIo } from "./support.ts"
 describe("demo", () => {
   it("plays both scenarios through the openai, AI SDK and Effect adapters, and exits 0", async () => {
     const io = testIo()
-    const started = performance.now()
+    // No wall-clock assertion: under `pnpm check` every package's suite shares two cores, so a
+    // timed unit test is flaky. The demo's speed (≈1 s built, piped) is measured and reported, not tested.
     const code = await main(["demo"], io)
-    const ms = performance.now() - started
     const out = io.stdout.text()
     expect(io.stderr.text()).toBe("")
     expect(code, out).toBe(0)
-    expect(ms).toBeLessThan(10_000)
 
     // One section per adapter, two scenarios each.
     const sections = out.split("\n━━ ").slice(1)
