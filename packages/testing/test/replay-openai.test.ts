@@ -469,7 +469,7 @@ describe("close()", () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     const started = performance.now()
     await server.close()
-    expect(performance.now() - started).toBeLessThan(500)
+    expect(performance.now() - started).toBeLessThan(3_000)
     await drained
     // Sockets close asynchronously: poll briefly, then require that none is left at all.
     for (let i = 0; i < 50 && tcpHandles() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
