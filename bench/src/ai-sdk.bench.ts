@@ -11,7 +11,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider"
 import { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { jsonSchema, streamText, tool, wrapLanguageModel } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
-import { registerSuite } from "./suite.ts"
+import { median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. Times are CPU time (see `cpuMs`) of one `streamText` step, in ms. */
 export interface AiSdkBenchResult {
@@ -116,12 +116,6 @@ async function modelOnly(script: readonly LanguageModelV4StreamPart[], wrapped: 
   const elapsed = cpuMs() - start
   if (n < script.length - 2) throw new Error("bench: parts missing")
   return elapsed
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /** Measures both variants, interleaved (so machine noise hits both alike), after a warm-up. */

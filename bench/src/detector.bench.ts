@@ -18,7 +18,7 @@ import { availableParallelism, cpus as cpuList } from "node:os"
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider"
 import { qwen3CoderProtocol } from "@ai-sdk-tool/parser"
 import { createDetector } from "@tool-rescue/detector"
-import { registerSuite } from "./suite.ts"
+import { median, registerSuite } from "./suite.ts"
 
 const cpus = (): string => cpuList()[0]?.model.trim() ?? "unknown CPU"
 
@@ -284,12 +284,6 @@ function limit(text: string): number {
 }
 
 // --- measurement ---------------------------------------------------------------------------------
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 let sink = 0
 

@@ -14,7 +14,7 @@
  */
 import { createDetector } from "@tool-rescue/detector"
 import { type NormalizedPart, runTurn } from "@tool-rescue/recovery"
-import { registerSuite } from "./suite.ts"
+import { median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. */
 export interface RecoveryBenchResult {
@@ -147,12 +147,6 @@ function detectorOnly(parts: readonly Part[]): number {
   const elapsed = performance.now() - start
   if (n === 0) throw new Error("bench: nothing streamed")
   return elapsed
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /**

@@ -19,6 +19,13 @@ export function registerSuite(suite: Suite): void {
   suites.push(suite)
 }
 
+/** The median of a non-empty list of timings (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
 /** The suites registered so far, in registration order. */
 export function registeredSuites(): readonly Suite[] {
   return suites
