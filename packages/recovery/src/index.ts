@@ -1,4 +1,5 @@
 export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
 export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
 export { recoverToolCalls, runTurn } from "./run-turn.ts"
