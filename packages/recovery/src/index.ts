@@ -30,6 +30,12 @@ export {
   ToolCallRecoveryError,
   type ToolCallRecoveryErrorInit,
 } from "./tool-call-recovery-error.ts"
+export {
+  createTurnTelemetry,
+  type RecoveryOutcome,
+  TELEMETRY_SCOPE,
+  type TurnTelemetry,
+} from "./turn-telemetry.ts"
 export type {
   AttemptContext,
   Channel,

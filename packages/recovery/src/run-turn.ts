@@ -5,7 +5,8 @@ import { resolveInstruction } from "./instruction.ts"
 import { judgeAttempt } from "./judge-response.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
-import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
+import { createTurnTelemetry } from "./turn-telemetry.ts"
+import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
@@ -172,11 +173,17 @@ function createTurn<Raw>(
   const forward = () => controller.abort(signal?.reason)
   if (signal?.aborted) forward()
   else signal?.addEventListener("abort", forward, { once: true })
+  // Every event of the turn goes to the host's listener and to OpenTelemetry (a no-op without an SDK).
+  const telemetry = createTurnTelemetry()
+  const emit = (event: RecoveryEvent): void => {
+    telemetry.record(event)
+    emitEvent(options, event)
+  }
   const scanner = createAttemptScanner<Raw>({
     tools,
     formats: options.formats,
     maxHoldChars: options.maxHoldChars,
-    onUnknownTool: (toolName, params) => emitEvent(options, { type: "unknown-tool-call", toolName, params }),
+    onUnknownTool: (toolName, params) => emit({ type: "unknown-tool-call", toolName, params }),
   })
   const race = createAbortRace(signal)
   const out: OutputPart<Raw>[] = []
@@ -192,7 +199,7 @@ function createTurn<Raw>(
   const abortError = (round: number) =>
     new ToolCallRecoveryError({ code: "aborted", rounds: round + 1, markup: found, cause: signal?.reason })
   const fail = (round: number, error: unknown): unknown => {
-    emitEvent(options, { type: "recovery-failed", round, error })
+    emit({ type: "recovery-failed", round, error })
     return error
   }
 
@@ -239,7 +246,7 @@ function createTurn<Raw>(
       const recoverable: Markup[] = []
       for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
         if (isRecoverableMarkup) recoverable.push(markup)
-        emitEvent(options, {
+        emit({
           type: "markup-detected",
           round,
           markup,
@@ -250,7 +257,7 @@ function createTurn<Raw>(
         })
       }
       if (!judgement.retry) {
-        if (round > 0 && !failed) emitEvent(options, { type: "recovery-succeeded", round })
+        if (round > 0 && !failed) emit({ type: "recovery-succeeded", round })
         scanner.release(out)
         done = true
         return undefined
@@ -265,7 +272,7 @@ function createTurn<Raw>(
       }
       if (aborted()) throw fail(round, abortError(round))
       const next = round + 1
-      emitEvent(options, { type: "recovery-started", round: next, markup: recoverable })
+      emit({ type: "recovery-started", round: next, markup: recoverable })
       const persist = options.persistFailed
       if (persist !== undefined) {
         try {
@@ -297,6 +304,7 @@ function createTurn<Raw>(
     },
 
     dispose() {
+      telemetry.end()
       signal?.removeEventListener("abort", forward)
       race.dispose()
       // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
