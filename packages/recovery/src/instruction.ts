@@ -4,6 +4,8 @@ import type { InstructionContext, RecoveryOptions } from "./types.ts"
  * The default host instruction of a retry. It says that no action occurred, asks for the
  * structured tool-call format, and says that tool results already in the conversation are
  * complete and must not be repeated (so a model that already ran a tool does not run it twice).
+ * A call cut off by the output limit (`context.truncated`) gets its own text: it asks for concise
+ * arguments or smaller steps instead.
  *
  * @example
  * ```ts
@@ -15,6 +17,15 @@ import type { InstructionContext, RecoveryOptions } from "./types.ts"
 export function defaultInstruction(context: InstructionContext): string {
   const named = uniqueNames(context)
   const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
+  if (context.truncated === true) {
+    return (
+      `Your previous response was cut off by the output limit in the middle of ${what}. ` +
+      "No action occurred: no tool was run and that response was discarded. " +
+      "Call the tool again with the structured tool-call format and concise arguments; " +
+      "split large content into several smaller steps or calls. " +
+      "Tool results already present in the conversation are complete: do not repeat those actions."
+    )
+  }
   return (
     `Your previous response wrote ${what} as plain text instead of a structured tool call. ` +
     "No action occurred: no tool was run and that response was discarded. " +

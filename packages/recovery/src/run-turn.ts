@@ -113,7 +113,12 @@ interface Turn<Raw> {
    * the turn is over (the held finish part and what follows it are then in `out`). Throws the
    * error that ends the turn.
    */
-  decide(round: number, report: AttemptReport<Raw>, failed: boolean): Promise<OutputPart<Raw> | undefined>
+  decide(
+    round: number,
+    report: AttemptReport<Raw>,
+    failed: boolean,
+    truncated: boolean,
+  ): Promise<OutputPart<Raw> | undefined>
   /** The turn ended, whichever way. */
   dispose(): void
 }
@@ -125,6 +130,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const iterator = await t.start(round)
       let finished = false
       let failed = false
+      let truncated = false
       try {
         for (;;) {
           // No race without a signal: the hot path stays one await per part.
@@ -132,6 +138,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
           if (step.done === true) break
           const part = step.value
           if ((part.type === "other" || part.type === "finish") && part.failed === true) failed = true
+          if (part.type === "finish" && part.truncated === true) truncated = true
           const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
@@ -150,7 +157,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report, failed)
+      const next = await t.decide(round, report, failed, truncated)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
       if (next === undefined) return
@@ -241,7 +248,7 @@ function createTurn<Raw>(
       await closeIdle(iterator)
     },
 
-    async decide(round, report, failed) {
+    async decide(round, report, failed, truncated) {
       const judgement = judgeAttempt(report, policy, failed)
       const recoverable: Markup[] = []
       for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
@@ -264,11 +271,11 @@ function createTurn<Raw>(
       }
 
       for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
+      // Cut off by the output limit with a call still open: its own outcome, not a format mistake.
+      const cutOff = truncated && recoverable.some((markup) => !markup.complete)
       if (round >= budget) {
-        throw fail(
-          round,
-          new ToolCallRecoveryError({ code: "repeated-markup", rounds: round + 1, markup: found }),
-        )
+        const code = cutOff ? "truncated-call" : "repeated-markup"
+        throw fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
       }
       if (aborted()) throw fail(round, abortError(round))
       const next = round + 1
@@ -299,7 +306,12 @@ function createTurn<Raw>(
           )
         }
       }
-      instruction = resolveInstruction(options, { round: next, markup: recoverable, tools })
+      instruction = resolveInstruction(options, {
+        round: next,
+        markup: recoverable,
+        tools,
+        truncated: cutOff,
+      })
       return { type: "attempt-start", round: next, discarded: report.discarded }
     },
 

@@ -40,8 +40,11 @@ export type NormalizedPart<Raw = unknown> =
   /**
    * The end of the attempt, usually with usage and a finish reason inside `raw`. `failed`: the
    * provider ended the attempt with an error (e.g. the AI SDK's finish reason `error`).
+   * `truncated`: the provider stopped at the output limit (finish reason `length`,
+   * `max_tokens`, `max_output_tokens`): markup still open then is a call cut off, not a format
+   * mistake (`truncated-call`).
    */
-  | { readonly type: "finish"; readonly raw: Raw; readonly failed?: boolean }
+  | { readonly type: "finish"; readonly raw: Raw; readonly failed?: boolean; readonly truncated?: boolean }
   /**
    * Anything else: passed through untouched, in order. `failed`: the part is a provider error
    * reported inside the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut
@@ -89,6 +92,11 @@ export interface InstructionContext {
   readonly markup: readonly Markup[]
   /** The tools offered this turn. */
   readonly tools: readonly string[]
+  /**
+   * The markup was cut off by the output limit (the attempt ended with `truncated` and an
+   * envelope still open): the retry should ask for shorter arguments, not the structured format.
+   */
+  readonly truncated?: boolean
 }
 
 /**
@@ -270,7 +278,7 @@ export interface AttemptContext {
 /**
  * `code` of a {@link ToolCallRecoveryError}: `repeated-markup` (a malformed response and no
  * recovery left), `persist-failed` (`persistFailed` threw or rejected), `aborted` (the turn was
- * cancelled while recovering).
+ * cancelled while recovering), `truncated-call` (the call was cut off by the output limit, again).
  *
  * @example
  * ```ts
@@ -279,4 +287,4 @@ export interface AttemptContext {
  * const retryable = (code: ToolCallRecoveryErrorCode): boolean => code === "repeated-markup"
  * ```
  */
-export type ToolCallRecoveryErrorCode = "repeated-markup" | "persist-failed" | "aborted"
+export type ToolCallRecoveryErrorCode = "repeated-markup" | "persist-failed" | "aborted" | "truncated-call"
