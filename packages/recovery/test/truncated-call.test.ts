@@ -50,7 +50,12 @@ describe("a call cut off by the output limit", () => {
     const seen: Array<boolean | undefined> = []
     await run([[cutOff, atLimit], [finish()]], {
       tools,
-      options: { instruction: (context) => (seen.push(context.truncated), "shorter please") },
+      options: {
+        instruction: (context) => {
+          seen.push(context.truncated)
+          return "shorter please"
+        },
+      },
     })
     expect(seen).toEqual([true])
   })
