@@ -174,7 +174,11 @@ function createTurn<Raw>(
   signal: AbortSignal | undefined,
 ): Turn<Raw> {
   const tools = [...input.tools]
-  const policy = { evidence: options.evidence, reasoning: options.reasoning }
+  const policy = {
+    evidence: options.evidence,
+    reasoning: options.reasoning,
+    unknownToolMarkup: options.unknownToolMarkup,
+  }
   // One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping.
   const controller = new AbortController()
   const forward = () => controller.abort(signal?.reason)

@@ -203,6 +203,13 @@ export interface RecoveryOptions extends Policy {
    * one user message starts hundreds of steps. @defaultValue "turn"
    */
   readonly recoveryScope?: "turn" | "step"
+  /**
+   * A leak that would be recovered but names a tool that is not offered (a typo, a stale name):
+   * `"ignore"` keeps it withheld and ends the turn as answered; `"retry"` spends the same single
+   * retry, with an instruction that names the missing tool, the closest offered names and the
+   * offered list. @defaultValue "ignore"
+   */
+  readonly unknownToolMarkup?: "ignore" | "retry"
   /** Where the host instruction goes. @defaultValue "system" */
   readonly instructionPlacement?: "system" | "user"
   /** Replaces the default host instruction. */
