@@ -19,6 +19,14 @@ import type { InstructionContext, RecoveryOptions } from "./types.ts"
 export function defaultInstruction(context: InstructionContext): string {
   const named = uniqueNames(context)
   const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
+  if (context.announced !== undefined) {
+    const name = JSON.stringify(context.announced)
+    return (
+      `Your previous response said you would call ${name}, but no call was made: no tool was run and that response was discarded. ` +
+      `Call ${name} with the structured tool-call format (the tool-calling interface), or answer without it. ` +
+      "Tool results already present in the conversation are complete: do not repeat those actions."
+    )
+  }
   // Only unknown names (retried under `unknownToolMarkup: "retry"`): say that the tool does not exist.
   const unknown = named.length === 0 ? unknownNames(context) : []
   if (unknown.length > 0) {

@@ -17,6 +17,7 @@ export interface ResolvedRecoveryOptions {
   readonly maxRecoveries: number
   readonly recoveryScope: "turn" | "step"
   readonly unknownToolMarkup: "ignore" | "retry"
+  readonly announcedCalls: "ignore" | "retry"
   readonly instructionPlacement: "system" | "user"
   readonly instruction: string | ((context: InstructionContext) => string) | undefined
   readonly formats: readonly FormatId[] | undefined
@@ -66,6 +67,12 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
       `tool-rescue: unknownToolMarkup must be "ignore" or "retry", got ${describe(unknownToolMarkup)}`,
     )
   }
+  const { announcedCalls = "ignore" } = options
+  if (announcedCalls !== "ignore" && announcedCalls !== "retry") {
+    throw new TypeError(
+      `tool-rescue: announcedCalls must be "ignore" or "retry", got ${describe(announcedCalls)}`,
+    )
+  }
   const instructionPlacement = resolvePlacement(options)
   const { instruction, persistFailed, onEvent, formats, maxHoldChars } = options
   if (instruction !== undefined && typeof instruction !== "string" && typeof instruction !== "function") {
@@ -93,6 +100,7 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
     maxRecoveries,
     recoveryScope,
     unknownToolMarkup,
+    announcedCalls,
     instructionPlacement,
     instruction,
     formats,

@@ -1,6 +1,7 @@
 import type { Markup } from "@tool-rescue/detector"
 import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
 import { emitEvent } from "./emit-event.ts"
+import { findAnnouncedCall } from "./find-announced-call.ts"
 import { resolveInstruction } from "./instruction.ts"
 import { judgeAttempt } from "./judge-response.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
@@ -267,7 +268,18 @@ function createTurn<Raw>(
           text,
         })
       }
-      if (!judgement.retry) {
+      // An answer that ends by announcing an offered tool, with no call and no markup (opt-in;
+      // only while the budget lasts: a second announcement stands as the answer).
+      const announced =
+        options.announcedCalls === "retry" &&
+        !judgement.retry &&
+        judgement.markup.length === 0 &&
+        !report.structuredCall &&
+        !failed &&
+        round < budget
+          ? findAnnouncedCall(report.text, tools)?.toolName
+          : undefined
+      if (!judgement.retry && announced === undefined) {
         if (round > 0 && !failed) emit({ type: "recovery-succeeded", round })
         scanner.release(out)
         done = true
@@ -283,7 +295,12 @@ function createTurn<Raw>(
       }
       if (aborted()) throw fail(round, abortError(round))
       const next = round + 1
-      emit({ type: "recovery-started", round: next, markup: recoverable })
+      emit({
+        type: "recovery-started",
+        round: next,
+        markup: recoverable,
+        ...(announced === undefined ? {} : { announced }),
+      })
       const persist = options.persistFailed
       if (persist !== undefined) {
         try {
@@ -315,6 +332,7 @@ function createTurn<Raw>(
         markup: recoverable,
         tools,
         truncated: cutOff,
+        ...(announced === undefined ? {} : { announced }),
       })
       return { type: "attempt-start", round: next, discarded: report.discarded }
     },

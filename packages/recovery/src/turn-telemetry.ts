@@ -110,12 +110,15 @@ export function createTurnTelemetry(): TurnTelemetry {
         case "recovery-started": {
           rounds = event.round
           const first = event.markup[0]
+          if (event.announced !== undefined) count("none", "announced")
           if (span === undefined) {
-            format = first?.format ?? "unknown"
+            format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
             span = trace.getTracer(TELEMETRY_SCOPE).startSpan("tool_rescue.recovery", {
               attributes: {
                 "tool_rescue.format": format,
-                ...(first?.toolName === undefined ? {} : { "tool_rescue.tool": first.toolName }),
+                ...((first?.toolName ?? event.announced) === undefined
+                  ? {}
+                  : { "tool_rescue.tool": first?.toolName ?? event.announced }),
               },
             })
           }

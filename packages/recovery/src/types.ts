@@ -97,6 +97,11 @@ export interface InstructionContext {
    * envelope still open): the retry should ask for shorter arguments, not the structured format.
    */
   readonly truncated?: boolean
+  /**
+   * The answer announced this offered tool and made no call (`announcedCalls: "retry"`); `markup`
+   * is then empty.
+   */
+  readonly announced?: string
 }
 
 /**
@@ -168,7 +173,13 @@ export type RecoveryEvent =
       readonly channel: Channel
       readonly text: string
     }
-  | { readonly type: "recovery-started"; readonly round: number; readonly markup: readonly Markup[] }
+  | {
+      readonly type: "recovery-started"
+      readonly round: number
+      readonly markup: readonly Markup[]
+      /** The offered tool an answer announced without calling it (`announcedCalls: "retry"`). */
+      readonly announced?: string
+    }
   | { readonly type: "recovery-succeeded"; readonly round: number }
   | { readonly type: "recovery-failed"; readonly round: number; readonly error: unknown }
   | { readonly type: "recovery-skipped"; readonly reason: string }
@@ -210,6 +221,12 @@ export interface RecoveryOptions extends Policy {
    * offered list. @defaultValue "ignore"
    */
   readonly unknownToolMarkup?: "ignore" | "retry"
+  /**
+   * An answer that ends by announcing the use of an offered tool ("I'll use the Glob tool…") with
+   * no call and no markup: `"ignore"` takes it as the answer; `"retry"` spends the turn's retry
+   * with an instruction that says no call was made (see `findAnnouncedCall`). @defaultValue "ignore"
+   */
+  readonly announcedCalls?: "ignore" | "retry"
   /** Where the host instruction goes. @defaultValue "system" */
   readonly instructionPlacement?: "system" | "user"
   /** Replaces the default host instruction. */
