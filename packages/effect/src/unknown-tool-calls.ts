@@ -1,5 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
-import type { ToolCallErrorPartFor, UnknownToolCalls } from "@tool-rescue/recovery"
+import type {
+  UnknownToolCalls as RecoveryUnknownToolCalls,
+  ToolCallErrorPartFor,
+} from "@tool-rescue/recovery"
 import { Effect, type Schema, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, type Response, type Tool, type Toolkit } from "effect/ai"
 import type { NoExcessProperties } from "effect/Types"
@@ -29,7 +32,20 @@ import {
   type ToolCallErrorResultPart,
 } from "./tool-call-error-part.ts"
 
-export type { UnknownToolCalls } from "@tool-rescue/recovery"
+/**
+ * The values of the `unknownToolCalls` option: `"error"` (the default, Effect's behaviour) or
+ * `"return"` (see {@link UnknownToolCallsOptions}). The same as `@tool-rescue/recovery`'s; declared
+ * here as an alias, not re-exported, because rollup-plugin-dts (6.5.1) declares a re-exported
+ * external type as a value in the `ToolCallRecovery` namespace of `dist/index.d.ts`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const mode: ToolCallRecovery.UnknownToolCalls = "return"
+ * ```
+ */
+export type UnknownToolCalls = RecoveryUnknownToolCalls
 
 /**
  * The option our `generateText` / `streamText` add to Effect's options.
