@@ -74,16 +74,19 @@ const isErrorPart = Schema.is(ToolCallRecovery.ToolCallErrorPart)
  * property's cost. `anyToolPart`: the call and failed result that come with an error part name a
  * tool the toolkit does not hold, so they satisfy Effect's schema for any tool.
  */
-const guards: Record<Mode, { responsePart: (u: unknown) => boolean; anyToolPart: (u: unknown) => boolean }> = {
-  generateText: {
-    responsePart: Schema.is(Schema.Union([Response.Part(toolkit), ToolCallRecovery.ToolCallErrorPart])),
-    anyToolPart: Schema.is(Response.Part()),
-  },
-  streamText: {
-    responsePart: Schema.is(Schema.Union([Response.StreamPart(toolkit), ToolCallRecovery.ToolCallErrorPart])),
-    anyToolPart: Schema.is(Response.StreamPart()),
-  },
-}
+const guards: Record<Mode, { responsePart: (u: unknown) => boolean; anyToolPart: (u: unknown) => boolean }> =
+  {
+    generateText: {
+      responsePart: Schema.is(Schema.Union([Response.Part(toolkit), ToolCallRecovery.ToolCallErrorPart])),
+      anyToolPart: Schema.is(Response.Part()),
+    },
+    streamText: {
+      responsePart: Schema.is(
+        Schema.Union([Response.StreamPart(toolkit), ToolCallRecovery.ToolCallErrorPart]),
+      ),
+      anyToolPart: Schema.is(Response.StreamPart()),
+    },
+  }
 
 describe("a returned tool-call-error part always satisfies the response schema", () => {
   it.effect("for any unknown calls, through generateText and streamText, resolution on and off", () =>
