@@ -21,7 +21,12 @@ export function normalizeStreamPart(part: StreamPart): NormalizedPart<StreamPart
     case "tool-call":
       return toolCall(part)
     case "finish":
-      return { type: "finish", raw: part }
+      return part.reason === "error"
+        ? { type: "finish", raw: part, failed: true }
+        : { type: "finish", raw: part }
+    case "error":
+      // A provider error reported inside the stream: the attempt is final, never retried.
+      return { type: "other", raw: part, failed: true }
     default:
       return { type: "other", raw: part }
   }
@@ -38,7 +43,9 @@ export function normalizeContent(content: ReadonlyArray<ContentPart>): Array<Nor
       case "tool-call":
         return toolCall(part)
       case "finish":
-        return { type: "finish", raw: part }
+        return part.reason === "error"
+          ? { type: "finish", raw: part, failed: true }
+          : { type: "finish", raw: part }
       default:
         return { type: "other", raw: part }
     }
