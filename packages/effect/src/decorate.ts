@@ -27,20 +27,29 @@ import {
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
 import { recoveriesInTurn } from "./turn-marks.ts"
-import { untyped } from "./unknown-tool-calls.ts"
+import {
+  checkUnknownToolCalls,
+  returningUnknownToolCalls,
+  type UnknownToolCallsOptions,
+  untyped,
+} from "./unknown-tool-calls.ts"
 
 /**
- * Options of the markup recovery: the shared options of `@tool-rescue/recovery` (policy,
- * `maxRecoveries`, `instructionPlacement`, `instruction`, `formats`, `persistFailed`, `onEvent`).
+ * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
+ * recovery (policy, `maxRecoveries`, `recoveryScope`, `instructionPlacement`, `instruction`,
+ * `formats`, `persistFailed`, `onEvent`), and `unknownToolCalls` (see
+ * {@link UnknownToolCallsOptions}): `"return"` gives every call of the decorated service —
+ * `Chat`'s included, and `generateObject` — the behaviour of the `generateText` / `streamText`
+ * accessors with that option.
  *
  * @example
  * ```ts
  * import type { ToolCallRecovery } from "@tool-rescue/effect"
  *
- * const options: ToolCallRecovery.Options = { maxRecoveries: 1, instructionPlacement: "system" }
+ * const options: ToolCallRecovery.Options = { maxRecoveries: 1, unknownToolCalls: "return" }
  * ```
  */
-export type Options = RecoveryOptions
+export type Options = RecoveryOptions & UnknownToolCallsOptions
 
 /**
  * Decorates a `LanguageModel` service with tool-call recovery. `streamText` and `generateText`
@@ -68,6 +77,7 @@ export function decorate(
 ): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
   const resolved = resolveRecoveryOptions(options)
+  const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
   return (service) => {
     const inner = untyped(service)
     const decorated: LanguageModel.LanguageModel = {
@@ -79,7 +89,9 @@ export function decorate(
       streamText: ((request: Request) =>
         recoverStream(inner, request, options, resolved)) as LanguageModel.LanguageModel["streamText"],
     }
-    return decorated
+    // Unknown calls are classified over the recovering service: markup is recovered first (no
+    // call runs in that request), then Effect resolves the calls of the recovered response once.
+    return returning ? returningUnknownToolCalls(decorated) : decorated
   }
 }
 

@@ -225,7 +225,9 @@ export const generateText: {
       ),
     )
   }
-  return generateReturning(rest)
+  return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
+    generateReturning(model, rest, "generateText"),
+  )
 }) as never
 
 /**
@@ -288,7 +290,9 @@ export const streamText: {
       Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => untyped(model).streamText(rest)),
     )
   }
-  return streamReturning(rest)
+  return Stream.unwrap(
+    Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => streamReturning(model, rest)),
+  )
 }) as never
 
 // ---------------------------------------------------------------------------------------------
@@ -303,6 +307,9 @@ type AnyEffect<A> = Effect.Effect<A, unknown, unknown>
  */
 export interface UntypedModel {
   readonly generateText: (options: BaseOptions) => AnyEffect<LanguageModel.GenerateTextResponse<any, any>>
+  readonly generateObject: (
+    options: BaseOptions,
+  ) => AnyEffect<LanguageModel.GenerateObjectResponse<any, unknown>>
   readonly streamText: (
     options: BaseOptions,
   ) => Stream.Stream<Response.StreamPart<any, any>, unknown, unknown>
@@ -317,6 +324,36 @@ class ToolCallRecoveryResponse extends LanguageModel.GenerateTextResponse<any, a
   }
 }
 
+/** The same for `generateObject`: Effect's `GenerateObjectResponse`, plus `toolCallErrors`. */
+class ToolCallRecoveryObjectResponse extends LanguageModel.GenerateObjectResponse<any, unknown, any> {
+  get toolCallErrors(): Array<ToolCallErrorPart> {
+    return (this.content as unknown[]).filter(isToolCallErrorPart)
+  }
+}
+
+/**
+ * The layer form of `unknownToolCalls: "return"` (see `decorate`): the service's methods go
+ * through the same paths as {@link generateText} and {@link streamText} with the option, over
+ * `service` itself, so `Chat` (which calls the service) gets it; `generateObject` too.
+ */
+export const returningUnknownToolCalls = (
+  service: LanguageModel.LanguageModel,
+): LanguageModel.LanguageModel =>
+  ({
+    [LanguageModel.TypeId]: LanguageModel.TypeId,
+    supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
+    generateText: (options: BaseOptions) =>
+      isDeferred(options)
+        ? untyped(service).generateText(options)
+        : generateReturning(service, options, "generateText"),
+    generateObject: (options: BaseOptions) =>
+      isDeferred(options)
+        ? untyped(service).generateObject(options)
+        : generateReturning(service, options, "generateObject"),
+    streamText: (options: BaseOptions) =>
+      isDeferred(options) ? untyped(service).streamText(options) : streamReturning(service, options),
+  }) as unknown as LanguageModel.LanguageModel
+
 function splitOptions(options: AnyOptions): {
   unknownToolCalls: UnknownToolCalls | undefined
   rest: BaseOptions
@@ -325,12 +362,15 @@ function splitOptions(options: AnyOptions): {
     throw new TypeError("tool-rescue: generateText/streamText need an options object")
   }
   const { unknownToolCalls, ...rest } = options
-  if (unknownToolCalls !== undefined && unknownToolCalls !== "error" && unknownToolCalls !== "return") {
-    throw new TypeError(
-      `tool-rescue: unknownToolCalls must be "error" or "return", got ${String(unknownToolCalls)}`,
-    )
+  return { unknownToolCalls: checkUnknownToolCalls(unknownToolCalls), rest }
+}
+
+/** The option's value, checked: anything but `"error"`, `"return"` or undefined is API misuse. */
+export function checkUnknownToolCalls(value: unknown): UnknownToolCalls | undefined {
+  if (value !== undefined && value !== "error" && value !== "return") {
+    throw new TypeError(`tool-rescue: unknownToolCalls must be "error" or "return", got ${String(value)}`)
   }
-  return { unknownToolCalls, rest }
+  return value
 }
 
 /** With deferred validation the caller validates every call itself: the option has nothing to do. */
@@ -339,7 +379,6 @@ const isDeferred = (options: BaseOptions): boolean =>
 
 /** The part of the setup both accessors share. */
 interface Setup {
-  readonly model: LanguageModel.LanguageModel
   readonly toolkit: Toolkit.WithHandler<any> | undefined
   readonly classifier: Classifier
   /** The first call's options: every call comes back, raw, for us to classify. */
@@ -349,14 +388,12 @@ interface Setup {
 
 const setup = (options: BaseOptions): AnyEffect<Setup> =>
   Effect.gen(function* () {
-    const model = yield* LanguageModel.LanguageModel
     // Resolved once and handed on: an `Effect` toolkit would otherwise run twice.
     const toolkit = yield* resolveToolkit(options.toolkit)
     const tools: Record<string, Tool.Any> = toolkit?.tools ?? {}
     const resolution = options.disableToolCallResolution !== true && Object.keys(tools).length > 0
     const recorder = resolution && toolkit !== undefined ? recordApprovedCalls(toolkit) : undefined
     return {
-      model,
       toolkit,
       classifier: { tools, resolution },
       recorder,
@@ -403,20 +440,40 @@ const invalidOutput = (method: string) => (error: Schema.SchemaError) =>
     reason: AiError.InvalidOutputError.fromSchemaError(error),
   })
 
-const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResponse> =>
+/** Effect's non-streaming methods, which both end in a response of content parts. */
+type GenerateMethod = "generateText" | "generateObject"
+
+/** The response of `method`: Effect's class for it, plus `toolCallErrors`. */
+const responseOf = (
+  method: GenerateMethod,
+  first: LanguageModel.GenerateTextResponse<any, any>,
+  content: ReadonlyArray<unknown>,
+): ToolCallRecoveryResponse =>
+  method === "generateObject"
+    ? new ToolCallRecoveryObjectResponse(
+        (first as LanguageModel.GenerateObjectResponse<any, unknown>).value,
+        [...content] as never,
+      )
+    : new ToolCallRecoveryResponse([...content] as never)
+
+const generateReturning = (
+  model: LanguageModel.LanguageModel,
+  options: BaseOptions,
+  method: GenerateMethod,
+): AnyEffect<ToolCallRecoveryResponse> =>
   Effect.gen(function* () {
-    const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
-    const first = yield* untyped(model).generateText(deferredOptions)
+    const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+    const first = yield* untyped(model)[method](deferredOptions)
     if (recorder === undefined || toolkit === undefined) {
       // No replay: Effect resolves nothing, the failed results simply follow the content.
       const classified = yield* Effect.forEach(first.content, (part) => classifyPart(part, classifier))
       const errors = classified.filter(isToolCallErrorPart)
-      return new ToolCallRecoveryResponse([
+      return responseOf(method, first, [
         ...classified.flatMap(
           (part): Array<unknown> => (isToolCallErrorPart(part) ? [callPartOf(part), part] : [part]),
         ),
         ...errors.map(resultPartOf),
-      ] as never)
+      ])
     }
     // LanguageModel resolved the prompt's approvals before calling the provider and put their
     // results first: the approved ones are kept (the replay must not run them again), the
@@ -444,26 +501,29 @@ const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResp
     const second = yield* withReplayModel(
       { generateText: () => Effect.succeed(encoded as Array<Response.PartEncoded>) },
       (replay) =>
-        untyped(replay).generateText({
+        untyped(replay)[method]({
           ...options,
           toolkit,
           prompt: promptWithApproved(options.prompt, approved),
         }),
     )
-    return new ToolCallRecoveryResponse([
+    return responseOf(method, second, [
       ...approved,
       ...second.content.flatMap((part): Array<unknown> => {
         if (isResultsMarker(part)) return Array.from(errors.values(), resultPartOf)
         const error = errorAt(part, errors)
         return error === undefined ? [part] : [callPartOf(error), error]
       }),
-    ] as never)
+    ])
   })
 
-const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, unknown> =>
+const streamReturning = (
+  model: LanguageModel.LanguageModel,
+  options: BaseOptions,
+): Stream.Stream<unknown, unknown, unknown> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+      const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
       const first = untyped(model).streamText(deferredOptions)
       if (recorder === undefined || toolkit === undefined) {
         return Stream.mapArrayEffect(first, (chunk) =>
