@@ -217,16 +217,14 @@ export const generateText: {
   >
 } = ((options: AnyOptions) => {
   const { unknownToolCalls, rest } = splitOptions(options)
-  if (unknownToolCalls !== "return" || isDeferred(rest)) {
-    return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
-      Effect.map(
-        untyped(model).generateText(rest),
-        (response) => new ToolCallRecoveryResponse(response.content),
-      ),
-    )
-  }
+  const mode = modeOf(unknownToolCalls, rest)
   return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
-    generateReturning(model, rest, "generateText"),
+    mode === "effect"
+      ? Effect.map(
+          untyped(model).generateText(rest),
+          (response) => new ToolCallRecoveryResponse(response.content),
+        )
+      : generateReturning(model, rest, "generateText", mode),
   )
 }) as never
 
@@ -285,13 +283,11 @@ export const streamText: {
   >
 } = ((options: AnyOptions) => {
   const { unknownToolCalls, rest } = splitOptions(options)
-  if (unknownToolCalls !== "return" || isDeferred(rest)) {
-    return Stream.unwrap(
-      Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => untyped(model).streamText(rest)),
-    )
-  }
+  const mode = modeOf(unknownToolCalls, rest)
   return Stream.unwrap(
-    Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => streamReturning(model, rest)),
+    Effect.map(Effect.service(LanguageModel.LanguageModel), (model) =>
+      mode === "effect" ? untyped(model).streamText(rest) : streamReturning(model, rest, mode),
+    ),
   )
 }) as never
 
@@ -345,13 +341,15 @@ export const returningUnknownToolCalls = (
     generateText: (options: BaseOptions) =>
       isDeferred(options)
         ? untyped(service).generateText(options)
-        : generateReturning(service, options, "generateText"),
+        : generateReturning(service, options, "generateText", "return"),
     generateObject: (options: BaseOptions) =>
       isDeferred(options)
         ? untyped(service).generateObject(options)
-        : generateReturning(service, options, "generateObject"),
+        : generateReturning(service, options, "generateObject", "return"),
     streamText: (options: BaseOptions) =>
-      isDeferred(options) ? untyped(service).streamText(options) : streamReturning(service, options),
+      isDeferred(options)
+        ? untyped(service).streamText(options)
+        : streamReturning(service, options, "return"),
   }) as unknown as LanguageModel.LanguageModel
 
 function splitOptions(options: AnyOptions): {
@@ -377,6 +375,24 @@ export function checkUnknownToolCalls(value: unknown): UnknownToolCalls | undefi
 const isDeferred = (options: BaseOptions): boolean =>
   options.disableToolCallResolution === true && options.toolCallValidation === "deferred"
 
+/**
+ * How a call is served:
+ * - `"effect"`: by Effect alone (the default option with resolution on, or deferred validation);
+ * - `"return"`: unknown calls answered, described by error parts;
+ * - `"validate"`: the default option with `disableToolCallResolution: true`: a known tool's
+ *   invalid params follow its `failureMode` (as Effect-TS/effect #7574 does for any option, where
+ *   Effect 4.1 fails with a bare `InvalidOutputError`): `"return"` gives the call and its failed
+ *   result, with no error part (the types are Effect's); an unknown name fails the operation,
+ *   with the Toolkit's `ToolNotFoundError`.
+ */
+type Mode = "effect" | "return" | "validate"
+
+const modeOf = (unknownToolCalls: UnknownToolCalls | undefined, options: BaseOptions): Mode => {
+  if (isDeferred(options)) return "effect"
+  if (unknownToolCalls === "return") return "return"
+  return options.disableToolCallResolution === true ? "validate" : "effect"
+}
+
 /** The part of the setup both accessors share. */
 interface Setup {
   readonly toolkit: Toolkit.WithHandler<any> | undefined
@@ -386,7 +402,7 @@ interface Setup {
   readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
 }
 
-const setup = (options: BaseOptions): AnyEffect<Setup> =>
+const setup = (options: BaseOptions, mode: Exclude<Mode, "effect">): AnyEffect<Setup> =>
   Effect.gen(function* () {
     // Resolved once and handed on: an `Effect` toolkit would otherwise run twice.
     const toolkit = yield* resolveToolkit(options.toolkit)
@@ -395,7 +411,7 @@ const setup = (options: BaseOptions): AnyEffect<Setup> =>
     const recorder = resolution && toolkit !== undefined ? recordApprovedCalls(toolkit) : undefined
     return {
       toolkit,
-      classifier: { tools, resolution },
+      classifier: { tools, resolution, errorParts: mode === "return" },
       recorder,
       deferredOptions: {
         ...options,
@@ -411,12 +427,21 @@ const classifyPart = <P extends { readonly type: string }>(
   part: P,
   classifier: Classifier,
 ): Effect.Effect<P | ToolCallErrorPart, AiError.AiError> =>
-  part.type === "tool-call"
-    ? (classifyToolCall(part as unknown as RawToolCall, classifier) as Effect.Effect<
-        P | ToolCallErrorPart,
-        AiError.AiError
-      >)
-    : Effect.succeed(part)
+  part.type !== "tool-call"
+    ? Effect.succeed(part)
+    : Effect.flatMap(
+        classifyToolCall(part as unknown as RawToolCall, classifier) as Effect.Effect<
+          P | ToolCallErrorPart,
+          AiError.AiError
+        >,
+        (classified) =>
+          // Without error parts no call to an unknown tool can be answered: it fails the operation.
+          isToolCallErrorPart(classified) &&
+          !classifier.errorParts &&
+          classified.error.reason._tag === "ToolNotFoundError"
+            ? Effect.fail(classified.error)
+            : Effect.succeed(classified),
+      )
 
 /** Classifies a run of parts into replay slots; error parts are registered in `errors`. */
 const toSlots = (
@@ -460,9 +485,10 @@ const generateReturning = (
   model: LanguageModel.LanguageModel,
   options: BaseOptions,
   method: GenerateMethod,
+  mode: Exclude<Mode, "effect">,
 ): AnyEffect<ToolCallRecoveryResponse> =>
   Effect.gen(function* () {
-    const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+    const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options, mode)
     const first = yield* untyped(model)[method](deferredOptions)
     if (recorder === undefined || toolkit === undefined) {
       // No replay: Effect resolves nothing, the failed results simply follow the content.
@@ -470,7 +496,12 @@ const generateReturning = (
       const errors = classified.filter(isToolCallErrorPart)
       return responseOf(method, first, [
         ...classified.flatMap(
-          (part): Array<unknown> => (isToolCallErrorPart(part) ? [callPartOf(part), part] : [part]),
+          (part): Array<unknown> =>
+            !isToolCallErrorPart(part)
+              ? [part]
+              : classifier.errorParts
+                ? [callPartOf(part), part]
+                : [callPartOf(part)],
         ),
         ...errors.map(resultPartOf),
       ])
@@ -520,10 +551,11 @@ const generateReturning = (
 const streamReturning = (
   model: LanguageModel.LanguageModel,
   options: BaseOptions,
+  mode: Exclude<Mode, "effect">,
 ): Stream.Stream<unknown, unknown, unknown> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+      const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options, mode)
       const first = untyped(model).streamText(deferredOptions)
       if (recorder === undefined || toolkit === undefined) {
         return Stream.mapArrayEffect(first, (chunk) =>
@@ -532,7 +564,7 @@ const streamReturning = (
             // Each part gives one or more: a non-empty chunk stays non-empty.
             (parts) =>
               parts.flatMap(
-                (part): Array<unknown> => (isToolCallErrorPart(part) ? answered(part) : [part]),
+                (part): Array<unknown> => (isToolCallErrorPart(part) ? answered(part, classifier) : [part]),
               ) as unknown as readonly [unknown, ...unknown[]],
           ),
         ) as Stream.Stream<unknown, unknown, unknown>
@@ -578,7 +610,7 @@ const streamReturning = (
             (chunk) =>
               chunk.flatMap((part): Array<unknown> => {
                 const error = errorAt(part, errors)
-                return error === undefined ? [part] : answered(error)
+                return error === undefined ? [part] : answered(error, classifier)
               }) as unknown as readonly [unknown, ...unknown[]],
           ),
         ),
@@ -599,4 +631,7 @@ const errorAt = (
  * An error part in a stream, with the standard parts that come with it: the call where the model
  * made it, then the error part, then the failed result (after the call, before `finish`).
  */
-const answered = (error: ToolCallErrorPart): Array<unknown> => [callPartOf(error), error, resultPartOf(error)]
+const answered = (error: ToolCallErrorPart, classifier: Classifier): Array<unknown> =>
+  classifier.errorParts
+    ? [callPartOf(error), error, resultPartOf(error)]
+    : [callPartOf(error), resultPartOf(error)]

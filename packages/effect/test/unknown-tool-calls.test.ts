@@ -72,6 +72,92 @@ describe.each(modes)("%s", (mode) => {
     )
   })
 
+  describe("default option, disableToolCallResolution: true: a known tool's failureMode is followed", () => {
+    const options = { prompt: "hi", toolkit, disableToolCallResolution: true } as const
+
+    it.effect('failureMode "return": the call and the Toolkit\'s failed result, no error part', () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const response = [
+          call("c1", "GetWeather", { city: 42 }),
+          call("c2", "GetWeather", { city: "Oslo" }),
+          finish("tool-calls"),
+        ]
+        const parts = yield* runOurs(mode, options).pipe(
+          Effect.provide(oneResponse(mode, response).layer),
+          Effect.provide(layer),
+        )
+        const theirs = yield* Effect.flip(
+          runEffects(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(
+          failureOf(theirs),
+          "LanguageModel/InvalidOutputError",
+          "Effect 4.1 fails the whole call",
+        )
+        assert.lengthOf(errorParts(parts), 0)
+        assert.deepStrictEqual(
+          ofType(parts, "tool-call").map((part) => [part.id, part.params]),
+          [
+            ["c1", { city: 42 }],
+            ["c2", { city: "Oslo" }],
+          ],
+        )
+        const results = ofType(parts, "tool-result")
+        assert.deepStrictEqual(
+          results.map((part) => [part.id, part.isFailure, failureOf(part.result)]),
+          [["c1", true, "Toolkit/ToolParameterValidationError"]],
+        )
+        // The valid call is left for the caller to run, as Effect leaves it: no handler ran.
+        assert.deepStrictEqual(ran, [])
+        assert.deepStrictEqual(historyShape(effectsHistory(parts)).results, [
+          ["c1", "GetWeather", true, "ToolParameterValidationError"],
+        ])
+        if (mode === "generateText") {
+          const response2 = yield* ToolCallRecovery.generateText(options).pipe(
+            Effect.provide(oneResponse(mode, response).layer),
+          )
+          assert.deepStrictEqual(response2.toolCallErrors, [])
+        }
+      }),
+    )
+
+    it.effect('failureMode "error": fails with the Toolkit\'s ToolParameterValidationError', () =>
+      Effect.gen(function* () {
+        const response = [call("c1", "GetTime", { zone: 7 }), finish("tool-calls")]
+        const ours = yield* Effect.flip(
+          runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(failureOf(ours), "Toolkit/ToolParameterValidationError")
+      }),
+    )
+
+    it.effect("an unknown tool fails the operation, naming the tool (ToolNotFoundError)", () =>
+      Effect.gen(function* () {
+        const response = [call("c1", "Nope", {}), finish("tool-calls")]
+        const ours = yield* Effect.flip(
+          runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(failureOf(ours), "Toolkit/ToolNotFoundError")
+      }),
+    )
+
+    it.effect("a valid response is Effect's own", () =>
+      Effect.gen(function* () {
+        const response = [
+          { type: "text", text: "Checking." } as const,
+          call("c1", "GetWeather", { city: "Oslo" }),
+          finish("tool-calls"),
+        ]
+        const ours = yield* runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer))
+        const theirs = yield* runEffects(mode, options).pipe(
+          Effect.provide(oneResponse(mode, response).layer),
+        )
+        assert.deepStrictEqual(ours, theirs)
+      }),
+    )
+  })
+
   describe('unknownToolCalls: "return", resolution enabled', () => {
     it.effect("an unknown call becomes a tool-call-error; the known call still runs, once", () =>
       Effect.gen(function* () {
