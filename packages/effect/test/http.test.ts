@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { Effect, Layer, Stream } from "effect"
+import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+import { Effect, type Layer, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
-import { FetchHttpClient } from "effect/http"
 import { ToolCallRecovery } from "../src/index.ts"
 import {
   effectsHistory,
@@ -13,7 +13,6 @@ import {
   toolkit,
 } from "./support/fixtures.ts"
 import { fileHandlers, files, qwenLeak, streamedText } from "./support/leaks.ts"
-import { openAiChatModel } from "./support/openai-chat-model.ts"
 
 type Model = Layer.Layer<LanguageModel.LanguageModel>
 
@@ -24,11 +23,7 @@ const withServer = <A, E>(
 ) =>
   Effect.acquireUseRelease(
     Effect.promise(() => startReplayServer({ script })),
-    (server) =>
-      use(
-        server,
-        openAiChatModel({ baseUrl: server.url, model: "replay" }).pipe(Layer.provide(FetchHttpClient.layer)),
-      ),
+    (server) => use(server, openAiCompatibleModel({ baseURL: server.url, model: "replay" })),
     (server) => Effect.promise(() => server.close()),
   )
 

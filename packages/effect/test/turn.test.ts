@@ -2,13 +2,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { Effect, Layer, Ref, Schema, Stream } from "effect"
+import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, type LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
-import { FetchHttpClient } from "effect/http"
 import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
 import { type Mode, modes } from "./support/fixtures.ts"
 import { fileHandlers, files, qwenLeak } from "./support/leaks.ts"
-import { openAiChatModel } from "./support/openai-chat-model.ts"
 
 /*
  * The turn contract (DESIGN.md, "Recover within a bound") through Effect's real Chat, Toolkit
@@ -23,11 +22,7 @@ const withServer = <A, E, R>(
 ) =>
   Effect.acquireUseRelease(
     Effect.promise(() => startReplayServer({ script })),
-    (server) =>
-      use(
-        server,
-        openAiChatModel({ baseUrl: server.url, model: "replay" }).pipe(Layer.provide(FetchHttpClient.layer)),
-      ),
+    (server) => use(server, openAiCompatibleModel({ baseURL: server.url, model: "replay" })),
     (server) => Effect.promise(() => server.close()),
   )
 
