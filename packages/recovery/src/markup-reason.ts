@@ -58,8 +58,9 @@ const CLEAN: ResponseFacts = { structuredCall: false, failed: false }
  * import { scan } from "@tool-rescue/detector"
  * import { markupReason } from "@tool-rescue/recovery"
  *
- * const [markup] = scan("<function=read_file>", { tools: ["read_file"] }).markup
- * if (markup !== undefined) markupReason(markup, {}) // "no-structure": a bare header is prose until its structure confirms it
+ * const text = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'
+ * const [markup] = scan(text, { tools: ["read_file"] }).markup
+ * if (markup !== undefined) markupReason(markup, {}) // "not-offered"
  * ```
  */
 export function markupReason(markup: Markup, policy: Policy, response: ResponseFacts = CLEAN): MarkupReason {

@@ -4,7 +4,7 @@
  * numbers are added, nested records are summed key by key, a count only one side reported is
  * kept as it is (`undefined`/`null` mean "not reported"), and any other value (a string, the
  * keys in `keepLast`, such as the AI SDK's provider-`raw` object) is taken from `b`, the later
- * attempt, when it has one.
+ * attempt, when it has one. An `a` of `undefined` (no attempt counted yet) gives `b`.
  *
  * @example
  * ```ts
@@ -17,7 +17,7 @@
  * // { prompt_tokens: 22, completion_tokens: 12, completion_tokens_details: { reasoning_tokens: 3 } }
  * ```
  */
-export function sumUsage<Usage>(a: Usage, b: Usage, keepLast: readonly string[] = []): Usage {
+export function sumUsage<Usage>(a: Usage | undefined, b: Usage, keepLast: readonly string[] = []): Usage {
   return sum(a, b, keepLast) as Usage
 }
 
