@@ -15,6 +15,7 @@ import {
   REASONING_ROWS,
   type ReasoningClose,
   type ReasoningRow,
+  TOKEN_ROWS,
 } from "./format-table.ts"
 import { LF } from "./machine.ts"
 import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
@@ -42,6 +43,8 @@ export interface LiteralIndex<T> {
   readonly longer: Uint8Array
   /** 1 where some literal starts with the character. */
   readonly trigger: Uint8Array
+  /** Literals that also match with an XML namespace prefix (`<x:invoke`), longest first. */
+  readonly ns: readonly LiteralEntry<T>[]
 }
 
 /** A reasoning row with its closers indexed. */
@@ -84,12 +87,26 @@ export interface Tables {
   readonly textScan: Scanner
   readonly anchor: LiteralIndex<Start>
   readonly line: LiteralIndex<Start>
+  /** 1 where a character at a line's start sends the scan to `line-start` (after a line feed). */
+  readonly lineStart: Uint8Array
   readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
   /** The longest literal: the hold-back floor. */
   readonly longest: number
 }
 
-function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
+/**
+ * What a scanner must stop at for namespaced literals: `<` or `</` before any prefix's first
+ * character (the prefix is checked where the scan stops).
+ */
+const NS_STOPS: readonly string[] = [
+  "</",
+  ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_".split("").map((c) => `<${c}`),
+]
+
+function buildIndex<T>(
+  pairs: readonly (readonly [string, T])[],
+  namespaced: (item: T) => boolean = () => false,
+): LiteralIndex<T> {
   const grouped = new Map<string, T[]>()
   for (const [literal, item] of pairs) {
     const items = grouped.get(literal)
@@ -120,7 +137,11 @@ function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T
     const single = singles.get(Math.floor(key / 65536))
     if (single !== undefined) list.push(...single)
   }
-  return { byPair, singles, longer, trigger }
+  const ns = [...grouped]
+    .filter(([literal, items]) => literal.startsWith("<") && items.some(namespaced))
+    .map(([literal, items]) => ({ literal, items: items.filter(namespaced) }))
+    .sort((a, b) => b.literal.length - a.literal.length)
+  return { byPair, singles, longer, trigger, ns }
 }
 
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
@@ -131,7 +152,11 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   const entries: BodyEntry[] =
     spec.kind === "tags" ? [...spec.entries] : spec.closers.map((literal) => ({ literal, role: "closer" }))
   for (const e of entries) longest.value = Math.max(longest.value, e.literal.length)
-  const index = buildIndex(entries.map((e) => [e.literal, e] as const))
+  const ns = spec.kind === "tags" && spec.ns === true
+  const index = buildIndex(
+    entries.map((e) => [e.literal, e] as const),
+    () => ns,
+  )
   const stringTrigger = new Uint8Array(128)
   stringTrigger[34] = 1 // '"'
   stringTrigger[92] = 1 // "\"
@@ -144,16 +169,13 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   return {
     spec,
     entries: index,
-    scan: makeScanner(
-      entries.map((e) => e.literal),
-      undefined,
-    ),
+    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
     tails:
       spec.kind === "tags" && spec.bare !== undefined
         ? spec.bare.tails.map((t) => ({ pattern: seq(ws, lit(t.literal)), format: t.format }))
-        : [],
+        : closerLiterals.map((literal) => ({ pattern: seq(ws, lit(literal)), format: undefined })),
     stringTrigger,
     valueTrigger,
   }
@@ -170,7 +192,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
-  const rows = enabled.has("cline-xml") ? [...OPENER_ROWS, ...tools.map(clineRow)] : OPENER_ROWS
+  const rows = [...OPENER_ROWS, ...(enabled.has("cline-xml") ? tools.map(clineRow) : []), ...TOKEN_ROWS]
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
@@ -187,8 +209,14 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const textLiterals = [
     ...text.map(([literal]) => literal),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
+    ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
   ]
-  const lines = { lineStarts: line.map(([literal]) => literal.charCodeAt(0)) }
+  // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
+  // or a list item (its content column decides what counts as indented code).
+  const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
+  const lineStart = new Uint8Array(128)
+  for (const c of lineStarts) lineStart[c] = 1
+  const lines = { lineStarts }
   for (const row of reasoningRows) {
     const closers = row.close.map((c) => c.literal)
     const close = buildIndex(row.close.map((c) => [c.literal, c] as const))
@@ -204,13 +232,21 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
       longest.value = Math.max(longest.value, literal.length)
   }
   return {
-    text: buildIndex(text),
+    text: buildIndex(text, namespacedStart),
     textScan: makeScanner(textLiterals, lines),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
+    lineStart,
     bodies,
     longest: longest.value,
   }
+}
+
+/** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
+const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
+
+function namespacedStart(start: Start): boolean {
+  return start.kind === "markup" && start.row.ns
 }
 
 const cache = new Map<string, Tables>()
