@@ -32,14 +32,26 @@ export interface LiteralEntry<T> {
   readonly items: readonly T[]
 }
 
-/** Literals grouped by their first two characters, longest first. */
+/**
+ * A node of a literal trie: the path from the root spells a prefix of one or more literals. A
+ * match walks down once along the input (one step per character, however many literals share the
+ * prefix: `<|tool…` starts dozens), then back up through `parent` for the literals that ended on
+ * the way, longest first.
+ */
+export interface TrieNode<T> {
+  /** The literal that ends here, with what it may start. */
+  readonly entry: LiteralEntry<T> | undefined
+  /** The node one character shorter (`undefined` for a first character). */
+  readonly parent: TrieNode<T> | undefined
+  /** The characters that continue a literal from here, and their nodes (same order). */
+  readonly codes: readonly number[]
+  readonly kids: readonly TrieNode<T>[]
+}
+
+/** Literals indexed by their characters. */
 export interface LiteralIndex<T> {
-  /** Key `first * 65536 + second`: the literals starting so, then the one-character literal `first`. */
-  readonly byPair: ReadonlyMap<number, readonly LiteralEntry<T>[]>
-  /** One-character literals, by their character. */
-  readonly singles: ReadonlyMap<number, readonly LiteralEntry<T>[]>
-  /** 1 where some literal of two or more characters starts with the character. */
-  readonly longer: Uint8Array
+  /** The trie's first level, by first character (every literal starts with an ASCII character). */
+  readonly firsts: readonly (TrieNode<T> | undefined)[]
   /** 1 where some literal starts with the character. */
   readonly trigger: Uint8Array
 }
@@ -89,38 +101,43 @@ export interface Tables {
   readonly longest: number
 }
 
+/** A trie node under construction. */
+interface Building<T> {
+  entry: { readonly literal: string; readonly items: T[] } | undefined
+  readonly parent: Building<T> | undefined
+  readonly codes: number[]
+  readonly kids: Building<T>[]
+}
+
 function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
-  const grouped = new Map<string, T[]>()
-  for (const [literal, item] of pairs) {
-    const items = grouped.get(literal)
-    if (items === undefined) grouped.set(literal, [item])
-    else items.push(item)
-  }
-  const byPair = new Map<number, LiteralEntry<T>[]>()
-  const singles = new Map<number, LiteralEntry<T>[]>()
-  const longer = new Uint8Array(128)
+  const firsts: (Building<T> | undefined)[] = new Array(128).fill(undefined)
   const trigger = new Uint8Array(128)
-  for (const [literal, items] of grouped) {
+  for (const [literal, item] of pairs) {
     const first = literal.charCodeAt(0)
     // Every literal starts with an ASCII character; the trigger table relies on it.
     if (!(first < 128))
       throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
     trigger[first] = 1
-    if (literal.length === 1) singles.set(first, [{ literal, items }])
-    else {
-      longer[first] = 1
-      const key = first * 65536 + literal.charCodeAt(1)
-      const list = byPair.get(key)
-      if (list === undefined) byPair.set(key, [{ literal, items }])
-      else list.push({ literal, items })
+    let node: Building<T> | undefined = firsts[first]
+    if (node === undefined) {
+      node = { entry: undefined, parent: undefined, codes: [], kids: [] }
+      firsts[first] = node
     }
+    for (let k = 1; k < literal.length; k++) {
+      const c = literal.charCodeAt(k)
+      const at: number = node.codes.indexOf(c)
+      if (at >= 0) node = node.kids[at]!
+      else {
+        const kid: Building<T> = { entry: undefined, parent: node, codes: [], kids: [] }
+        node.codes.push(c)
+        node.kids.push(kid)
+        node = kid
+      }
+    }
+    if (node.entry === undefined) node.entry = { literal, items: [item] }
+    else node.entry.items.push(item)
   }
-  for (const [key, list] of byPair) {
-    list.sort((a, b) => b.literal.length - a.literal.length)
-    const single = singles.get(Math.floor(key / 65536))
-    if (single !== undefined) list.push(...single)
-  }
-  return { byPair, singles, longer, trigger }
+  return { firsts, trigger }
 }
 
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {

@@ -16,17 +16,18 @@ import {
   TILDE,
 } from "./machine.ts"
 import {
-  addRun,
   stateCodeCheck,
   stateFence,
   stateFenceClose,
   stateFenceCloseTail,
   stateFenceInfo,
   stateFenceLineStart,
+  stateFenceOpen,
+  stateInlineRun,
   stateLineStart,
 } from "./markdown-states.ts"
 import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
-import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
+import { matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { type Scanner, skipPlain } from "./skip-plain.ts"
@@ -86,6 +87,12 @@ function run(m: Machine): void {
         break
       case "text":
         more = stateText(m)
+        break
+      case "fence-open":
+        more = stateFenceOpen(m)
+        break
+      case "inline-run":
+        more = stateInlineRun(m)
         break
       case "fence-info":
         more = stateFenceInfo(m)
@@ -170,13 +177,10 @@ function stateText(m: Machine): boolean {
       return true
     }
     if (c === BACKTICK) {
-      const limit = limitAt(m, i)
-      let j = i
-      while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
-      if (j === limit && !finalAt(m, i)) return false
-      addRun(m, j - i)
-      i = j
-      continue
+      m.runChar = BACKTICK
+      m.runLen = 0
+      m.state = "inline-run"
+      return true
     }
     const r = markerAt(m, i)
     if (r === MORE) return false

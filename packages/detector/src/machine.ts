@@ -17,7 +17,7 @@
  * @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks (CommonMark §4.5)
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
-import type { CompiledBody, CompiledReasoning, LiteralEntry, Start, Tables } from "./compile.ts"
+import type { CompiledBody, CompiledReasoning, Start, Tables } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import type { FormatId, Markup } from "./types.ts"
@@ -58,6 +58,10 @@ export type State =
   | "line-start"
   /** Prose: skip to the next trigger character. */
   | "text"
+  /** Counting a backtick or tilde run at the start of a line: three or more open a fence. */
+  | "fence-open"
+  /** Counting a backtick run in prose: an inline code run. */
+  | "inline-run"
   /** After an opening backtick fence run: the info string decides whether it is a fence. */
   | "fence-info"
   /** Inside a fenced code block, mid-line. */
@@ -131,8 +135,6 @@ export interface Queued {
 }
 
 export const NO_MARKUP: readonly Markup[] = Object.freeze([])
-/** Sentinel of `candidates`: the decision needs the next character. */
-export const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
 
 /** The state of one detector (one object per detector; the code that works on it is shared). */
 export interface Machine {
@@ -182,6 +184,17 @@ export interface Machine {
   closeRun: number
   /** Open inline-code runs of this paragraph (candidates that may still close). */
   runs: number[]
+  /** The character of the run being counted (`fence-open`, `inline-run`). */
+  runChar: number
+  /** Its length so far. */
+  runLen: number
+  /**
+   * The backtick run a code-span check counted last: `buf` holds the same character from `runAt` to
+   * `runTo` (absolute). A run cut off by the end of a push resumes its count there instead of
+   * counting again from its start (a run can be as long as the hold cap).
+   */
+  runAt: number
+  runTo: number
   /** Absolute offset of a closing run found ahead: markers before it are inside code. */
   codeUntil: number
   /** Absolute offset of the marker whose code span is being checked. */
@@ -248,6 +261,10 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     fenceLen: 0,
     closeRun: 0,
     runs: [],
+    runChar: 0,
+    runLen: 0,
+    runAt: -1,
+    runTo: -1,
     codeUntil: -1,
     checkStart: 0,
     checkPos: 0,

@@ -23,25 +23,10 @@ export function stateLineStart(m: Machine): boolean {
     return true
   }
   if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
-    // ```markdown
-    // > | ~~~js
-    //     ^
-    // ```
-    const limit = limitAt(m, i)
-    let j = i
-    while (j < limit && m.buf.charCodeAt(j) === c) j++
-    if (j === limit && !finalAt(m, i)) return false
-    if (j - i >= 3) {
-      m.anchor = false
-      dropRuns(m)
-      m.fenceLen = j - i
-      m.pos = j
-      if (c === TILDE) {
-        m.fenceChar = TILDE
-        m.state = "fence"
-      } else m.state = "fence-info"
-      return true
-    }
+    m.runChar = c
+    m.runLen = 0
+    m.state = "fence-open"
+    return true
   } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
     const r = matchStart(m, m.tables.line, i)
     if (r === MORE) return false
@@ -49,6 +34,73 @@ export function stateLineStart(m: Machine): boolean {
   }
   m.state = "text"
   return true
+}
+
+export function stateFenceOpen(m: Machine): boolean {
+  // ```markdown
+  // > | ~~~js
+  //     ^^^ counted as it arrives: the run is visible text whatever it turns out to be
+  // ```
+  if (!countRun(m)) return false
+  // Neither a backtick nor a tilde starts an anchored opener: the anchored lookup is over.
+  m.anchor = false
+  if (m.runLen >= 3) {
+    dropRuns(m)
+    m.fenceLen = m.runLen
+    if (m.runChar === TILDE) {
+      m.fenceChar = TILDE
+      m.state = "fence"
+    } else m.state = "fence-info"
+  } else {
+    // Not a fence: backticks are an inline code run, tildes plain text.
+    if (m.runChar === BACKTICK) addRun(m, m.runLen)
+    m.state = "text"
+  }
+  return true
+}
+
+export function stateInlineRun(m: Machine): boolean {
+  // ```markdown
+  // > | see ``a`b`` here
+  //         ^^ counted as it arrives; its length says which run closes it (CommonMark §6.1)
+  // ```
+  if (!countRun(m)) return false
+  addRun(m, m.runLen)
+  m.state = "text"
+  return true
+}
+
+/**
+ * Counts the run of `runChar` at `pos` into `runLen`, moving `pos` past it: the run is decided
+ * text as it arrives, so a long run is never held and never read twice. A run is at most
+ * `maxHold` long (the next character starts another run), as a window at its start would see it.
+ * Returns false when the input ended inside the run (it may go on).
+ */
+function countRun(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  let k = m.runLen
+  while (i < len && k < m.maxHold && m.buf.charCodeAt(i) === m.runChar) {
+    i++
+    k++
+  }
+  m.pos = i
+  m.runLen = k
+  return !(i === len && k < m.maxHold && !m.final)
+}
+
+/**
+ * The end of the run of `buf[i]`'s character at `i`, looking no further than `limit`. A count
+ * that stopped at the end of the input received resumes where it stopped (`runAt`/`runTo`), so a
+ * run held across pushes is read once, not once per push.
+ */
+export function runEnd(m: Machine, i: number, limit: number): number {
+  const c = m.buf.charCodeAt(i)
+  let j = m.runAt === m.base + i ? Math.min(m.runTo - m.base, limit) : i
+  while (j < limit && m.buf.charCodeAt(j) === c) j++
+  m.runAt = m.base + i
+  m.runTo = m.base + j
+  return j
 }
 
 /** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
@@ -74,8 +126,7 @@ export function stateCodeCheck(m: Machine): boolean {
   while (i < limit && !paragraphEnd) {
     const c = m.buf.charCodeAt(i)
     if (c === BACKTICK) {
-      let j = i
-      while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
+      const j = runEnd(m, i, limit)
       if (j === limit && !fin) break
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.

@@ -117,13 +117,15 @@ function stops(text: string, i: number, first: number, scanner: Scanner): boolea
 /** The index of the first position at or after `i` that matters, or `text.length`. */
 export function skipPlain(text: string, i: number, scanner: Scanner): number {
   const len = text.length
-  if (len - i >= FAR) return skipFar(text, i, scanner)
+  // The table loop first: a scan that resumes at a held candidate stops right there, and must not
+  // pay for searches over the rest of the text (held text would be searched again on every push).
+  const near = Math.min(len, i + FAR)
   const trigger = scanner.trigger
-  for (; i < len; i++) {
+  for (; i < near; i++) {
     const c = text.charCodeAt(i)
     if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
-  return len
+  return i < len ? skipFar(text, i, scanner) : len
 }
 
 /** The searches of one scanner over one text: where each began, and what it found. */
