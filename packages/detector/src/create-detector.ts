@@ -244,6 +244,7 @@ function settle(m: Machine): DetectorResult {
   if (m.pos > 0) {
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
+    m.capture.runs.base = m.base
     m.buf = m.buf.slice(m.pos)
     m.pos = m.textFrom = 0
   }

@@ -20,6 +20,7 @@
 import type { CompiledBody, CompiledReasoning, Start, Tables } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
+import { createRunMemo } from "./run-memo.ts"
 import type { FormatId, Markup } from "./types.ts"
 
 // Character codes used on the hot paths.
@@ -188,13 +189,6 @@ export interface Machine {
   runChar: number
   /** Its length so far. */
   runLen: number
-  /**
-   * The backtick run a code-span check counted last: `buf` holds the same character from `runAt` to
-   * `runTo` (absolute). A run cut off by the end of a push resumes its count there instead of
-   * counting again from its start (a run can be as long as the hold cap).
-   */
-  runAt: number
-  runTo: number
   /** Absolute offset of a closing run found ahead: markers before it are inside code. */
   codeUntil: number
   /** Absolute offset of the marker whose code span is being checked. */
@@ -241,7 +235,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     tools,
     tables,
     maxHold,
-    capture: { name: undefined },
+    capture: { name: undefined, runs: createRunMemo() },
     buf: "",
     base: 0,
     pos: 0,
@@ -263,8 +257,6 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     runs: [],
     runChar: 0,
     runLen: 0,
-    runAt: -1,
-    runTo: -1,
     codeUntil: -1,
     checkStart: 0,
     checkPos: 0,

@@ -2,6 +2,7 @@ import { closeReasoning, openMarkup } from "./emit.ts"
 import { BACKTICK, dropRuns, isBlank, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { MORE } from "./pattern.ts"
+import { noteRun, resumeRun } from "./run-memo.ts"
 
 export function stateLineStart(m: Machine): boolean {
   const len = m.buf.length
@@ -89,19 +90,8 @@ function countRun(m: Machine): boolean {
   return !(i === len && k < m.maxHold && !m.final)
 }
 
-/**
- * The end of the run of `buf[i]`'s character at `i`, looking no further than `limit`. A count
- * that stopped at the end of the input received resumes where it stopped (`runAt`/`runTo`), so a
- * run held across pushes is read once, not once per push.
- */
-export function runEnd(m: Machine, i: number, limit: number): number {
-  const c = m.buf.charCodeAt(i)
-  let j = m.runAt === m.base + i ? Math.min(m.runTo - m.base, limit) : i
-  while (j < limit && m.buf.charCodeAt(j) === c) j++
-  m.runAt = m.base + i
-  m.runTo = m.base + j
-  return j
-}
+/** What a code-span check reads its backtick runs as (in the run memo). */
+const CHECK_RUN = Symbol("backtick run")
 
 /** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
 export function addRun(m: Machine, k: number): void {
@@ -126,7 +116,10 @@ export function stateCodeCheck(m: Machine): boolean {
   while (i < limit && !paragraphEnd) {
     const c = m.buf.charCodeAt(i)
     if (c === BACKTICK) {
-      const j = runEnd(m, i, limit)
+      // A run cut off by the window's end is read on from where it was cut, not again.
+      let j = resumeRun(m.capture.runs, CHECK_RUN, i, limit)
+      while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
+      noteRun(m.capture.runs, CHECK_RUN, i, j)
       if (j === limit && !fin) break
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.

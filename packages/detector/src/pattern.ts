@@ -12,6 +12,8 @@
  * pattern consumes a bounded number of characters, so a match costs O(window).
  */
 
+import { noteRun, type RunMemo, resumeRun } from "./run-memo.ts"
+
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
 /** Match answer: the window ended before the pattern could decide; ask again with more input. */
@@ -53,9 +55,10 @@ export type Pattern =
   /** The end of the stream: nothing follows, and nothing will (`end()` is running). */
   | { readonly kind: "end" }
 
-/** Where a match stores the captured name. */
+/** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture {
   name: string | undefined
+  readonly runs: RunMemo
 }
 
 /** Pattern constructors, so that format rows read like grammar. */
@@ -144,13 +147,15 @@ export function match(
       return i + s.length
     }
     case "ws": {
-      let j = i
+      let j = resumeRun(capture.runs, pattern, i, limit)
       while (j < limit && isSpace(text.charCodeAt(j))) j++
+      noteRun(capture.runs, pattern, i, j)
       return j === limit && !final ? MORE : j
     }
     case "name": {
-      let j = i
+      let j = resumeRun(capture.runs, pattern, i, limit)
       while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
+      noteRun(capture.runs, pattern, i, j)
       if (j - i > pattern.max) return FAIL
       if (j === limit && !final) return MORE
       if (j === i) return FAIL
