@@ -15,6 +15,7 @@ import {
   REASONING_ROWS,
   type ReasoningClose,
   type ReasoningRow,
+  TOKEN_ROWS,
 } from "./format-table.ts"
 import { LF } from "./machine.ts"
 import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
@@ -54,6 +55,8 @@ export interface LiteralIndex<T> {
   readonly firsts: readonly (TrieNode<T> | undefined)[]
   /** 1 where some literal starts with the character. */
   readonly trigger: Uint8Array
+  /** Literals that also match with an XML namespace prefix (`<x:invoke`), longest first. */
+  readonly ns: readonly LiteralEntry<T>[]
 }
 
 /** A reasoning row with its closers indexed. */
@@ -101,6 +104,15 @@ export interface Tables {
   readonly longest: number
 }
 
+/**
+ * What a scanner must stop at for namespaced literals: `<` or `</` before any prefix's first
+ * character (the prefix is checked where the scan stops).
+ */
+const NS_STOPS: readonly string[] = [
+  "</",
+  ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_".split("").map((c) => `<${c}`),
+]
+
 /** A trie node under construction. */
 interface Building<T> {
   entry: { readonly literal: string; readonly items: T[] } | undefined
@@ -109,9 +121,13 @@ interface Building<T> {
   readonly kids: Building<T>[]
 }
 
-function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
+function buildIndex<T>(
+  pairs: readonly (readonly [string, T])[],
+  namespaced: (item: T) => boolean = () => false,
+): LiteralIndex<T> {
   const firsts: (Building<T> | undefined)[] = new Array(128).fill(undefined)
   const trigger = new Uint8Array(128)
+  const entries: LiteralEntry<T>[] = []
   for (const [literal, item] of pairs) {
     const first = literal.charCodeAt(0)
     // Every literal starts with an ASCII character; the trigger table relies on it.
@@ -134,10 +150,16 @@ function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T
         node = kid
       }
     }
-    if (node.entry === undefined) node.entry = { literal, items: [item] }
-    else node.entry.items.push(item)
+    if (node.entry === undefined) {
+      node.entry = { literal, items: [item] }
+      entries.push(node.entry)
+    } else node.entry.items.push(item)
   }
-  return { firsts, trigger }
+  const ns = entries
+    .filter(({ literal, items }) => literal.startsWith("<") && items.some(namespaced))
+    .map(({ literal, items }) => ({ literal, items: items.filter(namespaced) }))
+    .sort((a, b) => b.literal.length - a.literal.length)
+  return { firsts, trigger, ns }
 }
 
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
@@ -148,7 +170,11 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   const entries: BodyEntry[] =
     spec.kind === "tags" ? [...spec.entries] : spec.closers.map((literal) => ({ literal, role: "closer" }))
   for (const e of entries) longest.value = Math.max(longest.value, e.literal.length)
-  const index = buildIndex(entries.map((e) => [e.literal, e] as const))
+  const ns = spec.kind === "tags" && spec.ns === true
+  const index = buildIndex(
+    entries.map((e) => [e.literal, e] as const),
+    () => ns,
+  )
   const stringTrigger = new Uint8Array(128)
   stringTrigger[34] = 1 // '"'
   stringTrigger[92] = 1 // "\"
@@ -161,16 +187,13 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   return {
     spec,
     entries: index,
-    scan: makeScanner(
-      entries.map((e) => e.literal),
-      undefined,
-    ),
+    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
     tails:
       spec.kind === "tags" && spec.bare !== undefined
         ? spec.bare.tails.map((t) => ({ pattern: seq(ws, lit(t.literal)), format: t.format }))
-        : [],
+        : closerLiterals.map((literal) => ({ pattern: seq(ws, lit(literal)), format: undefined })),
     stringTrigger,
     valueTrigger,
   }
@@ -187,7 +210,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
-  const rows = enabled.has("cline-xml") ? [...OPENER_ROWS, ...tools.map(clineRow)] : OPENER_ROWS
+  const rows = [...OPENER_ROWS, ...(enabled.has("cline-xml") ? tools.map(clineRow) : []), ...TOKEN_ROWS]
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
@@ -204,6 +227,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const textLiterals = [
     ...text.map(([literal]) => literal),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
+    ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
   ]
   const lines = { lineStarts: line.map(([literal]) => literal.charCodeAt(0)) }
   for (const row of reasoningRows) {
@@ -221,13 +245,17 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
       longest.value = Math.max(longest.value, literal.length)
   }
   return {
-    text: buildIndex(text),
+    text: buildIndex(text, namespacedStart),
     textScan: makeScanner(textLiterals, lines),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     bodies,
     longest: longest.value,
   }
+}
+
+function namespacedStart(start: Start): boolean {
+  return start.kind === "markup" && start.row.ns
 }
 
 const cache = new Map<string, Tables>()

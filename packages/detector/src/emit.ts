@@ -84,6 +84,12 @@ export function openMarkup(
   m.draft = d
   m.pos = m.textFrom = row.bodyAt === undefined ? end : i + row.bodyAt
   resetValue(m)
+  if (row.token) {
+    // A lone special token: withheld on its own; only a closer completes anything.
+    d.closing = row.closes
+    endMarkup(m, row.closes)
+    return true
+  }
   if (body.spec.kind === "json") {
     m.state = "markup-tail"
     m.tail = "value-start"
@@ -149,9 +155,11 @@ export function closerAt(m: Machine, i: number): CloserOutcome {
   const r = matchBody(m, d.body.entries, i)
   if (r === MORE) return "more"
   if (r >= 0 && m.hitEntry!.role === "closer") {
+    // Through `markup-tail`, which absorbs a stray repeat of the closer.
     d.closing = true
     m.pos = r
-    endMarkup(m, true)
+    m.state = "markup-tail"
+    m.tail = "bare"
     return "ended"
   }
   return "none"

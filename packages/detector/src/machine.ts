@@ -86,7 +86,10 @@ export type Tail =
   | "value-start"
   /** After a JSON or pythonic value: a closer, another value (inside an envelope), or the end. */
   | "value-after"
-  /** After a bare call's own close (`</function>`): an orphan envelope closer, or the end. */
+  /**
+   * After a bare call's own close (`</function>`): an orphan envelope closer, or the end. After an
+   * envelope's closer: a stray repeat of it (`</tool_call>\n</tool_call>`), or the end.
+   */
   | "bare"
 
 /** Where a scan of a JSON or Python value is, lexically. */

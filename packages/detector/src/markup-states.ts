@@ -72,10 +72,7 @@ export function stateTags(m: Machine): boolean {
     const entry = m.hitEntry!
     switch (entry.role) {
       case "closer":
-        d.closing = true
-        m.pos = r
-        endMarkup(m, true)
-        return true
+        return closed(m, r)
       case "call":
         d.calls.push({ name: m.hitName, start: m.base + i, structured: d.row.structured, args: false })
         break
@@ -347,12 +344,7 @@ export function stateMarkupTail(m: Machine): boolean {
   if (body.closer !== undefined) {
     const r = match(body.closer, m.buf, m.pos, limit, fin, m.capture)
     if (r === MORE) return false
-    if (r >= 0) {
-      d.closing = true
-      m.pos = r
-      endMarkup(m, true)
-      return true
-    }
+    if (r >= 0) return closed(m, r)
   }
   const json = body.spec.kind === "json"
   if (m.tail === "value-start" || (json && body.closer !== undefined)) {
@@ -406,6 +398,18 @@ export function stateMarkupTail(m: Machine): boolean {
     }
   }
   endMarkup(m, true)
+  return true
+}
+
+/**
+ * The envelope's closer ends at `end`: the markup ends there, after absorbing a stray repeat of
+ * the closer (models repeat it: `</tool_call>\n</tool_call>`; it is never the user's text).
+ */
+export function closed(m: Machine, end: number): boolean {
+  m.draft!.closing = true
+  m.pos = end
+  m.state = "markup-tail"
+  m.tail = "bare"
   return true
 }
 

@@ -1,7 +1,7 @@
 /** Matching literals and patterns at a position, within the hold window. */
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import type { Machine } from "./machine.ts"
+import { COLON, type Machine } from "./machine.ts"
 import { FAIL, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {
@@ -77,7 +77,64 @@ function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Ac
     const stop = accept(m, n.entry.items, i, i + n.entry.literal.length, limit, fin)
     if (stop !== FAIL) return stop
   }
+  return index.ns.length === 0 ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
+}
+
+/** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
+const MAX_PREFIX = 32
+const LT = 60 // "<"
+const SLASH = 47 // "/"
+
+/**
+ * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
+ * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
+ */
+function matchNamespaced<T>(
+  m: Machine,
+  index: LiteralIndex<T>,
+  i: number,
+  limit: number,
+  fin: boolean,
+  accept: Accept<T>,
+): number {
+  // ```markdown
+  // > | <x:invoke name="read_file">
+  //     ^ ^ prefix, then the literal's rest
+  // ```
+  if (m.buf.charCodeAt(i) !== LT) return FAIL
+  let j = i + 1
+  if (j >= limit) return fin ? FAIL : MORE
+  const slash = m.buf.charCodeAt(j) === SLASH
+  if (slash) j++
+  const from = j
+  while (j < limit && j - from <= MAX_PREFIX && isPrefixPart(m.buf.charCodeAt(j))) j++
+  if (j >= limit) return fin ? FAIL : MORE
+  if (j === from || j - from > MAX_PREFIX || m.buf.charCodeAt(j) !== COLON) return FAIL
+  const head = slash ? 2 : 1
+  for (const entry of index.ns) {
+    const s = entry.literal
+    if ((s.charCodeAt(1) === SLASH) !== slash) continue
+    let end = j + 1
+    for (let k = head; k < s.length; k++, end++) {
+      if (end >= limit) {
+        end = fin ? FAIL : MORE
+        break
+      }
+      if (m.buf.charCodeAt(end) !== s.charCodeAt(k)) {
+        end = FAIL
+        break
+      }
+    }
+    if (end === MORE) return MORE
+    if (end === FAIL) continue
+    const stop = accept(m, entry.items, i, end, limit, fin)
+    if (stop !== FAIL) return stop
+  }
   return FAIL
+}
+
+function isPrefixPart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
 }
 
 /** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
@@ -117,6 +174,8 @@ function confirmRow(m: Machine, row: OpenerRow, i: number, end: number, limit: n
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
   if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
+  // A lone special token reports only an offered tool standing in its name slot.
+  if (row.token && name !== undefined && !m.tools.has(name)) name = undefined
   m.hitName = name
   return stop
 }

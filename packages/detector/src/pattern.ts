@@ -54,6 +54,8 @@ export type Pattern =
   | { readonly kind: "not"; readonly item: Pattern }
   /** The end of the stream: nothing follows, and nothing will (`end()` is running). */
   | { readonly kind: "end" }
+  /** The stream ends here or inside one of `texts` (a header cut off before its payload): consumes the rest. */
+  | { readonly kind: "cut"; readonly texts: readonly string[] }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture {
@@ -73,6 +75,8 @@ export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
 export const not = (item: Pattern): Pattern => ({ kind: "not", item })
 /** Matches at the end of the stream only (a call cut off right after its name). */
 export const end: Pattern = { kind: "end" }
+/** Matches when the stream ends here or after a proper prefix of one of `texts` (`<|constr`). */
+export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
@@ -202,6 +206,15 @@ export function match(
     case "end":
       if (i < limit) return FAIL
       return streamEnd ? i : final ? FAIL : MORE
+    case "cut": {
+      // Only what reaches the window's end can be cut off; the longest text bounds the look.
+      for (const t of pattern.texts) {
+        let k = 0
+        while (k < t.length && i + k < limit && text.charCodeAt(i + k) === t.charCodeAt(k)) k++
+        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : MORE
+      }
+      return FAIL
+    }
     default:
       return pattern satisfies never
   }
