@@ -99,6 +99,8 @@ export interface Tables {
   readonly textScan: Scanner
   readonly anchor: LiteralIndex<Start>
   readonly line: LiteralIndex<Start>
+  /** 1 where a character at a line's start sends the scan to `line-start` (after a line feed). */
+  readonly lineStart: Uint8Array
   readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
   /** The longest literal: the hold-back floor. */
   readonly longest: number
@@ -229,7 +231,12 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
     ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
   ]
-  const lines = { lineStarts: line.map(([literal]) => literal.charCodeAt(0)) }
+  // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
+  // or a list item (its content column decides what counts as indented code).
+  const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
+  const lineStart = new Uint8Array(128)
+  for (const c of lineStarts) lineStart[c] = 1
+  const lines = { lineStarts }
   for (const row of reasoningRows) {
     const closers = row.close.map((c) => c.literal)
     const close = buildIndex(row.close.map((c) => [c.literal, c] as const))
@@ -249,10 +256,14 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     textScan: makeScanner(textLiterals, lines),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
+    lineStart,
     bodies,
     longest: longest.value,
   }
 }
+
+/** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
+const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
 
 function namespacedStart(start: Start): boolean {
   return start.kind === "markup" && start.row.ns

@@ -6,6 +6,7 @@ import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
 import {
   BACKTICK,
+  CR,
   createMachine,
   dropRuns,
   isBlank,
@@ -23,6 +24,8 @@ import {
   stateFenceInfo,
   stateFenceLineStart,
   stateFenceOpen,
+  stateHtmlBlock,
+  stateIndentedCode,
   stateInlineRun,
   stateLineStart,
 } from "./markdown-states.ts"
@@ -109,6 +112,12 @@ function run(m: Machine): void {
       case "fence-close-tail":
         more = stateFenceCloseTail(m)
         break
+      case "indented-code":
+        more = stateIndentedCode(m)
+        break
+      case "html-block":
+        more = stateHtmlBlock(m)
+        break
       case "code-check":
         more = stateCodeCheck(m)
         break
@@ -138,6 +147,7 @@ function stateText(m: Machine): boolean {
     if (m.buf.charCodeAt(i) === LF) {
       m.pos = i + 1
       m.lineIndent = 0
+      m.para = false
       m.state = "line-start"
       return true
     }
@@ -160,7 +170,7 @@ function stateText(m: Machine): boolean {
         next > SPACE &&
         next !== BACKTICK &&
         next !== TILDE &&
-        !(next < 128 && m.tables.line.trigger[next] !== 0)
+        !(next < 128 && m.tables.lineStart[next] !== 0)
       ) {
         i++
         continue
@@ -173,6 +183,9 @@ function stateText(m: Machine): boolean {
       }
       m.pos = i + 1
       m.lineIndent = 0
+      // The line that ends here is blank when a line feed (or CR LF) ends the one before it: the
+      // quiet scanner skips blank lines without stopping.
+      m.para = !endsBlankLine(m, i)
       m.state = "line-start"
       return true
     }
@@ -201,6 +214,13 @@ function stateText(m: Machine): boolean {
     }
     return act(m, i, r)
   }
+}
+
+/** Is the line that ends with the line feed at `i` empty (CommonMark: a blank line)? */
+function endsBlankLine(m: Machine, i: number): boolean {
+  let j = i - 1
+  if (j >= 0 && m.buf.charCodeAt(j) === CR) j--
+  return (j >= 0 ? m.buf.charCodeAt(j) : m.prevCode) === LF
 }
 
 /** What prose is skipped with: the reasoning block's scanner or the response's. */

@@ -124,6 +124,8 @@ export function endMarkup(m: Machine, complete: boolean): void {
   m.draft = undefined
   m.textFrom = m.pos
   m.lineIndent = 0
+  // The call's line was not blank: an indented line right after it is no code block.
+  m.para = true
   m.state = (m.pos > 0 ? m.buf.charCodeAt(m.pos - 1) : m.prevCode) === LF ? "line-start" : "text"
   flushQueue(m)
 }

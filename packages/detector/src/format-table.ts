@@ -231,10 +231,14 @@ const DS_CALL_BEGIN = deepseek("tool", "call", "begin")
 const DS_CALL_END = deepseek("tool", "call", "end")
 const DS_SEP = deepseek("tool", "sep")
 const DS_SEP_ANY = alt(...DS_SEP.map(lit))
-/** `function<｜tool▁sep｜>NAME` (V3/R1) or `NAME<｜tool▁sep｜>` (V3.1). */
+/**
+ * `function<｜tool▁sep｜>NAME` (V3/R1) or `NAME<｜tool▁sep｜>` (V3.1); also with the separator
+ * written `.` (`function.NAME`, TensorRT-LLM's reading) or missing before the payload
+ * (`NAME\n```json`, `NAME{`).
+ */
 const DS_CALL_NAME = alt(
-  seq(lit("function"), DS_SEP_ANY, name("ident")),
-  seq(name("ident"), peek(DS_SEP_ANY)),
+  seq(lit("function"), alt(DS_SEP_ANY, lit(".")), name("ident")),
+  seq(name("ident"), peek(alt(DS_SEP_ANY, seq(ws, alt(lit("```"), lit("{")))))),
 )
 const deepseekEntries: BodyEntry[] = [
   ...DS_CALL_BEGIN.map((literal) => call(literal, DS_CALL_NAME)),
@@ -772,6 +776,10 @@ const GEMMA_SLOT = seq(lit("call:"), name("ident"))
  * without a call they stay text; a stray closer right after a call is absorbed into it instead.
  */
 export const TOKEN_ROWS: readonly OpenerRow[] = [
+  // Kimi's tokens first: DeepSeek's ASCII `|`/`_` spelling writes the same `<|tool_call_begin|>`.
+  token("kimi-k2", "open", ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], KIMI_SLOT),
+  token("kimi-k2", "call", ["<|tool_call_begin|>", "<|tool_call_argument_begin|>"], KIMI_SLOT),
+  token("kimi-k2", "close", ["<|tool_call_end|>", ...KIMI_SECTION_END]),
   token("deepseek-v3", "open", DS_CALLS_BEGIN, DS_SLOT),
   token("deepseek-v3", "call", [...DS_CALL_BEGIN, ...DS_SEP], DS_SLOT),
   token("deepseek-v3", "close", [...DS_CALL_END, ...DS_CALLS_END]),
@@ -785,9 +793,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
     ...DSML_END,
     ...DSML.flatMap((d) => [`</${d}invoke>`, `</${d}parameter>`]),
   ]),
-  token("kimi-k2", "open", ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], KIMI_SLOT),
-  token("kimi-k2", "call", ["<|tool_call_begin|>", "<|tool_call_argument_begin|>"], KIMI_SLOT),
-  token("kimi-k2", "close", ["<|tool_call_end|>", ...KIMI_SECTION_END]),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
   token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
   token("llama3-json", "open", ["<|python_tag|>"]),

@@ -39,6 +39,9 @@ export const LBRACKET = 91 // "["
 export const BACKSLASH = 92 // "\"
 export const RBRACKET = 93 // "]"
 export const BACKTICK = 96 // "`"
+export const LT = 60 // "<"
+export const SLASH = 47 // "/"
+export const GT = 62 // ">"
 export const LBRACE = 123 // "{"
 export const RBRACE = 125 // "}"
 export const TILDE = 126 // "~"
@@ -71,6 +74,10 @@ export type State =
   | "fence-line-start"
   /** Counting a possible closing fence run. */
   | "fence-close"
+  /** Inside a line of an indented code block (CommonMark §4.4). */
+  | "indented-code"
+  /** Inside an HTML block of kind 1 (`<pre>`, `<code>`, `<script>`, `<style>`, `<textarea>`; §4.6). */
+  | "html-block"
   /** After a closing fence run: only spaces or tabs may follow on the line. */
   | "fence-close-tail"
   /** A marker inside a possible inline code span: looking for a closing run before deciding. */
@@ -186,6 +193,14 @@ export interface Machine {
   fenceLen: number
   /** Length of a possible closing fence run so far. */
   closeRun: number
+  /** A paragraph is open: an indented line continues it instead of starting code (CommonMark §4.4). */
+  para: boolean
+  /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
+  listIndent: number
+  /** The closing tag of the open HTML block (lower case, `</pre>`), or `""`. */
+  htmlClose: string
+  /** The open HTML block's closing tag was seen on the current line: the block ends with it. */
+  htmlDone: boolean
   /** Open inline-code runs of this paragraph (candidates that may still close). */
   runs: number[]
   /** The character of the run being counted (`fence-open`, `inline-run`). */
@@ -257,6 +272,10 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     fenceChar: 0,
     fenceLen: 0,
     closeRun: 0,
+    para: false,
+    listIndent: 0,
+    htmlClose: "",
+    htmlDone: false,
     runs: [],
     runChar: 0,
     runLen: 0,

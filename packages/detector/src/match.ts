@@ -1,7 +1,7 @@
 /** Matching literals and patterns at a position, within the hold window. */
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { COLON, type Machine } from "./machine.ts"
+import { COLON, LT, type Machine, SLASH } from "./machine.ts"
 import { FAIL, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {
@@ -82,8 +82,6 @@ function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Ac
 
 /** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
 const MAX_PREFIX = 32
-const LT = 60 // "<"
-const SLASH = 47 // "/"
 
 /**
  * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
