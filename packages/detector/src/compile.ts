@@ -6,6 +6,8 @@
  * Tables are immutable and shared: detectors with the same formats (and, for `cline-xml`, the same
  * tools) share one compiled set, which keeps an idle detector small.
  */
+
+import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
 import {
   type BodyEntry,
   type BodySpec,
@@ -17,7 +19,6 @@ import {
   type ReasoningRow,
   TOKEN_ROWS,
 } from "./format-table.ts"
-import { LF } from "./machine.ts"
 import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
 import type { FormatId } from "./types.ts"
@@ -178,8 +179,8 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
     () => ns,
   )
   const stringTrigger = new Uint8Array(128)
-  stringTrigger[34] = 1 // '"'
-  stringTrigger[92] = 1 // "\"
+  stringTrigger[QUOTE] = 1
+  stringTrigger[BACKSLASH] = 1
   const valueTrigger = new Uint8Array(128)
   for (const ch of spec.kind === "pythonic" ? "\"'()[]{}" : '"{}[],:') valueTrigger[ch.charCodeAt(0)] = 1
   for (const literal of closerLiterals) {

@@ -2,20 +2,11 @@
  * `createDetector`: the factory, the dispatch loop, the prose state, and what a push returns.
  * The state itself is described in `machine.ts`.
  */
+
+import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
 import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
-import {
-  BACKTICK,
-  CR,
-  createMachine,
-  dropRuns,
-  isBlank,
-  LF,
-  type Machine,
-  NO_MARKUP,
-  SPACE,
-  TILDE,
-} from "./machine.ts"
+import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP } from "./machine.ts"
 import {
   stateCodeCheck,
   stateFence,

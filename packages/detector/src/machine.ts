@@ -17,34 +17,12 @@
  * @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks (CommonMark §4.5)
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
+import { CR, LF, SPACE, TAB } from "./char-codes.ts"
 import type { CompiledBody, CompiledReasoning, Start, Tables } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import { createRunMemo } from "./run-memo.ts"
 import type { FormatId, Markup } from "./types.ts"
-
-// Character codes used on the hot paths.
-export const TAB = 9
-export const LF = 10
-export const CR = 13
-export const SPACE = 32
-export const QUOTE = 34 // '"'
-export const APOSTROPHE = 39 // "'"
-export const LPAREN = 40 // "("
-export const RPAREN = 41 // ")"
-export const COMMA = 44 // ","
-export const COLON = 58 // ":"
-export const EQUALS = 61 // "="
-export const LBRACKET = 91 // "["
-export const BACKSLASH = 92 // "\"
-export const RBRACKET = 93 // "]"
-export const BACKTICK = 96 // "`"
-export const LT = 60 // "<"
-export const SLASH = 47 // "/"
-export const GT = 62 // ">"
-export const LBRACE = 123 // "{"
-export const RBRACE = 125 // "}"
-export const TILDE = 126 // "~"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
 export function isBlank(c: number): boolean {

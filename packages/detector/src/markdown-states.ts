@@ -3,21 +3,10 @@
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
  * inside it is never flagged. Blockquotes are prose (`> <tool_call>` is a call).
  */
+
+import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import {
-  BACKTICK,
-  CR,
-  dropRuns,
-  GT,
-  isBlank,
-  LF,
-  LT,
-  MAX_RUNS,
-  type Machine,
-  SPACE,
-  TAB,
-  TILDE,
-} from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { noteRun, resumeRun } from "./run-memo.ts"

@@ -1,7 +1,5 @@
 /** The states inside a call (withheld): literal tags, JSON payloads, Python calls, and what may follow them. */
-import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
-import { closerAt, currentCall, endMarkup, openMarkup, reasoningCloser } from "./emit.ts"
-import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
+
 import {
   APOSTROPHE,
   BACKSLASH,
@@ -11,14 +9,15 @@ import {
   LBRACE,
   LBRACKET,
   LPAREN,
-  MAX_NAME,
-  type Machine,
   QUOTE,
   RBRACE,
   RBRACKET,
   RPAREN,
-  resetValue,
-} from "./machine.ts"
+} from "./char-codes.ts"
+import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
+import { closerAt, currentCall, endMarkup, openMarkup, reasoningCloser } from "./emit.ts"
+import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
+import { MAX_NAME, type Machine, resetValue } from "./machine.ts"
 import { finalAt, limitAt, matchBody, matchClose, matchRow, normalize, streamEndAt } from "./match.ts"
 import { FAIL, isSpace, MORE, match } from "./pattern.ts"
 import { noteRun, resumeRun } from "./run-memo.ts"

@@ -1,7 +1,9 @@
 /** Matching literals and patterns at a position, within the hold window. */
+
+import { COLON, LT, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { COLON, LT, type Machine, SLASH } from "./machine.ts"
+import type { Machine } from "./machine.ts"
 import { FAIL, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {

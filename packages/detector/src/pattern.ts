@@ -12,6 +12,25 @@
  * pattern consumes a bounded number of characters, so a match costs O(window).
  */
 
+import {
+  APOSTROPHE,
+  CR,
+  DEL,
+  DOT,
+  EQUALS,
+  GT,
+  HYPHEN,
+  isAsciiDigit,
+  isAsciiLetter,
+  LBRACE,
+  LF,
+  LT,
+  QUOTE,
+  RBRACE,
+  SPACE,
+  TAB,
+  UNDERSCORE,
+} from "./char-codes.ts"
 import { noteRun, type RunMemo, resumeRun } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
@@ -80,18 +99,11 @@ export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13)
+  return code === SPACE || (code >= TAB && code <= CR)
 }
 
 function isAsciiIdent(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || // a-z
-    (c >= 65 && c <= 90) || // A-Z
-    (c >= 48 && c <= 57) || // 0-9
-    c === 95 || // "_"
-    c === 45 || // "-"
-    c === 46 // "."
-  )
+  return isAsciiLetter(c) || isAsciiDigit(c) || c === UNDERSCORE || c === HYPHEN || c === DOT
 }
 
 /** Does `code` belong to the class? */
@@ -102,24 +114,24 @@ export function inClass(chars: NameClass, c: number): boolean {
     case "function":
       // vLLM `_is_valid_function_name`: no `{}<>"'` and no whitespace; also no `=`.
       return !(
-        c <= 32 ||
-        c === 123 ||
-        c === 125 ||
-        c === 60 ||
-        c === 62 ||
-        c === 34 ||
-        c === 39 ||
-        c === 61 ||
-        c === 127
+        c <= SPACE ||
+        c === LBRACE ||
+        c === RBRACE ||
+        c === LT ||
+        c === GT ||
+        c === QUOTE ||
+        c === APOSTROPHE ||
+        c === EQUALS ||
+        c === DEL
       )
     case "quoted":
-      return !(c === 34 || c === 60 || c === 62 || c === 10 || c === 13)
+      return !(c === QUOTE || c === LT || c === GT || c === LF || c === CR)
     case "element":
-      return !(c <= 32 || c === 60 || c === 62)
+      return !(c <= SPACE || c === LT || c === GT)
     case "digits":
-      return c >= 48 && c <= 57
+      return isAsciiDigit(c)
     case "letters":
-      return (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+      return isAsciiLetter(c)
     default:
       return chars satisfies never
   }

@@ -12,7 +12,7 @@
  * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
  * position remembered, so that every search covers the text once. Both stop at the same places.
  */
-import { BACKTICK, CR, LF, TILDE } from "./machine.ts"
+import { BACKTICK, CR, LF, TILDE } from "./char-codes.ts"
 
 /** What a scan stops at. */
 export interface Scanner {
