@@ -24,7 +24,7 @@ import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
 import { matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
-import { type Scanner, skipPlain } from "./skip-plain.ts"
+import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
@@ -150,7 +150,7 @@ function stateText(m: Machine): boolean {
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
     // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
-    i = skipPlain(m.buf, i, textScanner(m))
+    i = skipPlain(m.buf, i, textScanner(m), m.searches)
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -249,6 +249,8 @@ function isHighSurrogate(c: number): boolean {
 
 /** Releases what the states decided, drops the decided prefix, and returns the result. */
 function settle(m: Machine): DetectorResult {
+  // The searches were made over this push's buffer, which is about to change: the detector keeps none.
+  forgetSearches(m.searches)
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
   else m.textFrom = m.pos
@@ -299,7 +301,9 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     // Fast path: nothing held, plain prose, and no character in the delta can start anything.
     const len = delta.length
     const last = delta.charCodeAt(len - 1)
-    if (skipPlain(delta, 0, textScanner(m)) === len && !isHighSurrogate(last)) {
+    const plain = skipPlain(delta, 0, textScanner(m), m.searches) === len
+    forgetSearches(m.searches)
+    if (plain && !isHighSurrogate(last)) {
       m.base += len
       m.prevCode = last
       return result(m, delta)
@@ -313,7 +317,9 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   ) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
+    const plain = skipPlain(delta, 0, m.draft!.body.scan, m.searches) === len
+    forgetSearches(m.searches)
+    if (plain) {
       m.base += len
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "")

@@ -22,6 +22,7 @@ import type { CompiledBody, CompiledReasoning, Start, Tables } from "./compile.t
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import { createRunMemo } from "./run-memo.ts"
+import { createSearchMemo, type SearchMemo } from "./skip-plain.ts"
 import type { FormatId, Markup } from "./types.ts"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
@@ -133,8 +134,10 @@ export interface Machine {
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
-  /** Where patterns store a captured name. */
+  /** Where patterns store a captured name, and the runs they read. */
   readonly capture: Capture
+  /** The far searches of this push's text (dropped when the push is settled). */
+  readonly searches: SearchMemo
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -232,6 +235,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     tables,
     maxHold,
     capture: { name: undefined, runs: createRunMemo() },
+    searches: createSearchMemo(),
     buf: "",
     base: 0,
     pos: 0,

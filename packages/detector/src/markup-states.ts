@@ -45,7 +45,7 @@ export function stateTags(m: Machine): boolean {
   const closing = reasoningCloser(m)
   let i = m.pos
   for (;;) {
-    if (closing === undefined) i = skipPlain(m.buf, i, body.scan)
+    if (closing === undefined) i = skipPlain(m.buf, i, body.scan, m.searches)
     else {
       for (; i < len; i++) {
         const c = m.buf.charCodeAt(i)

@@ -115,7 +115,7 @@ function stops(text: string, i: number, first: number, scanner: Scanner): boolea
 }
 
 /** The index of the first position at or after `i` that matters, or `text.length`. */
-export function skipPlain(text: string, i: number, scanner: Scanner): number {
+export function skipPlain(text: string, i: number, scanner: Scanner, memo: SearchMemo): number {
   const len = text.length
   // The table loop first: a scan that resumes at a held candidate stops right there, and must not
   // pay for searches over the rest of the text (held text would be searched again on every push).
@@ -125,7 +125,7 @@ export function skipPlain(text: string, i: number, scanner: Scanner): number {
     const c = text.charCodeAt(i)
     if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
-  return i < len ? skipFar(text, i, scanner) : len
+  return i < len ? skipFar(text, i, scanner, memo) : len
 }
 
 /** The searches of one scanner over one text: where each began, and what it found. */
@@ -135,30 +135,47 @@ interface Searches {
   readonly tail: number
 }
 
-// Searches over the last text, per set of needles (module-level: a detector keeps nothing, and
-// a detector working on other text just replaces them). One entry per scanner used on the text,
-// so that switching between prose, reasoning and call bodies never repeats a search.
-let cachedText = ""
-const cache = new Map<readonly string[], Searches>()
+/**
+ * The searches made over one text (a long delta, or the buffer of one push), per set of needles,
+ * so that switching between prose, reasoning and call bodies never repeats a search. Owned by one
+ * detector; {@link forgetSearches} drops them when its push is settled (the text is not kept).
+ */
+export interface SearchMemo {
+  text: string
+  /** Made on the first far search (most detectors never make one: an idle detector stays small). */
+  byChars: Map<readonly string[], Searches> | undefined
+}
 
-function skipFar(text: string, i: number, scanner: Scanner): number {
+export function createSearchMemo(): SearchMemo {
+  return { text: "", byChars: undefined }
+}
+
+/** Drops the searches and the text they were made over. */
+export function forgetSearches(memo: SearchMemo): void {
+  if (memo.text.length === 0) return
+  memo.text = ""
+  memo.byChars?.clear()
+}
+
+function skipFar(text: string, i: number, scanner: Scanner, memo: SearchMemo): number {
   const len = text.length
   const chars = scanner.chars
   const literals = scanner.literals
   const count = chars.length + literals.length
-  if (cachedText !== text) {
-    cachedText = text
-    cache.clear()
+  if (memo.byChars === undefined) memo.byChars = new Map()
+  if (memo.text !== text) {
+    memo.text = text
+    memo.byChars.clear()
   }
   // `chars` is shared by a scanner and its quiet twin: they search for the same things.
-  let searches = cache.get(chars)
+  let searches = memo.byChars.get(chars)
   if (searches === undefined) {
     searches = {
       from: new Array<number>(count).fill(-1),
       next: new Array<number>(count).fill(-1),
       tail: partialTail(text, literals),
     }
-    cache.set(chars, searches)
+    memo.byChars.set(chars, searches)
   }
   const { from, next, tail } = searches
   for (;;) {
