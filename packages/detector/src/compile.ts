@@ -3,8 +3,10 @@
  * something (a 128-entry trigger table, so plain text is skipped one `charCodeAt` at a time), and,
  * per first character, the literals that start there, longest first.
  *
- * Tables are immutable and shared: detectors with the same formats (and, for `cline-xml`, the same
- * tools) share one compiled set, which keeps an idle detector small.
+ * Tables are immutable and shared, and nothing module-wide is a cache: the default formats' tables
+ * are one value; the tables of a `formats` array are owned by the caller's array (see
+ * {@link tablesFor}). Detectors built from the same options share one compiled set, which keeps an
+ * idle detector small.
  */
 
 import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
@@ -270,27 +272,53 @@ function namespacedStart(start: Start): boolean {
   return start.kind === "markup" && start.row.ns
 }
 
-const cache = new Map<string, Tables>()
+/** The default formats' tables: one immutable value, built on first use (never replaced). */
+let defaults: Tables | undefined
 
-/** Cache keys of the (never mutated) enabled-format sets seen so far. */
-const idsOf = new WeakMap<ReadonlySet<FormatId>, string>()
+/** Tables compiled for a `formats` array a caller passed, and the array's contents they were built for. */
+interface Owned {
+  readonly ids: string
+  /** By tool list with `cline-xml` (its tables depend on the tools), newest last; else one entry. */
+  readonly byTools: Map<string, Tables>
+}
 
-/** The tables for a set of enabled formats (and tools, when `cline-xml` is enabled), cached. */
-export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
-  // The default set is one shared object: its key is built once, not sorted and joined on every
-  // createDetector (a noticeable share of a short turn, which creates two detectors).
-  let ids = idsOf.get(enabled)
-  if (ids === undefined) {
-    ids = [...enabled].sort().join(",")
-    idsOf.set(enabled, ids)
+/** Tool lists remembered per `formats` array with `cline-xml` (a host with more recompiles). */
+const TOOL_SETS = 8
+
+/**
+ * Tables for the `formats` arrays callers pass, owned by those arrays: kept while the caller keeps
+ * its array (an adapter resolves its options once and passes the same array every turn) and
+ * dropped with it; one caller's arrays never evict another's. Keyed by identity and checked
+ * against the contents, so an array changed after use is compiled again.
+ */
+const byCaller = new WeakMap<readonly FormatId[], Owned>()
+
+/**
+ * The tables for a detector. Without `formats` (the default formats), the one immutable default
+ * value: creating a detector costs no lookup and no key. Otherwise the tables owned by the
+ * caller's `formats` array (and, with `cline-xml`, its tools).
+ */
+export function tablesFor(
+  formats: readonly FormatId[] | undefined,
+  enabled: ReadonlySet<FormatId>,
+  tools: readonly string[],
+): Tables {
+  if (formats === undefined) {
+    defaults ??= compile(enabled, [])
+    return defaults
   }
-  const key = enabled.has("cline-xml") ? `${ids}|${tools.join("\u0000")}` : ids
-  let tables = cache.get(key)
+  const ids = formats.join(",")
+  let owned = byCaller.get(formats)
+  if (owned === undefined || owned.ids !== ids) {
+    owned = { ids, byTools: new Map() }
+    byCaller.set(formats, owned)
+  }
+  const key = enabled.has("cline-xml") ? tools.join("\u0000") : ""
+  let tables = owned.byTools.get(key)
   if (tables === undefined) {
-    // Bounded: a host that builds many distinct tool sets recompiles instead of growing without end.
-    if (cache.size >= 64) cache.clear()
+    if (owned.byTools.size >= TOOL_SETS) owned.byTools.delete(owned.byTools.keys().next().value!)
     tables = compile(enabled, tools)
-    cache.set(key, tables)
+    owned.byTools.set(key, tables)
   }
   return tables
 }

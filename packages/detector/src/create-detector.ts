@@ -59,7 +59,7 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
  */
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
-  const tables = tablesFor(enabled, [...tools])
+  const tables = tablesFor(options.formats, enabled, [...tools])
   let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
   return {
     push: (delta: string): DetectorResult => pushDelta(m, delta),
