@@ -50,6 +50,8 @@ export interface TrieNode<T> {
   /** The characters that continue a literal from here, and their nodes (same order). */
   readonly codes: readonly number[]
   readonly kids: readonly TrieNode<T>[]
+  /** For a node with many kids (`<` starts dozens of literals): its ASCII kids by character. */
+  readonly ascii: readonly (TrieNode<T> | undefined)[] | undefined
 }
 
 /** Literals indexed by their characters. */
@@ -124,6 +126,21 @@ interface Building<T> {
   readonly parent: Building<T> | undefined
   readonly codes: number[]
   readonly kids: Building<T>[]
+  ascii: (Building<T> | undefined)[] | undefined
+}
+
+/** Kids looked up by a linear scan up to this many; a node with more gets an ASCII table. */
+const NARROW = 6
+
+/** Gives every wide node of the trie under `node` its ASCII table. */
+function indexWide<T>(node: Building<T>): void {
+  if (node.kids.length > NARROW) {
+    node.ascii = new Array(128).fill(undefined)
+    node.codes.forEach((c, k) => {
+      if (c < 128) node.ascii![c] = node.kids[k]
+    })
+  }
+  for (const kid of node.kids) indexWide(kid)
 }
 
 function buildIndex<T>(
@@ -141,7 +158,7 @@ function buildIndex<T>(
     trigger[first] = 1
     let node: Building<T> | undefined = firsts[first]
     if (node === undefined) {
-      node = { entry: undefined, parent: undefined, codes: [], kids: [] }
+      node = { entry: undefined, parent: undefined, codes: [], kids: [], ascii: undefined }
       firsts[first] = node
     }
     for (let k = 1; k < literal.length; k++) {
@@ -149,7 +166,7 @@ function buildIndex<T>(
       const at: number = node.codes.indexOf(c)
       if (at >= 0) node = node.kids[at]!
       else {
-        const kid: Building<T> = { entry: undefined, parent: node, codes: [], kids: [] }
+        const kid: Building<T> = { entry: undefined, parent: node, codes: [], kids: [], ascii: undefined }
         node.codes.push(c)
         node.kids.push(kid)
         node = kid
@@ -164,6 +181,7 @@ function buildIndex<T>(
     .filter(({ literal, items }) => literal.startsWith("<") && items.some(namespaced))
     .map(({ literal, items }) => ({ literal, items: items.filter(namespaced) }))
     .sort((a, b) => b.literal.length - a.literal.length)
+  for (const node of firsts) if (node !== undefined) indexWide(node)
   return { firsts, trigger, ns }
 }
 

@@ -18,7 +18,7 @@
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
-import type { CompiledBody, CompiledReasoning, Start, Tables } from "./compile.ts"
+import type { CompiledBody, CompiledReasoning, LiteralIndex, Start, Tables, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import { createRunMemo } from "./run-memo.ts"
@@ -134,6 +134,14 @@ export interface Machine {
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
+  /**
+   * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
+   * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+   */
+  walkIndex: LiteralIndex<unknown> | undefined
+  walkAt: number
+  walkTo: number
+  walkNode: TrieNode<unknown> | undefined
   /** Where patterns store a captured name, and the runs they read. */
   readonly capture: Capture
   /** The far searches of this push's text (dropped when the push is settled). */
@@ -234,6 +242,10 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     tools,
     tables,
     maxHold,
+    walkIndex: undefined,
+    walkAt: -1,
+    walkTo: -1,
+    walkNode: undefined,
     capture: { name: undefined, runs: createRunMemo() },
     searches: createSearchMemo(),
     buf: "",

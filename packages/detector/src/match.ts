@@ -21,6 +21,7 @@ export function streamEndAt(m: Machine, i: number): boolean {
 
 /** The child of `node` for character `c`, if a literal continues so. */
 function childOf<T>(node: TrieNode<T>, c: number): TrieNode<T> | undefined {
+  if (node.ascii !== undefined && c < 128) return node.ascii[c]
   const codes = node.codes
   for (let k = 0; k < codes.length; k++) if (codes[k] === c) return node.kids[k]
   return undefined
@@ -62,13 +63,23 @@ function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Ac
   const root = first < 128 ? index.firsts[first] : undefined
   if (root === undefined) return FAIL
   let node: TrieNode<T> = root
+  let j = i + 1
+  if (m.walkIndex === index && m.walkAt === m.base + i) {
+    // The same walk, cut off by the end of the last push: go on from where it stopped.
+    node = m.walkNode as TrieNode<T>
+    j = m.walkTo - m.base
+  }
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
-  for (let j = i + 1; node.kids.length > 0; j++) {
+  for (; node.kids.length > 0; j++) {
     if (j >= limit) {
+      if (fin) break
       // A longer literal may still complete here.
-      if (!fin) return MORE
-      break
+      m.walkIndex = index
+      m.walkAt = m.base + i
+      m.walkTo = m.base + j
+      m.walkNode = node
+      return MORE
     }
     const next: TrieNode<T> | undefined = childOf(node, m.buf.charCodeAt(j))
     if (next === undefined) break
