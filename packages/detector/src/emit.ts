@@ -1,7 +1,9 @@
 /** Releasing visible text, reporting markup, and opening/closing reasoning blocks and calls. */
+
+import { LF } from "./char-codes.ts"
 import type { CompiledReasoning } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import { type Call, type Draft, dropRuns, LF, type Machine, resetValue } from "./machine.ts"
+import { type Call, type Draft, dropRuns, type Machine, resetValue } from "./machine.ts"
 import { matchBody, matchClose } from "./match.ts"
 import { isSpace, MORE } from "./pattern.ts"
 

@@ -3,23 +3,13 @@
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
  * inside it is never flagged. Blockquotes are prose (`> <tool_call>` is a call).
  */
+
+import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import {
-  BACKTICK,
-  CR,
-  dropRuns,
-  GT,
-  isBlank,
-  LF,
-  LT,
-  MAX_RUNS,
-  type Machine,
-  SPACE,
-  TAB,
-  TILDE,
-} from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
+import { noteRun, resumeRun } from "./run-memo.ts"
 
 export function stateLineStart(m: Machine): boolean {
   const len = m.buf.length
@@ -72,25 +62,10 @@ export function stateLineStart(m: Machine): boolean {
     }
   }
   if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
-    // ```markdown
-    // > | ~~~js
-    //     ^
-    // ```
-    const limit = limitAt(m, i)
-    let j = i
-    while (j < limit && m.buf.charCodeAt(j) === c) j++
-    if (j === limit && !finalAt(m, i)) return false
-    if (j - i >= 3) {
-      m.anchor = false
-      dropRuns(m)
-      m.fenceLen = j - i
-      m.pos = j
-      if (c === TILDE) {
-        m.fenceChar = TILDE
-        m.state = "fence"
-      } else m.state = "fence-info"
-      return true
-    }
+    m.runChar = c
+    m.runLen = 0
+    m.state = "fence-open"
+    return true
   } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
     const r = matchStart(m, m.tables.line, i)
     if (r === MORE) return false
@@ -99,6 +74,62 @@ export function stateLineStart(m: Machine): boolean {
   m.state = "text"
   return true
 }
+
+export function stateFenceOpen(m: Machine): boolean {
+  // ```markdown
+  // > | ~~~js
+  //     ^^^ counted as it arrives: the run is visible text whatever it turns out to be
+  // ```
+  if (!countRun(m)) return false
+  // Neither a backtick nor a tilde starts an anchored opener: the anchored lookup is over.
+  m.anchor = false
+  if (m.runLen >= 3) {
+    dropRuns(m)
+    m.fenceLen = m.runLen
+    if (m.runChar === TILDE) {
+      m.fenceChar = TILDE
+      m.state = "fence"
+    } else m.state = "fence-info"
+  } else {
+    // Not a fence: backticks are an inline code run, tildes plain text.
+    if (m.runChar === BACKTICK) addRun(m, m.runLen)
+    m.state = "text"
+  }
+  return true
+}
+
+export function stateInlineRun(m: Machine): boolean {
+  // ```markdown
+  // > | see ``a`b`` here
+  //         ^^ counted as it arrives; its length says which run closes it (CommonMark §6.1)
+  // ```
+  if (!countRun(m)) return false
+  addRun(m, m.runLen)
+  m.state = "text"
+  return true
+}
+
+/**
+ * Counts the run of `runChar` at `pos` into `runLen`, moving `pos` past it: the run is decided
+ * text as it arrives, so a long run is never held and never read twice. A run is at most
+ * `maxHold` long (the next character starts another run), as a window at its start would see it.
+ * Returns false when the input ended inside the run (it may go on).
+ */
+function countRun(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  let k = m.runLen
+  while (i < len && k < m.maxHold && m.buf.charCodeAt(i) === m.runChar) {
+    i++
+    k++
+  }
+  m.pos = i
+  m.runLen = k
+  return !(i === len && k < m.maxHold && !m.final)
+}
+
+/** What a code-span check reads its backtick runs as (in the run memo). */
+const CHECK_RUN = Symbol("backtick run")
 
 /** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to four spaces. */
 const MAX_ITEM = 14
@@ -283,8 +314,10 @@ export function stateCodeCheck(m: Machine): boolean {
   while (i < limit && !paragraphEnd) {
     const c = m.buf.charCodeAt(i)
     if (c === BACKTICK) {
-      let j = i
+      // A run cut off by the window's end is read on from where it was cut, not again.
+      let j = resumeRun(m.capture.runs, CHECK_RUN, i, limit)
       while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
+      noteRun(m.capture.runs, CHECK_RUN, i, j)
       if (j === limit && !fin) break
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.
