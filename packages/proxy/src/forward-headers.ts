@@ -17,11 +17,9 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
 ])
 
 /**
- * Never forwarded either way: `host` names the proxy, not the upstream (fetch sets it from the
- * URL); `content-length` is recomputed by fetch from the body we send, which may differ from the
- * client's; `accept-encoding` is dropped so the upstream answers in identity encoding and SSE is
- * read as it is produced (and fetch would decode a compressed body behind a stale
- * `content-encoding`).
+ * Never forwarded: `host` names the proxy, not the upstream (fetch sets it from the URL);
+ * `content-length` is recomputed by fetch from the body we send, which may differ from the
+ * client's; `accept-encoding` is replaced by `identity` (see {@link upstreamRequestHeaders}).
  */
 const REQUEST_OWN: ReadonlySet<string> = new Set(["host", "content-length", "accept-encoding", "expect"])
 
@@ -43,9 +41,16 @@ function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
   return out
 }
 
-/** The headers sent upstream for a client's request. */
+/**
+ * The headers sent upstream for a client's request. `accept-encoding: identity`: the upstream
+ * answers uncompressed, so SSE is read as it is produced (a compressing server buffers) and no
+ * decoded body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip
+ * itself and decode it).
+ */
 export function upstreamRequestHeaders(headers: Headers): Headers {
-  return copyWithout(headers, REQUEST_OWN)
+  const out = copyWithout(headers, REQUEST_OWN)
+  out.set("accept-encoding", "identity")
+  return out
 }
 
 /** The headers sent to the client for an upstream response (its body possibly rewritten). */
