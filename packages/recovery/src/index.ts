@@ -1,7 +1,9 @@
 export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
 export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
 export { recoverToolCalls, runTurn } from "./run-turn.ts"
+export { suggestToolNames } from "./suggest-tool-names.ts"
 export {
   isToolCallRecoveryError,
   type MarkupSummary,
