@@ -1,7 +1,8 @@
 import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
 import { Hono } from "hono"
 import { passThrough } from "./pass-through.ts"
-import { type ProtocolName, protocols } from "./protocols.ts"
+import type { ProtocolName } from "./protocol.ts"
+import { protocols } from "./protocols.ts"
 import type { ProxyContext } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
@@ -101,11 +102,12 @@ export function createProxy(options: ProxyOptions): ToolRescueProxy {
   if (typeof options !== "object" || options === null)
     throw new TypeError("tool-rescue proxy: options are required")
   const { upstream, maxBodyBytes, upstreamTimeoutMs, fetch, ...recovery } = options
-  resolveRecoveryOptions(recovery)
+  const resolved = resolveRecoveryOptions(recovery)
   const metrics = createProxyMetrics()
   const context: ProxyContext = {
     upstream: upstreamOf(upstream),
     recovery,
+    resolved,
     placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     upstreamTimeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),

@@ -36,7 +36,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Client tool names (`tools[].name` of tools without a server-tool `type`). */
-function messagesToolNames(body: Body): string[] {
+export function messagesToolNames(body: Body): string[] {
   const names: string[] = []
   if (!Array.isArray(body.tools)) return names
   for (const tool of body.tools) {
@@ -251,13 +251,12 @@ async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Pro
   return changed ? { ...final, content: blocks } : final
 }
 
-/** Plans a Messages request: the same skip rules as chat (`tool_choice: { type: "none" }`). */
+/**
+ * Every Messages request is planned by `@tool-rescue/recovery`'s `planTurn` (see
+ * `messages-protocol.ts`), which holds the skip rules; this row only reads the tools.
+ */
 function planMessages(body: Body): ReturnType<ApiAdapter<unknown, unknown, unknown, unknown>["plan"]> {
-  const choice = body.tool_choice
-  if (isRecord(choice) && choice.type === "none") return { kind: "skip", reason: "tool-choice-none" }
-  const tools = messagesToolNames(body)
-  if (tools.length === 0) return { kind: "skip", reason: "no-tools" }
-  return { kind: "recover", tools }
+  return { kind: "recover", tools: messagesToolNames(body) }
 }
 
 /**
@@ -267,8 +266,8 @@ function planMessages(body: Body): ReturnType<ApiAdapter<unknown, unknown, unkno
  * ```ts
  * import { messagesApi } from "./messages-api.ts"
  *
- * messagesApi.plan({ model: "m", messages: [], tools: [{ name: "Bash", input_schema: {} }] })
- * // { kind: "recover", tools: ["Bash"] }
+ * messagesApi.retryBody({ model: "m", system: "Be brief.", messages: [] }, "Use tool calls.", "system")
+ * // { model: "m", system: "Be brief.\n\nUse tool calls.", messages: [] }
  * ```
  */
 export const messagesApi: ApiAdapter<Event, Event, Message, MessageRef> = {

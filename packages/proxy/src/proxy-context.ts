@@ -1,4 +1,4 @@
-import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions, ResolvedRecoveryOptions } from "@tool-rescue/recovery"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
@@ -6,6 +6,8 @@ import { UpstreamFailure } from "./upstream-failure.ts"
 export interface ProxyContext {
   readonly upstream: URL
   readonly recovery: RecoveryOptions
+  /** `recovery`, resolved once (for `planTurn`). */
+  readonly resolved: ResolvedRecoveryOptions
   readonly placement: "system" | "user"
   readonly maxBodyBytes: number
   readonly upstreamTimeoutMs: number

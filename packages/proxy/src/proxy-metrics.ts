@@ -3,14 +3,14 @@
  * counter set of our own rather than prom-client: prom-client needs Node built-ins (`cluster`,
  * `v8`, `perf_hooks`), and the proxy's handler runs on any web-standard runtime.
  */
-import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
-import type { ProtocolName } from "./protocols.ts"
+import { isToolCallRecoveryError, type MarkupReason, type RecoveryEvent } from "@tool-rescue/recovery"
+import type { ProtocolName } from "./protocol.ts"
 
 /**
- * How one leaked call ended: recovered by the retry, repeated in the retry (the turn failed),
- * not recoverable because it names a tool that was not offered, found in reasoning that an answer
- * followed (a rehearsal), cut off (`complete: false`) without being recoverable, or any other
- * failure of the turn (a provider error, `persistFailed`, an abort).
+ * How one leaked call ended: `recovered` by the retry, `repeated` in the retry (the turn ended
+ * with `repeated-markup`), `failed` (the turn ended otherwise: a provider error, `persistFailed`,
+ * an abort), or — for markup that never caused a retry — recovery's own reason on the
+ * `markup-detected` event (`not-offered`, `in-reasoning-answer-follows`, `structured-call`, …).
  *
  * @example
  * ```ts
@@ -19,7 +19,7 @@ import type { ProtocolName } from "./protocols.ts"
  * const good: LeakOutcome = "recovered"
  * ```
  */
-export type LeakOutcome = "recovered" | "repeated" | "not-offered" | "in-reasoning" | "truncated" | "failed"
+export type LeakOutcome = "recovered" | "repeated" | "failed" | Exclude<MarkupReason, "recoverable">
 
 /**
  * The proxy's counters.
@@ -114,19 +114,10 @@ export function createProxyMetrics(): ProxyMetrics {
       }
       return (event) => {
         switch (event.type) {
-          case "markup-detected": {
-            const { markup } = event
-            if (event.recoverable) pending.push(markup.format)
-            else {
-              const outcome: LeakOutcome = !markup.offered
-                ? "not-offered"
-                : markup.inReasoning
-                  ? "in-reasoning"
-                  : "truncated"
-              add(leaks, [protocol, markup.format, outcome])
-            }
+          case "markup-detected":
+            if (event.reason === "recoverable") pending.push(event.markup.format)
+            else add(leaks, [protocol, event.markup.format, event.reason])
             break
-          }
           case "recovery-started":
             add(retries, [protocol])
             break

@@ -7,12 +7,13 @@ import {
   isToolCallRecoveryError,
   type NormalizedPart,
   type OutputPart,
-  reportSkipped,
+  planTurn,
   runTurn,
+  sumUsage,
 } from "@tool-rescue/recovery"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
-import type { Protocol, ProtocolError } from "./protocols.ts"
+import type { Protocol, ProtocolError } from "./protocol.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
 import { readSse, sseFrame } from "./read-sse.ts"
@@ -29,6 +30,8 @@ interface Call {
   readonly headers: Headers
   readonly body: Body
   readonly tools: readonly string[]
+  /** Recoveries the agent's turn made in earlier requests (read from the history's marks). */
+  readonly recoveriesBefore: number
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
 }
@@ -92,9 +95,11 @@ export async function recoverRequest(
   const parsed = parseRequest(bytes)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   const { body } = parsed
-  const plan = protocol.api.plan(body)
+  const plan = planTurn(context.resolved, {
+    ...protocol.turnRequest(body),
+    recoveriesBefore: protocol.recoveriesBefore(body),
+  })
   if (plan.kind === "skip") {
-    reportSkipped(context.recovery, plan.reason)
     context.metrics.request(protocol.name, "passthrough")
     return passThrough(request, context, bytes)
   }
@@ -112,6 +117,7 @@ export async function recoverRequest(
     headers: upstreamRequestHeaders(request.headers),
     body,
     tools: plan.tools,
+    recoveriesBefore: plan.recoveriesBefore,
     controller,
   }
 
@@ -183,7 +189,14 @@ function recoverStream(call: Call, first: Response): Response {
   const frames = new WeakMap<object, string>()
   let sentinel = false
 
-  async function* events(response: Response): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
+  /** The usage each attempt reported, by round (the turn reports their sum). */
+  const usages: unknown[] = []
+  let round = 0
+
+  async function* events(
+    response: Response,
+    attempt: number,
+  ): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
     sentinel = false
     if (response.body === null) return
     for await (const sse of readSse(response.body)) {
@@ -201,6 +214,8 @@ function recoverStream(call: Call, first: Response): Response {
       const frame = sseFrame(sse.data, sse.event)
       if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
       if (typeof event === "object" && event !== null) frames.set(event, frame)
+      const usage = protocol.usage(event)
+      if (usage !== undefined) usages[attempt] = usage
       yield* api.streamParts(event)
     }
   }
@@ -209,8 +224,12 @@ function recoverStream(call: Call, first: Response): Response {
     tools: call.tools,
     signal: controller.signal,
     options: turnOptions(call),
-    attempt: async (round, { instruction, signal }) =>
-      events(round === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
+    recoveriesBefore: call.recoveriesBefore,
+    attempt: async (attempt, { instruction, signal }) =>
+      events(
+        attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream"),
+        attempt,
+      ),
   })
   const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   const frameOf = (item: unknown): string =>
@@ -220,7 +239,9 @@ function recoverStream(call: Call, first: Response): Response {
   async function* output(): AsyncGenerator<string, void, undefined> {
     try {
       for await (const part of turn) {
-        for (const item of splicer.push(part as OutputPart<unknown>)) yield frameOf(item)
+        if (part.type === "attempt-start") round = part.round
+        for (const item of splicer.push(part as OutputPart<unknown>))
+          yield frameOf(recovered(call, item, round, usages))
       }
       if (protocol.sentinel && sentinel) yield "data: [DONE]\n\n"
     } catch (error) {
@@ -256,16 +277,22 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
   } catch {
     return new Response(text, { status: first.status, headers: clientResponseHeaders(first.headers) })
   }
+  const usages: unknown[] = [call.protocol.usage(data)]
+  let round = 0
   const turn = runTurn<unknown>({
     tools: call.tools,
     signal: call.controller.signal,
     options: turnOptions(call),
-    attempt: async (round, { instruction, signal }) => {
-      if (round === 0) return fromArray(api.dataParts(data))
+    recoveriesBefore: call.recoveriesBefore,
+    attempt: async (attempt, { instruction, signal }) => {
+      if (attempt === 0) return fromArray(api.dataParts(data))
+      round = attempt
       const response = await sendRetry(call, instruction, signal, "json")
       const next = await response.text()
       try {
-        return fromArray(api.dataParts(JSON.parse(next)))
+        const parsed: unknown = JSON.parse(next)
+        usages[attempt] = call.protocol.usage(parsed)
+        return fromArray(api.dataParts(parsed))
       } catch {
         throw new UpstreamFailure("status", {
           response: { status: response.status, headers: response.headers, text: next },
@@ -274,12 +301,36 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
     },
   })
   try {
-    const result = await api.result(turn, { tools: call.tools, returnToolCallErrors: false })
+    const result = recovered(
+      call,
+      await api.result(turn, { tools: call.tools, returnToolCallErrors: false }),
+      round,
+      usages,
+    )
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
   } catch (error) {
     return failureResponse(call, error)
   }
+}
+
+/**
+ * An item of a retry (round ≥ 1) as the client gets it: its tool-call ids carry the turn's
+ * recoveries so far (the mark later requests of the agent's turn bring back, see
+ * `Protocol.recoveriesBefore`), and a usage record is the sum of every attempt's (recovery's
+ * `sumUsage`: every attempt was billed).
+ */
+function recovered(call: Call, item: unknown, round: number, usages: readonly unknown[]): unknown {
+  if (round === 0) return item
+  const { protocol } = call
+  let out = protocol.markCalls(item, call.recoveriesBefore + round)
+  const usage = protocol.usage(out)
+  if (usage !== undefined) {
+    let total: unknown
+    for (let i = 0; i < round; i++) if (usages[i] !== undefined) total = sumUsage(total, usages[i])
+    out = protocol.withUsage(out, sumUsage(total, usage))
+  }
+  return out
 }
 
 /** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */
