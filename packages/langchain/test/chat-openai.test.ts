@@ -1,0 +1,175 @@
+import { type AIMessageChunk, HumanMessage, SystemMessage } from "@langchain/core/messages"
+import { isToolCallRecoveryError } from "@tool-rescue/recovery"
+import { describe, expect, it } from "vitest"
+import { withToolCallRecovery } from "../src/index.ts"
+import { collect, functionTool, harness, leak, sentText } from "./support/harness.ts"
+
+const sample = leak("L8")
+const tools = sample.tools.map(functionTool)
+const messages = [new SystemMessage("You are a coding agent."), new HumanMessage("Where is BaseService?")]
+const call = { name: "GrepTool", arguments: '{"pattern":"class BaseService"}', id: "call_retry" }
+const safePrefix = sample.text.slice(0, sample.text.indexOf("<tool_call>"))
+
+describe("ChatOpenAI.invoke", () => {
+  it("recovers a real leak: the result is the retry's structured call, the malformed response is absent", async () => {
+    const { model, server, events } = await harness([
+      { content: sample.text, usage: { inputTokens: 40, outputTokens: 30 } },
+      { toolCalls: [call], usage: { inputTokens: 50, outputTokens: 9 } },
+    ])
+    const reply = await model.bindTools(tools).invoke(messages)
+
+    expect(reply.tool_calls).toMatchObject([
+      { name: "GrepTool", args: { pattern: "class BaseService" }, id: "call_retry" },
+    ])
+    expect(reply.content).toBe("")
+    expect(reply.usage_metadata).toMatchObject({ input_tokens: 90, output_tokens: 39, total_tokens: 129 })
+    expect(server.requests).toHaveLength(2)
+    const retry = server.requests[1]!.body!
+    expect(retry.messages?.[0]?.role).toBe("system")
+    expect(String(retry.messages?.[0]?.content)).toMatch(
+      /^You are a coding agent\.\n\n.*structured tool-call format/s,
+    )
+    expect(retry.messages).toHaveLength(2)
+    expect(sentText(retry)).not.toContain("<function=")
+    expect(retry.tools).toEqual(server.requests[0]!.body!.tools)
+    expect(events.map((event) => event.type)).toEqual([
+      "markup-detected",
+      "recovery-started",
+      "recovery-succeeded",
+    ])
+  })
+
+  it("places the instruction in a final user message with instructionPlacement: user", async () => {
+    const { model, server } = await harness([{ content: sample.text }, { toolCalls: [call] }], {
+      instructionPlacement: "user",
+    })
+    await model.bindTools(tools).invoke(messages)
+    const retry = server.requests[1]!.body!
+    expect(retry.messages).toHaveLength(3)
+    expect(retry.messages?.[0]?.content).toBe("You are a coding agent.")
+    expect(retry.messages?.[2]).toMatchObject({ role: "user" })
+    expect(String(retry.messages?.[2]?.content)).toMatch(/structured tool-call format/)
+  })
+
+  it("rejects a second leak in the turn with repeated-markup, after awaiting persistFailed once", async () => {
+    const failed: string[] = []
+    const { model, server, events } = await harness([{ content: sample.text }, { content: sample.text }], {
+      persistFailed: (response) => {
+        failed.push(response.text)
+      },
+    })
+    const error = await model
+      .bindTools(tools)
+      .invoke(messages)
+      .catch((e: unknown) => e)
+    expect(isToolCallRecoveryError(error)).toBe(true)
+    expect(error).toMatchObject({ code: "repeated-markup", rounds: 2 })
+    expect(failed).toEqual([sample.text])
+    expect(server.requests).toHaveLength(2)
+    expect(events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1 })
+  })
+
+  it("passes a fenced example through untouched, with no retry", async () => {
+    const text = `Here is how a call looks:\n\n\`\`\`xml\n${sample.text.slice(safePrefix.length)}\n\`\`\`\n`
+    const { model, server, events } = await harness([{ content: text }])
+    const reply = await model.bindTools(tools).invoke(messages)
+    expect(reply.content).toBe(text)
+    expect(server.requests).toHaveLength(1)
+    expect(events.filter((event) => event.type === "markup-detected")).toEqual([])
+  })
+
+  it("never retries a provider error", async () => {
+    const { model, server } = await harness([
+      { httpError: { status: 500, message: "boom" } },
+      { toolCalls: [call] },
+    ])
+    await expect(model.bindTools(tools).invoke(messages)).rejects.toThrow(/boom/)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("skips calls without tools: the markup is shown as the model wrote it (recovery-skipped)", async () => {
+    const { model, server, events } = await harness([{ content: sample.text }])
+    const reply = await model.invoke(messages)
+    expect(reply.content).toBe(sample.text)
+    expect(server.requests).toHaveLength(1)
+    expect(events).toEqual([{ type: "recovery-skipped", reason: "no-tools" }])
+  })
+
+  it("recovers each input of batch on its own", async () => {
+    const { model, server } = await harness((request) =>
+      JSON.stringify(request.body).includes("structured tool-call format")
+        ? { toolCalls: [call] }
+        : { content: sample.text },
+    )
+    const replies = await model.bindTools(tools).batch([messages, messages])
+    expect(replies.map((reply) => reply.tool_calls?.[0]?.name)).toEqual(["GrepTool", "GrepTool"])
+    expect(server.requests).toHaveLength(4)
+  })
+
+  it("keeps the model's class and leaves the model passed in unwrapped", async () => {
+    const { model, raw, server } = await harness([{ content: sample.text }])
+    expect(model).toBeInstanceOf(raw.constructor)
+    expect(model).not.toBe(raw)
+    const plain = await raw.bindTools(tools).invoke(messages)
+    expect(plain.content).toBe(sample.text)
+    expect(server.requests).toHaveLength(1)
+    expect(() => withToolCallRecovery({} as never)).toThrow(TypeError)
+  })
+})
+
+describe("ChatOpenAI.stream", () => {
+  it("streams a leak in 1-character chunks: safe text shown, markup never, the retry spliced into the same message", async () => {
+    const { model, server, events } = await harness([
+      { content: sample.text, chunkSize: 1, usage: { inputTokens: 40, outputTokens: 30 } },
+      { toolCalls: [call], usage: { inputTokens: 50, outputTokens: 9 } },
+    ])
+    const chunks = await collect(await model.bindTools(tools).stream(messages))
+    const text = chunks.map((chunk) => chunk.content).join("")
+    expect(text).toBe(safePrefix)
+    let whole = chunks[0]!
+    for (const chunk of chunks.slice(1)) whole = whole.concat(chunk)
+    expect(whole.tool_calls).toMatchObject([{ name: "GrepTool", args: { pattern: "class BaseService" } }])
+    expect(whole.usage_metadata).toMatchObject({ input_tokens: 90, output_tokens: 39, total_tokens: 129 })
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1)
+    expect(server.requests).toHaveLength(2)
+    expect(server.requests[1]!.body!.stream).toBe(true)
+    expect(events.map((event) => event.type)).toEqual([
+      "markup-detected",
+      "recovery-started",
+      "recovery-succeeded",
+    ])
+  })
+
+  it("rejects a second leak while streaming, after showing only safe text", async () => {
+    const { model } = await harness([
+      { content: sample.text, chunkSize: 3 },
+      { content: sample.text, chunkSize: 3 },
+    ])
+    const seen: AIMessageChunk[] = []
+    const error = await (async () => {
+      for await (const chunk of await model.bindTools(tools).stream(messages)) seen.push(chunk)
+    })().catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: "repeated-markup" })
+    expect(seen.map((chunk) => chunk.content).join("")).toBe(safePrefix + safePrefix)
+  })
+
+  it("aborts through signal: the stream stops and no retry starts", async () => {
+    const controller = new AbortController()
+    const { model, server } = await harness([
+      { content: sample.text, chunkSize: 4, chunkDelayMs: 20 },
+      { toolCalls: [call] },
+    ])
+    const seen: string[] = []
+    const error = await (async () => {
+      for await (const chunk of await model
+        .bindTools(tools)
+        .stream(messages, { signal: controller.signal })) {
+        seen.push(String(chunk.content))
+        if (seen.length === 2) controller.abort(new Error("user cancelled"))
+      }
+    })().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect(server.requests).toHaveLength(1)
+    expect(seen.join("")).not.toContain("<")
+  })
+})
