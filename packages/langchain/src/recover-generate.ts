@@ -2,7 +2,13 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
 import type { NormalizedPart } from "@tool-rescue/recovery"
-import { type CallOptions, mutedTokens, type RecoverySettings, recoveryTurn } from "./recovery-run.ts"
+import {
+  type CallOptions,
+  type ModelCall,
+  mutedTokens,
+  type RecoverySettings,
+  recoveryTurn,
+} from "./recovery-run.ts"
 import { createTurnUsage, settleTokenUsage } from "./turn-usage.ts"
 
 /** The model's own `_generate`, called on the unwrapped model. */
@@ -21,19 +27,14 @@ export type Generate = (
 export async function recoverGenerate(
   generate: Generate,
   settings: RecoverySettings,
-  messages: BaseMessage[],
-  options: CallOptions,
+  call: ModelCall,
   runManager: CallbackManagerForLLMRun | undefined,
 ): Promise<ChatResult> {
+  const { messages, options } = call
   const muted = mutedTokens(runManager)
-  const parts = recoveryTurn<ChatResult>(
-    settings,
-    messages,
-    options,
-    async function* (attemptMessages, attemptOptions) {
-      yield* resultParts(await generate(attemptMessages, attemptOptions, muted))
-    },
-  )
+  const parts = recoveryTurn<ChatResult>(settings, call, async function* (attemptMessages, attemptOptions) {
+    yield* resultParts(await generate(attemptMessages, attemptOptions, muted))
+  })
   if (parts === undefined) return generate(messages, options, runManager)
   const usage = createTurnUsage()
   const discarded: UsageMetadata[] = []

@@ -1,9 +1,15 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
-import type { BaseMessage } from "@langchain/core/messages"
+import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages"
 import type { ChatGenerationChunk } from "@langchain/core/outputs"
 import type { OutputPart } from "@tool-rescue/recovery"
 import { type ChunkRaw, chunkParts, EMPTY, textChunk, usageOf } from "./chunk-parts.ts"
-import { type CallOptions, mutedTokens, type RecoverySettings, recoveryTurn } from "./recovery-run.ts"
+import {
+  type CallOptions,
+  type ModelCall,
+  mutedTokens,
+  type RecoverySettings,
+  recoveryTurn,
+} from "./recovery-run.ts"
 import { createTurnUsage } from "./turn-usage.ts"
 
 /** The model's own streaming primitive, called on the unwrapped model. */
@@ -22,12 +28,12 @@ export type StreamChunks = (
 export async function* recoverStream(
   stream: StreamChunks,
   settings: RecoverySettings,
-  messages: BaseMessage[],
-  options: CallOptions,
+  call: ModelCall,
   runManager: CallbackManagerForLLMRun | undefined,
 ): AsyncGenerator<ChatGenerationChunk> {
+  const { messages, options } = call
   const muted = mutedTokens(runManager)
-  const parts = recoveryTurn<ChunkRaw>(settings, messages, options, (attemptMessages, attemptOptions) =>
+  const parts = recoveryTurn<ChunkRaw>(settings, call, (attemptMessages, attemptOptions) =>
     streamParts(stream(attemptMessages, attemptOptions, muted)),
   )
   if (parts === undefined) {
@@ -91,4 +97,24 @@ function withUsage(chunk: ChatGenerationChunk, usage: ReturnType<typeof usageOf>
   const message = chunk.message as ChatGenerationChunk["message"] & { usage_metadata?: typeof usage }
   message.usage_metadata = usage
   return chunk
+}
+
+/**
+ * The chunks with every tool-call chunk's `index` one higher: for `BaseChatModel`'s bridge from
+ * chunks to content-block events, which keeps string content in block 0 (see
+ * `withToolCallRecovery`'s `_streamChatModelEvents`).
+ */
+export async function* toolBlocksAfterText(
+  chunks: AsyncIterable<ChatGenerationChunk>,
+): AsyncGenerator<ChatGenerationChunk> {
+  for await (const chunk of chunks) {
+    const message = chunk.message
+    if (AIMessageChunk.isInstance(message) && message.tool_call_chunks !== undefined) {
+      message.tool_call_chunks = message.tool_call_chunks.map((call) => ({
+        ...call,
+        index: (call.index ?? 0) + 1,
+      }))
+    }
+    yield chunk
+  }
 }

@@ -19,6 +19,17 @@ export interface RecoverySettings {
   readonly budget: () => TurnBudget
 }
 
+/**
+ * One model call, and the options the model has bound to itself. `ChatOpenAI` (and the models
+ * built on it) keeps what `bindTools` bound in `defaultOptions` and merges it only inside its own
+ * methods, so a call reached through `streamEvents` carries no `tools` in its options.
+ */
+export interface ModelCall {
+  readonly messages: BaseMessage[]
+  readonly options: CallOptions
+  readonly bound: unknown
+}
+
 /** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
 export type CallOptions = Readonly<Record<string, unknown>> & { readonly signal?: AbortSignal }
 
@@ -36,11 +47,10 @@ export type Attempt<Raw> = (
  */
 export function recoveryTurn<Raw>(
   settings: RecoverySettings,
-  messages: BaseMessage[],
-  options: CallOptions,
+  { messages, options, bound }: ModelCall,
   attempt: Attempt<Raw>,
 ): AsyncIterable<OutputPart<Raw>> | undefined {
-  const plan = planCall(options)
+  const plan = planCall(typeof bound === "object" && bound !== null ? { ...bound, ...options } : options)
   if (plan.kind === "skip") {
     reportSkipped(settings.options, plan.reason)
     return undefined

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
-import { recoverStream, type StreamChunks } from "./recover-stream.ts"
+import { recoverStream, type StreamChunks, toolBlocksAfterText } from "./recover-stream.ts"
 import type { CallOptions, RecoverySettings } from "./recovery-run.ts"
 import { createTurnBudget } from "./turn-budget.ts"
 
@@ -62,13 +62,14 @@ export function unwrapChatModel<Model extends BaseChatModel>(model: Model): Mode
 export function wrapChatModel<Model extends BaseChatModel>(model: Model, settings: RecoverySettings): Model {
   const target: BaseChatModel = model
   const base = BaseChatModel.prototype
+  const bound = () => (target as { defaultOptions?: unknown }).defaultOptions
   const generate: Generate = (messages, options, runManager) =>
     target._generate(messages, options, runManager)
   const hooks = new Map<PropertyKey, unknown>([
     [
       "_generate",
       (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) =>
-        recoverGenerate(generate, settings, messages, options, runManager),
+        recoverGenerate(generate, settings, { messages, options, bound: bound() }, runManager),
     ],
   ])
   // A model without its own streaming keeps the base method: `stream` then falls back to `invoke`.
@@ -78,11 +79,26 @@ export function wrapChatModel<Model extends BaseChatModel>(model: Model, setting
     hooks.set(
       "_streamResponseChunks",
       (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) =>
-        recoverStream(stream, settings, messages, options, runManager),
+        recoverStream(stream, settings, { messages, options, bound: bound() }, runManager),
     )
     // A model's native event stream reads the provider directly: it would bypass recovery. The
-    // base method derives the events from `this._streamResponseChunks`, the recovering one.
-    hooks.set("_streamChatModelEvents", base._streamChatModelEvents)
+    // base method derives the events from `this._streamResponseChunks`, the recovering one (it
+    // exists from @langchain/core 1.3 on; before, nothing calls it).
+    const events = base._streamChatModelEvents
+    if (typeof events === "function") {
+      hooks.set("_streamChatModelEvents", function (this: BaseChatModel, ...args: Parameters<typeof events>) {
+        // The base bridge puts string content in content block 0 and a tool call at its own
+        // `index` (0 for the first call): text then a call would share block 0. Tool calls move
+        // one block up in this view only.
+        const recovering = this._streamResponseChunks.bind(this)
+        const view = Object.create(this, {
+          _streamResponseChunks: {
+            value: (...call: Parameters<StreamChunks>) => toolBlocksAfterText(recovering(...call)),
+          },
+        }) as BaseChatModel
+        return events.apply(view, args)
+      })
+    }
   }
   const methods = new Map<PropertyKey, unknown>()
   const proxy: Model = new Proxy(model, {
