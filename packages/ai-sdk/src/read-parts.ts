@@ -6,6 +6,9 @@ type Part = LanguageModelV4StreamPart
 /**
  * Maps one V4 stream part to the part model of `@tool-rescue/recovery`. Only deltas carry text;
  * `*-start`/`*-end` travel as `other` so that the splicer can frame the text recovery releases.
+ * An `error` part and a `finish` with reason `error` are `failed`: the provider reported an
+ * `{"error": …}` chunk, malformed SSE JSON or a stream cut without a finish
+ * (`@ai-sdk/openai-compatible` reports all three this way), and a failed attempt is never retried.
  */
 export function toNormalizedPart(part: Part): NormalizedPart<Part> {
   switch (part.type) {
@@ -16,7 +19,11 @@ export function toNormalizedPart(part: Part): NormalizedPart<Part> {
     case "tool-call":
       return { type: "tool-call", toolName: part.toolName, params: part.input, raw: part }
     case "finish":
-      return { type: "finish", raw: part }
+      return part.finishReason.unified === "error"
+        ? { type: "finish", raw: part, failed: true }
+        : { type: "finish", raw: part }
+    case "error":
+      return { type: "other", raw: part, failed: true }
     default:
       return { type: "other", raw: part }
   }

@@ -3,11 +3,17 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider"
-import { isToolCallRecoveryError, type RecoveryOptions, runTurn } from "@tool-rescue/recovery"
-import { placeInstruction } from "./place-instruction.ts"
+import {
+  isToolCallRecoveryError,
+  placeInstruction,
+  type RecoveryOptions,
+  runTurn,
+  sumUsage,
+  type TurnPlan,
+} from "@tool-rescue/recovery"
+import { promptOperations } from "./prompt-operations.ts"
 import { type AttemptParts, readParts } from "./read-parts.ts"
 import { createStreamSplicer, type StreamSplicer } from "./stream-splicer.ts"
-import { emptyUsage, sumUsage } from "./sum-usage.ts"
 
 type Part = LanguageModelV4StreamPart
 
@@ -17,18 +23,23 @@ export interface TurnSetup {
   readonly params: LanguageModelV4CallOptions
   readonly options: RecoveryOptions
   readonly placement: "system" | "user"
+  /** The step's plan (`planTurn` of `@tool-rescue/recovery`): its tools and the turn's recoveries so far. */
+  readonly plan: Extract<TurnPlan, { kind: "recover" }>
   /** Round 0's response, already requested by the caller (so its errors reach the SDK unchanged). */
   readonly first: ReadableStream<Part>
   /** Sends a retry: the same call with the instruction placed in the prompt. */
   readonly retry: (params: LanguageModelV4CallOptions) => PromiseLike<ReadableStream<Part>>
   /**
-   * What a `ToolCallRecoveryError` (a second malformed response, a failed `persistFailed`)
-   * becomes: `"parts"` ends the stream with an `error` part and a `finish` with reason `error`
-   * (the streaming convention of the AI SDK); `"throw"` errors the stream with it (so
-   * `generateText` rejects). Provider errors and cancellation always error the stream with the
-   * error unchanged, as the provider's own stream would have.
+   * `"stream"` (`wrapStream`): what was shown stays, and a `ToolCallRecoveryError` (a second
+   * malformed response, a failed `persistFailed`) ends the stream with an `error` part and a
+   * `finish` with reason `error` (the streaming convention of the AI SDK). `"generate"`
+   * (`wrapGenerate`): nothing was shown, so only the last attempt's parts are kept (the
+   * malformed response is absent from the result and `response.messages`), and a
+   * `ToolCallRecoveryError` errors the stream (so `generateText` rejects). Provider errors and
+   * cancellation always error the stream with the error unchanged, as the provider's own stream
+   * would have.
    */
-  readonly failure: "parts" | "throw"
+  readonly mode: "stream" | "generate"
 }
 
 /**
@@ -42,10 +53,11 @@ export interface TurnSetup {
  * in-flight request is aborted, no retry starts). The user's `abortSignal` does the same.
  */
 export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
-  const { params, first } = setup
-  let usage = emptyUsage
+  const { params, first, plan } = setup
+  let usage: LanguageModelV4Usage | undefined
   const onFinish = (part: Extract<Part, { type: "finish" }>): void => {
-    usage = sumUsage(usage, part.usage)
+    // `raw` is the provider's own object: the last attempt's is kept.
+    usage = sumUsage(usage, part.usage, ["raw"])
   }
   let firstTaken = false
   /** The attempt being read, so that a cancel reaches it without waiting for its next part. */
@@ -54,9 +66,8 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   // which it cannot while it waits for the request itself.
   const cancelled = new AbortController()
   const turn = runTurn<Part>({
-    // Exactly the tools offered in this step (after `activeTools` / `prepareStep`): core parses
-    // the returned calls against the same set.
-    tools: params.tools?.map((tool) => tool.name) ?? [],
+    tools: plan.tools,
+    recoveriesBefore: plan.recoveriesBefore,
     attempt: async (round, context) => {
       if (round === 0) {
         firstTaken = true
@@ -66,7 +77,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
       const prompt =
         context.instruction === undefined
           ? params.prompt
-          : placeInstruction(params.prompt, context.instruction, setup.placement)
+          : placeInstruction(params.prompt, context.instruction, setup.placement, promptOperations)
       const abortSignal = AbortSignal.any([context.signal, cancelled.signal])
       const stream = await setup.retry({ ...params, prompt, abortSignal })
       current = readParts(stream, onFinish)
@@ -80,11 +91,17 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
     if (!firstTaken) void first.cancel().catch(() => {})
   }
 
+  const generate = setup.mode === "generate"
+  /** `generate`: the parts of the current attempt, emitted when the turn ends. */
+  const kept: Part[] = []
   let splicer: StreamSplicer
   return new ReadableStream<Part>(
     {
       start(controller) {
-        splicer = createStreamSplicer((part) => controller.enqueue(part))
+        splicer = createStreamSplicer(
+          generate ? (part) => kept.push(part) : (part) => controller.enqueue(part),
+          plan.recoveriesBefore,
+        )
       },
       async pull(controller) {
         // One pull fills the queue (an enqueue hands the part to a waiting reader at once, so
@@ -95,10 +112,13 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
             const step = await turn.next()
             if (step.done === true) {
               splicer.end(usage)
+              for (const part of kept) controller.enqueue(part)
               controller.close()
               releaseFirst()
               return
             }
+            // `generate`: the malformed attempt is dropped whole, prose included.
+            if (generate && step.value.type === "attempt-start") kept.length = 0
             splicer.push(step.value)
           }
         } catch (error) {
@@ -106,11 +126,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
           // Cancelled: the consumer is gone and the stream takes no more parts.
           if (cancelled.signal.aborted) return
           splicer.close()
-          if (
-            setup.failure === "parts" &&
-            params.abortSignal?.aborted !== true &&
-            isToolCallRecoveryError(error)
-          ) {
+          if (!generate && params.abortSignal?.aborted !== true && isToolCallRecoveryError(error)) {
             controller.enqueue({ type: "error", error })
             controller.enqueue(errorFinish(usage))
             controller.close()
@@ -134,6 +150,12 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   )
 }
 
-function errorFinish(usage: LanguageModelV4Usage): Part {
-  return { type: "finish", finishReason: { unified: "error", raw: undefined }, usage }
+/** Usage with every count unknown, for an error finish before any attempt reported usage. */
+const NO_USAGE: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+}
+
+function errorFinish(usage: LanguageModelV4Usage | undefined): Part {
+  return { type: "finish", finishReason: { unified: "error", raw: undefined }, usage: usage ?? NO_USAGE }
 }

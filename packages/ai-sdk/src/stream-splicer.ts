@@ -1,5 +1,6 @@
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from "@ai-sdk/provider"
-import type { OutputPart } from "@tool-rescue/recovery"
+import { type OutputPart, retryId } from "@tool-rescue/recovery"
+import { withRecoveryMark } from "./prompt-recoveries.ts"
 
 type Part = LanguageModelV4StreamPart
 type StartPart = Extract<Part, { type: "text-start" | "reasoning-start" }>
@@ -30,6 +31,8 @@ interface Block {
  * it. The step then sees:
  * - text and reasoning ids unique across attempts (a retry's ids get a `-retry<N>` suffix);
  *   every block opened is closed, before the next attempt and before `finish`;
+ * - a retry's tool calls marked with the recoveries the turn has made (`providerMetadata`, see
+ *   `promptRecoveries`), so that the next step of the turn knows its budget;
  * - one `stream-start` (the first attempt's; a retry's warnings repeat the same request's);
  * - every `response-metadata`: the last one describes the response whose content was kept;
  * - exactly one `finish`, carrying the usage of all attempts.
@@ -38,13 +41,16 @@ export interface StreamSplicer {
   /** Maps one part from `runTurn`. */
   push(part: OutputPart<Part>): void
   /** The turn completed: closes open blocks and emits the last attempt's `finish` with `usage`. */
-  end(usage: LanguageModelV4Usage): void
+  end(usage: LanguageModelV4Usage | undefined): void
   /** The turn failed: closes open blocks. */
   close(): void
 }
 
-/** Creates a {@link StreamSplicer} that hands each part of the spliced stream to `emit`. */
-export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
+/**
+ * Creates a {@link StreamSplicer} that hands each part of the spliced stream to `emit`;
+ * `recoveriesBefore` is what earlier steps of the turn spent.
+ */
+export function createStreamSplicer(emit: (part: Part) => void, recoveriesBefore = 0): StreamSplicer {
   const blocks = new Map<string, Block>()
   let round = 0
   let streamStarted = false
@@ -52,9 +58,7 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
   /** The block of the previous delta: consecutive deltas of one block skip the key and lookup. */
   let last: { kind: BlockKind; sourceId: string; block: Block } | undefined
 
-  function outputId(id: string): string {
-    return round === 0 ? id : `${id}-retry${round}`
-  }
+  const outputId = (id: string): string => retryId(id, round)
 
   /** Ends every open block (an attempt or the turn ends) and forgets the pending ones. */
   function closeAll(): void {
@@ -139,6 +143,16 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
       case "finish":
         finish = part
         return
+      case "tool-call":
+        emit(
+          round === 0
+            ? part
+            : {
+                ...part,
+                providerMetadata: withRecoveryMark(part.providerMetadata, recoveriesBefore + round),
+              },
+        )
+        return
       default:
         emit(part)
     }
@@ -167,7 +181,7 @@ export function createStreamSplicer(emit: (part: Part) => void): StreamSplicer {
     },
     end(usage) {
       closeAll()
-      if (finish !== undefined) emit({ ...finish, usage })
+      if (finish !== undefined) emit(usage === undefined ? finish : { ...finish, usage })
     },
     close: closeAll,
   }

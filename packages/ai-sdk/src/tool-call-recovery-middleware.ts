@@ -6,14 +6,16 @@ import type {
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
 import {
+  planTurn,
   type RecoveryOptions,
-  type RecoverySkipReason,
-  reportSkipped,
+  type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
+  type TurnPlan,
 } from "@tool-rescue/recovery"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
-import { spliceTurn } from "./splice-turn.ts"
+import { promptRecoveries } from "./prompt-recoveries.ts"
+import { spliceTurn, type TurnSetup } from "./splice-turn.ts"
 
 /**
  * A `LanguageModelV4Middleware` for `wrapLanguageModel` (AI SDK 7) that recovers tool calls a
@@ -25,13 +27,26 @@ import { spliceTurn } from "./splice-turn.ts"
  *   step (`params.tools`, i.e. after `activeTools` / `prepareStep`), the model is called again
  *   with a host instruction (merged into the leading system message by default) and without the
  *   malformed response; the retry is spliced into the same stream, so the step sees one response
- *   (unique text ids, one `finish` with the usage of both calls);
- * - a second malformed response ends the stream with an `error` part (a `ToolCallRecoveryError`,
- *   `code: "repeated-markup"`) and `finish` reason `error`; `generateText` rejects with it.
+ *   (unique text ids, one `finish` with the usage of both calls). In `generateText` the
+ *   malformed response is absent from the result and `response.messages`; in `streamText` the
+ *   text already shown stays shown;
+ * - **one recovery per user turn**: `maxRecoveries` counts across the steps of one
+ *   `generateText`/`streamText` (`stopWhen`) and its continuations after a tool approval. The
+ *   recovered step's tool calls carry `providerMetadata.toolRescue.recoveries`, which the AI SDK
+ *   sends back in the next step's prompt; a second malformed response anywhere in the turn ends
+ *   it with an `error` part (a `ToolCallRecoveryError`, `code: "repeated-markup"`) and `finish`
+ *   reason `error`, without another model call; `generateText` rejects with it
+ *   (`recoveryScope: "step"` gives every step its own budget).
  *
- * Structured calls, provider errors, aborts and calls to unknown tools (`NoSuchToolError` → tool
- * error) behave exactly as without the middleware. A request with no tools, or with
- * `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so).
+ * Structured calls, aborts and calls to unknown tools (`NoSuchToolError` → tool error) behave
+ * exactly as without the middleware. Provider errors are final: a rejected request, an `error`
+ * part in the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut without a
+ * finish) passes through unchanged and is never retried, markup or not. A request with no tools,
+ * or with `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so).
+ *
+ * The AI SDK keeps reading a step's stream after a consumer stops reading `textStream` (a
+ * `break`), so that `text`, `steps` and `onFinish` still resolve: a retry may still be sent.
+ * Abort the call's `abortSignal` to stop it: no retry starts after an abort.
  *
  * With `extractReasoningMiddleware`, put this middleware first:
  * `[toolCallRecoveryMiddleware(), extractReasoningMiddleware({ tagName: "think" })]`.
@@ -64,75 +79,77 @@ export function toolCallRecoveryMiddleware(
   options: ToolCallRecoveryMiddlewareOptions = {},
 ): LanguageModelV4Middleware {
   // Validate now: a misconfiguration throws where the middleware is created, not on a request.
-  const { instructionPlacement: placement } = resolveRecoveryOptions(options)
+  const resolved = resolveRecoveryOptions(options)
   return {
     specificationVersion: "v4",
     wrapStream: ({ doStream, params, model }) => {
-      const skip = skipReason(params)
-      if (skip === undefined) return recoverStream(doStream, params, model, options, placement)
-      reportSkipped(options, skip)
-      return doStream()
+      const plan = planStep(resolved, params)
+      if (plan.kind === "skip") return doStream()
+      return recoverStream(doStream, model, setupOf(params, options, resolved, plan))
     },
     wrapGenerate: ({ doGenerate, params, model }) => {
-      const skip = skipReason(params)
-      if (skip === undefined) return recoverGenerate(doGenerate, params, model, options, placement)
-      reportSkipped(options, skip)
-      return doGenerate()
+      const plan = planStep(resolved, params)
+      if (plan.kind === "skip") return doGenerate()
+      return recoverGenerate(doGenerate, model, setupOf(params, options, resolved, plan))
     },
   }
 }
 
 /**
- * Requests recovery cannot apply to, passed through untouched: with no tool offered no markup
- * can name one (and prose about tool-call syntax stays as written), and with `toolChoice:
- * "none"` a retry asking for a structured call would only trade a leak for a
- * `ToolChoiceViolationError`.
+ * The step's plan: exactly the tools offered in this step (after `activeTools` / `prepareStep`:
+ * core parses the returned calls against the same set), its tool choice, and the recoveries the
+ * turn's history shows.
  */
-function skipReason(params: LanguageModelV4CallOptions): RecoverySkipReason | undefined {
-  if (params.tools === undefined || params.tools.length === 0) return "no-tools"
-  if (params.toolChoice?.type === "none") return "tool-choice-none"
-  return undefined
+function planStep(resolved: ResolvedRecoveryOptions, params: LanguageModelV4CallOptions): TurnPlan {
+  return planTurn(resolved, {
+    tools: params.tools?.map((tool) => tool.name) ?? [],
+    toolChoice: params.toolChoice?.type,
+    recoveriesBefore: promptRecoveries(params.prompt),
+  })
+}
+
+type Setup = Omit<TurnSetup, "first" | "retry" | "mode">
+
+function setupOf(
+  params: LanguageModelV4CallOptions,
+  options: RecoveryOptions,
+  resolved: ResolvedRecoveryOptions,
+  plan: Extract<TurnPlan, { kind: "recover" }>,
+): Setup {
+  return { params, options, placement: resolved.instructionPlacement, plan }
 }
 
 async function recoverStream(
   doStream: () => PromiseLike<LanguageModelV4StreamResult>,
-  params: LanguageModelV4CallOptions,
   model: LanguageModelV4,
-  options: RecoveryOptions,
-  placement: "system" | "user",
+  setup: Setup,
 ): Promise<LanguageModelV4StreamResult> {
   // Round 0 is requested before anything else: a provider error (HTTP 429, a refused connection)
   // rejects here, exactly as without the middleware, so the SDK's own retries still apply.
   const first = await doStream()
   const stream = spliceTurn({
-    params,
-    options,
-    placement,
+    ...setup,
     first: first.stream,
     retry: async (retryParams) => (await model.doStream(retryParams)).stream,
-    failure: "parts",
+    mode: "stream",
   })
   return { ...first, stream }
 }
 
 async function recoverGenerate(
   doGenerate: () => PromiseLike<LanguageModelV4GenerateResult>,
-  params: LanguageModelV4CallOptions,
   model: LanguageModelV4,
-  options: RecoveryOptions,
-  placement: "system" | "user",
+  setup: Setup,
 ): Promise<LanguageModelV4GenerateResult> {
   let last = await doGenerate()
   const stream = spliceTurn({
-    params,
-    options,
-    placement,
+    ...setup,
     first: generateResultParts(last),
     retry: async (retryParams) => {
       last = await model.doGenerate(retryParams)
       return generateResultParts(last)
     },
-    failure: "throw",
+    mode: "generate",
   })
   return collectGenerateResult(stream, () => last)
 }

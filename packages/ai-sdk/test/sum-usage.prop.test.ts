@@ -1,7 +1,14 @@
 import type { LanguageModelV4Usage } from "@ai-sdk/provider"
 import { fc, test } from "@fast-check/vitest"
+import { sumUsage as sum } from "@tool-rescue/recovery"
 import { describe, expect } from "vitest"
-import { emptyUsage, sumUsage } from "../src/sum-usage.ts"
+
+// Recovery's `sumUsage` on the AI SDK's usage shape, as the middleware calls it.
+const sumUsage = (a: LanguageModelV4Usage, b: LanguageModelV4Usage) => sum(a, b, ["raw"])
+const emptyUsage: LanguageModelV4Usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+}
 
 const count = fc.option(fc.nat({ max: 1_000_000 }), { nil: undefined })
 const usage: fc.Arbitrary<LanguageModelV4Usage> = fc.record({

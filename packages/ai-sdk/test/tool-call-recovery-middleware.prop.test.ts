@@ -110,7 +110,7 @@ describe("what the user sees does not depend on how the model's text is split in
   )
 
   test.prop([prose, fc.constantFrom(...LEAKS), prose, sizes])(
-    "generateText sees the same step as streamText",
+    "generateText runs the same recovery as streamText, and keeps only the corrected response",
     async (before, leak, after, chunkSizes) => {
       const text = before + leak.text + after
       const streamed = await observeStream(scriptedModel([{ text: split(text, chunkSizes) }, call]))
@@ -123,8 +123,17 @@ describe("what the user sees does not depend on how the model's text is split in
         prompt: "go",
         tools: tools(executed),
       })
-      expect(generated.text).toBe(streamed.shown)
       expect(executed).toEqual(streamed.executed)
+      // Nothing was shown in a non-streaming call: the malformed response's prose is gone from
+      // the result and the history; the stream showed it before the retry.
+      expect(streamed.shown).toBe(before + after)
+      expect(generated.text).toBe("")
+      const historyText = generated.response.messages.flatMap((message) =>
+        message.role === "assistant" && Array.isArray(message.content)
+          ? message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))
+          : [],
+      )
+      expect(historyText.join("")).toBe("")
     },
   )
 })

@@ -468,7 +468,10 @@ describe("generateText", () => {
     expect(calls).toEqual(["*.md"])
     expect(result.steps).toHaveLength(2)
     expect(result.text).toBe("Found README.md and DESIGN.md.")
-    expect(result.steps[0]?.text).toBe(QWEN_PROSE)
+    // Non-streaming: the malformed response, prose included, is absent from the result and
+    // from the history (it went to persistFailed instead).
+    expect(result.steps[0]?.text).toBe("")
+    expect(JSON.stringify(result.response.messages)).not.toContain(QWEN_PROSE.trim())
     expect(hasMarkup(JSON.stringify(result.steps.map((s) => s.content)))).toBe(false)
     expect(inner.doGenerateCalls).toHaveLength(3)
     expect(systemText(inner.doGenerateCalls[1])).toMatch(/^sys\n\n.*structured tool-call format/s)

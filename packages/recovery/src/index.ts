@@ -1,7 +1,26 @@
 export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
 export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
+export {
+  createResponseJudge,
+  type JudgedMarkup,
+  type Judgement,
+  type ResponseJudge,
+  type ResponseJudgeOptions,
+} from "./judge-response.ts"
+export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
+export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
+export {
+  type HistoryReader,
+  planTurn,
+  type TurnPlan,
+  type TurnRequest,
+  turnRecoveries,
+} from "./plan-turn.ts"
+export { type ReasoningField, reasoningField, reasoningFields } from "./reasoning-field.ts"
 export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
+export { retryId } from "./retry-id.ts"
 export { recoverToolCalls, runTurn } from "./run-turn.ts"
+export { sumUsage } from "./sum-usage.ts"
 export {
   isToolCallRecoveryError,
   type MarkupSummary,

@@ -15,6 +15,7 @@ export interface ResolvedRecoveryOptions {
   readonly evidence: "structure" | "envelope"
   readonly reasoning: "auto" | "ignore" | "recover"
   readonly maxRecoveries: number
+  readonly recoveryScope: "turn" | "step"
   readonly instructionPlacement: "system" | "user"
   readonly instruction: string | ((context: InstructionContext) => string) | undefined
   readonly formats: readonly FormatId[] | undefined
@@ -54,6 +55,10 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
       `tool-rescue: maxRecoveries must be a non-negative integer, got ${describe(maxRecoveries)}`,
     )
   }
+  const { recoveryScope = "turn" } = options
+  if (recoveryScope !== "turn" && recoveryScope !== "step") {
+    throw new TypeError(`tool-rescue: recoveryScope must be "turn" or "step", got ${describe(recoveryScope)}`)
+  }
   const instructionPlacement = resolvePlacement(options)
   const { instruction, persistFailed, onEvent, formats, maxHoldChars } = options
   if (instruction !== undefined && typeof instruction !== "string" && typeof instruction !== "function") {
@@ -79,6 +84,7 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
     evidence,
     reasoning,
     maxRecoveries,
+    recoveryScope,
     instructionPlacement,
     instruction,
     formats,

@@ -1,7 +1,8 @@
-import { isRecoverable, type Markup } from "@tool-rescue/detector"
+import type { Markup } from "@tool-rescue/detector"
 import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
 import { emitEvent } from "./emit-event.ts"
 import { resolveInstruction } from "./instruction.ts"
+import { judgeAttempt } from "./judge-response.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
@@ -13,11 +14,16 @@ const ABORTED: unique symbol = Symbol("aborted")
  * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
  * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
  *
- * - a structured tool call in the attempt, or no recoverable markup → the attempt's `finish`
- *   part (held until now) is yielded and the turn ends;
+ * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
+ *   stream (a part with `failed: true`) → the attempt's `finish` part (held until now) is
+ *   yielded and the turn ends: provider errors are final, never retried;
  * - recoverable markup and a retry left → events, `persistFailed(failed)` is awaited, an
  *   `{ type: "attempt-start", round }` part is yielded and `attempt(round, { instruction })` runs;
  * - recoverable markup and no retry left → throws {@link ToolCallRecoveryError} `"repeated-markup"`.
+ *
+ * The budget is `maxRecoveries` per user turn: `input.recoveriesBefore` (from {@link planTurn})
+ * were spent by earlier model calls of the turn. Every `markup-detected` event carries the
+ * {@link MarkupReason} of {@link markupReason}.
  *
  * Recognised markup is never yielded, recoverable or not (an unknown tool name, a rehearsal in
  * reasoning): it is reported through `markup-detected` events with its text.
@@ -106,7 +112,7 @@ interface Turn<Raw> {
    * the turn is over (the held finish part and what follows it are then in `out`). Throws the
    * error that ends the turn.
    */
-  decide(round: number, report: AttemptReport<Raw>): Promise<OutputPart<Raw> | undefined>
+  decide(round: number, report: AttemptReport<Raw>, failed: boolean): Promise<OutputPart<Raw> | undefined>
   /** The turn ended, whichever way. */
   dispose(): void
 }
@@ -117,12 +123,15 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
     for (let round = 0; ; round++) {
       const iterator = await t.start(round)
       let finished = false
+      let failed = false
       try {
         for (;;) {
           // No race without a signal: the hot path stays one await per part.
           const step = raced ? await t.next(iterator) : await iterator.next()
           if (step.done === true) break
-          const whole = scanner.push(step.value, out)
+          const part = step.value
+          if ((part.type === "other" || part.type === "finish") && part.failed === true) failed = true
+          const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
             for (let i = 0; i < out.length; i++) yield out[i]!
@@ -140,7 +149,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report)
+      const next = await t.decide(round, report, failed)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
       if (next === undefined) return
@@ -174,6 +183,9 @@ function createTurn<Raw>(
   const found: MarkupSummary[] = []
   let done = false
   let instruction: string | undefined
+  const before = input.recoveriesBefore ?? 0
+  /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
+  const budget = Math.max(0, options.maxRecoveries - (options.recoveryScope === "step" ? 0 : before))
 
   /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
   const aborted = () => signal?.aborted === true
@@ -222,29 +234,30 @@ function createTurn<Raw>(
       await closeIdle(iterator)
     },
 
-    async decide(round, report) {
+    async decide(round, report, failed) {
+      const judgement = judgeAttempt(report, policy, failed)
       const recoverable: Markup[] = []
-      for (const { markup, channel, text } of report.markup) {
-        const isRecoverableMarkup = isRecoverable(markup, policy)
+      for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
         if (isRecoverableMarkup) recoverable.push(markup)
         emitEvent(options, {
           type: "markup-detected",
           round,
           markup,
           recoverable: isRecoverableMarkup,
+          reason,
           channel,
           text,
         })
       }
-      if (recoverable.length === 0 || report.structuredCall) {
-        if (round > 0) emitEvent(options, { type: "recovery-succeeded", round })
+      if (!judgement.retry) {
+        if (round > 0 && !failed) emitEvent(options, { type: "recovery-succeeded", round })
         scanner.release(out)
         done = true
         return undefined
       }
 
       for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
-      if (round >= options.maxRecoveries) {
+      if (round >= budget) {
         throw fail(
           round,
           new ToolCallRecoveryError({ code: "repeated-markup", rounds: round + 1, markup: found }),

@@ -4,6 +4,7 @@
  * adapters (`ai-sdk`, `openai`, `effect`) are written against.
  */
 import type { FormatId, Markup, Policy } from "@tool-rescue/detector"
+import type { MarkupReason } from "./markup-reason.ts"
 
 /**
  * A part of one model attempt, normalized. `Raw` is the adapter's own part type: it rides along
@@ -36,10 +37,18 @@ export type NormalizedPart<Raw = unknown> =
    * `unknown-tool-call` event.
    */
   | { readonly type: "tool-call"; readonly toolName: string; readonly params?: string; readonly raw: Raw }
-  /** The end of the attempt, usually with usage and a finish reason inside `raw`. */
-  | { readonly type: "finish"; readonly raw: Raw }
-  /** Anything else: passed through untouched, in order. */
-  | { readonly type: "other"; readonly raw: Raw }
+  /**
+   * The end of the attempt, usually with usage and a finish reason inside `raw`. `failed`: the
+   * provider ended the attempt with an error (e.g. the AI SDK's finish reason `error`).
+   */
+  | { readonly type: "finish"; readonly raw: Raw; readonly failed?: boolean }
+  /**
+   * Anything else: passed through untouched, in order. `failed`: the part is a provider error
+   * reported inside the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut
+   * without a finish): the attempt is final and never retried (DESIGN.md, "Provider errors are
+   * final").
+   */
+  | { readonly type: "other"; readonly raw: Raw; readonly failed?: boolean }
 
 /**
  * What {@link runTurn} yields to the adapter: the parts the consumer should see, plus attempt
@@ -123,7 +132,8 @@ export type Channel = "text" | "reasoning"
  *
  * - `markup-detected`: once per markup, at the end of the attempt that held it (when
  *   `answerFollows` is known). `text` is the withheld markup text; `channel` says whether it was
- *   found in answer text or in reasoning parts (offsets are into that channel).
+ *   found in answer text or in reasoning parts (offsets are into that channel); `reason` says
+ *   why it is or is not recoverable (`recoverable` is `reason === "recoverable"`).
  * - `recovery-started`: a retry of round `round` is about to be sent for `markup`.
  * - `recovery-succeeded`: the retry of round `round` produced no recoverable markup.
  * - `recovery-failed`: the recovery ended without success (`error` is a
@@ -146,6 +156,7 @@ export type RecoveryEvent =
       readonly round: number
       readonly markup: Markup
       readonly recoverable: boolean
+      readonly reason: MarkupReason
       readonly channel: Channel
       readonly text: string
     }
@@ -172,8 +183,18 @@ export type RecoveryEvent =
  * ```
  */
 export interface RecoveryOptions extends Policy {
-  /** Corrected responses allowed per turn (a non-negative integer). @defaultValue 1 */
+  /**
+   * Corrected responses allowed per user turn (a non-negative integer), across all the steps of
+   * the turn (`recoveryScope`). @defaultValue 1
+   */
   readonly maxRecoveries?: number
+  /**
+   * What `maxRecoveries` counts: `"turn"` (default) all the model calls of one user turn (one
+   * `generateText`/`streamText` with its steps, one `runTools`, one agent turn: everything after
+   * the last user message); `"step"` each model call on its own, for long-running agents whose
+   * one user message starts hundreds of steps. @defaultValue "turn"
+   */
+  readonly recoveryScope?: "turn" | "step"
   /** Where the host instruction goes. @defaultValue "system" */
   readonly instructionPlacement?: "system" | "user"
   /** Replaces the default host instruction. */
@@ -220,6 +241,12 @@ export interface TurnInput<Raw> {
   /** Cancels the turn: the in-flight attempt is aborted and no new attempt starts. */
   readonly signal?: AbortSignal | undefined
   readonly options?: RecoveryOptions | undefined
+  /**
+   * Recoveries made earlier in this user turn (`recoveriesBefore` of {@link planTurn}'s plan):
+   * they count against `maxRecoveries`, so with none left a malformed response ends the turn
+   * with `repeated-markup` at once. Retry rounds still count from 1. @defaultValue 0
+   */
+  readonly recoveriesBefore?: number | undefined
 }
 
 /**

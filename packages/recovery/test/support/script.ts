@@ -59,6 +59,8 @@ export interface RunOptions {
   readonly tools?: readonly string[]
   readonly options?: RecoveryOptions
   readonly signal?: AbortSignal
+  /** Recoveries earlier model calls of the turn made. */
+  readonly recoveriesBefore?: number
   /** Called with each yielded part; return true to stop reading (a consumer `break`). */
   readonly onPart?: (part: OutputPart, index: number) => unknown
 }
@@ -79,6 +81,7 @@ export async function run<Raw = unknown>(
       tools: run.tools ?? ["read_file", "bash"],
       attempt: scripted(scripts, attempts),
       ...(run.signal === undefined ? {} : { signal: run.signal }),
+      recoveriesBefore: run.recoveriesBefore,
       options: {
         ...run.options,
         onEvent: (event) => {

@@ -1,7 +1,12 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider"
 import { fc, test } from "@fast-check/vitest"
+import { placeInstruction as place } from "@tool-rescue/recovery"
 import { describe, expect } from "vitest"
-import { placeInstruction } from "../src/place-instruction.ts"
+import { promptOperations } from "../src/prompt-operations.ts"
+
+/** Recovery's one placement rule over the AI SDK's prompt operations. */
+const placeInstruction = (prompt: LanguageModelV4Prompt, instruction: string, placement: "system" | "user") =>
+  place(prompt, instruction, placement, promptOperations)
 
 const text = fc.string({ maxLength: 20 })
 const message: fc.Arbitrary<LanguageModelV4Message> = fc.oneof(
