@@ -8,7 +8,7 @@
 
 import { AIMessageChunk, type UsageMetadata } from "@langchain/core/messages"
 import { ChatGenerationChunk } from "@langchain/core/outputs"
-import type { NormalizedPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, type ReasoningField, reasoningField } from "@tool-rescue/recovery"
 
 /** The raw of a streamed part: the chunk it came from, and whether the part is all of it. */
 export interface ChunkRaw {
@@ -17,10 +17,14 @@ export interface ChunkRaw {
   readonly whole: boolean
 }
 
-/** The provider's separate reasoning text (`reasoning_content`, as ChatOpenAI and ChatOllama put it). */
+/** The field of `additional_kwargs` that carries the provider's separate reasoning text, per `recovery`. */
+function reasoningFieldOf(message: ChatGenerationChunk["message"]): ReasoningField | undefined {
+  return reasoningField(message.additional_kwargs)
+}
+
 function reasoningOf(message: ChatGenerationChunk["message"]): string {
-  const value = message.additional_kwargs?.reasoning_content
-  return typeof value === "string" ? value : ""
+  const field = reasoningFieldOf(message)
+  return field === undefined ? "" : String(message.additional_kwargs[field])
 }
 
 /** Names of the tool calls that start in this chunk (a streamed call names itself once). */
@@ -46,7 +50,9 @@ function isFinish(chunk: ChatGenerationChunk): boolean {
 /** The chunk without its content and reasoning text. */
 function restOf(chunk: ChatGenerationChunk): ChatGenerationChunk {
   const message = chunk.message
-  const { reasoning_content: _reasoning, ...additional_kwargs } = message.additional_kwargs ?? {}
+  const field = reasoningFieldOf(message)
+  const additional_kwargs = { ...message.additional_kwargs }
+  if (field !== undefined) delete additional_kwargs[field]
   const fields = AIMessageChunk.isInstance(message)
     ? {
         tool_call_chunks: message.tool_call_chunks,
@@ -113,7 +119,7 @@ export function textChunk(
       ? new AIMessageChunk({ content: text, ...(id === undefined ? {} : { id }) })
       : new AIMessageChunk({
           content: "",
-          additional_kwargs: { reasoning_content: text },
+          additional_kwargs: { [reasoningFieldOf(like.message) ?? "reasoning_content"]: text },
           ...(id === undefined ? {} : { id }),
         })
   // No generationInfo: a finish reason it may hold stays with the chunk's rest, once.

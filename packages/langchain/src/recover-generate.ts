@@ -1,7 +1,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
-import type { NormalizedPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
 import {
   type CallOptions,
   type ModelCall,
@@ -9,7 +9,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-run.ts"
-import { createTurnUsage, settleTokenUsage } from "./turn-usage.ts"
+import { withMark } from "./turn-mark.ts"
 
 /** The model's own `_generate`, called on the unwrapped model. */
 export type Generate = (
@@ -20,9 +20,10 @@ export type Generate = (
 
 /**
  * The wrapped `_generate`: the result of the last attempt, its message's text without the markup,
- * usage summed over the attempts. The malformed response (prose included) is absent from the
- * result. A result with several generations (`n > 1`) cannot be spliced into one retry: it is
- * passed through unscanned.
+ * usage (`usage_metadata` and `llmOutput.tokenUsage`) summed over the attempts, and the turn mark
+ * on a recovered message. The malformed response (prose included) is absent from the result. A
+ * result with several generations (`n > 1`) cannot be spliced into one retry: it is passed
+ * through unscanned.
  */
 export async function recoverGenerate(
   generate: Generate,
@@ -30,28 +31,24 @@ export async function recoverGenerate(
   call: ModelCall,
   runManager: CallbackManagerForLLMRun | undefined,
 ): Promise<ChatResult> {
-  const { messages, options } = call
   const muted = mutedTokens(runManager)
-  const parts = recoveryTurn<ChatResult>(settings, call, async function* (attemptMessages, attemptOptions) {
-    yield* resultParts(await generate(attemptMessages, attemptOptions, muted))
+  const turn = recoveryTurn<ChatResult>(settings, call, async function* (messages, options) {
+    yield* resultParts(await generate(messages, options, muted))
   })
-  if (parts === undefined) return generate(messages, options, runManager)
-  const usage = createTurnUsage()
-  const discarded: UsageMetadata[] = []
+  if (turn === undefined) return generate(call.messages, call.options, runManager)
+  const discarded: ChatResult[] = []
+  let retries = 0
   let text: string[] = []
   let reasoning: string[] = []
   let result: ChatResult | undefined
-  for await (const part of parts) {
+  for await (const part of turn.parts) {
     switch (part.type) {
       case "attempt-start":
         // The malformed response is dropped whole: only its cost remains.
+        retries++
         text = []
         reasoning = []
-        for (const raw of part.discarded) {
-          const spent = usageOfResult(raw)
-          usage.discard(spent)
-          if (spent !== undefined) discarded.push(spent)
-        }
+        discarded.push(...part.discarded)
         break
       case "text":
         text.push(part.text)
@@ -75,28 +72,37 @@ export async function recoverGenerate(
     return result
   const message = generation.message
   const content = typeof message.content === "string" ? text.join("") : message.content
-  const reasoningText = reasoning.join("")
-  const summed = usage.settle(message.usage_metadata)
+  const field = reasoningField(message.additional_kwargs)
+  let usage: UsageMetadata | undefined = message.usage_metadata
+  let tokenUsage = result.llmOutput?.tokenUsage
+  for (const spent of discarded) {
+    const spentUsage = usageOf(spent)
+    if (spentUsage !== undefined) usage = usage === undefined ? spentUsage : sumUsage(spentUsage, usage)
+    if (spent.llmOutput?.tokenUsage !== undefined)
+      tokenUsage = sumUsage(spent.llmOutput.tokenUsage, tokenUsage)
+  }
   const rebuilt = new AIMessage({
     content,
     ...(message.id === undefined ? {} : { id: message.id }),
     ...(message.name === undefined ? {} : { name: message.name }),
     additional_kwargs:
-      typeof message.additional_kwargs.reasoning_content === "string"
-        ? { ...message.additional_kwargs, reasoning_content: reasoningText }
-        : message.additional_kwargs,
-    response_metadata: message.response_metadata,
+      field === undefined
+        ? message.additional_kwargs
+        : { ...message.additional_kwargs, [field]: reasoning.join("") },
+    response_metadata:
+      retries === 0
+        ? message.response_metadata
+        : withMark(message.response_metadata, turn.recoveriesBefore + retries),
     tool_calls: message.tool_calls ?? [],
     invalid_tool_calls: message.invalid_tool_calls ?? [],
-    ...(summed === undefined ? {} : { usage_metadata: summed }),
+    ...(usage === undefined ? {} : { usage_metadata: usage }),
   } as ConstructorParameters<typeof AIMessage>[0])
-  const llmOutput = settleTokenUsage(result.llmOutput, discarded)
   return {
     ...result,
     generations: [
       { ...generation, text: typeof content === "string" ? content : generation.text, message: rebuilt },
     ],
-    ...(llmOutput === undefined ? {} : { llmOutput }),
+    ...(tokenUsage === undefined ? {} : { llmOutput: { ...result.llmOutput, tokenUsage } }),
   }
 }
 
@@ -108,9 +114,9 @@ function resultParts(result: ChatResult): NormalizedPart<ChatResult>[] {
     return [{ type: "finish", raw: result }]
   }
   const parts: NormalizedPart<ChatResult>[] = []
-  const reasoning = message.additional_kwargs.reasoning_content
-  if (typeof reasoning === "string" && reasoning !== "")
-    parts.push({ type: "reasoning", text: reasoning, raw: result })
+  const field = reasoningField(message.additional_kwargs)
+  const reasoning = field === undefined ? "" : String(message.additional_kwargs[field])
+  if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: result })
   if (typeof message.content === "string" && message.content !== "") {
     parts.push({ type: "text", text: message.content, raw: result })
   }
@@ -126,7 +132,7 @@ function resultParts(result: ChatResult): NormalizedPart<ChatResult>[] {
   return parts
 }
 
-function usageOfResult(result: ChatResult): UsageMetadata | undefined {
+function usageOf(result: ChatResult): UsageMetadata | undefined {
   const message = result.generations[0]?.message
   return message !== undefined && isAIMessage(message) ? message.usage_metadata : undefined
 }

@@ -1,7 +1,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
-import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages"
-import type { ChatGenerationChunk } from "@langchain/core/outputs"
-import type { OutputPart } from "@tool-rescue/recovery"
+import { AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages"
+import { ChatGenerationChunk } from "@langchain/core/outputs"
+import { type OutputPart, sumUsage } from "@tool-rescue/recovery"
 import { type ChunkRaw, chunkParts, EMPTY, textChunk, usageOf } from "./chunk-parts.ts"
 import {
   type CallOptions,
@@ -10,7 +10,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-run.ts"
-import { createTurnUsage } from "./turn-usage.ts"
+import { withMark } from "./turn-mark.ts"
 
 /** The model's own streaming primitive, called on the unwrapped model. */
 export type StreamChunks = (
@@ -23,7 +23,8 @@ export type StreamChunks = (
  * The wrapped `_streamResponseChunks`: the model's chunks without the markup, a retry's chunks
  * spliced in after the visible text of the malformed attempt (same message id, so the stream is
  * one message), usage summed over the attempts. Every chunk yielded is also reported through
- * `handleLLMNewToken`, as a model does.
+ * `handleLLMNewToken`, as a model does. A recovered stream ends with a chunk holding the turn
+ * mark (and the discarded attempts' usage, when the last attempt reported none).
  */
 export async function* recoverStream(
   stream: StreamChunks,
@@ -31,45 +32,52 @@ export async function* recoverStream(
   call: ModelCall,
   runManager: CallbackManagerForLLMRun | undefined,
 ): AsyncGenerator<ChatGenerationChunk> {
-  const { messages, options } = call
   const muted = mutedTokens(runManager)
-  const parts = recoveryTurn<ChunkRaw>(settings, call, (attemptMessages, attemptOptions) =>
-    streamParts(stream(attemptMessages, attemptOptions, muted)),
-  )
-  if (parts === undefined) {
-    yield* stream(messages, options, runManager)
+  const turn = recoveryTurn<ChunkRaw>(settings, call, async function* (messages, options) {
+    for await (const chunk of stream(messages, options, muted)) yield* chunkParts(chunk)
+  })
+  if (turn === undefined) {
+    yield* stream(call.messages, call.options, runManager)
     return
   }
-  const usage = createTurnUsage()
+  const promptIndex = call.options.promptIndex
+  const index = { prompt: typeof promptIndex === "number" ? promptIndex : 0, completion: 0 }
+  const emit = async (chunk: ChatGenerationChunk) => {
+    await runManager?.handleLLMNewToken(chunk.text, index, undefined, undefined, undefined, { chunk })
+    return chunk
+  }
+  /** Usage of discarded attempts not yet added to a reported usage. */
+  let pending: UsageMetadata | undefined
   let id: string | undefined
-  let retried = false
-  const index = { prompt: typeof options.promptIndex === "number" ? options.promptIndex : 0, completion: 0 }
-  for await (const part of parts) {
+  let retries = 0
+  for await (const part of turn.parts) {
     if (part.type === "attempt-start") {
-      retried = true
-      for (const raw of part.discarded) usage.discard(usageOf(raw.chunk))
+      retries++
+      for (const raw of part.discarded) {
+        const usage = usageOf(raw.chunk)
+        if (usage !== undefined) pending = sumUsage(pending, usage)
+      }
       continue
     }
-    let chunk = outputChunk(part)
+    const chunk = outputChunk(part)
     if (chunk === undefined) continue
-    if (usage.pending !== undefined && usageOf(chunk) !== undefined)
-      chunk = withUsage(chunk, usage.settle(usageOf(chunk)))
+    const usage = usageOf(chunk)
+    if (pending !== undefined && usage !== undefined) {
+      setUsage(chunk, sumUsage(pending, usage))
+      pending = undefined
+    }
     id ??= chunk.message.id
-    if (retried && id !== undefined && chunk.message.id !== id) chunk.message._updateId(id)
-    yield chunk
-    await runManager?.handleLLMNewToken(chunk.text, index, undefined, undefined, undefined, { chunk })
+    if (retries > 0 && id !== undefined && chunk.message.id !== id) chunk.message._updateId(id)
+    yield await emit(chunk)
   }
-  const unreported = usage.settle(undefined)
-  // The final attempt reported no usage of its own: the discarded attempts' usage still counts.
-  if (unreported !== undefined) {
-    const chunk = withUsage(textChunk("", "text", EMPTY.chunk), unreported)
-    if (id !== undefined) chunk.message._updateId(id)
-    yield chunk
-  }
-}
-
-async function* streamParts(chunks: AsyncIterable<ChatGenerationChunk>) {
-  for await (const chunk of chunks) yield* chunkParts(chunk)
+  if (retries === 0) return
+  const mark = new AIMessageChunk({
+    content: "",
+    response_metadata: withMark(undefined, turn.recoveriesBefore + retries),
+    ...(id === undefined ? {} : { id }),
+    ...(pending === undefined ? {} : { usage_metadata: pending }),
+  } as ConstructorParameters<typeof AIMessageChunk>[0])
+  yield await emit(new ChatGenerationChunk({ text: "", message: mark }))
 }
 
 /** The chunk to yield for an output part (text parts may be pieces of their chunk). */
@@ -93,10 +101,8 @@ function outputChunk(
   }
 }
 
-function withUsage(chunk: ChatGenerationChunk, usage: ReturnType<typeof usageOf>): ChatGenerationChunk {
-  const message = chunk.message as ChatGenerationChunk["message"] & { usage_metadata?: typeof usage }
-  message.usage_metadata = usage
-  return chunk
+function setUsage(chunk: ChatGenerationChunk, usage: UsageMetadata): void {
+  if (AIMessageChunk.isInstance(chunk.message)) Object.assign(chunk.message, { usage_metadata: usage })
 }
 
 /**

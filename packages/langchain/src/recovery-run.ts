@@ -3,21 +3,23 @@ import type { BaseMessage } from "@langchain/core/messages"
 import {
   type NormalizedPart,
   type OutputPart,
-  reportSkipped,
-  resolveRecoveryOptions,
+  planTurn,
+  type ResolvedRecoveryOptions,
   runTurn,
 } from "@tool-rescue/recovery"
 import type { ToolCallRecoveryOptions } from "./options.ts"
-import { planCall } from "./plan-call.ts"
 import { retryMessages } from "./retry-messages.ts"
-import type { TurnBudget } from "./turn-budget.ts"
+import { historyRecoveries } from "./turn-mark.ts"
+import { turnRequest } from "./turn-request.ts"
 
-/** How a wrapped model recovers: the options, and where each call's budget comes from. */
+/** The options of a wrapped model, as given and resolved (validated once, when wrapping). */
 export interface RecoverySettings {
   readonly options: ToolCallRecoveryOptions
-  /** The budget of the turn a call belongs to. */
-  readonly budget: () => TurnBudget
+  readonly resolved: ResolvedRecoveryOptions
 }
+
+/** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
+export type CallOptions = Readonly<Record<string, unknown>> & { readonly signal?: AbortSignal }
 
 /**
  * One model call, and the options the model has bound to itself. `ChatOpenAI` (and the models
@@ -30,56 +32,50 @@ export interface ModelCall {
   readonly bound: unknown
 }
 
-/** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
-export type CallOptions = Readonly<Record<string, unknown>> & { readonly signal?: AbortSignal }
-
 /** One attempt of the call: the original messages, or a retry's, with the turn's signal. */
 export type Attempt<Raw> = (
   messages: BaseMessage[],
   options: CallOptions,
 ) => AsyncIterable<NormalizedPart<Raw>>
 
+/** A call that recovery runs. */
+export interface RecoveryTurn<Raw> {
+  readonly parts: AsyncIterable<OutputPart<Raw>>
+  /** Recoveries the user turn had made before this call (the mark adds this call's). */
+  readonly recoveriesBefore: number
+}
+
 /**
- * Runs one model call through recovery's turn loop, or returns `undefined` when recovery does not
- * apply to it (a `recovery-skipped` event is reported; the caller then calls the model as is).
- * The malformed response is never added to `messages`: a retry sends the original messages plus
- * the instruction, with the same call options and the turn's signal.
+ * Plans one model call with `recovery`'s `planTurn` (skip rules, the turn's budget from the
+ * history's marks) and runs it through `runTurn`; `undefined` when the call is skipped (the
+ * planner reported `recovery-skipped`; the caller then calls the model as is). A retry sends the
+ * original messages plus the instruction, with the same call options and the turn's signal.
  */
 export function recoveryTurn<Raw>(
   settings: RecoverySettings,
   { messages, options, bound }: ModelCall,
   attempt: Attempt<Raw>,
-): AsyncIterable<OutputPart<Raw>> | undefined {
-  const plan = planCall(typeof bound === "object" && bound !== null ? { ...bound, ...options } : options)
-  if (plan.kind === "skip") {
-    reportSkipped(settings.options, plan.reason)
-    return undefined
-  }
-  const budget = settings.budget()
-  const { instructionPlacement } = resolveRecoveryOptions(settings.options)
+): RecoveryTurn<Raw> | undefined {
+  const request = turnRequest(
+    typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
+  )
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: historyRecoveries(messages) })
+  if (plan.kind === "skip") return undefined
+  const placement = settings.resolved.instructionPlacement
   const parts = runTurn<Raw>({
     tools: plan.tools,
+    recoveriesBefore: plan.recoveriesBefore,
     signal: options.signal,
-    options: { ...settings.options, maxRecoveries: budget.remaining },
+    options: settings.options,
     attempt: (_round, context) =>
       attempt(
         context.instruction === undefined
           ? messages
-          : retryMessages(messages, context.instruction, instructionPlacement),
+          : retryMessages(messages, context.instruction, placement),
         { ...options, signal: context.signal },
       ),
   })
-  return spending(parts, budget)
-}
-
-async function* spending<Raw>(
-  parts: AsyncIterable<OutputPart<Raw>>,
-  budget: TurnBudget,
-): AsyncGenerator<OutputPart<Raw>> {
-  for await (const part of parts) {
-    if (part.type === "attempt-start") budget.spend()
-    yield part
-  }
+  return { parts, recoveriesBefore: plan.recoveriesBefore }
 }
 
 /**

@@ -6,7 +6,6 @@ import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
 import { recoverStream, type StreamChunks, toolBlocksAfterText } from "./recover-stream.ts"
 import type { CallOptions, RecoverySettings } from "./recovery-run.ts"
-import { createTurnBudget } from "./turn-budget.ts"
 
 /**
  * Wraps a LangChain chat model (any `BaseChatModel`: `ChatOpenAI`, `ChatOllama`, …) so that tool
@@ -16,8 +15,10 @@ import { createTurnBudget } from "./turn-budget.ts"
  * `withStructuredOutput` and `withConfig` keep working, and the models they return recover too.
  * The model you pass in is not modified.
  *
- * Each model call is one turn: at most `maxRecoveries` (default 1) corrected responses; a second
- * malformed response rejects with {@link ToolCallRecoveryError} `"repeated-markup"`. Streamed
+ * The budget is per user turn: at most `maxRecoveries` (default 1) corrected responses across the
+ * model calls after the last human message (an agent's steps), read back from a mark the
+ * recovered response carries in its `response_metadata`; a second malformed response rejects
+ * with {@link ToolCallRecoveryError} `"repeated-markup"`. Streamed
  * chunks (also those LangGraph's `streamMode: "messages"` and `streamEvents` read from the
  * callbacks) never carry the markup; a retry's chunks continue the same message. Usage is summed
  * over the attempts. Aborting `signal` stops the turn: no new request starts. Calls without tools,
@@ -46,8 +47,7 @@ export function withToolCallRecovery<Model extends BaseChatModel>(
 ): Model {
   if (!isChatModel(model))
     throw new TypeError("tool-rescue: withToolCallRecovery needs a LangChain chat model")
-  const { maxRecoveries } = resolveRecoveryOptions(options)
-  return wrapChatModel(unwrapChatModel(model), { options, budget: () => createTurnBudget(maxRecoveries) })
+  return wrapChatModel(unwrapChatModel(model), { options, resolved: resolveRecoveryOptions(options) })
 }
 
 /** Wrapped model → the model it wraps. */
@@ -58,7 +58,7 @@ export function unwrapChatModel<Model extends BaseChatModel>(model: Model): Mode
   return (wrapped.get(model) as Model | undefined) ?? model
 }
 
-/** Internal: wraps `model` with the given settings (the middleware passes its invocation budget). */
+/** Internal: wraps `model` with resolved settings (shared by the models it returns). */
 export function wrapChatModel<Model extends BaseChatModel>(model: Model, settings: RecoverySettings): Model {
   const target: BaseChatModel = model
   const base = BaseChatModel.prototype

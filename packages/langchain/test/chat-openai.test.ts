@@ -1,4 +1,4 @@
-import { type AIMessageChunk, HumanMessage, SystemMessage } from "@langchain/core/messages"
+import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { describe, expect, it } from "vitest"
 import { withToolCallRecovery } from "../src/index.ts"
@@ -67,6 +67,23 @@ describe("ChatOpenAI.invoke", () => {
     expect(failed).toEqual([sample.text])
     expect(server.requests).toHaveLength(2)
     expect(events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1 })
+  })
+
+  it("one budget per user turn: the recovered reply carries the mark, so a leak after its tool result is final", async () => {
+    const { model, server } = await harness([
+      { content: sample.text },
+      { toolCalls: [call] },
+      { content: sample.text },
+    ])
+    const bound = model.bindTools(tools)
+    const reply = await bound.invoke(messages)
+    expect(reply.response_metadata).toMatchObject({ toolRescue: { recoveries: 1 } })
+    const result = new ToolMessage({ content: "services/base.py:3", tool_call_id: "call_retry" })
+    const error = await bound.invoke([...messages, reply, result]).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: "repeated-markup" })
+    expect(server.requests).toHaveLength(3)
+    // The mark is never sent to the provider.
+    expect(sentText(server.requests[2]!.body)).not.toContain("toolRescue")
   })
 
   it("passes a fenced example through untouched, with no retry", async () => {

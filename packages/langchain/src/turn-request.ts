@@ -1,15 +1,8 @@
 /**
- * Whether one model call gets recovery, and the tool names it offers.
- *
- * NOTE: skip rules belong in `recovery`'s turn planner (DESIGN.md, "Data flows one way"); this
- * module is the LangChain mapping of them until that planner lands, kept to the two rules every
- * adapter applies: no tools offered → skip (`no-tools`), `tool_choice: "none"` → skip.
+ * Reads one LangChain model call for `recovery`'s `planTurn`: the names of the bound tools and
+ * the tool choice. The skip rules and the budget are the planner's; this is only the mapping.
  */
-
-/** The outcome of planning one call. */
-export type CallPlan =
-  | { readonly kind: "recover"; readonly tools: readonly string[] }
-  | { readonly kind: "skip"; readonly reason: "no-tools" | "tool-choice-none" }
+import type { TurnRequest } from "@tool-rescue/recovery"
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === "object" && value !== null
@@ -31,10 +24,17 @@ function toolName(tool: unknown): string | undefined {
   return nameOf(tool.function) ?? nameOf(tool.custom) ?? nameOf(tool)
 }
 
-/** Plans one call from its parsed call options (`tools`, `tool_choice`). */
-export function planCall(options: unknown): CallPlan {
+/** LangChain's `tool_choice` (`"auto" | "any" | "none" | "required" | name | object`) by kind. */
+function toolChoiceOf(choice: unknown): TurnRequest["toolChoice"] {
+  if (choice === undefined || choice === null || choice === "auto") return "auto"
+  if (choice === "none") return "none"
+  if (choice === "any" || choice === "required") return "required"
+  return "tool"
+}
+
+/** The tools and tool choice of a call, from its parsed call options. */
+export function turnRequest(options: unknown): TurnRequest {
   const record = isRecord(options) ? options : {}
-  if (record.tool_choice === "none") return { kind: "skip", reason: "tool-choice-none" }
   const tools: string[] = []
   if (Array.isArray(record.tools)) {
     for (const tool of record.tools) {
@@ -42,5 +42,5 @@ export function planCall(options: unknown): CallPlan {
       if (name !== undefined && !tools.includes(name)) tools.push(name)
     }
   }
-  return tools.length === 0 ? { kind: "skip", reason: "no-tools" } : { kind: "recover", tools }
+  return { tools, toolChoice: toolChoiceOf(record.tool_choice) }
 }
