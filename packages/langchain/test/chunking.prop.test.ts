@@ -5,7 +5,7 @@
  * text and takes the same decision as the response in one delta, `invoke()` agrees, and a
  * response the labels call recoverable is retried once while anything else never is.
  */
-import { fc, test } from "@fast-check/vitest"
+import { test } from "@fast-check/vitest"
 import { HumanMessage } from "@langchain/core/messages"
 import { chunked, response } from "@tool-rescue/testing"
 import { describe, expect } from "vitest"
