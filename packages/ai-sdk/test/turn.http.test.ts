@@ -1,0 +1,312 @@
+/**
+ * The turn contract through the real `ai` (`streamText` / `generateText` with `stopWhen` and
+ * tool approvals) over real HTTP: `@ai-sdk/openai-compatible` against the replay server.
+ * One recovery per user turn, provider errors final, never an action repeated.
+ */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
+import { isToolCallRecoveryError, type RecoveryEvent, type RecoveryOptions } from "@tool-rescue/recovery"
+import { type ReplayServer, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import { generateText, isStepCount, type ModelMessage, streamText, tool } from "ai"
+import { afterEach, describe, expect, test } from "vitest"
+import { z } from "zod"
+import { toolCallRecoveryMiddleware } from "../src/index.ts"
+
+const LEAK =
+  "Deleting it.\n<function=delete_file>\n<parameter=path>\nold.log\n</parameter>\n</function>\n</tool_call>"
+const LEAK_2 =
+  'Now the other.\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "b.log"}}\n</tool_call>'
+
+const servers: ReplayServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()))
+})
+
+async function serve(script: readonly ReplayStep[], options: RecoveryOptions = {}) {
+  const server = await startReplayServer({ script })
+  servers.push(server)
+  const provider = createOpenAICompatible({
+    name: "replay",
+    baseURL: server.url,
+    apiKey: "test",
+    includeUsage: true,
+  })
+  const events: RecoveryEvent[] = []
+  const { wrapLanguageModel } = await import("ai")
+  const model = wrapLanguageModel({
+    model: provider.chatModel("qwen3-coder"),
+    middleware: toolCallRecoveryMiddleware({ ...options, onEvent: (event) => events.push(event) }),
+  })
+  const started = () => events.filter((event) => event.type === "recovery-started").length
+  return { server, model, events, started }
+}
+
+/** A delete tool that records every execution; `approval` makes it ask the user first. */
+function deleteTool(approval = false) {
+  const executed: unknown[] = []
+  const tools = {
+    delete_file: tool({
+      description: "Delete a file",
+      inputSchema: z.object({ path: z.string() }),
+      ...(approval ? { needsApproval: true } : {}),
+      execute: async ({ path }) => {
+        executed.push(path)
+        return `deleted ${path}`
+      },
+    }),
+  }
+  return { tools, executed }
+}
+
+const call = (path: string, id?: string): ReplayStep => ({
+  toolCalls: [
+    { name: "delete_file", arguments: JSON.stringify({ path }), ...(id === undefined ? {} : { id }) },
+  ],
+})
+
+describe("one recovery per user turn", () => {
+  test("streamText with stopWhen: leaks at two steps end the turn with repeated-markup after one recovery request", async () => {
+    const { server, model, started } = await serve([
+      { content: LEAK, chunkSize: 5 },
+      call("old.log"),
+      { content: LEAK_2 },
+      call("b.log"),
+    ])
+    const { tools, executed } = deleteTool()
+    const result = streamText({
+      model,
+      prompt: "Clean up.",
+      tools,
+      stopWhen: isStepCount(6),
+      maxRetries: 0,
+      onError() {},
+    })
+    const errors: unknown[] = []
+    for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error)
+    expect(errors).toHaveLength(1)
+    expect(isToolCallRecoveryError(errors[0]) && errors[0].code).toBe("repeated-markup")
+    expect(started()).toBe(1)
+    // leak, its retry, the second step's leak: no fourth request.
+    expect(server.requests).toHaveLength(3)
+    expect(executed).toEqual(["old.log"])
+  })
+
+  test("generateText with stopWhen: the same turn rejects with repeated-markup, one recovery request", async () => {
+    const { server, model, started } = await serve([
+      { content: LEAK },
+      call("old.log"),
+      { content: LEAK_2 },
+      call("b.log"),
+    ])
+    const { tools, executed } = deleteTool()
+    const error = await generateText({
+      model,
+      prompt: "Clean up.",
+      tools,
+      stopWhen: isStepCount(6),
+      maxRetries: 0,
+    }).catch((e: unknown) => e)
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(started()).toBe(1)
+    expect(server.requests).toHaveLength(3)
+    expect(executed).toEqual(["old.log"])
+  })
+
+  test('recoveryScope "step": each step has its own budget', async () => {
+    const { server, model, started } = await serve(
+      [{ content: LEAK }, call("old.log"), { content: LEAK_2 }, call("b.log"), { content: "Done." }],
+      { recoveryScope: "step" },
+    )
+    const { tools, executed } = deleteTool()
+    const result = await generateText({
+      model,
+      prompt: "Clean up.",
+      tools,
+      stopWhen: isStepCount(6),
+      maxRetries: 0,
+    })
+    expect(result.text).toBe("Done.")
+    expect(started()).toBe(2)
+    expect(server.requests).toHaveLength(5)
+    expect(executed).toEqual(["old.log", "b.log"])
+  })
+
+  test("a new user message starts a new turn with a fresh budget", async () => {
+    const { model, started } = await serve([
+      { content: LEAK },
+      call("old.log"),
+      { content: "Done." },
+      { content: LEAK_2 },
+      call("b.log"),
+      { content: "Done too." },
+    ])
+    const { tools, executed } = deleteTool()
+    const messages: ModelMessage[] = [{ role: "user", content: "Delete old.log." }]
+    const first = await generateText({ model, messages, tools, stopWhen: isStepCount(4), maxRetries: 0 })
+    messages.push(...first.response.messages, { role: "user", content: "And b.log." })
+    const second = await generateText({ model, messages, tools, stopWhen: isStepCount(4), maxRetries: 0 })
+    expect(second.text).toBe("Done too.")
+    expect(started()).toBe(2)
+    expect(executed).toEqual(["old.log", "b.log"])
+  })
+
+  for (const stream of [true, false]) {
+    test(`${stream ? "streamText" : "generateText"}: usage of the recovered step is the sum of both attempts`, async () => {
+      const { model } = await serve([
+        { content: LEAK, usage: { inputTokens: 100, outputTokens: 30 } },
+        { ...call("old.log"), usage: { inputTokens: 120, outputTokens: 10 } },
+        { content: "Done.", usage: { inputTokens: 150, outputTokens: 2 } },
+      ])
+      const { tools } = deleteTool()
+      const options = { model, prompt: "Clean up.", tools, stopWhen: isStepCount(3), maxRetries: 0 } as const
+      const steps = stream ? await streamText(options).steps : (await generateText(options)).steps
+      expect(steps.map((step) => [step.usage.inputTokens, step.usage.outputTokens])).toEqual([
+        [220, 40],
+        [150, 2],
+      ])
+    })
+  }
+})
+
+describe("provider errors are final", () => {
+  for (const interrupt of [
+    { kind: "error", afterChunks: 40 },
+    { kind: "drop", afterChunks: 40 },
+  ] as const) {
+    test(`${interrupt.kind} after the markup: passed through, never retried`, async () => {
+      const { server, model, events } = await serve([
+        { content: LEAK, chunkSize: 2, interrupt },
+        call("old.log"),
+      ])
+      const { tools, executed } = deleteTool()
+      const result = streamText({ model, prompt: "Clean up.", tools, maxRetries: 0, onError() {} })
+      const errors: unknown[] = []
+      let shown = ""
+      try {
+        for await (const part of result.fullStream) {
+          if (part.type === "error") errors.push(part.error)
+          if (part.type === "text-delta") shown += part.text
+        }
+      } catch (error) {
+        // A cut connection errors the stream itself, exactly as without the middleware.
+        errors.push(error)
+      }
+      expect(server.requests).toHaveLength(1)
+      expect(executed).toEqual([])
+      expect(errors.length).toBeGreaterThanOrEqual(1)
+      expect(errors.some(isToolCallRecoveryError)).toBe(false)
+      expect(shown).toBe("Deleting it.\n")
+      expect(events.some((e) => e.type === "recovery-started")).toBe(false)
+      // An error chunk ends the attempt as a failed one (its markup is reported as such); a cut
+      // connection errors the attempt before any judgement.
+      const reasons = events.flatMap((e) => (e.type === "markup-detected" ? [e.reason] : []))
+      expect(reasons).toEqual(interrupt.kind === "error" ? ["provider-error"] : [])
+    })
+  }
+})
+
+describe("skip rules", () => {
+  test('toolChoice "none": no retry, one request, a recovery-skipped event', async () => {
+    const { server, model, events } = await serve([{ content: LEAK }, call("old.log")])
+    const { tools, executed } = deleteTool()
+    await generateText({ model, prompt: "Clean up.", tools, toolChoice: "none", maxRetries: 0 })
+    expect(server.requests).toHaveLength(1)
+    expect(executed).toEqual([])
+    expect(events).toEqual([{ type: "recovery-skipped", reason: "tool-choice-none" }])
+  })
+})
+
+describe("never repeat an action (tool approvals)", () => {
+  async function approvalTurn(approved: boolean, stream: boolean) {
+    const { server, model, started } = await serve([
+      call("old.log", "call_del"),
+      { content: LEAK_2 },
+      { content: "Done." },
+    ])
+    const { tools, executed } = deleteTool(true)
+    const messages: ModelMessage[] = [{ role: "user", content: "Delete old.log." }]
+    const first = await generateText({ model, messages, tools, maxRetries: 0 })
+    const request = first.content.find((part) => part.type === "tool-approval-request")
+    expect(request).toBeDefined()
+    messages.push(...first.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request?.approvalId ?? "", approved }],
+    })
+    const options = { model, messages, tools, stopWhen: isStepCount(3), maxRetries: 0 } as const
+    const second = stream ? streamText(options) : await generateText(options)
+    const text = await second.text
+    const response = await second.response
+    return { server, executed, started, text, response }
+  }
+
+  for (const stream of [false, true]) {
+    const api = stream ? "streamText" : "generateText"
+    test(`${api}: approved + leak → the action ran once, one result`, async () => {
+      const { server, executed, started, text, response } = await approvalTurn(true, stream)
+      // Streaming keeps what was shown before the markup; generateText keeps the corrected response only.
+      expect(text).toBe(stream ? "Now the other.\nDone." : "Done.")
+      expect(started()).toBe(1)
+      expect(executed).toEqual(["old.log"])
+      // The retry request carries the one result the first attempt's step had.
+      const retry = server.requests[2]?.body?.messages ?? []
+      expect(retry.filter((m) => m.role === "tool")).toHaveLength(1)
+      expect(JSON.stringify(retry)).not.toContain("b.log")
+      const results = response.messages.flatMap((m) =>
+        m.role === "tool" && Array.isArray(m.content)
+          ? m.content.filter((p) => p.type === "tool-result")
+          : [],
+      )
+      expect(results.length).toBeLessThanOrEqual(1)
+    })
+
+    test(`${api}: denied + leak → one denial`, async () => {
+      const { server, executed, started, text } = await approvalTurn(false, stream)
+      expect(text).toBe(stream ? "Now the other.\nDone." : "Done.")
+      expect(started()).toBe(1)
+      expect(executed).toEqual([])
+      for (const index of [1, 2]) {
+        const tools = (server.requests[index]?.body?.messages ?? []).filter((m) => m.role === "tool")
+        expect(tools).toHaveLength(1)
+      }
+    })
+  }
+})
+
+describe("a consumer that stops reading (break)", () => {
+  // The leak streams slowly, so the consumer's first delta arrives long before its markup ends.
+  const slowLeak: ReplayStep = { content: LEAK, chunkSize: 3, chunkDelayMs: 25 }
+
+  test("the AI SDK keeps reading the step after a break: the retry is still sent and its call runs", async () => {
+    const { server, model } = await serve([slowLeak, call("old.log")])
+    const { tools, executed } = deleteTool()
+    const result = streamText({ model, prompt: "Clean up.", tools, maxRetries: 0 })
+    for await (const _ of result.textStream) break
+    // `streamText` drains the model stream so that `text`, `steps` and `onFinish` still resolve.
+    expect(await result.finishReason).toBe("tool-calls")
+    expect(server.requests).toHaveLength(2)
+    expect(executed).toEqual(["old.log"])
+  })
+
+  test("abortSignal is the way to stop: aborted after a break, no retry starts and nothing runs", async () => {
+    const { server, model, started } = await serve([slowLeak, call("old.log")])
+    const { tools, executed } = deleteTool()
+    const controller = new AbortController()
+    let aborted = false
+    const result = streamText({
+      model,
+      prompt: "Clean up.",
+      tools,
+      maxRetries: 0,
+      abortSignal: controller.signal,
+      onAbort: () => {
+        aborted = true
+      },
+    })
+    for await (const _ of result.textStream) break
+    controller.abort()
+    await result.consumeStream()
+    expect(aborted).toBe(true)
+    expect(server.requests).toHaveLength(1)
+    expect(started()).toBe(0)
+    expect(executed).toEqual([])
+  })
+})
