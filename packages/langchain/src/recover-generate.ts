@@ -8,7 +8,7 @@ import {
   mutedTokens,
   type RecoverySettings,
   recoveryTurn,
-} from "./recovery-run.ts"
+} from "./recovery-turn.ts"
 import { withMark } from "./turn-mark.ts"
 
 /** The model's own `_generate`, called on the unwrapped model. */

@@ -9,7 +9,7 @@ import {
   mutedTokens,
   type RecoverySettings,
   recoveryTurn,
-} from "./recovery-run.ts"
+} from "./recovery-turn.ts"
 import { withMark } from "./turn-mark.ts"
 
 /** The model's own streaming primitive, called on the unwrapped model. */

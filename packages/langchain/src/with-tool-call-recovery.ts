@@ -5,7 +5,7 @@ import { resolveRecoveryOptions } from "@tool-rescue/recovery"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
 import { recoverStream, type StreamChunks, toolBlocksAfterText } from "./recover-stream.ts"
-import type { CallOptions, RecoverySettings } from "./recovery-run.ts"
+import type { CallOptions, RecoverySettings } from "./recovery-turn.ts"
 
 /**
  * Wraps a LangChain chat model (any `BaseChatModel`: `ChatOpenAI`, `ChatOllama`, …) so that tool

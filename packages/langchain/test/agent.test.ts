@@ -82,6 +82,29 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
     expect(runs).toEqual(["class BaseService"])
   })
 
+  it("stream (messages mode) on a model without streaming: true, and streamEvents v2: no chunk carries markup", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({
+      model: chatOpenAI(server),
+      tools: [grepTool(runs)],
+      middleware: [toolCallRecoveryMiddleware()],
+    })
+    const texts: string[] = []
+    for await (const [chunk] of await agent.stream(question, { streamMode: "messages" }))
+      texts.push(contentOf(chunk))
+    expect(texts.join("")).not.toContain("<")
+    expect(texts.join("")).toContain(answer)
+
+    const streamed: string[] = []
+    for await (const event of agent.streamEvents(question, { version: "v2" })) {
+      if (event.event === "on_chat_model_stream") streamed.push(contentOf(event.data.chunk as BaseMessage))
+    }
+    expect(streamed.join("")).not.toContain("<")
+    expect(streamed.join("")).toContain(safePrefix.trim())
+    expect(runs).toEqual(["class BaseService", "class BaseService"])
+  })
+
   it("a second leak in the same invocation rejects with repeated-markup; the next invocation has a fresh budget", async () => {
     const server = await replay(agentScript({ leakAfterTool: true }))
     const runs: string[] = []

@@ -134,6 +134,74 @@ describe("ChatOpenAI.invoke", () => {
   })
 })
 
+describe("ChatOpenAI: reasoning, hooks, aborts", () => {
+  const hermes = '<tool_call>\n{"name": "GrepTool", "arguments": {"pattern": "x"}}\n</tool_call>'
+
+  it("recovers a call written in reasoning_content when no answer follows; the streamed reasoning never carries it", async () => {
+    const { model, server } = await harness([
+      { reasoning: `I will search.\n${hermes}`, chunkSize: 4 },
+      { toolCalls: [call] },
+    ])
+    const chunks = await collect(await model.bindTools(tools).stream(messages))
+    const reasoning = chunks.map((chunk) => String(chunk.additional_kwargs.reasoning_content ?? "")).join("")
+    expect(reasoning).toBe("I will search.\n")
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it("leaves a call rehearsed in reasoning alone when an answer follows (reasoning: auto)", async () => {
+    const { model, server } = await harness([
+      { reasoning: `Maybe:\n${hermes}\nNo, I know it.`, content: "It is in base.py." },
+    ])
+    const reply = await model.bindTools(tools).invoke(messages)
+    expect(reply.content).toBe("It is in base.py.")
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("a persistFailed that rejects ends the turn with persist-failed, and no retry is sent", async () => {
+    const { model, server } = await harness([{ content: sample.text }, { toolCalls: [call] }], {
+      persistFailed: async () => {
+        throw new Error("disk full")
+      },
+    })
+    const error = await model
+      .bindTools(tools)
+      .invoke(messages)
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: "persist-failed", cause: { message: "disk full" } })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it("invoke aborted through signal while the retry is pending rejects, and the retry is cut off", async () => {
+    const controller = new AbortController()
+    const { model, server } = await harness(
+      [{ content: sample.text }, { toolCalls: [call], latencyMs: 10_000 }],
+      {
+        onEvent: (event) => {
+          if (event.type === "recovery-started")
+            setTimeout(() => controller.abort(new Error("user cancelled")), 50)
+        },
+      },
+    )
+    const error = await model
+      .bindTools(tools)
+      .invoke(messages, { signal: controller.signal })
+      .catch((e: unknown) => e)
+    // Aborted during recovery: the typed error, with the signal's reason as its cause.
+    expect(error).toMatchObject({ code: "aborted", cause: { message: "user cancelled" } })
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it("a structured call to a tool that was not offered is passed through and reported", async () => {
+    const { model, server, events } = await harness([
+      { toolCalls: [{ name: "rm_rf", arguments: '{"path":"/"}' }] },
+    ])
+    const reply = await model.bindTools(tools).invoke(messages)
+    expect(reply.tool_calls?.map((c) => c.name)).toEqual(["rm_rf"])
+    expect(server.requests).toHaveLength(1)
+    expect(events).toContainEqual({ type: "unknown-tool-call", toolName: "rm_rf", params: '{"path":"/"}' })
+  })
+})
+
 describe("ChatOpenAI.stream", () => {
   it("streams a leak in 1-character chunks: safe text shown, markup never, the retry spliced into the same message", async () => {
     const { model, server, events } = await harness([
