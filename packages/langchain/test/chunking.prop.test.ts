@@ -1,0 +1,60 @@
+/**
+ * Properties of a wrapped ChatOpenAI as the LangChain user sees it, over real HTTP against the
+ * replay server: for any response (prose, code examples, leaks in every format; `response()` from
+ * `@tool-rescue/testing`) and any split of it into streamed deltas, `stream()` shows the same
+ * text and takes the same decision as the response in one delta, `invoke()` agrees, and a
+ * response the labels call recoverable is retried once while anything else never is.
+ */
+import { test } from "@fast-check/vitest"
+import { HumanMessage } from "@langchain/core/messages"
+import { chunked, response } from "@tool-rescue/testing"
+import { describe, expect } from "vitest"
+import { collect, functionTool, harness } from "./support/harness.ts"
+
+const TOOLS = ["read_file", "bash"]
+const tools = TOOLS.map(functionTool)
+const messages = [new HumanMessage("Go.")]
+const retry = { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] }
+
+const sample = response({ tools: TOOLS, unknownTools: true, maxParts: 3 }).chain((value) =>
+  chunked(value.text).map((chunks) => ({ ...value, chunks })),
+)
+
+interface Seen {
+  readonly text: string
+  readonly requests: number
+  readonly toolCalls: readonly string[]
+}
+
+async function streamed(content: string | readonly string[]): Promise<Seen> {
+  const { model, server } = await harness([{ content }, retry])
+  const chunks = await collect(await model.bindTools(tools).stream(messages))
+  let whole = chunks[0]
+  for (const chunk of chunks.slice(1)) whole = whole?.concat(chunk)
+  return {
+    text: chunks.map((chunk) => String(chunk.content)).join(""),
+    requests: server.requests.length,
+    toolCalls: (whole?.tool_calls ?? []).map((call) => call.name),
+  }
+}
+
+describe("wrapped ChatOpenAI over HTTP", () => {
+  test.prop([sample], { numRuns: 25 })(
+    "any chunking shows the same text and takes the same decision as one delta",
+    async ({ text, chunks, labels }) => {
+      const whole = await streamed(text)
+      const split = await streamed(chunks.length === 0 ? [""] : chunks)
+      expect(split).toEqual(whole)
+      // Recoverable per the labels ⇔ one retry, whose structured call is the result.
+      expect(whole.requests).toBe(labels.recoverable ? 2 : 1)
+      expect(whole.toolCalls).toEqual(labels.recoverable ? ["read_file"] : [])
+      // Nothing is lost: a response without markup (prose, code examples) is shown whole.
+      if (labels.calls.length === 0) expect(whole.text).toBe(text)
+
+      const { model } = await harness([{ content: text }, retry])
+      const reply = await model.bindTools(tools).invoke(messages)
+      // The non-streamed result never holds the malformed response; a clean one is untouched.
+      expect(reply.content).toBe(labels.recoverable ? "" : whole.text)
+    },
+  )
+})
