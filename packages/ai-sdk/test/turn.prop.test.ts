@@ -102,7 +102,12 @@ describe("generated multi-step turns", () => {
       let error: unknown
       let messages: readonly ModelMessage[] = []
       if (stream) {
-        const result = streamText({ ...options, onError: ({ error: e }) => void (error = e) })
+        const result = streamText({
+          ...options,
+          onError: ({ error: e }) => {
+            error = e
+          },
+        })
         await result.consumeStream()
         messages = (await result.response).messages
       } else {
