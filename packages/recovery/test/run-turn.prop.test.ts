@@ -35,7 +35,8 @@ interface AttemptSpec {
   readonly segments: readonly Segment[]
   /** Each segment's text cut into deltas (the testing kit's `chunked`: cuts at marker characters, inside surrogate pairs, one-character runs). */
   readonly pieces: readonly (readonly string[])[]
-  readonly ending: "finish" | "finish-then-other" | "error"
+  /** `error-part`: a provider error reported inside the stream (a `failed` part), then the finish. */
+  readonly ending: "finish" | "finish-then-other" | "error" | "error-part"
   /** The provider throws its own error once the signal is aborted (else it ignores the signal). */
   readonly respectsSignal: boolean
 }
@@ -116,6 +117,7 @@ const attemptSpec: fc.Arbitrary<AttemptSpec> = fc.array(segment, { maxLength: 6 
       "finish",
       "finish-then-other",
       "error",
+      "error-part",
     ),
     respectsSignal: fc.boolean(),
   }),
@@ -157,6 +159,7 @@ function partsOf(spec: AttemptSpec, round: number): NormalizedPart<string>[] {
       }
     }
   })
+  if (spec.ending === "error-part") parts.push({ type: "other", raw: `error:${round}`, failed: true })
   if (spec.ending !== "error") parts.push({ type: "finish", raw: `finish:${round}` })
   if (spec.ending === "finish-then-other") parts.push({ type: "other", raw: `after:${round}` })
   return parts
@@ -456,12 +459,18 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
             expect(o.attempts).toHaveLength(round + 1)
             break
           }
-          if (!recoverable(a) || hasCall(a)) {
+          // A provider error inside the stream is final: passed through, never retried.
+          if (!recoverable(a) || hasCall(a) || a.ending === "error-part") {
             expect(o.threw).toBe(false)
             expect(o.attempts).toHaveLength(round + 1)
             // The finish part (and anything after it) arrives last, once.
             const last = slices.at(-1)!
-            const tail = a.ending === "finish-then-other" ? ["finish", "other"] : ["finish"]
+            const tail =
+              a.ending === "finish-then-other"
+                ? ["finish", "other"]
+                : a.ending === "error-part"
+                  ? ["other", "finish"]
+                  : ["finish"]
             expect(last.slice(-tail.length).map((p) => p.type)).toEqual(tail)
             if (round === 0 && !a.segments.some((s) => s.kind === "leak")) {
               // A clean response passes through byte for byte: the same text in each channel (a
