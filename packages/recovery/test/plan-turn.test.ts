@@ -1,4 +1,5 @@
 import { isRecoverable, type Markup } from "@tool-rescue/detector"
+import { chunked, leakedCall } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import {
@@ -202,6 +203,31 @@ describe("runTurn under the planner", () => {
         expect.objectContaining({ type: "markup-detected", reason: "provider-error", recoverable: false }),
       )
     }
+  })
+
+  test("for any leak in any format and chunking, a provider error inside the stream is final", async () => {
+    const tools = ["read_file", "bash"]
+    const cases = leakedCall({ tools }).chain((sample) =>
+      fc.tuple(fc.constant(sample), chunked(sample.text), fc.constantFrom("error-part", "error-finish")),
+    )
+    await fc.assert(
+      fc.asyncProperty(cases, async ([sample, chunks, ending]) => {
+        const tail =
+          ending === "error-part"
+            ? [{ type: "other", raw: "error", failed: true } as const, finish()]
+            : [{ type: "finish", raw: "error", failed: true } as const]
+        const script = [...chunks.map((chunk) => text(chunk)), ...tail]
+        const { parts, attempts, events, threw } = await run([script, [call(tools[0]!), finish()]], { tools })
+        expect(threw).toBe(false)
+        expect(attempts).toHaveLength(1)
+        expect(events.some((event) => event.type === "recovery-started")).toBe(false)
+        expect(parts.slice(-tail.length)).toEqual(tail)
+        const reasons = events.flatMap((event) => (event.type === "markup-detected" ? [event.reason] : []))
+        expect(reasons).not.toContain("recoverable")
+        if (sample.labels.recoverable) expect(reasons).toContain("provider-error")
+      }),
+      { numRuns: 60 },
+    )
   })
 
   test("every markup-detected event carries its reason", async () => {
