@@ -1,5 +1,5 @@
 import { isRecoverable, type Markup } from "@tool-rescue/detector"
-import { chunked, leakedCall } from "@tool-rescue/testing"
+import { chunked, leakedCall, response } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import {
@@ -257,6 +257,35 @@ describe("createResponseJudge", () => {
       )
       expect(judgement.retry).toBe(attempts.length > 1)
     }
+  })
+})
+
+describe("createResponseJudge and runTurn agree", () => {
+  test("for any generated response and chunking: the same reasons, and a retry exactly when the judge says so", async () => {
+    const tools = ["read_file", "bash"]
+    const judge = createResponseJudge({ tools })
+    const cases = response({ tools, unknownTools: true }).chain((sample) =>
+      fc.tuple(fc.constant(sample), chunked(sample.text), fc.boolean()),
+    )
+    await fc.assert(
+      fc.asyncProperty(cases, async ([sample, chunks, structured]) => {
+        const script = [
+          ...chunks.map((chunk) => text(chunk)),
+          ...(structured ? [call("bash")] : []),
+          finish(),
+        ]
+        for (const part of script) judge.push(part)
+        const judgement = judge.end()
+        const { events, attempts } = await run([script, [call("read_file"), finish()]], { tools })
+        const reasons = events.flatMap((event) =>
+          event.type === "markup-detected" && event.round === 0 ? [event.reason] : [],
+        )
+        expect(judgement.markup.map((found) => found.reason)).toEqual(reasons)
+        expect(judgement.retry).toBe(attempts.length > 1)
+        expect(judgement.retry).toBe(sample.labels.recoverable && !structured)
+      }),
+      { numRuns: 80 },
+    )
   })
 })
 
