@@ -1,5 +1,3 @@
-export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
-export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export {
   createResponseJudge,
   type JudgedMarkup,
@@ -7,6 +5,8 @@ export {
   type ResponseJudge,
   type ResponseJudgeOptions,
 } from "./create-response-judge.ts"
+export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
