@@ -15,7 +15,7 @@ import {
 import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { promptOperations } from "./prompt-operations.ts"
-import { approvalToolCallIds } from "./replay-resolution.ts"
+import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -193,6 +193,11 @@ interface Turn {
    * calls the provider (running the approved ones) and puts their results first.
    */
   readonly approvals: ReadonlySet<string>
+  /**
+   * Records the results of the approved calls `LanguageModel` runs: with
+   * `disableToolCallResolution: true` its `streamText` runs them without emitting their results.
+   */
+  readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
   readonly context: Context.Context<never>
 }
 
@@ -207,11 +212,17 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
       toolChoice: toolChoiceKind(request.toolChoice),
       recoveriesBefore: recoveriesInTurn(prompt),
     })
+    const approvals = approvalToolCallIds(prompt)
+    const recorder =
+      toolkit !== undefined && approvals.size > 0 && plan.kind === "recover"
+        ? recordApprovedCalls(toolkit)
+        : undefined
     return {
-      request: { ...request, toolkit, prompt },
+      request: { ...request, toolkit: recorder?.toolkit ?? toolkit, prompt },
       prompt,
       plan,
-      approvals: approvalToolCallIds(prompt),
+      approvals,
+      recorder,
       context,
     }
   })
@@ -247,14 +258,18 @@ const resolvedBefore =
 /**
  * A retry's request: the original prompt (never the malformed response) with the results of the
  * approvals the first attempt resolved — so `LanguageModel` finds them answered and neither runs
- * an approved call again nor repeats a denial — plus the host instruction.
+ * an approved call again nor repeats a denial — plus the host instruction. The results are the
+ * ones the first attempt emitted, and those of approved calls it ran without emitting them.
  */
 const retryRequest = (
   turn: Turn,
-  resolved: ReadonlyArray<Response.AnyPart>,
+  emitted: ReadonlyArray<Response.AnyPart>,
   instruction: string,
   placement: "system" | "user",
 ): Request => {
+  const seen = new Set(emitted.map((part) => (part as Response.ToolResultPart<string, unknown, unknown>).id))
+  const unseen = (turn.recorder?.approved ?? []).filter(({ id }) => turn.approvals.has(id) && !seen.has(id))
+  const resolved = [...emitted, ...unseen.map(approvedStreamPart)]
   const prompt =
     resolved.length === 0 ? turn.prompt : Prompt.concat(turn.prompt, Prompt.fromResponseParts(resolved))
   return { ...turn.request, prompt: placeInstruction(prompt, instruction, placement, promptOperations) }

@@ -94,9 +94,15 @@ const approvalScript = (leaked: string): ReplayScript => [
 
 for (const mode of modes) {
   describe(`never repeat an action (${mode})`, () => {
-    for (const approved of [true, false]) {
+    for (const [approved, options] of [
+      [true, {}],
+      [false, {}],
+      [true, { unknownToolCalls: "return" }],
+      [false, { unknownToolCalls: "return" }],
+    ] as const) {
       const what = approved ? "an approved call runs once" : "a denial is given once"
-      it.effect(`${what}: a leak after it retries without resolving the approval again`, () =>
+      const form = "unknownToolCalls" in options ? ', with unknownToolCalls "return"' : ""
+      it.effect(`${what}: a leak after it retries without resolving the approval again${form}`, () =>
         withServer(approvalScript("/tmp/x"), (server, model) =>
           Effect.gen(function* () {
             const { deleted, layer } = deleteHandlers()
@@ -149,7 +155,7 @@ for (const mode of modes) {
             // Streamed, the safe prose was shown; otherwise nothing of the malformed answer was.
             assert.strictEqual(JSON.stringify(history).includes("Done. "), mode === "streamText")
             assert.include(JSON.stringify(history), "The file is gone.")
-          }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model)),
+          }).pipe(Effect.provide(ToolCallRecovery.layer(options)), Effect.provide(model)),
         ),
       )
     }
