@@ -245,6 +245,31 @@ for (const mode of modes) {
     )
   })
 
+  for (const interrupt of [
+    { kind: "error", afterChunks: 12 },
+    { kind: "drop", afterChunks: 12 },
+  ] as const) {
+    it.effect(`a provider ${interrupt.kind} after the markup is final: no retry (${mode})`, () =>
+      withServer([{ ...leak, interrupt }, { content: "unreachable" }], (server, model) =>
+        Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          const error = yield* send(chat, mode, { prompt: "Read src/a.ts", toolkit: files }).pipe(Effect.flip)
+          assert.isFalse(isToolCallRecoveryError(error), "the provider's own error")
+          assert.strictEqual((error as { module?: unknown }).module, "OpenAiCompatibleModel")
+          assert.lengthOf(server.requests, 1)
+          // Effect's Chat keeps what a failed stream had shown (the safe prose), never the markup.
+          const history = yield* Ref.get(chat.history)
+          if (mode === "generateText") assert.lengthOf(history.content, 0, "nothing enters the history")
+          assert.notInclude(JSON.stringify(history), "<function=")
+        }).pipe(
+          Effect.provide(fileHandlers().layer),
+          Effect.provide(ToolCallRecovery.layer()),
+          Effect.provide(model),
+        ),
+      ),
+    )
+  }
+
   it.effect(`toolChoice "none" is not recovered: one request, the text untouched (${mode})`, () =>
     withServer([leak, { content: "unreachable" }], (server, model) =>
       Effect.gen(function* () {
