@@ -56,9 +56,21 @@ export type Options = RecoveryOptions & UnknownToolCallsOptions
  * withhold tool-call markup the model wrote as text and, when the response has no structured
  * tool call but recoverable markup, call the service again once with the original prompt plus a
  * host instruction (merged into the leading system message by default), without the malformed
- * response. A second malformed response fails with an `AiError` from module `ToolCallRecovery`
- * (see {@link isToolCallRecoveryError}); interruption stops recovery (no new request starts).
- * `generateObject` passes through unchanged: its answer is JSON text, not a tool call.
+ * response. The turn contract of `@tool-rescue/recovery`'s planner holds:
+ *
+ * - one recovery per user turn (a `Chat` send, or the agent loop after one user message): the
+ *   recovered response's parts carry a mark the history keeps, and a second malformed response
+ *   in the turn fails with an `AiError` from module `ToolCallRecovery` (see
+ *   {@link isToolCallRecoveryError}) without a retry request;
+ * - a retry never repeats an action: the approvals Effect resolved before the first call (an
+ *   approved handler run, a denial) are sent to the retry as already answered;
+ * - `generateText` keeps nothing of the malformed response; provider errors are final;
+ *   requests without tools or with `toolChoice: "none"` pass through; interruption stops
+ *   recovery (no new request starts).
+ *
+ * `generateObject` is not recovered: its answer is JSON text, not a tool call. With
+ * `unknownToolCalls: "return"` every method also answers calls to unknown tools with failed tool
+ * results (see {@link Options}).
  *
  * Pure: the same service in, a service of the same type out. {@link layer} and
  * {@link withRecovery} are built on it.
