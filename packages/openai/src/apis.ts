@@ -3,7 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/
 import type { Response, ResponseStreamEvent } from "openai/resources/responses/responses"
 import { type ChatRaw, chunkCallIds, chunkParts, createChatSplicer } from "./chat-chunk-parts.ts"
 import { completionCallIds, completionParts, completionResult } from "./chat-completion-parts.ts"
-import { chatRequest, responsesRequest } from "./plan.ts"
+import { chatRequest, chatTurn, responsesRequest, responsesTurn } from "./plan.ts"
 import type { ApiAdapter } from "./recovering-create.ts"
 import { createResponsesSplicer, eventCallIds, eventParts } from "./response-event-parts.ts"
 import { type ResponseRef, refCallIds, responseParts, responseResult } from "./response-parts.ts"
@@ -12,6 +12,7 @@ import { chatRetryBody, responsesRetryBody } from "./retry-request.ts"
 /** `chat.completions.create`. */
 export const chatApi: ApiAdapter<ChatCompletionChunk, ChatRaw, ChatCompletion, ChatCompletion> = {
   request: chatRequest,
+  turn: chatTurn,
   retryBody: chatRetryBody,
   streamParts: chunkParts,
   streamCallIds: chunkCallIds,
@@ -24,6 +25,7 @@ export const chatApi: ApiAdapter<ChatCompletionChunk, ChatRaw, ChatCompletion, C
 /** `responses.create`. */
 export const responsesApi: ApiAdapter<ResponseStreamEvent, ResponseStreamEvent, Response, ResponseRef> = {
   request: responsesRequest,
+  turn: responsesTurn,
   retryBody: responsesRetryBody,
   streamParts: eventParts,
   streamCallIds: eventCallIds,

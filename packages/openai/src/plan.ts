@@ -9,7 +9,7 @@
  *   retry could not leave it out.
  */
 import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery"
-import type { RecoveredCalls } from "./recovered-calls.ts"
+import { type RecoveredCalls, type TurnKey, turnKey } from "./recovered-calls.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
@@ -52,26 +52,44 @@ function toolChoiceOf(choice: unknown): TurnRequest["toolChoice"] {
 }
 
 /** A chat message of the turn: the largest mark of the calls it makes or answers. */
-function chatMessageRecoveries(message: unknown, calls: RecoveredCalls): number {
+function chatMessageRecoveries(message: unknown, calls: RecoveredCalls, turn: TurnKey): number {
   if (!isRecord(message)) return 0
-  let most = calls.recoveries(message.tool_call_id)
+  let most = calls.recoveries(message.tool_call_id, turn)
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls)
-      if (isRecord(call)) most = Math.max(most, calls.recoveries(call.id))
+      if (isRecord(call)) most = Math.max(most, calls.recoveries(call.id, turn))
   }
   return most
 }
 
+const isUser = (message: unknown): boolean => isRecord(message) && message.role === "user"
+
+function chatMessages(body: Body): readonly unknown[] {
+  return Array.isArray(body.messages) ? (body.messages as readonly unknown[]) : []
+}
+
+/** The turn of a chat request: its last user message. */
+export function chatTurn(body: Body): TurnKey {
+  return turnKey(chatMessages(body).findLast(isUser))
+}
+
+/** The turn of a Responses request: its last user input item, or a string input. */
+export function responsesTurn(body: Body): TurnKey {
+  if (typeof body.input === "string") return turnKey(body.input)
+  return turnKey(Array.isArray(body.input) ? (body.input as readonly unknown[]).findLast(isUser) : undefined)
+}
+
 /** The request of a chat completions call. */
 export function chatRequest(body: Body, calls: RecoveredCalls): TurnRequest {
-  const messages = Array.isArray(body.messages) ? (body.messages as readonly unknown[]) : []
+  const messages = chatMessages(body)
+  const turn = chatTurn(body)
   return {
     tools: chatToolNames(body),
     toolChoice: toolChoiceOf(body.tool_choice),
     unsupported: typeof body.n === "number" && body.n > 1 ? "multiple-choices" : undefined,
     recoveriesBefore: turnRecoveries(messages, {
-      startsTurn: (message) => isRecord(message) && message.role === "user",
-      recoveries: (message) => chatMessageRecoveries(message, calls),
+      startsTurn: isUser,
+      recoveries: (message) => chatMessageRecoveries(message, calls, turn),
     }),
   }
 }
@@ -79,6 +97,7 @@ export function chatRequest(body: Body, calls: RecoveredCalls): TurnRequest {
 /** The request of a Responses call. */
 export function responsesRequest(body: Body, calls: RecoveredCalls): TurnRequest {
   const input = Array.isArray(body.input) ? (body.input as readonly unknown[]) : []
+  const turn = responsesTurn(body)
   const unsupported =
     body.background === true
       ? "background"
@@ -91,8 +110,8 @@ export function responsesRequest(body: Body, calls: RecoveredCalls): TurnRequest
     unsupported,
     // A plain string input is a new user message: a new turn.
     recoveriesBefore: turnRecoveries(input, {
-      startsTurn: (item) => isRecord(item) && item.role === "user",
-      recoveries: (item) => (isRecord(item) ? calls.recoveries(item.call_id) : 0),
+      startsTurn: isUser,
+      recoveries: (item) => (isRecord(item) ? calls.recoveries(item.call_id, turn) : 0),
     }),
   }
 }

@@ -23,7 +23,7 @@ import {
   runTurn,
   type TurnRequest,
 } from "@tool-rescue/recovery"
-import type { RecoveredCalls } from "./recovered-calls.ts"
+import type { RecoveredCalls, TurnKey } from "./recovered-calls.ts"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
 
 type Body = Readonly<Record<string, unknown>>
@@ -32,6 +32,8 @@ type Body = Readonly<Record<string, unknown>>
 export interface ApiAdapter<StreamItem, StreamRaw, Data, DataRaw> {
   /** What the request tells recovery's `planTurn` (tools, tool choice, the turn's recoveries so far). */
   request(body: Body, calls: RecoveredCalls): TurnRequest
+  /** The turn the request belongs to (its last user message), for the marks of its recovered calls. */
+  turn(body: Body): TurnKey
   /** The retry body: the original body with the instruction placed. */
   retryBody(body: Body, instruction: string, placement: "system" | "user"): Body
   /** Parts of one streamed item. */
@@ -150,6 +152,7 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
       options,
       tools: plan.tools,
       recoveriesBefore: plan.recoveriesBefore,
+      turn: api.turn(request),
       callOriginal,
     }
     return first._thenUnwrap((data) =>
@@ -166,6 +169,7 @@ interface Call {
   readonly tools: readonly string[]
   /** Recoveries earlier requests of the turn made. */
   readonly recoveriesBefore: number
+  readonly turn: TurnKey
   readonly callOriginal: (body: unknown, options: unknown) => unknown
 }
 
@@ -174,7 +178,7 @@ interface Call {
  * next request of the turn, which carries their ids, knows its budget.
  */
 function markCalls(call: Call, settings: CreateSettings, round: number, ids: readonly string[]): void {
-  for (const id of ids) settings.calls.mark(id, call.recoveriesBefore + round)
+  for (const id of ids) settings.calls.mark(id, call.recoveriesBefore + round, call.turn)
 }
 
 async function* marked<Raw>(

@@ -55,7 +55,7 @@ function step(answer: Answer, index: number): ReplayStep {
 const answers = fc.array(fc.constantFrom<Answer>("leak", "call", "answer"), { minLength: 1, maxLength: 6 })
 
 describe("generated runTools turns", () => {
-  test.prop([answers, fc.integer({ min: 0, max: 2 }), fc.boolean()], { numRuns: 25 })(
+  test.prop([answers, fc.integer({ min: 0, max: 2 }), fc.boolean()], { numRuns: 12 })(
     "recoveries per turn ≤ maxRecoveries, no tool result duplicated, no call unanswered",
     async (generated, maxRecoveries, stream) => {
       const script: Answer[] = [...generated, "answer"]

@@ -107,6 +107,58 @@ describe("runTools: one recovery per user turn", () => {
   })
 })
 
+describe("call ids a server numbers per response (Kimi K2 through vLLM)", () => {
+  it("a recovered call's id seen again in a later turn does not spend that turn's budget", async () => {
+    const kimi = "functions.delete_file:0"
+    const { client, events } = await harness([
+      { content: LEAK },
+      call("old.log", kimi),
+      { content: "Done." },
+      // The next turn: a structured call with the very same id, then a leak, which is recovered.
+      call("a.log", kimi),
+      { content: LEAK_2 },
+      call("b.log", "functions.delete_file:1"),
+      { content: "Done too." },
+    ])
+    const { tool, ran } = deleteTool()
+    const first = client.chat.completions.runTools({ model: "m", messages: [user], tools: [tool] })
+    await first.finalContent()
+    const messages = [...first.messages, { role: "user" as const, content: "Now a.log and b.log." }]
+    const second = client.chat.completions.runTools({ model: "m", messages, tools: [tool] })
+    expect(await second.finalContent()).toBe("Done too.")
+    expect(started(events)).toBe(2)
+    expect(ran).toEqual(["old.log", "a.log", "b.log"])
+  })
+})
+
+describe("Responses: one recovery per user turn", () => {
+  it("a turn continued by previous_response_id with the recovered call's output: a second leak is repeated-markup, no retry", async () => {
+    const { client, server, events } = await harness([
+      { content: LEAK },
+      call("old.log", "call_1"),
+      { content: LEAK_2 },
+    ])
+    const tools = [responsesTool("delete_file")]
+    const first = await client.responses.create({ model: "m", input: "Clean up.", tools })
+    const called = first.output.find((item) => item.type === "function_call")
+    expect(called?.type === "function_call" && called.call_id).toBe("call_1")
+    const error = await client.responses
+      .create({
+        model: "m",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "call_1", output: "deleted old.log" }],
+        tools,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(started(events)).toBe(1)
+    expect(server.requests).toHaveLength(3)
+  })
+})
+
 describe("history and usage", () => {
   it("non-streaming runTools: the malformed response's prose is absent from runner.messages; usage is summed", async () => {
     const { client } = await harness([

@@ -1,12 +1,12 @@
-export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
-export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export {
   createResponseJudge,
   type JudgedMarkup,
   type Judgement,
   type ResponseJudge,
   type ResponseJudgeOptions,
-} from "./judge-response.ts"
+} from "./create-response-judge.ts"
+export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {

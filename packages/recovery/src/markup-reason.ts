@@ -36,7 +36,16 @@ export type MarkupReason =
   | "structured-call"
   | "provider-error"
 
-/** What the response that holds a markup says about it (see {@link markupReason}). */
+/**
+ * What the response that holds a markup says about it (see {@link markupReason}).
+ *
+ * @example
+ * ```ts
+ * import type { ResponseFacts } from "@tool-rescue/recovery"
+ *
+ * const facts: ResponseFacts = { structuredCall: true, failed: false }
+ * ```
+ */
 export interface ResponseFacts {
   /** The response holds a structured tool call. */
   readonly structuredCall: boolean

@@ -1,8 +1,9 @@
 import type { Markup } from "@tool-rescue/detector"
 import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
+import { judgeAttempt } from "./create-response-judge.ts"
 import { emitEvent } from "./emit-event.ts"
 import { resolveInstruction } from "./instruction.ts"
-import { judgeAttempt } from "./judge-response.ts"
+import { budgetLeft } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
@@ -183,9 +184,8 @@ function createTurn<Raw>(
   const found: MarkupSummary[] = []
   let done = false
   let instruction: string | undefined
-  const before = input.recoveriesBefore ?? 0
   /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
-  const budget = Math.max(0, options.maxRecoveries - (options.recoveryScope === "step" ? 0 : before))
+  const budget = budgetLeft(options, input.recoveriesBefore)
 
   /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
   const aborted = () => signal?.aborted === true
