@@ -15,7 +15,7 @@ import {
 import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { promptOperations } from "./prompt-operations.ts"
-import { approvalToolCallIds } from "./replay-resolution.ts"
+import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -56,9 +56,21 @@ export type Options = RecoveryOptions & UnknownToolCallsOptions
  * withhold tool-call markup the model wrote as text and, when the response has no structured
  * tool call but recoverable markup, call the service again once with the original prompt plus a
  * host instruction (merged into the leading system message by default), without the malformed
- * response. A second malformed response fails with an `AiError` from module `ToolCallRecovery`
- * (see {@link isToolCallRecoveryError}); interruption stops recovery (no new request starts).
- * `generateObject` passes through unchanged: its answer is JSON text, not a tool call.
+ * response. The turn contract of `@tool-rescue/recovery`'s planner holds:
+ *
+ * - one recovery per user turn (a `Chat` send, or the agent loop after one user message): the
+ *   recovered response's parts carry a mark the history keeps, and a second malformed response
+ *   in the turn fails with an `AiError` from module `ToolCallRecovery` (see
+ *   {@link isToolCallRecoveryError}) without a retry request;
+ * - a retry never repeats an action: the approvals Effect resolved before the first call (an
+ *   approved handler run, a denial) are sent to the retry as already answered;
+ * - `generateText` keeps nothing of the malformed response; provider errors are final;
+ *   requests without tools or with `toolChoice: "none"` pass through; interruption stops
+ *   recovery (no new request starts).
+ *
+ * `generateObject` is not recovered: its answer is JSON text, not a tool call. With
+ * `unknownToolCalls: "return"` every method also answers calls to unknown tools with failed tool
+ * results (see {@link Options}).
  *
  * Pure: the same service in, a service of the same type out. {@link layer} and
  * {@link withRecovery} are built on it.
@@ -193,6 +205,11 @@ interface Turn {
    * calls the provider (running the approved ones) and puts their results first.
    */
   readonly approvals: ReadonlySet<string>
+  /**
+   * Records the results of the approved calls `LanguageModel` runs: with
+   * `disableToolCallResolution: true` its `streamText` runs them without emitting their results.
+   */
+  readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
   readonly context: Context.Context<never>
 }
 
@@ -207,11 +224,17 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
       toolChoice: toolChoiceKind(request.toolChoice),
       recoveriesBefore: recoveriesInTurn(prompt),
     })
+    const approvals = approvalToolCallIds(prompt)
+    const recorder =
+      toolkit !== undefined && approvals.size > 0 && plan.kind === "recover"
+        ? recordApprovedCalls(toolkit)
+        : undefined
     return {
-      request: { ...request, toolkit, prompt },
+      request: { ...request, toolkit: recorder?.toolkit ?? toolkit, prompt },
       prompt,
       plan,
-      approvals: approvalToolCallIds(prompt),
+      approvals,
+      recorder,
       context,
     }
   })
@@ -247,14 +270,18 @@ const resolvedBefore =
 /**
  * A retry's request: the original prompt (never the malformed response) with the results of the
  * approvals the first attempt resolved — so `LanguageModel` finds them answered and neither runs
- * an approved call again nor repeats a denial — plus the host instruction.
+ * an approved call again nor repeats a denial — plus the host instruction. The results are the
+ * ones the first attempt emitted, and those of approved calls it ran without emitting them.
  */
 const retryRequest = (
   turn: Turn,
-  resolved: ReadonlyArray<Response.AnyPart>,
+  emitted: ReadonlyArray<Response.AnyPart>,
   instruction: string,
   placement: "system" | "user",
 ): Request => {
+  const seen = new Set(emitted.map((part) => (part as Response.ToolResultPart<string, unknown, unknown>).id))
+  const unseen = (turn.recorder?.approved ?? []).filter(({ id }) => turn.approvals.has(id) && !seen.has(id))
+  const resolved = [...emitted, ...unseen.map(approvedStreamPart)]
   const prompt =
     resolved.length === 0 ? turn.prompt : Prompt.concat(turn.prompt, Prompt.fromResponseParts(resolved))
   return { ...turn.request, prompt: placeInstruction(prompt, instruction, placement, promptOperations) }

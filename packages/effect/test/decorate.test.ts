@@ -278,6 +278,50 @@ describe("streamText through the layer", () => {
   )
 })
 
+describe("approvals resolved before the call are not repeated by a retry", () => {
+  for (const mode of ["generateText", "streamText"] as const) {
+    it.effect(`with disableToolCallResolution, where Effect runs them without emitting them (${mode})`, () =>
+      Effect.gen(function* () {
+        const { read, layer } = fileHandlers()
+        const prompt = Prompt.make([
+          { role: "user", content: "Read src/a.ts" },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool-call", id: "a1", name: "read_file", params: { path: "src/a.ts" } },
+              { type: "tool-approval-request", approvalId: "ap1", toolCallId: "a1" },
+            ],
+          },
+          { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }] },
+        ])
+        const model =
+          mode === "generateText"
+            ? scriptedModel({
+                generate: [
+                  [{ type: "text", text: leakText }, finish()],
+                  [{ type: "text", text: "It exports a." }, finish()],
+                ],
+              })
+            : scriptedModel({ stream: [leakStream, textStream(["It exports a."])] })
+        const options = { prompt, toolkit: files, disableToolCallResolution: true } as const
+        yield* (
+          mode === "generateText"
+            ? LanguageModel.generateText(options)
+            : Stream.runDrain(LanguageModel.streamText(options))
+        ).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model.layer), Effect.provide(layer))
+        assert.deepStrictEqual(read, ["src/a.ts"], "the approved call ran once")
+        assert.lengthOf(model.requests, 2)
+        for (const request of model.requests) {
+          const results = request.prompt.content.flatMap((message) =>
+            message.role === "tool" ? message.content.filter((part) => part.type === "tool-result") : [],
+          )
+          assert.lengthOf(results, 1, "each request answers the call once")
+        }
+      }),
+    )
+  }
+})
+
 describe("interruption stops recovery", () => {
   it.effect("interrupting while the malformed attempt streams: no retry request, the attempt is closed", () =>
     Effect.gen(function* () {

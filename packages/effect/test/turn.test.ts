@@ -94,9 +94,15 @@ const approvalScript = (leaked: string): ReplayScript => [
 
 for (const mode of modes) {
   describe(`never repeat an action (${mode})`, () => {
-    for (const approved of [true, false]) {
+    for (const [approved, options] of [
+      [true, {}],
+      [false, {}],
+      [true, { unknownToolCalls: "return" }],
+      [false, { unknownToolCalls: "return" }],
+    ] as const) {
       const what = approved ? "an approved call runs once" : "a denial is given once"
-      it.effect(`${what}: a leak after it retries without resolving the approval again`, () =>
+      const form = "unknownToolCalls" in options ? ', with unknownToolCalls "return"' : ""
+      it.effect(`${what}: a leak after it retries without resolving the approval again${form}`, () =>
         withServer(approvalScript("/tmp/x"), (server, model) =>
           Effect.gen(function* () {
             const { deleted, layer } = deleteHandlers()
@@ -149,7 +155,7 @@ for (const mode of modes) {
             // Streamed, the safe prose was shown; otherwise nothing of the malformed answer was.
             assert.strictEqual(JSON.stringify(history).includes("Done. "), mode === "streamText")
             assert.include(JSON.stringify(history), "The file is gone.")
-          }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model)),
+          }).pipe(Effect.provide(ToolCallRecovery.layer(options)), Effect.provide(model)),
         ),
       )
     }
@@ -238,6 +244,31 @@ for (const mode of modes) {
       ),
     )
   })
+
+  for (const interrupt of [
+    { kind: "error", afterChunks: 12 },
+    { kind: "drop", afterChunks: 12 },
+  ] as const) {
+    it.effect(`a provider ${interrupt.kind} after the markup is final: no retry (${mode})`, () =>
+      withServer([{ ...leak, interrupt }, { content: "unreachable" }], (server, model) =>
+        Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          const error = yield* send(chat, mode, { prompt: "Read src/a.ts", toolkit: files }).pipe(Effect.flip)
+          assert.isFalse(isToolCallRecoveryError(error), "the provider's own error")
+          assert.strictEqual((error as { module?: unknown }).module, "OpenAiCompatibleModel")
+          assert.lengthOf(server.requests, 1)
+          // Effect's Chat keeps what a failed stream had shown (the safe prose), never the markup.
+          const history = yield* Ref.get(chat.history)
+          if (mode === "generateText") assert.lengthOf(history.content, 0, "nothing enters the history")
+          assert.notInclude(JSON.stringify(history), "<function=")
+        }).pipe(
+          Effect.provide(fileHandlers().layer),
+          Effect.provide(ToolCallRecovery.layer()),
+          Effect.provide(model),
+        ),
+      ),
+    )
+  }
 
   it.effect(`toolChoice "none" is not recovered: one request, the text untouched (${mode})`, () =>
     withServer([leak, { content: "unreachable" }], (server, model) =>

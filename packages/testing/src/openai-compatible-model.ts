@@ -11,7 +11,8 @@
  * `tool_choice`; JSON and SSE responses with text, reasoning (`reasoning_content` or
  * `reasoning`), tool calls, finish reason and usage. Tool-call arguments that are not valid JSON
  * are passed on as the raw text (so unknown-call handling sees them unchanged). HTTP errors, an
- * `{"error": …}` event and malformed SSE JSON fail the request with an `AiError`.
+ * `{"error": …}` event, malformed SSE JSON and a stream cut before `[DONE]` fail the request with
+ * an `AiError`.
  */
 import { Effect, Layer, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
@@ -76,16 +77,20 @@ export function openAiCompatibleModel(
           ),
         streamText: (provider) =>
           Stream.unwrap(
-            Effect.map(send(provider, true), (response: HttpClientResponse.HttpClientResponse) =>
-              chunkParts(
-                response.stream.pipe(
-                  Stream.decodeText(),
-                  Stream.pipeThroughChannel(Sse.decode()),
-                  Stream.takeWhile((event) => event.data !== "[DONE]"),
-                  Stream.mapEffect((event) => parseChunk(event.data)),
-                ),
-              ),
-            ),
+            Effect.map(send(provider, true), (response: HttpClientResponse.HttpClientResponse) => {
+              // A stream that ends without `[DONE]` was cut: a provider error, not an answer.
+              let done = false
+              const chunks = response.stream.pipe(
+                Stream.decodeText(),
+                Stream.pipeThroughChannel(Sse.decode()),
+                Stream.takeWhile((event) => {
+                  done = event.data === "[DONE]"
+                  return !done
+                }),
+                Stream.mapEffect((event) => parseChunk(event.data)),
+              )
+              return chunkParts(chunks, () => done)
+            }),
           ).pipe(Stream.mapError(providerError("streamText"))),
       })
     }),
@@ -254,6 +259,7 @@ interface PendingCall {
 /** SSE chunks → stream parts: text and reasoning blocks as deltas, tool calls when complete. */
 function chunkParts(
   chunks: Stream.Stream<Json, unknown>,
+  complete: () => boolean,
 ): Stream.Stream<Response.StreamPartEncoded, unknown> {
   let text = false
   let reasoning = false
@@ -311,7 +317,11 @@ function chunkParts(
   }
   return chunks.pipe(
     Stream.map(each),
-    Stream.concat(Stream.suspend(() => Stream.succeed(end()))),
+    Stream.concat(
+      Stream.suspend(() =>
+        complete() ? Stream.succeed(end()) : Stream.fail(new Error("the stream ended without [DONE]")),
+      ),
+    ),
     Stream.flattenIterable,
   )
 }
