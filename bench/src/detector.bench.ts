@@ -5,11 +5,12 @@
  * 2. `@ai-sdk-tool/parser`'s streaming parser (`qwen3CoderProtocol().createStreamParser`, the
  *    transform inside its `qwen3CoderToolMiddleware`) on the same deltas;
  * 3. the limit: one pass of a single character-class scan for the detector's trigger characters.
- * Also: retained heap per live idle detector (10,000 of them) and the 10 MB / 1 MB time ratio.
+ * Also: retained heap per live idle detector (10,000 of them) and the 10 MB / 1 MB CPU-time ratio.
  *
  * Targets (issue 3): ≥ 50 MB/s at 4-character deltas; ≥ 50% of the limit at 64 KiB chunks;
  * ≥ 100× the naive approach on a 100 KB stream; faster than `@ai-sdk-tool/parser`; ≤ 2 KB per
- * idle detector; 10 MB / 1 MB time ratio ≤ 11.
+ * idle detector; 10 MB / 1 MB time ratio ≤ 11. Issue 13: hostile streams (backtick runs, fences in
+ * fences, `<` and `｜` floods, repeated partial markers of every format) ≥ 10 MB/s at 4-character deltas.
  *
  * "MB" is 10^6 UTF-16 code units; every stream here is ASCII, so it is also 10^6 bytes.
  */
@@ -411,6 +412,20 @@ async function time(run: () => number | Promise<number>, runs: number, warm = 2)
   return (await timing(run, runs, warm)).min
 }
 
+/** The least CPU time (user + system, milliseconds) of `runs` runs after one warm-up run. */
+async function cpuTime(run: () => number | Promise<number>, runs: number): Promise<number> {
+  sink += await run()
+  let best = Number.POSITIVE_INFINITY
+  for (let i = 0; i < runs; i++) {
+    gc?.()
+    const start = process.cpuUsage()
+    sink += await run()
+    const used = process.cpuUsage(start)
+    best = Math.min(best, (used.user + used.system) / 1000)
+  }
+  return best
+}
+
 const rate = (chars: number, ms: number): number => chars / MB / (ms / 1000)
 const fmt = (x: number, digits = 0): string =>
   x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -569,8 +584,10 @@ async function benchDetector(): Promise<string> {
   // Deltas are sliced on the fly: 2.6 million pre-cut strings would make the 10 MB heap (and its GC) the measure.
   const one = dense(1 * MB, 7)
   const ten = dense(10 * MB, 7)
-  const oneMs = await time(() => detectorSliced(one, CHUNK_SMALL), 7)
-  const tenMs = await time(() => detectorSliced(ten, CHUNK_SMALL), 5, 1)
+  // CPU time, not wall time: on a shared machine a 10 MB run rarely fits in a quiet moment, and
+  // the ratio would measure the neighbours (the other figures are rates, read as ratios).
+  const oneMs = await cpuTime(() => detectorSliced(one, CHUNK_SMALL), 7)
+  const tenMs = await cpuTime(() => detectorSliced(ten, CHUNK_SMALL), 5)
   const heap = retainedPerDetector(10_000)
 
   const isHostile = (r: { stream: string }): boolean => r.stream.startsWith("hostile")
@@ -654,7 +671,7 @@ async function benchDetector(): Promise<string> {
     "",
     "| measure | value |",
     "|---|---:|",
-    `| time for 10 MB ÷ time for 1 MB (dense prose, 4-char deltas) | ${fmt(ratio, 2)} |`,
+    `| CPU time for 10 MB ÷ CPU time for 1 MB (dense prose, 4-char deltas) | ${fmt(ratio, 2)} |`,
     `| retained heap per live idle detector (10,000 live, after one delta each) | ${heap === undefined ? "n/a (run node with --expose-gc)" : `${fmt(heap)} bytes`} |`,
     "",
     "## Targets (issue 3)",
@@ -667,7 +684,7 @@ async function benchDetector(): Promise<string> {
     `| ≥ 10 MB/s on every hostile stream at 4-character deltas (issue 13; slowest, incl. per format: ${slowestFormat.format} ${mbps(slowestFormat.rate)}) | ${mbps(minHostile)} | ${check(minHostile >= 10)} |`,
     `| faster than \`@ai-sdk-tool/parser\` (worst case) | ${fmt(minParser, 1)}× | ${check(minParser > 1)} |`,
     `| ≤ 2 KB retained per idle detector | ${heap === undefined ? "n/a" : `${fmt(heap)} bytes`} | ${heap === undefined ? "n/a" : check(heap <= 2048)} |`,
-    `| 10 MB / 1 MB time ratio ≤ 11 | ${fmt(ratio, 2)} | ${check(ratio <= 11)} |`,
+    `| 10 MB / 1 MB CPU-time ratio ≤ 11 | ${fmt(ratio, 2)} | ${check(ratio <= 11)} |`,
   ]
   if (sink === -1) lines.push("")
   return lines.join("\n")
