@@ -215,8 +215,13 @@ function stateText(m: Machine): boolean {
 /** Is the line that ends with the line feed at `i` empty (CommonMark: a blank line)? */
 function endsBlankLine(m: Machine, i: number): boolean {
   let j = i - 1
-  if (j >= 0 && m.buf.charCodeAt(j) === CR) j--
-  return (j >= 0 ? m.buf.charCodeAt(j) : m.prevCode) === LF
+  if (codeAt(m, j) === CR) j--
+  return codeAt(m, j) === LF
+}
+
+/** The character at `j` of `buf`, or one of the two before it (`j` = -1, -2). */
+function codeAt(m: Machine, j: number): number {
+  return j >= 0 ? m.buf.charCodeAt(j) : j === -1 ? m.prevCode : m.prevCode2
 }
 
 /** What prose is skipped with: the reasoning block's scanner or the response's. */
@@ -258,6 +263,7 @@ function settle(m: Machine): DetectorResult {
   if (m.draft === undefined) release(m, m.pos)
   else m.textFrom = m.pos
   if (m.pos > 0) {
+    m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
     m.buf = m.buf.slice(m.pos)
@@ -305,6 +311,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     const last = delta.charCodeAt(len - 1)
     if (skipPlain(delta, 0, textScanner(m)) === len && !isHighSurrogate(last)) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = last
       return result(m, delta)
     }
@@ -319,6 +326,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     const len = delta.length
     if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "")
     }
