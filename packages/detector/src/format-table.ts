@@ -796,7 +796,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
   token("minimax-m2", "open", ["<minimax:tool_call>"]),
-  token("minimax-m3", "call", [NS]),
   token("granite", "open", ["<|tool_call|>"]),
   token("function-gemma", "open", ["<start_function_call>"], GEMMA_SLOT),
   token("function-gemma", "close", ["<end_function_call>"]),
