@@ -21,7 +21,7 @@ import {
   type ReasoningRow,
   TOKEN_ROWS,
 } from "./format-table.ts"
-import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
+import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
 import type { FormatId } from "./types.ts"
 
@@ -115,10 +115,11 @@ export interface Tables {
  * What a scanner must stop at for namespaced literals: `<` or `</` before any prefix's first
  * character (the prefix is checked where the scan stops).
  */
-const NS_STOPS: readonly string[] = [
-  "</",
-  ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_".split("").map((c) => `<${c}`),
-]
+const NS_STOPS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"].map(
+  (c) => `<${c}`,
+)
+/** Inside a namespaced body its closing tags matter too (`</x:invoke>`). */
+const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
 
 /** A trie node under construction. */
 interface Building<T> {
@@ -210,16 +211,31 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   return {
     spec,
     entries: index,
-    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_STOPS : [])], undefined),
+    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
+    // A bare call's orphan closers; otherwise a stray repeat of a tag or token closer (not of a
+    // fence closer: Command-R's "```" may open the next fenced block).
     tails:
       spec.kind === "tags" && spec.bare !== undefined
-        ? spec.bare.tails.map((t) => ({ pattern: seq(ws, lit(t.literal)), format: t.format }))
-        : closerLiterals.map((literal) => ({ pattern: seq(ws, lit(literal)), format: undefined })),
+        ? spec.bare.tails.map((t) => tail(t.literal, undefined, ns, t.format))
+        : entries
+            .filter((e) => e.role === "closer" && e.literal.startsWith("<"))
+            .map((e) => tail(e.literal, e.pattern, ns, undefined)),
     stringTrigger,
     valueTrigger,
   }
+}
+
+/** `ws literal` (with any namespace prefix in an `ns` body) and the closer's own pattern, if it has one. */
+function tail(
+  literal: string,
+  pattern: Pattern | undefined,
+  ns: boolean,
+  format: FormatId | undefined,
+): CompiledTail {
+  const marker = ns ? nsLit(literal) : lit(literal)
+  return { pattern: pattern === undefined ? seq(ws, marker) : seq(ws, marker, pattern), format }
 }
 
 /** `ws` then `{` or `[`: a JSON value follows (a header's payload, or another value after a separator). */

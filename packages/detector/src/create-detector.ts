@@ -210,8 +210,13 @@ function stateText(m: Machine): boolean {
 /** Is the line that ends with the line feed at `i` empty (CommonMark: a blank line)? */
 function endsBlankLine(m: Machine, i: number): boolean {
   let j = i - 1
-  if (j >= 0 && m.buf.charCodeAt(j) === CR) j--
-  return (j >= 0 ? m.buf.charCodeAt(j) : m.prevCode) === LF
+  if (codeAt(m, j) === CR) j--
+  return codeAt(m, j) === LF
+}
+
+/** The character at `j` of `buf`, or one of the two before it (`j` = -1, -2). */
+function codeAt(m: Machine, j: number): number {
+  return j >= 0 ? m.buf.charCodeAt(j) : j === -1 ? m.prevCode : m.prevCode2
 }
 
 /** What prose is skipped with: the reasoning block's scanner or the response's. */
@@ -255,6 +260,7 @@ function settle(m: Machine): DetectorResult {
   if (m.draft === undefined) release(m, m.pos)
   else m.textFrom = m.pos
   if (m.pos > 0) {
+    m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
     m.capture.runs.base = m.base
@@ -305,6 +311,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     forgetSearches(m.searches)
     if (plain && !isHighSurrogate(last)) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = last
       return result(m, delta)
     }
@@ -321,6 +328,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     forgetSearches(m.searches)
     if (plain) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "")
     }

@@ -6,7 +6,7 @@
  * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
-import { alt, cut, end, lit, name, not, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import { alt, cut, end, lit, name, not, nsLit, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
 import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
@@ -245,8 +245,11 @@ const deepseekEntries: BodyEntry[] = [
   ...callEnds(...DS_CALL_END),
 ]
 const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
-/** DeepSeek's `function<｜tool▁sep｜>` prefix without the per-call marker before it. */
-const DS_FUNCTION_SEP = DS_SEP.map((sep) => `function${sep}`)
+/**
+ * DeepSeek's `function<｜tool▁sep｜>` without the per-call marker before it: one literal for every
+ * spelling of the separator (prose often says "function"; one comparison rejects it).
+ */
+const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name("ident"))
 
 // --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
 const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
@@ -270,12 +273,9 @@ const kimiEntries = [
 
 // --- Anthropic-style XML (also DeepSeek V3.2 "simple", Kimi K2.5, MiniMax via Ollama) -----------
 // Every tag may carry an XML namespace prefix (Claude's `antml:`, or any other): `ns` rows.
-/** `<TAG` (or `</TAG` with `open` `"</"`) with an optional namespace prefix, inside a confirm. */
-const xmlTag = (tag: string, open = "<"): Pattern =>
-  seq(lit(open), opt(seq(word("ident", 32), lit(":"))), lit(tag))
 const anthropicCalls = [
   call('<invoke name="', QUOTED_NAME),
-  call("<invoke>", seq(ws, xmlTag("tool_name>"), ws, name("element"), ws, xmlTag("tool_name>", "</"))),
+  call("<invoke>", seq(ws, nsLit("<tool_name>"), ws, name("element"), ws, nsLit("</tool_name>"))),
 ]
 const anthropicEntries = [
   ...anthropicCalls,
@@ -289,7 +289,7 @@ const INVOKE_CONFIRMED = seq(
   ws,
   lit(">"),
   ws,
-  peek(alt(xmlTag("parameter"), xmlTag("param "), xmlTag("invoke>", "</"))),
+  peek(alt(nsLit("<parameter name="), nsLit("<param name="), nsLit("<parameters>"), nsLit("</invoke>"))),
 )
 
 // --- Harmony (gpt-oss) ---------------------------------------------------------------------------
@@ -578,7 +578,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     opening: false,
   }),
   // `function<｜tool▁sep｜>NAME` with neither the envelope nor the per-call marker.
-  opener("deepseek-v3", DS_FUNCTION_SEP, name("ident"), bareTags(deepseekEntries, DS_CALLS_END), {
+  opener("deepseek-v3", ["function<"], DS_FUNCTION_SEP, bareTags(deepseekEntries, DS_CALLS_END), {
     opening: false,
   }),
   // Harmony (#13): a message addressed to a function, with or without special tokens.
@@ -685,7 +685,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "anthropic-xml",
     ["<function_calls>"],
-    seq(ws, peek(xmlTag("invoke"))),
+    seq(ws, peek(nsLit("<invoke"))),
     nsTags(tags(anthropicEntries, closers(...FUNCTION_CALLS_END))),
     { ns: true },
   ),
@@ -773,7 +773,8 @@ const GEMMA_SLOT = seq(lit("call:"), name("ident"))
 /**
  * The special tokens of every family, after every row that reads a call behind them (row order is
  * priority). Tag-like markers that prose writes too (`<tool_call>`, `<function_calls>`) are not here:
- * without a call they stay text; a stray closer right after a call is absorbed into it instead.
+ * without a call they stay text; a stray closer right after a call is absorbed into it instead. No
+ * token here starts with `</`: prose is full of closing tags, and each would stop the scan.
  */
 export const TOKEN_ROWS: readonly OpenerRow[] = [
   // Kimi's tokens first: DeepSeek's ASCII `|`/`_` spelling writes the same `<|tool_call_begin|>`.
@@ -789,18 +790,12 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
     DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
-  token("deepseek-dsml", "close", [
-    ...DSML_END,
-    ...DSML.flatMap((d) => [`</${d}invoke>`, `</${d}parameter>`]),
-  ]),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
   token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
   token("minimax-m2", "open", ["<minimax:tool_call>"]),
-  token("minimax-m2", "close", ["</minimax:tool_call>"]),
-  token("minimax-m3", "call", [NS]),
   token("granite", "open", ["<|tool_call|>"]),
   token("function-gemma", "open", ["<start_function_call>"], GEMMA_SLOT),
   token("function-gemma", "close", ["<end_function_call>"]),
@@ -809,7 +804,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("command-r7b", "open", ["<|START_ACTION|>"]),
   token("command-r7b", "close", ["<|END_ACTION|>"]),
   token("seed-oss", "open", ["<seed:tool_call>"]),
-  token("seed-oss", "close", ["</seed:tool_call>"]),
   token("internlm", "open", ["<|action_start|>"]),
   token("internlm", "close", ["<|action_end|>"]),
   token("lfm2", "open", ["<|tool_call_start|>"]),

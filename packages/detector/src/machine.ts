@@ -156,6 +156,8 @@ export interface Machine {
   textFrom: number
   /** The character before `buf[0]` (line starts). */
   prevCode: number
+  /** The character before that one (a blank CR LF line that straddles a push). */
+  prevCode2: number
   /** `end()` is running: windows end at the input's end. */
   final: boolean
   /** `end()` has run. */
@@ -253,6 +255,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     pos: 0,
     textFrom: 0,
     prevCode: LF,
+    prevCode2: LF,
     final: false,
     ended: false,
     state: "line-start",

@@ -94,6 +94,16 @@ export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
 export const not = (item: Pattern): Pattern => ({ kind: "not", item })
 /** Matches at the end of the stream only (a call cut off right after its name). */
 export const end: Pattern = { kind: "end" }
+/**
+ * A tag literal (`<invoke`, `</function_calls>`) that may carry an XML namespace prefix after its
+ * `<` or `</` (`<x:invoke`, `</function_calls>`).
+ */
+export const nsLit = (text: string): Pattern => {
+  // A tag with a prefix of its own (`</minimax:tool_call>`) is matched as written (no backtracking).
+  if (text.includes(":")) return lit(text)
+  const open = text.startsWith("</") ? "</" : "<"
+  return seq(lit(open), opt(seq(word("ident", 32), lit(":"))), lit(text.slice(open.length)))
+}
 /** Matches when the stream ends here or after a proper prefix of one of `texts` (`<|constr`). */
 export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
 

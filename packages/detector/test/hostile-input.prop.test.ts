@@ -8,8 +8,9 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
 import { OPENER_ROWS, REASONING_ROWS, TOKEN_ROWS } from "../src/format-table.ts"
-import { createDetector, type DetectorOptions, formats } from "../src/index.ts"
-import { TOOLS } from "./arbitraries.ts"
+import { createDetector, type DetectorOptions, formats, scan } from "../src/index.ts"
+import { cuts, TOOLS } from "./arbitraries.ts"
+import { feed, splitAt } from "./helpers.ts"
 
 /** Reads per input character allowed at 4-character deltas (prose costs ~1.4; the worst marker ~22). */
 const BOUND = 40
@@ -115,4 +116,28 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
   })
+})
+
+describe("hostile input: resumed decisions decide as a fresh read would", () => {
+  // Runs and candidates longer than a small hold cap, cut anywhere: the resumed walk, run counts
+  // and run memo must give what one read of the whole text gives.
+  const piece = fc.oneof(
+    fc.integer({ min: 1, max: 300 }).map((n) => "`".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => "~".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => " ".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => "a".repeat(n)),
+    fc.constantFrom(...MARKERS),
+    fc.constantFrom("\n", "\n\n", "<", '"', "{", "[", "｜", "<function=Bash>", '<tool_call>{"name": "Bash"'),
+  )
+  const text = fc.array(piece, { minLength: 1, maxLength: 12 }).map((p) => p.join(""))
+  test.prop([text.chain((t) => fc.tuple(fc.constant(t), cuts(t.length))), fc.integer({ min: 1, max: 160 })])(
+    "split invariance with long runs under a small hold cap",
+    ([input, points], maxHoldChars) => {
+      const options = { tools: TOOLS, maxHoldChars }
+      const whole = scan(input, options)
+      const parts = feed(splitAt(input, points), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
 })
