@@ -2,7 +2,7 @@ import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { describe, expect, it } from "vitest"
 import { withToolCallRecovery } from "../src/index.ts"
-import { collect, functionTool, harness, leak, sentText } from "./support/harness.ts"
+import { chatOpenAI, collect, functionTool, harness, leak, replay, sentText } from "./support/harness.ts"
 
 const sample = leak("L8")
 const tools = sample.tools.map(functionTool)
@@ -171,17 +171,15 @@ describe("ChatOpenAI: reasoning, hooks, aborts", () => {
     expect(server.requests).toHaveLength(1)
   })
 
-  it("invoke aborted through signal while the retry is pending rejects, and the retry is cut off", async () => {
+  it("invoke aborted through signal while the retry is pending rejects with aborted", async () => {
     const controller = new AbortController()
-    const { model, server } = await harness(
-      [{ content: sample.text }, { toolCalls: [call], latencyMs: 10_000 }],
-      {
-        onEvent: (event) => {
-          if (event.type === "recovery-started")
-            setTimeout(() => controller.abort(new Error("user cancelled")), 50)
-        },
-      },
-    )
+    const server = await replay((_request, turn) => {
+      if (turn === 0) return { content: sample.text }
+      // The retry reached the server: the user cancels while it is pending.
+      controller.abort(new Error("user cancelled"))
+      return { toolCalls: [call], latencyMs: 10_000 }
+    })
+    const model = withToolCallRecovery(chatOpenAI(server))
     const error = await model
       .bindTools(tools)
       .invoke(messages, { signal: controller.signal })
