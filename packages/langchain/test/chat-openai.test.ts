@@ -200,6 +200,24 @@ describe("ChatOpenAI: reasoning, hooks, aborts", () => {
   })
 })
 
+describe("ChatOpenAI({ streaming: true }).invoke", () => {
+  it("reports only clean tokens to handleLLMNewToken, and returns the retry's call", async () => {
+    const { model, server } = await harness(
+      [{ content: sample.text, chunkSize: 3 }, { toolCalls: [call] }],
+      {},
+      { streaming: true },
+    )
+    const tokens: string[] = []
+    const reply = await model
+      .bindTools(tools)
+      .invoke(messages, { callbacks: [{ handleLLMNewToken: (token: string) => void tokens.push(token) }] })
+    expect(tokens.join("")).toBe(safePrefix)
+    expect(reply.tool_calls).toMatchObject([{ name: "GrepTool" }])
+    expect(server.requests).toHaveLength(2)
+    expect(server.requests[0]!.body!.stream).toBe(true)
+  })
+})
+
 describe("ChatOpenAI.stream", () => {
   it("streams a leak in 1-character chunks: safe text shown, markup never, the retry spliced into the same message", async () => {
     const { model, server, events } = await harness([
