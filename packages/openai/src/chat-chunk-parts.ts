@@ -129,6 +129,14 @@ export function chunkCallIds(chunk: ChatRaw): string[] {
   return ids
 }
 
+/**
+ * The usage of an abandoned attempt: its last report. With continuous usage stats every chunk
+ * carries the running total, so the finish chunk and the usage chunk may both hold it.
+ */
+function lastUsage(chunks: readonly ChatRaw[]): ChatCompletionChunk["usage"] {
+  return chunks.findLast((chunk) => chunk?.usage != null)?.usage
+}
+
 /** Options of {@link createChatSplicer}. */
 export interface ChatSplicerOptions {
   /** Names of the tools offered (for `tool_call_errors`). */
@@ -221,11 +229,13 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
   return {
     push(part) {
       switch (part.type) {
-        case "attempt-start":
+        case "attempt-start": {
           round = part.round
           calls.length = 0
-          for (const chunk of part.discarded) if (chunk?.usage != null) spent = sumUsage(spent, chunk.usage)
+          const usage = lastUsage(part.discarded)
+          if (usage != null) spent = sumUsage(spent, usage)
           return []
+        }
         case "text":
           return textChunk(part, "content")
         case "reasoning":

@@ -16,7 +16,7 @@
  *   and rewrites them with the released text when the attempt ends first (markup withheld, or
  *   the attempt abandoned for a retry).
  */
-import { type NormalizedPart, type OutputPart, sumUsage } from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
 import type { ResponseStreamEvent } from "openai/resources/responses/responses"
 import { outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
@@ -226,8 +226,9 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       return existing
     const item = event.item
     let id = typeof item.id === "string" ? item.id : undefined
-    // The SDK rejects a repeated item identity: a retry's item that reuses an id is renamed.
-    if (id !== undefined && usedIds.has(id)) id = `${id}_retry${round}`
+    // The SDK rejects a repeated item identity: a retry's item that reuses an id is renamed
+    // (recovery's `retryId`, the suffix every adapter uses).
+    if (id !== undefined && usedIds.has(id)) id = retryId(id, round)
     if (id !== undefined) usedIds.add(id)
     nextIndex = Math.max(nextIndex, event.output_index + indexOffset + 1)
     const state: ItemState = {

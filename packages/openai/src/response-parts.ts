@@ -70,11 +70,7 @@ export function responseParts(response: Response): NormalizedPart<ResponseRef>[]
 /** Released text of one attempt, by `item:content`. */
 type Released = Map<string, string>
 
-function rewriteItems(
-  response: Response,
-  released: Released,
-  keepEmpty: boolean,
-): { items: Item[]; changed: boolean } {
+function rewriteItems(response: Response, released: Released): { items: Item[]; changed: boolean } {
   let changed = false
   const items: Item[] = []
   outputOf(response).forEach((item, itemIndex) => {
@@ -95,7 +91,7 @@ function rewriteItems(
     const hadText = item.content.some(
       (part: unknown) => isRecord(part) && typeof part.text === "string" && part.text.length > 0,
     )
-    if (!shown && hadText && !keepEmpty) {
+    if (!shown && hadText) {
       // Every character of the item was withheld markup: the item is not shown at all.
       changed = true
       return
@@ -158,7 +154,7 @@ export async function responseResult(
     }
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a response")
-  const { items, changed } = rewriteItems(final, released, false)
+  const { items, changed } = rewriteItems(final, released)
   let result = final
   if (changed) result = copyResult(final, { output: items, output_text: outputText(items) })
   if (spent !== undefined) {

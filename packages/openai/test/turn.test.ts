@@ -107,6 +107,34 @@ describe("runTools: one recovery per user turn", () => {
   })
 })
 
+describe("Responses: one recovery per user turn", () => {
+  it("a turn continued by previous_response_id with the recovered call's output: a second leak is repeated-markup, no retry", async () => {
+    const { client, server, events } = await harness([
+      { content: LEAK },
+      call("old.log", "call_1"),
+      { content: LEAK_2 },
+    ])
+    const tools = [responsesTool("delete_file")]
+    const first = await client.responses.create({ model: "m", input: "Clean up.", tools })
+    const called = first.output.find((item) => item.type === "function_call")
+    expect(called?.type === "function_call" && called.call_id).toBe("call_1")
+    const error = await client.responses
+      .create({
+        model: "m",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "call_1", output: "deleted old.log" }],
+        tools,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(started(events)).toBe(1)
+    expect(server.requests).toHaveLength(3)
+  })
+})
+
 describe("history and usage", () => {
   it("non-streaming runTools: the malformed response's prose is absent from runner.messages; usage is summed", async () => {
     const { client } = await harness([

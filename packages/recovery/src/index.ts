@@ -6,7 +6,7 @@ export {
   type Judgement,
   type ResponseJudge,
   type ResponseJudgeOptions,
-} from "./judge-response.ts"
+} from "./create-response-judge.ts"
 export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {

@@ -36,7 +36,16 @@ export type MarkupReason =
   | "structured-call"
   | "provider-error"
 
-/** What the response that holds a markup says about it (see {@link markupReason}). */
+/**
+ * What the response that holds a markup says about it (see {@link markupReason}).
+ *
+ * @example
+ * ```ts
+ * import type { ResponseFacts } from "@tool-rescue/recovery"
+ *
+ * const facts: ResponseFacts = { structuredCall: true, failed: false }
+ * ```
+ */
 export interface ResponseFacts {
   /** The response holds a structured tool call. */
   readonly structuredCall: boolean
@@ -58,8 +67,9 @@ const CLEAN: ResponseFacts = { structuredCall: false, failed: false }
  * import { scan } from "@tool-rescue/detector"
  * import { markupReason } from "@tool-rescue/recovery"
  *
- * const [markup] = scan("<function=read_file>", { tools: ["read_file"] }).markup
- * if (markup !== undefined) markupReason(markup, {}) // "no-structure": a bare header is prose until its structure confirms it
+ * const text = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'
+ * const [markup] = scan(text, { tools: ["read_file"] }).markup
+ * if (markup !== undefined) markupReason(markup, {}) // "not-offered"
  * ```
  */
 export function markupReason(markup: Markup, policy: Policy, response: ResponseFacts = CLEAN): MarkupReason {

@@ -45,6 +45,8 @@ type Persist = "ok" | "throw" | "reject" | "abort"
 interface TurnSpec {
   readonly attempts: readonly AttemptSpec[]
   readonly maxRecoveries: number
+  /** Recoveries earlier model calls of the user turn made (they count against maxRecoveries). */
+  readonly recoveriesBefore: number
   readonly persist: readonly Persist[]
   /** Abort the turn's signal when the consumer receives the part with this index, or the first attempt-start. */
   readonly abortAt: number | "attempt-start" | undefined
@@ -119,9 +121,13 @@ const attemptSpec: fc.Arbitrary<AttemptSpec> = fc.array(segment, { maxLength: 6 
   }),
 )
 
+/** Retries this model call may make: the turn's budget minus what earlier calls of the turn spent. */
+const budgetOf = (spec: TurnSpec): number => Math.max(0, spec.maxRecoveries - spec.recoveriesBefore)
+
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   attempts: fc.array(attemptSpec, { minLength: 1, maxLength: 4 }),
   maxRecoveries: fc.nat({ max: 2 }),
+  recoveriesBefore: fc.oneof(fc.constant(0), fc.nat({ max: 3 })),
   persist: fc.array(fc.constantFrom<Persist>("ok", "ok", "ok", "throw", "reject", "abort"), {
     minLength: 3,
     maxLength: 3,
@@ -280,6 +286,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
       tools: TOOLS,
       attempt,
       signal: controller.signal,
+      recoveriesBefore: spec.recoveriesBefore,
       options: {
         maxRecoveries: spec.maxRecoveries,
         onEvent: (event) => observed.events.push(event),
@@ -353,8 +360,8 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
       const slices = perAttempt(o.output)
       const specOf = (round: number) => spec.attempts[Math.min(round, spec.attempts.length - 1)]!
 
-      // Attempts ≤ 1 + maxRecoveries; rounds are 0, 1, 2, … and each retry announced once.
-      expect(o.attempts.length).toBeLessThanOrEqual(1 + spec.maxRecoveries)
+      // Attempts ≤ 1 + the budget left in the turn; rounds are 0, 1, 2, … and each retry announced once.
+      expect(o.attempts.length).toBeLessThanOrEqual(1 + budgetOf(spec))
       expect(o.attempts.map((a) => a.round)).toEqual(o.attempts.map((_, i) => i))
       expect(slices.length).toBeLessThanOrEqual(o.attempts.length + 1)
 
@@ -470,7 +477,7 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
             }
             break
           }
-          if (round >= spec.maxRecoveries) {
+          if (round >= budgetOf(spec)) {
             expect(ToolCallRecoveryError.isInstance(o.error) && o.error.code).toBe("repeated-markup")
             expect((o.error as ToolCallRecoveryError).rounds).toBe(round + 1)
             expect(o.attempts).toHaveLength(round + 1)
@@ -494,7 +501,7 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
           (ToolCallRecoveryError.isInstance(o.error) && o.error.code === "aborted") ||
           (ToolCallRecoveryError.isInstance(o.error) &&
             o.error.code === "repeated-markup" &&
-            o.attempts.length === 1 + spec.maxRecoveries &&
+            o.attempts.length === 1 + budgetOf(spec) &&
             o.attempts.at(-1)!.completed)
         expect(ok).toBe(true)
       } else if (o.broke) {
