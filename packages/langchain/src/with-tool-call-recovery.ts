@@ -58,7 +58,20 @@ export function withToolCallRecovery<Model extends BaseChatModel>(
 /** Wrapped model → the model it wraps. */
 const wrapped = new WeakMap<object, BaseChatModel>()
 
-/** The model under a {@link withToolCallRecovery} wrapper (the model itself if it is not wrapped). */
+/**
+ * The model under a {@link withToolCallRecovery} wrapper (the model itself if it is not wrapped),
+ * e.g. to call it once without recovery.
+ *
+ * @example
+ * ```ts
+ * import { ChatOpenAI } from "@langchain/openai"
+ * import { unwrapChatModel, withToolCallRecovery } from "@tool-rescue/langchain"
+ *
+ * const raw = new ChatOpenAI({ model: "qwen3-coder", apiKey: "local" })
+ * const model = withToolCallRecovery(raw)
+ * unwrapChatModel(model) === raw // true
+ * ```
+ */
 export function unwrapChatModel<Model extends BaseChatModel>(model: Model): Model {
   return (wrapped.get(model) as Model | undefined) ?? model
 }
