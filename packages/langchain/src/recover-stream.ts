@@ -91,7 +91,7 @@ function outputChunk(
     case "reasoning":
       return raw.whole && part.text === raw.chunk.text
         ? raw.chunk
-        : textChunk(part.text, part.type, raw.chunk)
+        : textChunk(part.text, part.type, raw.chunk, raw.block)
     case "tool-call":
     case "finish":
     case "other":
