@@ -6,7 +6,12 @@ const source = "@tool-rescue/source"
 
 export const shared: ViteUserConfig = defineConfig({
   resolve: { conditions: [source, "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: [source, "module", "node", "development|production"], externalConditions: [source] } },
+  ssr: {
+    resolve: {
+      conditions: [source, "module", "node", "development|production"],
+      externalConditions: [source],
+    },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: [new URL("./scripts/vitest-setup.ts", import.meta.url).pathname],

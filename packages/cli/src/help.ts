@@ -1,7 +1,7 @@
 /** The `--help` texts. Kept beside each other so they read as one manual. */
 
 /** The commands `tool-rescue` knows. */
-export type CommandName = "demo" | "scan" | "probe"
+export type CommandName = "demo" | "scan" | "probe" | "serve"
 
 const EXIT_CODES = `Exit codes:
   0  success (scan: no recoverable leak; demo: every step behaved as shown)
@@ -30,6 +30,8 @@ Commands:
   scan    find tool calls written as text in recorded responses (JSONL, JSON,
           SSE chunk streams, Responses outputs or plain text)
   probe   measure leak rate and recovery on a live OpenAI-compatible endpoint
+  serve   run the recovery proxy in front of an OpenAI- or Anthropic-compatible
+          server, for agents in any language
 
 Options:
   -h, --help     show help (also: tool-rescue <command> --help)
@@ -147,6 +149,44 @@ see is what the endpoint did.
 ${EXIT_CODES}
 `
 
+/**
+ * `tool-rescue serve --help`.
+ *
+ * @example
+ * ```ts
+ * import { serveHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(serveHelp)
+ * ```
+ */
+export const serveHelp: string = `Usage: tool-rescue serve --upstream <url> [options]
+
+Runs the recovery proxy: OpenAI Chat Completions, Responses and Anthropic
+Messages requests (streaming and not) are forwarded to the upstream, a tool
+call the model wrote as text is kept off the client's screen and retried once
+with a host instruction; every other path is passed through untouched. Point
+the client's base URL at the printed address instead of the upstream's.
+
+Options:
+  --upstream <url>         the server to forward to, e.g. http://127.0.0.1:11434/v1
+                           (required; env TOOL_RESCUE_UPSTREAM)
+  --port <n>               port to listen on (default 8787, 0 for any free port;
+                           env TOOL_RESCUE_PORT)
+  --host <h>               address to bind (default 127.0.0.1; env TOOL_RESCUE_HOST)
+  --failed-log <path>      append each malformed response to this JSONL file
+                           (default off; env TOOL_RESCUE_FAILED_LOG)
+  --max-recoveries <n>     retries per request (default 1)
+  --placement <p>          where the instruction goes: system (default) or user
+  --max-body-mb <n>        request body limit in MiB (default 32)
+  --upstream-timeout <s>   seconds to wait for the upstream's headers (default 300)
+  --grace <s>              seconds in-flight requests get on SIGTERM (default 10)
+  -h, --help               show this help
+
+Flags win over environment variables. GET /healthz answers {"status":"ok"};
+GET /metrics gives Prometheus counters. SIGINT or SIGTERM stops accepting,
+lets in-flight requests finish for the grace period, and exits 0.
+`
+
 /** The help text of `command`. */
 export function commandHelp(command: CommandName): string {
   switch (command) {
@@ -156,6 +196,8 @@ export function commandHelp(command: CommandName): string {
       return scanHelp
     case "probe":
       return probeHelp
+    case "serve":
+      return serveHelp
     default:
       return command satisfies never
   }

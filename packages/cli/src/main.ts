@@ -4,7 +4,7 @@ import type { CliIo } from "./io.ts"
 import { oneLine } from "./text.ts"
 import { cliVersion } from "./version.ts"
 
-const COMMANDS: readonly CommandName[] = ["demo", "scan", "probe"]
+const COMMANDS: readonly CommandName[] = ["demo", "scan", "probe", "serve"]
 
 /** Runs one command with its arguments (everything after the command name). */
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>
@@ -14,6 +14,7 @@ const runners: Readonly<Record<CommandName, () => Promise<CommandRunner>>> = {
   demo: async () => (await import("./demo-command.ts")).runDemo,
   scan: async () => (await import("./scan-command.ts")).runScan,
   probe: async () => (await import("./probe-command.ts")).runProbe,
+  serve: async () => (await import("./serve-command.ts")).runServe,
 }
 
 /**

@@ -3,13 +3,19 @@ import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
   type OutputPart,
+  placeInstruction,
+  planTurn,
   type RecoveryOptions,
+  type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
   runTurn,
+  type TurnPlan,
+  type TurnRequest,
 } from "@tool-rescue/recovery"
 import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
-import { LanguageModel, Prompt, ResponseIdTracker, type Toolkit } from "effect/ai"
-import { placeInstruction } from "./place-instruction.ts"
+import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { promptOperations } from "./prompt-operations.ts"
+import { approvalToolCallIds } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -20,20 +26,30 @@ import {
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
-import { untyped } from "./unknown-tool-calls.ts"
+import { recoveriesInTurn } from "./turn-marks.ts"
+import {
+  checkUnknownToolCalls,
+  returningUnknownToolCalls,
+  type UnknownToolCallsOptions,
+  untyped,
+} from "./unknown-tool-calls.ts"
 
 /**
- * Options of the markup recovery: the shared options of `@tool-rescue/recovery` (policy,
- * `maxRecoveries`, `instructionPlacement`, `instruction`, `formats`, `persistFailed`, `onEvent`).
+ * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
+ * recovery (policy, `maxRecoveries`, `recoveryScope`, `instructionPlacement`, `instruction`,
+ * `formats`, `persistFailed`, `onEvent`), and `unknownToolCalls` (see
+ * {@link UnknownToolCallsOptions}): `"return"` gives every call of the decorated service —
+ * `Chat`'s included, and `generateObject` — the behaviour of the `generateText` / `streamText`
+ * accessors with that option.
  *
  * @example
  * ```ts
  * import type { ToolCallRecovery } from "@tool-rescue/effect"
  *
- * const options: ToolCallRecovery.Options = { maxRecoveries: 1, instructionPlacement: "system" }
+ * const options: ToolCallRecovery.Options = { maxRecoveries: 1, unknownToolCalls: "return" }
  * ```
  */
-export type Options = RecoveryOptions
+export type Options = RecoveryOptions & UnknownToolCallsOptions
 
 /**
  * Decorates a `LanguageModel` service with tool-call recovery. `streamText` and `generateText`
@@ -60,7 +76,8 @@ export function decorate(
   options?: Options,
 ): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
-  const { instructionPlacement: placement } = resolveRecoveryOptions(options)
+  const resolved = resolveRecoveryOptions(options)
+  const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
   return (service) => {
     const inner = untyped(service)
     const decorated: LanguageModel.LanguageModel = {
@@ -68,11 +85,13 @@ export function decorate(
       supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
       generateObject: service.generateObject,
       generateText: ((request: Request) =>
-        recoverGenerate(inner, request, options, placement)) as LanguageModel.LanguageModel["generateText"],
+        recoverGenerate(inner, request, options, resolved)) as LanguageModel.LanguageModel["generateText"],
       streamText: ((request: Request) =>
-        recoverStream(inner, request, options, placement)) as LanguageModel.LanguageModel["streamText"],
+        recoverStream(inner, request, options, resolved)) as LanguageModel.LanguageModel["streamText"],
     }
-    return decorated
+    // Unknown calls are classified over the recovering service: markup is recovered first (no
+    // call runs in that request), then Effect resolves the calls of the recovered response once.
+    return returning ? returningUnknownToolCalls(decorated) : decorated
   }
 }
 
@@ -167,20 +186,32 @@ interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
   readonly prompt: Prompt.Prompt
-  readonly tools: string[]
+  /** What `@tool-rescue/recovery`'s planner makes of the request. */
+  readonly plan: TurnPlan
+  /**
+   * The tool calls whose approval the prompt answers: `LanguageModel` resolves those before it
+   * calls the provider (running the approved ones) and puts their results first.
+   */
+  readonly approvals: ReadonlySet<string>
   readonly context: Context.Context<never>
 }
 
-/** Resolves what every attempt shares. */
-const prepare = (request: Request): Effect.Effect<Turn, unknown, unknown> =>
+/** Resolves what every attempt shares, and plans the turn. */
+const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Effect<Turn, unknown, unknown> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
     const toolkit = yield* resolveToolkit(request.toolkit)
     const prompt = Prompt.make(request.prompt)
+    const plan = planTurn(options, {
+      tools: offeredTools(toolkit, request),
+      toolChoice: toolChoiceKind(request.toolChoice),
+      recoveriesBefore: recoveriesInTurn(prompt),
+    })
     return {
       request: { ...request, toolkit, prompt },
       prompt,
-      tools: offeredTools(toolkit, request),
+      plan,
+      approvals: approvalToolCallIds(prompt),
       context,
     }
   })
@@ -195,15 +226,51 @@ function offeredTools(toolkit: Toolkit.WithHandler<any> | undefined, request: Re
     : names
 }
 
-/** One attempt's request: round 0 is the original, a retry adds the instruction. */
-const attemptRequest = (
+/** Effect's tool choice by kind, as the planner reads it. */
+function toolChoiceKind(choice: Request["toolChoice"]): TurnRequest["toolChoice"] {
+  if (choice === undefined || typeof choice === "string") return choice
+  if ("tool" in choice) return "tool"
+  return choice.mode === "required" ? "required" : "auto"
+}
+
+/**
+ * Whether a part of the first attempt is the result of an approval `LanguageModel` resolved
+ * before it called the provider (not a result of the model's own calls, whose ids are new).
+ */
+const resolvedBefore =
+  (turn: Turn) =>
+  (part: { readonly type: string }): boolean =>
+    part.type === "tool-result" &&
+    (part as Response.ToolResultPart<string, unknown, unknown>).providerExecuted !== true &&
+    turn.approvals.has((part as Response.ToolResultPart<string, unknown, unknown>).id)
+
+/**
+ * A retry's request: the original prompt (never the malformed response) with the results of the
+ * approvals the first attempt resolved — so `LanguageModel` finds them answered and neither runs
+ * an approved call again nor repeats a denial — plus the host instruction.
+ */
+const retryRequest = (
   turn: Turn,
-  instruction: string | undefined,
+  resolved: ReadonlyArray<Response.AnyPart>,
+  instruction: string,
   placement: "system" | "user",
-): Request =>
-  instruction === undefined
-    ? turn.request
-    : { ...turn.request, prompt: placeInstruction(turn.prompt, instruction, placement) }
+): Request => {
+  const prompt =
+    resolved.length === 0 ? turn.prompt : Prompt.concat(turn.prompt, Prompt.fromResponseParts(resolved))
+  return { ...turn.request, prompt: placeInstruction(prompt, instruction, placement, promptOperations) }
+}
+
+/** Passes the attempt's parts on, keeping the results of the approvals resolved before the call. */
+async function* recordResolved<Raw extends { readonly type: string }>(
+  parts: AsyncIterable<NormalizedPart<Raw>>,
+  isResolved: (part: Raw) => boolean,
+  resolved: Raw[],
+): AsyncGenerator<NormalizedPart<Raw>, void, undefined> {
+  for await (const part of parts) {
+    if (part.type === "other" && isResolved(part.raw)) resolved.push(part.raw)
+    yield part
+  }
+}
 
 /**
  * Before a retry: with a `ResponseIdTracker` (incremental prompts, e.g. OpenAI Responses), the
@@ -228,27 +295,35 @@ const recoverStream = (
   inner: Inner,
   request: Request,
   options: Options | undefined,
-  placement: "system" | "user",
+  resolvedOptions: ResolvedRecoveryOptions,
 ): Stream.Stream<StreamPart, unknown, unknown> =>
   Stream.unwrap(
-    Effect.map(prepare(request), (turn) => {
+    Effect.map(prepare(request, resolvedOptions), (turn) => {
+      const { plan } = turn
+      if (plan.kind === "skip") return inner.streamText(turn.request)
       // Aborted when the stream ends for any reason: if it is interrupted while `runTurn` awaits
       // the model, the in-flight attempt is interrupted at once and no retry starts.
       const controller = new AbortController()
+      const resolved: StreamPart[] = []
       const parts = runTurn<StreamPart>({
-        tools: turn.tools,
+        tools: plan.tools,
+        recoveriesBefore: plan.recoveriesBefore,
         signal: controller.signal,
         ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {
-          const request = attemptRequest(turn, instruction, placement)
-          const stream =
-            instruction === undefined
-              ? inner.streamText(request)
-              : Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(request)))
+          if (instruction === undefined) {
+            const first = attemptStream(inner.streamText(turn.request), turn.context, signal)
+            return recordResolved(first, resolvedBefore(turn), resolved)
+          }
+          const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+          const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
           return attemptStream(stream, turn.context, signal)
         },
       })
-      return Stream.fromAsyncIterable(splice(parts, makeStreamSplicer()), (error) => error).pipe(
+      return Stream.fromAsyncIterable(
+        splice(parts, makeStreamSplicer(plan.recoveriesBefore)),
+        (error) => error,
+      ).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
         Stream.ensuring(Effect.sync(() => controller.abort())),
       )
@@ -296,22 +371,33 @@ const recoverGenerate = (
   inner: Inner,
   request: Request,
   options: Options | undefined,
-  placement: "system" | "user",
+  resolvedOptions: ResolvedRecoveryOptions,
 ): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
-  Effect.flatMap(prepare(request), (turn) =>
-    Effect.flatten(
+  Effect.flatMap(prepare(request, resolvedOptions), (turn) => {
+    const { plan } = turn
+    if (plan.kind === "skip") return inner.generateText(turn.request)
+    return Effect.flatten(
       Effect.promise(async (interrupted) => {
+        const resolved: ContentPart[] = []
         const parts = runTurn<ContentPart>({
-          tools: turn.tools,
+          tools: plan.tools,
+          recoveriesBefore: plan.recoveriesBefore,
           signal: interrupted,
           ...(options === undefined ? {} : { options }),
           attempt: (_round, { instruction, signal }) => {
-            const generate = inner.generateText(attemptRequest(turn, instruction, placement))
-            const effect = instruction === undefined ? generate : Effect.andThen(forgetSentParts, generate)
-            return attemptResponse(effect, turn.context, signal)
+            if (instruction === undefined) {
+              const first = attemptResponse(inner.generateText(turn.request), turn.context, signal)
+              return recordResolved(first, resolvedBefore(turn), resolved)
+            }
+            const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+            return attemptResponse(
+              Effect.andThen(forgetSentParts, inner.generateText(retry)),
+              turn.context,
+              signal,
+            )
           },
         })
-        const collector = makeContentCollector()
+        const collector = makeContentCollector(plan.recoveriesBefore, resolvedBefore(turn))
         try {
           for await (const part of parts) collector.push(part)
         } catch (error) {
@@ -319,8 +405,8 @@ const recoverGenerate = (
         }
         return Exit.succeed(new LanguageModel.GenerateTextResponse(collector.content()))
       }),
-    ),
-  )
+    )
+  })
 
 /** One `generateText` attempt as normalized parts; its failure is thrown as an {@link InnerFailure}. */
 async function* attemptResponse(

@@ -142,20 +142,51 @@ describe("streamText through the layer", () => {
           generateText: () => Effect.fail(failure),
           streamText: () => {
             requests++
-            return Stream.make({ type: "text-start", id: "t" } as const).pipe(
-              Stream.concat(Stream.fail(failure)),
-            )
+            // The markup comes before the failure: the attempt is still final.
+            return Stream.make(
+              { type: "text-start", id: "t" } as const,
+              { type: "text-delta", id: "t", delta: leakText } as const,
+            ).pipe(Stream.concat(Stream.fail(failure)))
           },
         }),
       )
-      const error = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+      const error = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
         Stream.runCollect,
         Effect.flip,
         Effect.provide(ToolCallRecovery.layer()),
         Effect.provide(failing),
+        Effect.provide(fileHandlers().layer),
       )
       assert.strictEqual(error, failure)
       assert.strictEqual(requests, 1)
+    }),
+  )
+
+  it.effect("a provider error reported inside the stream after markup is final: no retry", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({
+        stream: [
+          [
+            [{ type: "text-start", id: "t" }],
+            [{ type: "text-delta", id: "t", delta: leakText }],
+            [{ type: "error", error: { message: "upstream cut" } }],
+            [{ ...finish(), reason: "error" }],
+          ],
+          callStream(),
+        ],
+      })
+      const parts = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.lengthOf(model.requests, 1)
+      assert.deepStrictEqual(
+        parts.map((part) => part.type),
+        ["text-start", "text-delta", "error", "finish"],
+      )
+      assert.notInclude(streamedText(parts), "<function=")
     }),
   )
 
@@ -318,7 +349,7 @@ describe("interruption stops recovery", () => {
 })
 
 describe("generateText through the layer", () => {
-  it.effect("recovers like streamText; the response holds the visible text and the real call", () =>
+  it.effect("recovers like streamText; the response holds only the real call, not the malformed prose", () =>
     Effect.gen(function* () {
       const { read, layer } = fileHandlers()
       const model = scriptedModel({
@@ -336,10 +367,11 @@ describe("generateText through the layer", () => {
         Effect.provide(layer),
       )
       assert.instanceOf(response, LanguageModel.GenerateTextResponse)
-      assert.strictEqual(response.text, "Let me check that. ")
+      // Nothing was shown yet: the malformed response leaves nothing in the result.
+      assert.strictEqual(response.text, "")
       assert.deepStrictEqual(
         response.content.map((part) => part.type),
-        ["text", "tool-call", "finish", "tool-result"],
+        ["tool-call", "finish", "tool-result"],
       )
       assert.deepStrictEqual(read, ["src/a.ts"])
       assert.strictEqual(response.usage.inputTokens.total, 20)
@@ -471,7 +503,7 @@ describe("composition", () => {
           }).layer,
         ),
       )
-      assert.strictEqual(generated.text, "Let me check that. ok")
+      assert.strictEqual(generated.text, "ok")
     }).pipe(Effect.provide(fileHandlers().layer)),
   )
 

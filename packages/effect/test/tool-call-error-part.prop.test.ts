@@ -67,6 +67,26 @@ const unknownCall = fc.record({ name: unknownName, params: anyParams, metadata }
 const encodeAiError = Schema.encodeSync(AiError.AiError)
 const encodeJson = Schema.encodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
 const decodeJson = Schema.decodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
+const isErrorPart = Schema.is(ToolCallRecovery.ToolCallErrorPart)
+
+/**
+ * The schema guards, built once: building Effect's part schemas for every run was most of the
+ * property's cost. `anyToolPart`: the call and failed result that come with an error part name a
+ * tool the toolkit does not hold, so they satisfy Effect's schema for any tool.
+ */
+const guards: Record<Mode, { responsePart: (u: unknown) => boolean; anyToolPart: (u: unknown) => boolean }> =
+  {
+    generateText: {
+      responsePart: Schema.is(Schema.Union([Response.Part(toolkit), ToolCallRecovery.ToolCallErrorPart])),
+      anyToolPart: Schema.is(Response.Part()),
+    },
+    streamText: {
+      responsePart: Schema.is(
+        Schema.Union([Response.StreamPart(toolkit), ToolCallRecovery.ToolCallErrorPart]),
+      ),
+      anyToolPart: Schema.is(Response.StreamPart()),
+    },
+  }
 
 describe("a returned tool-call-error part always satisfies the response schema", () => {
   it.effect("for any unknown calls, through generateText and streamText, resolution on and off", () =>
@@ -97,11 +117,7 @@ describe("a returned tool-call-error part always satisfies the response schema",
               calls.map((c, i) => [`c${i}`, c.name]),
             )
             const generate = mode === "generateText"
-            const partSchema = generate ? Response.Part(toolkit) : Response.StreamPart(toolkit)
-            const responsePart = Schema.is(Schema.Union([partSchema, ToolCallRecovery.ToolCallErrorPart]))
-            // The call and failed result that come with an error part name a tool the toolkit
-            // does not hold: they satisfy Effect's schema for any tool.
-            const anyToolPart = Schema.is(generate ? Response.Part() : Response.StreamPart())
+            const { responsePart, anyToolPart } = guards[mode]
             const byId = new Map(errors.map((part) => [part.id, part]))
             for (const part of content) {
               const id = "id" in part ? part.id : undefined
@@ -143,7 +159,7 @@ describe("a returned tool-call-error part always satisfies the response schema",
               errors.map((part) => [part.id, part.name, true, "ToolNotFoundError"]),
             )
             for (const [i, part] of errors.entries()) {
-              assert.isTrue(Schema.is(ToolCallRecovery.ToolCallErrorPart)(part))
+              assert.isTrue(isErrorPart(part))
               const decoded = decodeJson(encodeJson(part))
               assert.deepStrictEqual(
                 { ...decoded, params: null },

@@ -1,4 +1,5 @@
 export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
 export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export {
   createResponseJudge,
@@ -20,6 +21,7 @@ export { type ReasoningField, reasoningField, reasoningFields } from "./reasonin
 export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
 export { retryId } from "./retry-id.ts"
 export { recoverToolCalls, runTurn } from "./run-turn.ts"
+export { suggestToolNames } from "./suggest-tool-names.ts"
 export { sumUsage } from "./sum-usage.ts"
 export {
   isToolCallRecoveryError,
@@ -28,6 +30,12 @@ export {
   ToolCallRecoveryError,
   type ToolCallRecoveryErrorInit,
 } from "./tool-call-recovery-error.ts"
+export {
+  createTurnTelemetry,
+  type RecoveryOutcome,
+  TELEMETRY_SCOPE,
+  type TurnTelemetry,
+} from "./turn-telemetry.ts"
 export type {
   AttemptContext,
   Channel,

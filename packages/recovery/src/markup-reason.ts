@@ -18,6 +18,9 @@ import type { Markup, Policy } from "@tool-rescue/detector"
  * - `provider-error`: the attempt ended in a provider error, a malformed stream or a cut
  *   connection (provider errors are final: never retried).
  *
+ * And one that spends a retry like `"recoverable"`, only under `unknownToolMarkup: "retry"`:
+ * - `unknown-tool`: it would be recoverable but names a tool that is not offered.
+ *
  * @example
  * ```ts
  * import type { MarkupReason } from "@tool-rescue/recovery"
@@ -27,6 +30,7 @@ import type { Markup, Policy } from "@tool-rescue/detector"
  */
 export type MarkupReason =
   | "recoverable"
+  | "unknown-tool"
   | "unnamed"
   | "not-offered"
   | "no-envelope"

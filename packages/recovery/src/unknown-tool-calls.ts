@@ -1,3 +1,4 @@
+import { suggestToolNames } from "./suggest-tool-names.ts"
 /**
  * The `unknownToolCalls` option of the adapters: what happens to a structured tool call that
  * names a tool not offered in the request. `"error"` (default) keeps the framework's own
@@ -77,12 +78,17 @@ export function classifyToolCall(name: string, offered: Iterable<string>): ToolC
  *
  * unknownToolMessage("rm", ["read_file"])
  * // 'Unknown tool "rm": no such tool is available, so nothing was run. Available tools: read_file.'
+ * unknownToolMessage("readFile", ["bash", "read_file"])
+ * // 'Unknown tool "readFile": no such tool is available, so nothing was run. Did you mean "read_file"? Available tools: bash, read_file.'
  * ```
  */
 export function unknownToolMessage(name: string, offered: Iterable<string>): string {
   const list = [...offered]
+  const near = suggestToolNames(name, list)
+  const didYouMean =
+    near.length === 0 ? "" : ` Did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?`
   const available = list.length === 0 ? "No tools are available." : `Available tools: ${list.join(", ")}.`
-  return `Unknown tool ${JSON.stringify(name)}: no such tool is available, so nothing was run. ${available}`
+  return `Unknown tool ${JSON.stringify(name)}: no such tool is available, so nothing was run.${didYouMean} ${available}`
 }
 
 /**

@@ -185,7 +185,7 @@ export type ReplayStep = ReplayReply | ReplayHttpError
  * const isChat = (request: ReplayRequest) => request.api === "chat"
  * ```
  */
-export type ReplayApi = "chat" | "responses" | "models"
+export type ReplayApi = "chat" | "responses" | "messages" | "models"
 
 /**
  * A request body, as the server parsed it (JSON). The known fields are typed for convenience.

@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { chatCompletionFrames, chatCompletionJson, chatErrorFrame } from "./replay-chat.ts"
-import { resolveReply, type SseFrame } from "./replay-reply.ts"
+import { messagesErrorFrame, messagesErrorJson, messagesFrames, messagesJson } from "./replay-messages.ts"
+import { type ResolvedReply, resolveReply, type SseFrame } from "./replay-reply.ts"
 import { responsesErrorFrame, responsesFrames, responsesJson } from "./replay-responses.ts"
 import type {
   ReplayApi,
@@ -22,6 +23,7 @@ import type {
 const routes: ReadonlyMap<string, { readonly api: ReplayApi; readonly method: string }> = new Map([
   ["/v1/chat/completions", { api: "chat", method: "POST" }],
   ["/v1/responses", { api: "responses", method: "POST" }],
+  ["/v1/messages", { api: "messages", method: "POST" }],
   ["/v1/models", { api: "models", method: "GET" }],
 ])
 
@@ -42,6 +44,35 @@ function fullError(status: number, error: ReplayErrorBody): Required<ReplayError
     code: error.code ?? null,
     param: error.param ?? null,
   }
+}
+
+/** The APIs that answer from the script. */
+type ScriptedApi = Exclude<ReplayApi, "models">
+
+/** The non-streaming body of `api`. */
+function replyJson(api: ScriptedApi, reply: ResolvedReply, body: ReplayRequestBody): Record<string, unknown> {
+  if (api === "chat") return chatCompletionJson(reply)
+  if (api === "messages") return messagesJson(reply)
+  return responsesJson(reply, body)
+}
+
+/** The SSE frames of `api`. */
+function replyFrames(api: ScriptedApi, reply: ResolvedReply, body: ReplayRequestBody): SseFrame[] {
+  if (api === "messages") return messagesFrames(reply)
+  if (api === "responses") return responsesFrames(reply, body)
+  const streamOptions = body.stream_options
+  const includeUsage =
+    typeof streamOptions === "object" &&
+    streamOptions !== null &&
+    (streamOptions as { include_usage?: unknown }).include_usage === true
+  return chatCompletionFrames(reply, includeUsage)
+}
+
+/** The mid-stream error frame of `api`. */
+function errorFrame(api: ScriptedApi, error: Required<ReplayErrorBody>, sent: number): SseFrame {
+  if (api === "chat") return chatErrorFrame(error)
+  if (api === "messages") return messagesErrorFrame(error)
+  return responsesErrorFrame(error, sent)
 }
 
 function isHttpError(step: ReplayStep): step is Extract<ReplayStep, { httpError: unknown }> {
@@ -67,7 +98,8 @@ function headersOf(request: IncomingMessage): Record<string, string> {
 
 /**
  * Starts a replay server on 127.0.0.1 (a random free port unless `port` is given). Each request
- * to `POST /v1/chat/completions` or `POST /v1/responses` is answered by the next step of the
+ * to `POST /v1/chat/completions`, `POST /v1/responses` or `POST /v1/messages` (Anthropic
+ * Messages, with Anthropic's event shapes and error bodies) is answered by the next step of the
  * script — as JSON, or as SSE when the request has `stream: true` (chat honours
  * `stream_options.include_usage`). `GET /v1/models` lists `models`. Malformed requests get
  * OpenAI-style error JSON (400 invalid JSON or missing `model`/`messages`, 404 unknown route,
@@ -151,7 +183,9 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     error: ReplayErrorBody,
     headers?: Readonly<Record<string, string>>,
   ): void => {
-    sendJson(response, request, status, { error: fullError(status, error) }, headers)
+    const body =
+      request.api === "messages" ? messagesErrorJson(status, error) : { error: fullError(status, error) }
+    sendJson(response, request, status, body, headers)
   }
 
   const writeFrame = (response: ServerResponse, frame: SseFrame): void => {
@@ -162,7 +196,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   const replay = async (
     request: ReplayRequest,
     response: ServerResponse,
-    api: "chat" | "responses",
+    api: ScriptedApi,
     step: ReplayStep,
     turn: number,
   ): Promise<void> => {
@@ -185,21 +219,10 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         sendError(response, request, 500, interrupt.error ?? {}, step.headers)
         return
       }
-      sendJson(
-        response,
-        request,
-        200,
-        api === "chat" ? chatCompletionJson(reply) : responsesJson(reply, body),
-        step.headers,
-      )
+      sendJson(response, request, 200, replyJson(api, reply, body), step.headers)
       return
     }
-    const streamOptions = body.stream_options
-    const includeUsage =
-      typeof streamOptions === "object" &&
-      streamOptions !== null &&
-      (streamOptions as { include_usage?: unknown }).include_usage === true
-    const frames = api === "chat" ? chatCompletionFrames(reply, includeUsage) : responsesFrames(reply, body)
+    const frames = replyFrames(api, reply, body)
     response.writeHead(200, {
       ...step.headers,
       "content-type": "text/event-stream; charset=utf-8",
@@ -232,7 +255,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       return
     }
     const error = fullError(500, interrupt.error ?? {})
-    writeFrame(response, api === "chat" ? chatErrorFrame(error) : responsesErrorFrame(error, sent))
+    writeFrame(response, errorFrame(api, error, sent))
     response.end()
   }
 
@@ -308,7 +331,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       sendError(response, request, 400, { message: "You must provide a model parameter.", param: "model" })
       return
     }
-    if (route.api === "chat" && !Array.isArray(body.messages)) {
+    if ((route.api === "chat" || route.api === "messages") && !Array.isArray(body.messages)) {
       sendError(response, request, 400, {
         message: "Missing required parameter: 'messages'.",
         code: "missing_required_parameter",

@@ -1,0 +1,110 @@
+import { createFailedLog, type ProxyServerOptions, startProxyServer } from "@tool-rescue/proxy/node"
+import { choiceFlag, integerFlag, type ParsedValues, parseCommandArgs, stringFlag } from "./args.ts"
+import { CliError, ExitCode, usageError } from "./cli-error.ts"
+import type { CliIo } from "./io.ts"
+
+/** The flags a `TOOL_RESCUE_*` environment variable may set (a flag on the command line wins). */
+const FROM_ENV: ReadonlyArray<readonly [flag: string, env: string]> = [
+  ["upstream", "TOOL_RESCUE_UPSTREAM"],
+  ["port", "TOOL_RESCUE_PORT"],
+  ["host", "TOOL_RESCUE_HOST"],
+  ["failed-log", "TOOL_RESCUE_FAILED_LOG"],
+]
+
+function withEnv(values: ParsedValues, env: CliIo["env"]): ParsedValues {
+  const merged: ParsedValues = { ...values }
+  for (const [flag, name] of FROM_ENV) {
+    const value = env[name]
+    if (merged[flag] === undefined && value !== undefined && value !== "") merged[flag] = value
+  }
+  return merged
+}
+
+function upstreamFlag(values: ParsedValues): string {
+  const upstream = stringFlag(values, "upstream")
+  if (upstream === undefined)
+    throw usageError("--upstream is required (e.g. http://127.0.0.1:11434/v1, or set TOOL_RESCUE_UPSTREAM)")
+  let url: URL
+  try {
+    url = new URL(upstream)
+  } catch {
+    throw usageError(`--upstream is not a URL: '${upstream}'`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw usageError(`--upstream must be http(s), got '${upstream}'`)
+  return upstream
+}
+
+/**
+ * `tool-rescue serve --upstream URL [--port N] [--host H] [...]`: see `tool-rescue serve --help`.
+ * Prints the base URL clients use, serves until SIGINT or SIGTERM (or `stop`), then closes
+ * gracefully and returns 0. Bad flags or a port in use throw a `CliError` (exit code 2).
+ *
+ * @example
+ * ```ts
+ * import { processIo, runServe } from "@tool-rescue/cli"
+ *
+ * process.exitCode = await runServe(["--upstream", "http://127.0.0.1:11434/v1"], processIo())
+ * ```
+ */
+export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> {
+  const parsed = parseCommandArgs(
+    argv,
+    {
+      upstream: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      "failed-log": { type: "string" },
+      "max-recoveries": { type: "string" },
+      placement: { type: "string" },
+      "max-body-mb": { type: "string" },
+      "upstream-timeout": { type: "string" },
+      grace: { type: "string" },
+    },
+    0,
+  )
+  const values = withEnv(parsed.values, io.env)
+  const upstream = upstreamFlag(values)
+  const failedLog = stringFlag(values, "failed-log")
+  const options: ProxyServerOptions = {
+    upstream,
+    port: integerFlag(values, "port", 8787, { min: 0, max: 65535 }),
+    host: stringFlag(values, "host") ?? "127.0.0.1",
+    maxRecoveries: integerFlag(values, "max-recoveries", 1, { min: 0, max: 10 }),
+    instructionPlacement: choiceFlag(values, "placement", ["system", "user"] as const, "system"),
+    maxBodyBytes: integerFlag(values, "max-body-mb", 32, { min: 1, max: 4096 }) * 1024 * 1024,
+    upstreamTimeoutMs: integerFlag(values, "upstream-timeout", 300, { min: 1, max: 86_400 }) * 1000,
+    graceMs: integerFlag(values, "grace", 10, { min: 0, max: 3600 }) * 1000,
+    ...(failedLog === undefined ? {} : { persistFailed: createFailedLog(failedLog) }),
+  }
+  let server: Awaited<ReturnType<typeof startProxyServer>>
+  try {
+    server = await startProxyServer(options)
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    const reason =
+      code === "EADDRINUSE" ? "the port is in use" : error instanceof Error ? error.message : String(error)
+    throw new CliError(`cannot listen on ${options.host}:${options.port}: ${reason}`, ExitCode.error)
+  }
+  // The upstream is printed without its credentials, should the URL carry any.
+  const shown = new URL(upstream)
+  shown.username = ""
+  shown.password = ""
+  io.stdout.write(`tool-rescue proxy listening on ${server.url} → ${shown.href.replace(/\/$/, "")}\n`)
+
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      process.off("SIGINT", done)
+      process.off("SIGTERM", done)
+      stop?.removeEventListener("abort", done)
+      resolve()
+    }
+    process.once("SIGINT", done)
+    process.once("SIGTERM", done)
+    if (stop?.aborted === true) done()
+    else stop?.addEventListener("abort", done, { once: true })
+  })
+  io.stderr.write("tool-rescue serve: stopping (in-flight requests get the grace period)\n")
+  await server.close()
+  return ExitCode.ok
+}

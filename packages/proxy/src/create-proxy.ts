@@ -1,0 +1,131 @@
+import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
+import { Hono } from "hono"
+import { passThrough } from "./pass-through.ts"
+import type { ProtocolName } from "./protocol.ts"
+import { protocols } from "./protocols.ts"
+import type { ProxyContext } from "./proxy-context.ts"
+import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
+import { recoverRequest } from "./recover-request.ts"
+
+/**
+ * Options of {@link createProxy}: the upstream and limits, plus the recovery options every
+ * adapter takes (`persistFailed`, `onEvent`, `maxRecoveries`, `instructionPlacement`,
+ * `evidence`, `reasoning`, …).
+ *
+ * @example
+ * ```ts
+ * import type { ProxyOptions } from "@tool-rescue/proxy"
+ *
+ * const options: ProxyOptions = {
+ *   upstream: "http://127.0.0.1:11434/v1",
+ *   persistFailed: async (failed) => console.warn("leak in round", failed.round),
+ * }
+ * ```
+ */
+export interface ProxyOptions extends RecoveryOptions {
+  /** The server every request goes to, e.g. `http://127.0.0.1:11434/v1`. Never taken from a request. */
+  readonly upstream: string | URL
+  /** Largest request body of a recovered route, in bytes (413 beyond it). @defaultValue 33554432 (32 MiB) */
+  readonly maxBodyBytes?: number
+  /** Milliseconds to wait for the upstream's response headers (504 beyond it). @defaultValue 300000 */
+  readonly upstreamTimeoutMs?: number
+  /** The fetch used for upstream requests. @defaultValue `globalThis.fetch` */
+  readonly fetch?: typeof globalThis.fetch
+}
+
+/**
+ * A proxy: a web-standard handler and its counters.
+ *
+ * @example
+ * ```ts
+ * import { createProxy } from "@tool-rescue/proxy"
+ *
+ * const proxy = createProxy({ upstream: "http://127.0.0.1:11434/v1" })
+ * const response = await proxy.fetch(new Request("http://127.0.0.1:8787/healthz"))
+ * ```
+ */
+export interface ToolRescueProxy {
+  /** Handles one request (the signature of `fetch`, Bun's and Deno's `serve`, edge workers). */
+  fetch(request: Request): Promise<Response>
+  readonly metrics: ProxyMetrics
+}
+
+/** The recovered routes: the path clients use under their `/v1` base URL. */
+const ROUTES: ReadonlyArray<readonly [string, ProtocolName]> = [
+  ["/v1/chat/completions", "chat"],
+  ["/v1/responses", "responses"],
+  ["/v1/messages", "messages"],
+]
+
+const MIB = 1024 * 1024
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value <= 0)
+    throw new TypeError(`tool-rescue proxy: ${name} must be a positive number`)
+  return value
+}
+
+function upstreamOf(value: string | URL): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new TypeError(
+      `tool-rescue proxy: upstream must be an http(s) URL, got ${JSON.stringify(String(value))}`,
+    )
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError(`tool-rescue proxy: upstream must be an http(s) URL, got ${url.protocol}`)
+  return url
+}
+
+/**
+ * Creates the recovery proxy as a web-standard `Request → Response` handler (Hono inside, so it
+ * runs on Node, Bun, Deno and edge workers). Routes:
+ * - `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`: recovered, streaming
+ *   and not (the same contract as the library adapters, per request);
+ * - `GET /healthz`: `{"status":"ok"}`; `GET /metrics`: Prometheus text;
+ * - everything else: passed through to the upstream untouched.
+ *
+ * Invalid options (no upstream, a non-http URL, invalid recovery options) throw at once.
+ *
+ * @example
+ * ```ts
+ * import { createProxy } from "@tool-rescue/proxy"
+ *
+ * const proxy = createProxy({ upstream: "http://127.0.0.1:8000/v1", maxRecoveries: 1 })
+ * export default { fetch: proxy.fetch } // Bun, Deno, Cloudflare Workers
+ * ```
+ */
+export function createProxy(options: ProxyOptions): ToolRescueProxy {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError("tool-rescue proxy: options are required")
+  const { upstream, maxBodyBytes, upstreamTimeoutMs, fetch, ...recovery } = options
+  const resolved = resolveRecoveryOptions(recovery)
+  const metrics = createProxyMetrics()
+  const context: ProxyContext = {
+    upstream: upstreamOf(upstream),
+    recovery,
+    resolved,
+    placement: resolvePlacement(recovery),
+    maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
+    upstreamTimeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
+    fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    metrics,
+  }
+
+  const app = new Hono()
+  app.get("/healthz", (c) => c.json({ status: "ok" }))
+  app.get("/metrics", (c) =>
+    c.body(metrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  )
+  for (const [path, name] of ROUTES)
+    app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context))
+  app.all("*", (c) => {
+    metrics.request("other", "passthrough")
+    return passThrough(c.req.raw, context)
+  })
+
+  return { fetch: async (request) => app.fetch(request), metrics }
+}

@@ -1,0 +1,62 @@
+import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
+import { upstreamUrl } from "./upstream-url.ts"
+
+/** A request without a body may not carry one upstream either. */
+const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD"])
+
+/**
+ * Forwards a request untouched: the same method, path, query, end-to-end headers and body bytes
+ * (`body`, when the caller already read them, else the client's body streamed), and the
+ * upstream's status, headers and body streamed back. Used for every path the proxy does not
+ * recover and for recovered routes whose request gets no recovery (no tools, tool choice none).
+ */
+export async function passThrough(
+  request: Request,
+  context: ProxyContext,
+  body?: Uint8Array,
+): Promise<Response> {
+  const url = new URL(request.url)
+  const target = upstreamUrl(context.upstream, url.pathname, url.search)
+  const init: RequestInit & { duplex?: "half" } = {
+    method: request.method,
+    headers: upstreamRequestHeaders(request.headers),
+  }
+  if (!BODYLESS.has(request.method)) {
+    if (body !== undefined) init.body = body
+    else if (request.body !== null) {
+      init.body = request.body
+      init.duplex = "half"
+    }
+  }
+  try {
+    const response = await sendUpstream(context, target, init, request.signal)
+    return relay(response)
+  } catch (error) {
+    return gatewayError(error)
+  }
+}
+
+/** The upstream's response as the client's: status and body unchanged, hop-by-hop headers dropped. */
+export function relay(response: Response): Response {
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: clientResponseHeaders(response.headers),
+  })
+}
+
+/** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */
+function gatewayError(error: unknown): Response {
+  const timeout = UpstreamFailure.isInstance(error) && error.kind === "timeout"
+  const body = {
+    error: {
+      type: "upstream_error",
+      code: timeout ? "upstream-timeout" : "upstream-unreachable",
+      message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
+      param: null,
+    },
+  }
+  return Response.json(body, { status: timeout ? 504 : 502 })
+}

@@ -1,0 +1,94 @@
+/**
+ * The row type of the proxy's protocol table (`protocols.ts`): a protocol's wire mapping (an
+ * `ApiAdapter`: parts, retry body, splice) and the wire facts the turn rules of
+ * `@tool-rescue/recovery` read (the request's tools and tool choice, the history's marks, usage,
+ * call ids). The rules themselves — skip, budget, usage sum, the mark — are recovery's.
+ */
+
+import type { ApiAdapter } from "@tool-rescue/openai/wire"
+import { retryId, type TurnRequest } from "@tool-rescue/recovery"
+
+/**
+ * The protocol of a recovered route.
+ *
+ * @example
+ * ```ts
+ * import type { ProtocolName } from "@tool-rescue/proxy"
+ *
+ * const label: ProtocolName = "messages" // Anthropic Messages
+ * ```
+ */
+export type ProtocolName = "chat" | "responses" | "messages"
+
+/**
+ * An error the proxy itself answers with, in the protocol's own shape.
+ *
+ * @example
+ * ```ts
+ * import type { ProtocolError } from "@tool-rescue/proxy"
+ *
+ * const error: ProtocolError = { type: "tool_call_recovery_error", code: "repeated-markup", message: "…" }
+ * ```
+ */
+export interface ProtocolError {
+  /** The error class (`invalid_request_error`, `tool_call_recovery_error`, …). */
+  readonly type: string
+  /** `repeated-markup`, `persist-failed`, `invalid_json`, `request_too_large`, … */
+  readonly code: string
+  readonly message: string
+}
+
+/** Any protocol's adapter, over parsed JSON. */
+export type AnyApi = ApiAdapter<unknown, unknown, unknown, unknown>
+
+/** One row of the protocol table. */
+export interface Protocol {
+  readonly name: ProtocolName
+  readonly api: AnyApi
+  /** The `event:` name written before an event's data (Responses and Anthropic name events by type). */
+  eventName(event: unknown): string | undefined
+  /** An upstream stream event that reports an error: the attempt ends as a provider error. */
+  isStreamError(event: unknown, name: string | undefined): boolean
+  /** The stream ends with `data: [DONE]` (Chat Completions). */
+  readonly sentinel: boolean
+  /** The JSON body of an error response. */
+  errorBody(error: ProtocolError): unknown
+  /** The SSE frame of an error that ends a stream. */
+  errorFrame(error: ProtocolError): string
+  /** The request as recovery's `planTurn` reads it (without the history's recoveries). */
+  turnRequest(body: Readonly<Record<string, unknown>>): Omit<TurnRequest, "recoveriesBefore">
+  /**
+   * The recoveries the request's turn already made: the largest mark ({@link callMark}) on a
+   * tool-call id after the last user message — the ids of a recovered response come back in
+   * every later request of the agent's turn, so the proxy keeps no state between requests.
+   */
+  recoveriesBefore(body: Readonly<Record<string, unknown>>): number
+  /** The usage record an upstream event or body carries, or undefined. */
+  usage(item: unknown): unknown
+  /** `item` with its usage record replaced. */
+  withUsage(item: unknown, usage: unknown): unknown
+  /** `item` with the ids of its tool calls marked with `recoveries` ({@link markId}). */
+  markCalls(item: unknown, recoveries: number): unknown
+}
+
+/** Whether `value` is a plain JSON object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+const MARK = /-retry(\d+)$/
+
+/**
+ * The id of a call in a recovered response: `retryId(id, recoveries)` of `@tool-rescue/recovery`
+ * (`call_1` → `call_1-retry1`), the turn's recoveries so far. An id already marked is left alone.
+ */
+export function markId(id: unknown, recoveries: number): unknown {
+  return typeof id === "string" && recoveries > 0 && !MARK.test(id) ? retryId(id, recoveries) : id
+}
+
+/** The recoveries a tool-call id was marked with (0 for an unmarked id). */
+export function callMark(id: unknown): number {
+  if (typeof id !== "string") return 0
+  const found = MARK.exec(id)
+  return found === null ? 0 : Number(found[1])
+}

@@ -1,0 +1,393 @@
+/**
+ * A recovered route: one client request is one turn of `runTurn`. The first attempt is the
+ * client's own bytes; a retry is the protocol's retry body (the original request without the
+ * malformed response, with the instruction), spliced into the same client stream or result.
+ */
+import {
+  isToolCallRecoveryError,
+  type NormalizedPart,
+  type OutputPart,
+  planTurn,
+  runTurn,
+  sumUsage,
+} from "@tool-rescue/recovery"
+import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { passThrough, relay } from "./pass-through.ts"
+import type { Protocol, ProtocolError } from "./protocol.ts"
+import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
+import { readBody } from "./read-body.ts"
+import { readSse, sseFrame } from "./read-sse.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
+import { upstreamUrl } from "./upstream-url.ts"
+
+type Body = Readonly<Record<string, unknown>>
+
+/** Everything one turn needs. */
+interface Call {
+  readonly protocol: Protocol
+  readonly context: ProxyContext
+  readonly target: URL
+  readonly headers: Headers
+  readonly body: Body
+  readonly tools: readonly string[]
+  /** Recoveries the agent's turn made in earlier requests (read from the history's marks). */
+  readonly recoveriesBefore: number
+  /** Aborted when the client goes away (or stops reading the stream). */
+  readonly controller: AbortController
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+const encoder = new TextEncoder()
+
+/** The protocol's error as an HTTP response. */
+function errorResponse(protocol: Protocol, status: number, error: ProtocolError): Response {
+  return Response.json(protocol.errorBody(error), { status })
+}
+
+type Parsed =
+  | { readonly kind: "body"; readonly body: Body }
+  | { readonly kind: "invalid"; readonly error: ProtocolError }
+
+/** A request body that is not a JSON object, or whose `stream` is not a boolean: the protocol's 400. */
+function parseRequest(bytes: Uint8Array): Parsed {
+  const invalid = (code: string, message: string): Parsed => ({
+    kind: "invalid",
+    error: { type: "invalid_request_error", code, message },
+  })
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
+  } catch {
+    return invalid("invalid_json", "The request body is not valid JSON.")
+  }
+  if (!isRecord(parsed)) return invalid("invalid_json", "The request body must be a JSON object.")
+  if (parsed.stream !== undefined && parsed.stream !== null && typeof parsed.stream !== "boolean")
+    return invalid("invalid_type", "'stream' must be a boolean.")
+  return { kind: "body", body: parsed }
+}
+
+/**
+ * Handles one request to a recovered route (`protocol`).
+ *
+ * - Body over `maxBodyBytes` → 413; not a JSON object, or a non-boolean `stream` → 400, in the
+ *   protocol's error shape. Nothing is sent upstream.
+ * - No recovery planned (no tools, tool choice none, …) → the client's bytes go upstream as they
+ *   came and the response comes back untouched.
+ * - An upstream error status (or an unexpected content type) on the first attempt → passed
+ *   through unchanged.
+ */
+export async function recoverRequest(
+  protocol: Protocol,
+  request: Request,
+  context: ProxyContext,
+): Promise<Response> {
+  const bytes = await readBody(request, context.maxBodyBytes)
+  if (bytes === "too-large") {
+    return errorResponse(protocol, 413, {
+      type: protocol.name === "messages" ? "request_too_large" : "invalid_request_error",
+      code: "request_too_large",
+      message: `The request body is larger than the proxy's limit of ${context.maxBodyBytes} bytes.`,
+    })
+  }
+  const parsed = parseRequest(bytes)
+  if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
+  const { body } = parsed
+  const plan = planTurn(context.resolved, {
+    ...protocol.turnRequest(body),
+    recoveriesBefore: protocol.recoveriesBefore(body),
+  })
+  if (plan.kind === "skip") {
+    context.metrics.request(protocol.name, "passthrough")
+    return passThrough(request, context, bytes)
+  }
+  context.metrics.request(protocol.name, "recovered")
+
+  const url = new URL(request.url)
+  const controller = new AbortController()
+  const onClientAbort = () => controller.abort(request.signal.reason)
+  if (request.signal.aborted) onClientAbort()
+  else request.signal.addEventListener("abort", onClientAbort, { once: true })
+  const call: Call = {
+    protocol,
+    context,
+    target: upstreamUrl(context.upstream, url.pathname, url.search),
+    headers: upstreamRequestHeaders(request.headers),
+    body,
+    tools: plan.tools,
+    recoveriesBefore: plan.recoveriesBefore,
+    controller,
+  }
+
+  let first: Response
+  try {
+    first = await sendUpstream(
+      context,
+      call.target,
+      { method: "POST", headers: call.headers, body: bytes },
+      controller.signal,
+    )
+  } catch (error) {
+    return failureResponse(call, error)
+  }
+  const streaming = body.stream === true
+  if (!first.ok || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
+  return streaming ? recoverStream(call, first) : recoverJson(call, first)
+}
+
+function hasContentType(response: Response, wanted: string): boolean {
+  return (response.headers.get("content-type") ?? "").toLowerCase().includes(wanted)
+}
+
+/** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
+function turnOptions(call: Call) {
+  const { recovery, metrics } = call.context
+  const observe = metrics.turn(call.protocol.name)
+  const user = recovery.onEvent
+  return {
+    ...recovery,
+    onEvent: (event: Parameters<typeof observe>[0]) => {
+      observe(event)
+      user?.(event)
+    },
+  }
+}
+
+/** Sends the retry of `round`: the retry body, streamed or not like the original. */
+async function sendRetry(
+  call: Call,
+  instruction: string | undefined,
+  signal: AbortSignal,
+  contentType: string,
+) {
+  const retry = call.protocol.api.retryBody(call.body, instruction ?? "", call.context.placement)
+  const headers = new Headers(call.headers)
+  headers.set("content-type", "application/json")
+  const response = await sendUpstream(
+    call.context,
+    call.target,
+    { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
+    signal,
+  )
+  // Provider errors are final: the retry's error status is passed on, never retried.
+  if (!response.ok || !hasContentType(response, contentType))
+    throw await UpstreamFailure.fromResponse(response)
+  return response
+}
+
+async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undefined> {
+  yield* items
+}
+
+function recoverStream(call: Call, first: Response): Response {
+  const { protocol, controller } = call
+  const api = protocol.api
+  // The frame each upstream event arrived in: an event the splice passes on whole is written as
+  // received (no re-serialization on the clean path).
+  const frames = new WeakMap<object, string>()
+  let sentinel = false
+
+  /** The usage each attempt reported, by round (the turn reports their sum). */
+  const usages: unknown[] = []
+  let round = 0
+
+  async function* events(
+    response: Response,
+    attempt: number,
+  ): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
+    sentinel = false
+    if (response.body === null) return
+    for await (const sse of readSse(response.body)) {
+      if (sse.data === "[DONE]") {
+        sentinel = true
+        continue
+      }
+      let event: unknown
+      try {
+        event = JSON.parse(sse.data)
+      } catch (error) {
+        // A malformed stream is a provider error: the client's stream is cut like the upstream's.
+        throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
+      }
+      const frame = sseFrame(sse.data, sse.event)
+      if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
+      if (typeof event === "object" && event !== null) frames.set(event, frame)
+      const usage = protocol.usage(event)
+      if (usage !== undefined) usages[attempt] = usage
+      yield* api.streamParts(event)
+    }
+  }
+
+  const turn = runTurn<unknown>({
+    tools: call.tools,
+    signal: controller.signal,
+    options: turnOptions(call),
+    recoveriesBefore: call.recoveriesBefore,
+    attempt: async (attempt, { instruction, signal }) =>
+      events(
+        attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream"),
+        attempt,
+      ),
+  })
+  const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
+  const frameOf = (item: unknown): string =>
+    (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
+    sseFrame(JSON.stringify(item), protocol.eventName(item))
+
+  async function* output(): AsyncGenerator<string, void, undefined> {
+    try {
+      for await (const part of turn) {
+        if (part.type === "attempt-start") round = part.round
+        for (const item of splicer.push(part as OutputPart<unknown>))
+          yield frameOf(recovered(call, item, round, usages))
+      }
+      if (protocol.sentinel && sentinel) yield "data: [DONE]\n\n"
+    } catch (error) {
+      if (controller.signal.aborted) return
+      const frame = failureFrame(call, error)
+      if (frame === undefined) throw error
+      yield frame
+    }
+  }
+
+  const iterator = output()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      const next = await iterator.next()
+      if (next.done === true) stream.close()
+      else stream.enqueue(encoder.encode(next.value))
+    },
+    async cancel(reason) {
+      // The client went away: abort the upstream request; no retry starts after this.
+      controller.abort(reason)
+      await iterator.return(undefined)
+    },
+  })
+  return new Response(body, { status: first.status, headers: clientResponseHeaders(first.headers) })
+}
+
+async function recoverJson(call: Call, first: Response): Promise<Response> {
+  const api = call.protocol.api
+  const text = await first.text()
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    return new Response(text, { status: first.status, headers: clientResponseHeaders(first.headers) })
+  }
+  const usages: unknown[] = [call.protocol.usage(data)]
+  let round = 0
+  const turn = runTurn<unknown>({
+    tools: call.tools,
+    signal: call.controller.signal,
+    options: turnOptions(call),
+    recoveriesBefore: call.recoveriesBefore,
+    attempt: async (attempt, { instruction, signal }) => {
+      if (attempt === 0) return fromArray(api.dataParts(data))
+      round = attempt
+      const response = await sendRetry(call, instruction, signal, "json")
+      const next = await response.text()
+      try {
+        const parsed: unknown = JSON.parse(next)
+        usages[attempt] = call.protocol.usage(parsed)
+        return fromArray(api.dataParts(parsed))
+      } catch {
+        throw new UpstreamFailure("status", {
+          response: { status: response.status, headers: response.headers, text: next },
+        })
+      }
+    },
+  })
+  try {
+    const result = recovered(
+      call,
+      await api.result(turn, { tools: call.tools, returnToolCallErrors: false }),
+      round,
+      usages,
+    )
+    const headers = clientResponseHeaders(first.headers)
+    return new Response(JSON.stringify(result), { status: first.status, headers })
+  } catch (error) {
+    return failureResponse(call, error)
+  }
+}
+
+/**
+ * An item of a retry (round ≥ 1) as the client gets it: its tool-call ids carry the turn's
+ * recoveries so far (the mark later requests of the agent's turn bring back, see
+ * `Protocol.recoveriesBefore`), and a usage record is the sum of every attempt's (recovery's
+ * `sumUsage`: every attempt was billed).
+ */
+function recovered(call: Call, item: unknown, round: number, usages: readonly unknown[]): unknown {
+  if (round === 0) return item
+  const { protocol } = call
+  let out = protocol.markCalls(item, call.recoveriesBefore + round)
+  const usage = protocol.usage(out)
+  if (usage !== undefined) {
+    let total: unknown
+    for (let i = 0; i < round; i++) if (usages[i] !== undefined) total = sumUsage(total, usages[i])
+    out = protocol.withUsage(out, sumUsage(total, usage))
+  }
+  return out
+}
+
+/** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */
+const STATUS = { "repeated-markup": 422, "persist-failed": 500, aborted: 499, timeout: 504, unreachable: 502 }
+
+/** The proxy's own error for `error`, or undefined for an error it does not know (a cut stream). */
+function proxyError(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
+  if (isToolCallRecoveryError(error)) {
+    return {
+      status: STATUS[error.code],
+      error: { type: "tool_call_recovery_error", code: error.code, message: error.message },
+    }
+  }
+  if (UpstreamFailure.isInstance(error) && (error.kind === "timeout" || error.kind === "unreachable")) {
+    const timeout = error.kind === "timeout"
+    return {
+      status: STATUS[error.kind],
+      error: {
+        type: call.protocol.name === "messages" ? "api_error" : "upstream_error",
+        code: `upstream-${error.kind}`,
+        message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
+      },
+    }
+  }
+  return undefined
+}
+
+function failureResponse(call: Call, error: unknown): Response {
+  if (UpstreamFailure.isInstance(error) && error.response !== undefined) {
+    const { status, headers, text } = error.response
+    return new Response(text, { status, headers: clientResponseHeaders(headers) })
+  }
+  const own = proxyError(call, error)
+  if (own !== undefined) return errorResponse(call.protocol, own.status, own.error)
+  // The client left while we waited (the response is never read), or a bug: a plain 500.
+  return errorResponse(call.protocol, 500, {
+    type: call.protocol.name === "messages" ? "api_error" : "server_error",
+    code: "proxy-error",
+    message: "The proxy could not complete the request.",
+  })
+}
+
+/** The frame that ends a recovered stream for `error`, or undefined to cut the stream. */
+function failureFrame(call: Call, error: unknown): string | undefined {
+  const { protocol } = call
+  if (UpstreamFailure.isInstance(error)) {
+    const passed = error.upstreamFrame(protocol.name === "chat" ? undefined : "error")
+    if (passed !== undefined) return passed
+    if (error.kind === "status") {
+      const status = error.response?.status ?? 502
+      return protocol.errorFrame({
+        type: protocol.name === "messages" ? "api_error" : "upstream_error",
+        code: `upstream-${status}`,
+        message: `The upstream answered the retry with HTTP ${status}.`,
+      })
+    }
+  }
+  const own = proxyError(call, error)
+  return own === undefined ? undefined : protocol.errorFrame(own.error)
+}

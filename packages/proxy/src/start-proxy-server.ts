@@ -1,0 +1,94 @@
+import type { AddressInfo } from "node:net"
+import { serve } from "@hono/node-server"
+import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
+
+/**
+ * Options of {@link startProxyServer}: the proxy's, plus where to listen.
+ *
+ * @example
+ * ```ts
+ * import type { ProxyServerOptions } from "@tool-rescue/proxy/node"
+ *
+ * const options: ProxyServerOptions = { upstream: "http://127.0.0.1:11434/v1", port: 8787 }
+ * ```
+ */
+export interface ProxyServerOptions extends ProxyOptions {
+  /** @defaultValue 8787; 0 picks a free port */
+  readonly port?: number
+  /** Only loopback unless you say otherwise. @defaultValue "127.0.0.1" */
+  readonly host?: string
+  /** Milliseconds `close()` lets in-flight requests finish before it cuts them. @defaultValue 10000 */
+  readonly graceMs?: number
+}
+
+/**
+ * A running proxy server.
+ *
+ * @example
+ * ```ts
+ * import { startProxyServer } from "@tool-rescue/proxy/node"
+ *
+ * const server = await startProxyServer({ upstream: "http://127.0.0.1:11434/v1", port: 0 })
+ * console.log(server.url) // http://127.0.0.1:PORT/v1, the base URL clients use
+ * await server.close()
+ * ```
+ */
+export interface ProxyServer {
+  /** The base URL clients use: `http://HOST:PORT/v1`. */
+  readonly url: string
+  readonly host: string
+  readonly port: number
+  readonly proxy: ToolRescueProxy
+  /**
+   * Stops accepting connections, lets in-flight requests finish for `graceMs`, then cuts what is
+   * left. Resolves when the server is closed.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * Starts the proxy on Node (`@hono/node-server`), bound to 127.0.0.1 unless `host` says
+ * otherwise.
+ *
+ * @example
+ * ```ts
+ * import { startProxyServer } from "@tool-rescue/proxy/node"
+ *
+ * const server = await startProxyServer({ upstream: "http://127.0.0.1:8000/v1" })
+ * process.once("SIGTERM", () => void server.close())
+ * ```
+ */
+export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
+  const { port = 8787, host = "127.0.0.1", graceMs = 10_000, ...proxyOptions } = options
+  const proxy = createProxy(proxyOptions)
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    // Leave the process's global Request/Response alone: the proxy may share it with other code.
+    const started = serve({ fetch: proxy.fetch, port, hostname: host, overrideGlobalObjects: false }, () => {
+      started.off("error", reject)
+      resolve(started)
+    })
+    started.once("error", reject)
+  })
+  const address = server.address() as AddressInfo
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${shown}:${address.port}/v1`,
+    host: address.address,
+    port: address.port,
+    proxy,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const cut = setTimeout(() => {
+          if ("closeAllConnections" in server) server.closeAllConnections()
+        }, graceMs)
+        server.close(() => {
+          clearTimeout(cut)
+          resolve()
+        })
+        if ("closeIdleConnections" in server) server.closeIdleConnections()
+      })
+      return closing
+    },
+  }
+}

@@ -1,0 +1,73 @@
+import { sseFrame } from "./read-sse.ts"
+
+/**
+ * Why an upstream attempt failed, for the proxy's own control flow (never thrown to a user):
+ * - `status`: the upstream answered a retry with an error status (or not with the expected
+ *   content type); its response is passed on unchanged;
+ * - `event`: the upstream stream carried an error event; it is passed on unchanged;
+ * - `timeout`: no response headers within `upstreamTimeoutMs`;
+ * - `unreachable`: the connection failed.
+ */
+export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable"
+
+/** An upstream response, read whole. */
+export interface BufferedResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+}
+
+const brand: unique symbol = Symbol.for("@tool-rescue/proxy.UpstreamFailure")
+
+/** An attempt failed upstream: a provider error, final, never retried. */
+export class UpstreamFailure extends Error {
+  override readonly name: "UpstreamFailure" = "UpstreamFailure"
+  readonly kind: UpstreamFailureKind
+  /** `status`: the upstream's response. */
+  readonly response: BufferedResponse | undefined
+  /** `event`: the error event's frame as received. */
+  readonly frame: string | undefined
+
+  constructor(
+    kind: UpstreamFailureKind,
+    detail: { response?: BufferedResponse; frame?: string; cause?: unknown },
+  ) {
+    super(
+      `tool-rescue proxy: upstream ${kind}`,
+      detail.cause === undefined ? undefined : { cause: detail.cause },
+    )
+    // Not a class field: a computed symbol member cannot be declared under isolatedDeclarations.
+    Object.defineProperty(this, brand, { value: true })
+    this.kind = kind
+    this.response = detail.response
+    this.frame = detail.frame
+  }
+
+  /** Recognises an {@link UpstreamFailure} by brand. */
+  static isInstance(value: unknown): value is UpstreamFailure {
+    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true
+  }
+
+  /** Reads `response` whole into a `status` failure. */
+  static async fromResponse(response: Response): Promise<UpstreamFailure> {
+    const text = await response.text().catch(() => "")
+    return new UpstreamFailure("status", {
+      response: { status: response.status, headers: response.headers, text },
+    })
+  }
+
+  /** The failure as an SSE frame of `eventName` (undefined for Chat), or undefined when it has no body to pass on. */
+  upstreamFrame(eventName: string | undefined): string | undefined {
+    if (this.frame !== undefined) return this.frame
+    const text = this.response?.text
+    if (text === undefined) return undefined
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (typeof parsed === "object" && parsed !== null && "error" in parsed)
+        return sseFrame(JSON.stringify(parsed), eventName)
+    } catch {
+      // Not JSON: the caller frames it as the proxy's own error.
+    }
+    return undefined
+  }
+}

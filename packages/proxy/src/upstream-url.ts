@@ -1,0 +1,27 @@
+/**
+ * Where a client's request goes: always under the configured upstream, never a host from the
+ * request (no open relay). Clients use the proxy as they would the upstream: with
+ * `--upstream http://127.0.0.1:11434/v1`, a client's `http://127.0.0.1:PORT/v1` base URL maps
+ * `/v1/chat/completions` to `http://127.0.0.1:11434/v1/chat/completions`. An upstream without a
+ * `/v1` suffix (`http://host:8000` or `http://host/api`) receives the client's path appended to
+ * its own.
+ *
+ * @example
+ * ```ts
+ * upstreamUrl(new URL("http://127.0.0.1:11434/v1"), "/v1/models", "") // http://127.0.0.1:11434/v1/models
+ * upstreamUrl(new URL("http://127.0.0.1:11434/v1"), "/", "")          // http://127.0.0.1:11434/
+ * ```
+ */
+export function upstreamUrl(upstream: URL, path: string, search: string): URL {
+  const base = upstream.pathname.replace(/\/+$/, "")
+  const target = new URL(upstream.origin)
+  if (base.endsWith("/v1") && (path === "/v1" || path.startsWith("/v1/"))) {
+    target.pathname = base + path.slice("/v1".length)
+  } else if (base.endsWith("/v1")) {
+    target.pathname = base.slice(0, -"/v1".length) + path
+  } else {
+    target.pathname = base + path
+  }
+  target.search = search
+  return target
+}
