@@ -6,15 +6,18 @@
  * text is ever rebuilt.
  */
 
-import { AIMessageChunk, type UsageMetadata } from "@langchain/core/messages"
+import { AIMessageChunk, type MessageContent, type UsageMetadata } from "@langchain/core/messages"
 import { ChatGenerationChunk } from "@langchain/core/outputs"
 import { type NormalizedPart, type ReasoningField, reasoningField } from "@tool-rescue/recovery"
+import { contentText, type TextBlock, textContent } from "./content-text.ts"
 
 /** The raw of a streamed part: the chunk it came from, and whether the part is all of it. */
 export interface ChunkRaw {
   readonly chunk: ChatGenerationChunk
   /** The part is the whole chunk (a content-only chunk): it is yielded as the very chunk. */
   readonly whole: boolean
+  /** The content block a text part came from (array content), rebuilt around its pieces. */
+  readonly block?: TextBlock | undefined
 }
 
 /** The field of `additional_kwargs` that carries the provider's separate reasoning text, per `recovery`. */
@@ -47,8 +50,8 @@ function isFinish(chunk: ChatGenerationChunk): boolean {
   )
 }
 
-/** The chunk without its content and reasoning text. */
-function restOf(chunk: ChatGenerationChunk): ChatGenerationChunk {
+/** The chunk without its text and reasoning text: `content` is what is left of its content. */
+function restOf(chunk: ChatGenerationChunk, content: MessageContent): ChatGenerationChunk {
   const message = chunk.message
   const field = reasoningFieldOf(message)
   const additional_kwargs = { ...message.additional_kwargs }
@@ -62,7 +65,7 @@ function restOf(chunk: ChatGenerationChunk): ChatGenerationChunk {
   return new ChatGenerationChunk({
     text: "",
     message: new AIMessageChunk({
-      content: "",
+      content,
       ...(message.id === undefined ? {} : { id: message.id }),
       additional_kwargs,
       response_metadata: message.response_metadata,
@@ -75,22 +78,20 @@ function restOf(chunk: ChatGenerationChunk): ChatGenerationChunk {
 /** The normalized parts of one streamed chunk, in order. */
 export function chunkParts(chunk: ChatGenerationChunk): NormalizedPart<ChunkRaw>[] {
   const message = chunk.message
-  const content = typeof message.content === "string" ? message.content : undefined
   const reasoning = reasoningOf(message)
   const calls = startedCalls(message)
   const finish = isFinish(chunk)
-  if (content !== undefined && reasoning === "" && calls.length === 0 && !finish) {
-    return [{ type: "text", text: content, raw: { chunk, whole: true } }]
+  if (typeof message.content === "string" && reasoning === "" && calls.length === 0 && !finish) {
+    return [{ type: "text", text: message.content, raw: { chunk, whole: true } }]
   }
-  if (content === undefined) {
-    // Content blocks (an array): not text this adapter scans; passed through untouched.
+  const { pieces, rest: restContent } = contentText(message.content)
+  if (reasoning === "" && pieces.length === 0)
     return [{ type: finish ? "finish" : "other", raw: { chunk, whole: true } }]
-  }
   const parts: NormalizedPart<ChunkRaw>[] = []
-  const piece = { chunk, whole: false }
-  if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: piece })
-  if (content !== "") parts.push({ type: "text", text: content, raw: piece })
-  const rest = { chunk: restOf(chunk), whole: true }
+  if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: { chunk, whole: false } })
+  for (const { text, block } of pieces)
+    parts.push({ type: "text", text, raw: { chunk, whole: false, block } })
+  const rest = { chunk: restOf(chunk, restContent), whole: true }
   const [call, ...more] = calls
   if (call !== undefined) {
     parts.push({ type: "tool-call", toolName: call.name, params: call.args, raw: rest })
@@ -107,16 +108,20 @@ export const EMPTY: ChunkRaw = {
   whole: false,
 }
 
-/** A chunk holding only `text`, as content or as reasoning, with the id of `like`. */
+/**
+ * A chunk holding only `text`, as content (a string, or a copy of the text block it came from)
+ * or as reasoning, with the id of `like`.
+ */
 export function textChunk(
   text: string,
   channel: "text" | "reasoning",
   like: ChatGenerationChunk,
+  block?: TextBlock,
 ): ChatGenerationChunk {
   const id = like.message.id
   const message =
     channel === "text"
-      ? new AIMessageChunk({ content: text, ...(id === undefined ? {} : { id }) })
+      ? new AIMessageChunk({ content: textContent(text, block), ...(id === undefined ? {} : { id }) })
       : new AIMessageChunk({
           content: "",
           additional_kwargs: { [reasoningFieldOf(like.message) ?? "reasoning_content"]: text },

@@ -2,6 +2,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
 import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
+import { contentText, withText } from "./content-text.ts"
 import {
   type CallOptions,
   type ModelCall,
@@ -71,7 +72,7 @@ export async function recoverGenerate(
   if (result.generations.length !== 1 || generation === undefined || !isAIMessage(generation.message))
     return result
   const message = generation.message
-  const content = typeof message.content === "string" ? text.join("") : message.content
+  const content = withText(message.content, text.join(""))
   const field = reasoningField(message.additional_kwargs)
   let usage: UsageMetadata | undefined = message.usage_metadata
   let tokenUsage = result.llmOutput?.tokenUsage
@@ -99,9 +100,7 @@ export async function recoverGenerate(
   } as ConstructorParameters<typeof AIMessage>[0])
   return {
     ...result,
-    generations: [
-      { ...generation, text: typeof content === "string" ? content : generation.text, message: rebuilt },
-    ],
+    generations: [{ ...generation, text: text.join(""), message: rebuilt }],
     ...(tokenUsage === undefined ? {} : { llmOutput: { ...result.llmOutput, tokenUsage } }),
   }
 }
@@ -117,9 +116,7 @@ function resultParts(result: ChatResult): NormalizedPart<ChatResult>[] {
   const field = reasoningField(message.additional_kwargs)
   const reasoning = field === undefined ? "" : String(message.additional_kwargs[field])
   if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: result })
-  if (typeof message.content === "string" && message.content !== "") {
-    parts.push({ type: "text", text: message.content, raw: result })
-  }
+  for (const { text } of contentText(message.content).pieces) parts.push({ type: "text", text, raw: result })
   for (const call of message.tool_calls ?? []) {
     parts.push({ type: "tool-call", toolName: call.name, params: JSON.stringify(call.args), raw: result })
   }

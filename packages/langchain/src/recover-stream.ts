@@ -1,6 +1,6 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages"
-import { ChatGenerationChunk } from "@langchain/core/outputs"
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs"
 import { type OutputPart, sumUsage } from "@tool-rescue/recovery"
 import { type ChunkRaw, chunkParts, EMPTY, textChunk, usageOf } from "./chunk-parts.ts"
 import {
@@ -91,7 +91,7 @@ function outputChunk(
     case "reasoning":
       return raw.whole && part.text === raw.chunk.text
         ? raw.chunk
-        : textChunk(part.text, part.type, raw.chunk)
+        : textChunk(part.text, part.type, raw.chunk, raw.block)
     case "tool-call":
     case "finish":
     case "other":
@@ -123,4 +123,15 @@ export async function* toolBlocksAfterText(
     }
     yield chunk
   }
+}
+
+/**
+ * A `_generate` result from recovering chunks: their concatenation, as `BaseChatModel` itself
+ * aggregates a stream for `invoke` when a callback prefers streaming.
+ */
+export async function generateFromStream(chunks: AsyncIterable<ChatGenerationChunk>): Promise<ChatResult> {
+  let aggregated: ChatGenerationChunk | undefined
+  for await (const chunk of chunks) aggregated = aggregated === undefined ? chunk : aggregated.concat(chunk)
+  if (aggregated === undefined) throw new Error("tool-rescue: the model streamed no chunk")
+  return { generations: [aggregated] }
 }

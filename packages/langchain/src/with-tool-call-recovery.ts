@@ -4,7 +4,12 @@ import type { BaseMessage } from "@langchain/core/messages"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
-import { recoverStream, type StreamChunks, toolBlocksAfterText } from "./recover-stream.ts"
+import {
+  generateFromStream,
+  recoverStream,
+  type StreamChunks,
+  toolBlocksAfterText,
+} from "./recover-stream.ts"
 import type { CallOptions, RecoverySettings } from "./recovery-turn.ts"
 
 /**
@@ -53,7 +58,20 @@ export function withToolCallRecovery<Model extends BaseChatModel>(
 /** Wrapped model → the model it wraps. */
 const wrapped = new WeakMap<object, BaseChatModel>()
 
-/** The model under a {@link withToolCallRecovery} wrapper (the model itself if it is not wrapped). */
+/**
+ * The model under a {@link withToolCallRecovery} wrapper (the model itself if it is not wrapped),
+ * e.g. to call it once without recovery.
+ *
+ * @example
+ * ```ts
+ * import { ChatOpenAI } from "@langchain/openai"
+ * import { unwrapChatModel, withToolCallRecovery } from "@tool-rescue/langchain"
+ *
+ * const raw = new ChatOpenAI({ model: "qwen3-coder", apiKey: "local" })
+ * const model = withToolCallRecovery(raw)
+ * unwrapChatModel(model) === raw // true
+ * ```
+ */
 export function unwrapChatModel<Model extends BaseChatModel>(model: Model): Model {
   return (wrapped.get(model) as Model | undefined) ?? model
 }
@@ -65,17 +83,27 @@ export function wrapChatModel<Model extends BaseChatModel>(model: Model, setting
   const bound = () => (target as { defaultOptions?: unknown }).defaultOptions
   const generate: Generate = (messages, options, runManager) =>
     target._generate(messages, options, runManager)
+  // A model without its own streaming keeps the base method: `stream` then falls back to `invoke`.
+  const stream: StreamChunks | undefined =
+    target._streamResponseChunks === base._streamResponseChunks
+      ? undefined
+      : (messages, options, runManager) => target._streamResponseChunks(messages, options, runManager)
   const hooks = new Map<PropertyKey, unknown>([
     [
       "_generate",
-      (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) =>
-        recoverGenerate(generate, settings, { messages, options, bound: bound() }, runManager),
+      (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) => {
+        const call = { messages, options, bound: bound() }
+        // A model constructed with `streaming: true` streams inside its own `_generate` and
+        // reports each token to the callbacks; muting them would take the tokens away. Its
+        // `invoke` runs through the recovering stream instead, so the callbacks get the clean
+        // tokens (with streaming semantics: text already reported stays in the result).
+        return stream !== undefined && (target as { streaming?: unknown }).streaming === true
+          ? generateFromStream(recoverStream(stream, settings, call, runManager))
+          : recoverGenerate(generate, settings, call, runManager)
+      },
     ],
   ])
-  // A model without its own streaming keeps the base method: `stream` then falls back to `invoke`.
-  if (target._streamResponseChunks !== base._streamResponseChunks) {
-    const stream: StreamChunks = (messages, options, runManager) =>
-      target._streamResponseChunks(messages, options, runManager)
+  if (stream !== undefined) {
     hooks.set(
       "_streamResponseChunks",
       (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) =>

@@ -41,6 +41,18 @@ function contentOf(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content)
 }
 
+describe("createAgent without tool-rescue (the problem, as the README's comparison states it)", () => {
+  it("takes the leak for the final answer: the tool never runs and the markup is the reply", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({ model: chatOpenAI(server), tools: [grepTool(runs)] })
+    const { messages } = await agent.invoke(question)
+    expect(runs).toEqual([])
+    expect(contentOf(messages.at(-1)!)).toBe(sample.text)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
 describe("createAgent with toolCallRecoveryMiddleware", () => {
   it("invoke: the tool runs once, the final message is the answer, no markup in any message", async () => {
     const server = await replay(agentScript())

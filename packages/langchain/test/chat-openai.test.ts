@@ -2,7 +2,7 @@ import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { describe, expect, it } from "vitest"
 import { withToolCallRecovery } from "../src/index.ts"
-import { collect, functionTool, harness, leak, sentText } from "./support/harness.ts"
+import { chatOpenAI, collect, functionTool, harness, leak, replay, sentText } from "./support/harness.ts"
 
 const sample = leak("L8")
 const tools = sample.tools.map(functionTool)
@@ -171,17 +171,15 @@ describe("ChatOpenAI: reasoning, hooks, aborts", () => {
     expect(server.requests).toHaveLength(1)
   })
 
-  it("invoke aborted through signal while the retry is pending rejects, and the retry is cut off", async () => {
+  it("invoke aborted through signal while the retry is pending rejects with aborted", async () => {
     const controller = new AbortController()
-    const { model, server } = await harness(
-      [{ content: sample.text }, { toolCalls: [call], latencyMs: 10_000 }],
-      {
-        onEvent: (event) => {
-          if (event.type === "recovery-started")
-            setTimeout(() => controller.abort(new Error("user cancelled")), 50)
-        },
-      },
-    )
+    const server = await replay((_request, turn) => {
+      if (turn === 0) return { content: sample.text }
+      // The retry reached the server: the user cancels while it is pending.
+      controller.abort(new Error("user cancelled"))
+      return { toolCalls: [call], latencyMs: 10_000 }
+    })
+    const model = withToolCallRecovery(chatOpenAI(server))
     const error = await model
       .bindTools(tools)
       .invoke(messages, { signal: controller.signal })
@@ -199,6 +197,24 @@ describe("ChatOpenAI: reasoning, hooks, aborts", () => {
     expect(reply.tool_calls?.map((c) => c.name)).toEqual(["rm_rf"])
     expect(server.requests).toHaveLength(1)
     expect(events).toContainEqual({ type: "unknown-tool-call", toolName: "rm_rf", params: '{"path":"/"}' })
+  })
+})
+
+describe("ChatOpenAI({ streaming: true }).invoke", () => {
+  it("reports only clean tokens to handleLLMNewToken, and returns the retry's call", async () => {
+    const { model, server } = await harness(
+      [{ content: sample.text, chunkSize: 3 }, { toolCalls: [call] }],
+      {},
+      { streaming: true },
+    )
+    const tokens: string[] = []
+    const reply = await model
+      .bindTools(tools)
+      .invoke(messages, { callbacks: [{ handleLLMNewToken: (token: string) => void tokens.push(token) }] })
+    expect(tokens.join("")).toBe(safePrefix)
+    expect(reply.tool_calls).toMatchObject([{ name: "GrepTool" }])
+    expect(server.requests).toHaveLength(2)
+    expect(server.requests[0]!.body!.stream).toBe(true)
   })
 })
 
