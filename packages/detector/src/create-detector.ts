@@ -3,7 +3,15 @@
  * The state itself is described in `machine.ts`.
  */
 import { tablesFor } from "./compile.ts"
-import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
+import {
+  closeReasoning,
+  endMarkup,
+  flushQueue,
+  openMarkup,
+  openReasoning,
+  release,
+  withhold,
+} from "./emit.ts"
 import {
   BACKTICK,
   CR,
@@ -13,6 +21,7 @@ import {
   LF,
   type Machine,
   NO_MARKUP,
+  NO_SPANS,
   SPACE,
   TILDE,
 } from "./machine.ts"
@@ -261,7 +270,7 @@ function isHighSurrogate(c: number): boolean {
 function settle(m: Machine): DetectorResult {
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
-  else m.textFrom = m.pos
+  else withhold(m, m.pos)
   if (m.pos > 0) {
     m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
@@ -275,6 +284,7 @@ function settle(m: Machine): DetectorResult {
     text = m.highHeld + text
     m.highHeld = ""
   }
+  let decided = m.base + m.pos
   if (!m.final && text.length > 0 && m.outEnd === m.base + m.buf.length) {
     // Never release half a surrogate pair: hold a high surrogate that ends the input received so
     // far until its pair arrives. One followed by anything already received (held text, markup)
@@ -282,17 +292,23 @@ function settle(m: Machine): DetectorResult {
     if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
       m.highHeld = text.slice(-1)
       text = text.slice(0, -1)
+      decided--
     }
   }
-  return result(m, text)
+  return result(m, text, decided)
 }
 
-/** `text` with the markup reported since the last result. */
-function result(m: Machine, text: string): DetectorResult {
-  if (m.found.length === 0) return { text, markup: NO_MARKUP }
+/** `text` with the markup reported and the spans withheld since the last result. */
+function result(m: Machine, text: string, decided: number): DetectorResult {
+  let withheld = NO_SPANS
+  if (m.withheld.length > 0) {
+    withheld = m.withheld
+    m.withheld = []
+  }
+  if (m.found.length === 0) return { text, markup: NO_MARKUP, withheld, decided }
   const markup = m.found
   m.found = []
-  return { text, markup }
+  return { text, markup, withheld, decided }
 }
 
 function pushDelta(m: Machine, delta: string): DetectorResult {
@@ -313,7 +329,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       m.base += len
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = last
-      return result(m, delta)
+      return result(m, delta, m.base)
     }
   }
   if (
@@ -325,10 +341,13 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
     if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
+      // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
+      withhold(m, len)
+      m.textFrom = 0
       m.base += len
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
-      return result(m, "")
+      return result(m, "", m.base)
     }
   }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
@@ -338,7 +357,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
 }
 
 function endStream(m: Machine): DetectorResult {
-  if (m.ended) return { text: "", markup: NO_MARKUP }
+  if (m.ended) return { text: "", markup: NO_MARKUP, withheld: NO_SPANS, decided: m.base + m.buf.length }
   m.final = true
   run(m)
   if (m.draft !== undefined) {

@@ -25,6 +25,17 @@ export function release(m: Machine, to: number): void {
   m.outEnd = m.base + to
 }
 
+/** Withholds `buf[textFrom, to)`: part of a call or an envelope token, never shown. */
+export function withhold(m: Machine, to: number): void {
+  if (to <= m.textFrom) return
+  const start = m.base + m.textFrom
+  const w = m.withheld
+  // Adjacent spans merge: a call withheld over many pushes is one span per push.
+  if (w.length > 0 && w[w.length - 1] === start) w[w.length - 1] = m.base + to
+  else w.push(start, m.base + to)
+  m.textFrom = to
+}
+
 export function flushQueue(m: Machine): void {
   let k = 0
   for (; k < m.queue.length; k++) {
@@ -82,7 +93,8 @@ export function openMarkup(
   if (row.bodyAt !== 0 && name !== undefined)
     d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
   m.draft = d
-  m.pos = m.textFrom = row.bodyAt === undefined ? end : i + row.bodyAt
+  m.pos = row.bodyAt === undefined ? end : i + row.bodyAt
+  withhold(m, m.pos)
   resetValue(m)
   if (row.token) {
     // A lone special token: withheld on its own; only a closer completes anything.
@@ -122,7 +134,7 @@ export function endMarkup(m: Machine, complete: boolean): void {
     })
   }
   m.draft = undefined
-  m.textFrom = m.pos
+  withhold(m, m.pos)
   m.lineIndent = 0
   // The call's line was not blank: an indented line right after it is no code block.
   m.para = true

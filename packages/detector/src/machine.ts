@@ -141,6 +141,7 @@ export interface Queued {
 }
 
 export const NO_MARKUP: readonly Markup[] = Object.freeze([])
+export const NO_SPANS: readonly number[] = Object.freeze([])
 /** Sentinel of `candidates`: the decision needs the next character. */
 export const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
 
@@ -178,6 +179,8 @@ export interface Machine {
   outEnd: number
   /** Markup reported by this call. */
   found: Markup[]
+  /** Stream offsets withheld during this call, as `[start, end)` pairs in order. */
+  withheld: number[]
   /** Decided markup waiting, in stream order, for a reasoning block's answer. */
   queue: Queued[]
   /** Closed reasoning blocks with markup, waiting for a visible answer. */
@@ -261,6 +264,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     out: "",
     outEnd: 0,
     found: [],
+    withheld: [],
     queue: [],
     unanswered: [],
     highHeld: "",
