@@ -3,19 +3,19 @@
  * something (a 128-entry trigger table, so plain text is skipped one `charCodeAt` at a time), and,
  * per first character, the literals that start there, longest first.
  *
- * Tables are immutable and shared: detectors with the same formats (and, for `cline-xml`, the same
+ * Tables are immutable and shared: detectors with the same formats (and, for a `perTool` row, the same
  * tools) share one compiled set, which keeps an idle detector small.
  */
 import {
   type BodyEntry,
   type BodySpec,
-  clineRow,
   OPENER_ROWS,
   type OpenerRow,
   REASONING_ROWS,
   type ReasoningClose,
   type ReasoningRow,
   TOKEN_ROWS,
+  TOOL,
 } from "./format-table.ts"
 import { LF } from "./machine.ts"
 import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
@@ -208,7 +208,9 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
-  const rows = [...OPENER_ROWS, ...(enabled.has("cline-xml") ? tools.map(clineRow) : []), ...TOKEN_ROWS]
+  const rows = [...OPENER_ROWS, ...TOKEN_ROWS].flatMap((row) =>
+    row.perTool ? tools.map((tool) => forTool(row, tool)) : [row],
+  )
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
@@ -261,6 +263,21 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
 /** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
 const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
 
+/** A `perTool` row for one tool: {@link TOOL} filled in, and the tool reported as its name. */
+function forTool(row: OpenerRow, tool: string): OpenerRow {
+  const fill = (literal: string): string => literal.split(TOOL).join(tool)
+  const body: BodySpec =
+    row.body.kind === "tags"
+      ? { ...row.body, entries: row.body.entries.map((e) => ({ ...e, literal: fill(e.literal) })) }
+      : row.body
+  return { ...row, literals: row.literals.map(fill), body, toolName: tool, perTool: false }
+}
+
+/** Whether the tables for `enabled` depend on the tools (a `perTool` row is enabled). */
+function perToolEnabled(enabled: ReadonlySet<FormatId>): boolean {
+  return OPENER_ROWS.some((row) => row.perTool && enabled.has(row.format))
+}
+
 function namespacedStart(start: Start): boolean {
   return start.kind === "markup" && start.row.ns
 }
@@ -270,7 +287,7 @@ const cache = new Map<string, Tables>()
 /** Cache keys of the (never mutated) enabled-format sets seen so far. */
 const idsOf = new WeakMap<ReadonlySet<FormatId>, string>()
 
-/** The tables for a set of enabled formats (and tools, when `cline-xml` is enabled), cached. */
+/** The tables for a set of enabled formats (and tools, when a `perTool` row is enabled), cached. */
 export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
   // The default set is one shared object: its key is built once, not sorted and joined on every
   // createDetector (a noticeable share of a short turn, which creates two detectors).
@@ -279,7 +296,7 @@ export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string
     ids = [...enabled].sort().join(",")
     idsOf.set(enabled, ids)
   }
-  const key = enabled.has("cline-xml") ? `${ids}|${tools.join("\u0000")}` : ids
+  const key = perToolEnabled(enabled) ? `${ids}|${tools.join("\u0000")}` : ids
   let tables = cache.get(key)
   if (tables === undefined) {
     // Bounded: a host that builds many distinct tool sets recompiles instead of growing without end.
