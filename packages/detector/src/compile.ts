@@ -60,6 +60,8 @@ export interface CompiledReasoning {
 /** A body with its literals indexed. */
 export interface CompiledBody {
   readonly spec: BodySpec
+  /** The state that reads the body. */
+  readonly state: "markup-tags" | "markup-json" | "markup-pythonic"
   readonly entries: LiteralIndex<BodyEntry>
   /** Skipping to the next literal of the body. */
   readonly scan: Scanner
@@ -169,6 +171,7 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   }
   return {
     spec,
+    state: spec.kind === "tags" ? "markup-tags" : spec.kind === "json" ? "markup-json" : "markup-pythonic",
     entries: index,
     scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,

@@ -37,8 +37,19 @@ import {
   stateIndentedCode,
   stateLineStart,
 } from "./markdown-states.ts"
-import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
-import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
+import { stateJson } from "./markup-json.ts"
+import { statePythonic } from "./markup-pythonic.ts"
+import { stateTags } from "./markup-tags.ts"
+import { stateMarkupTail } from "./markup-tail.ts"
+import {
+  type CloseHit,
+  finalAt,
+  limitAt,
+  type Matched,
+  matchClose,
+  matchStart,
+  type StartHit,
+} from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { type Scanner, skipPlain } from "./skip-plain.ts"
@@ -123,11 +134,18 @@ function run(m: Machine): void {
       case "code-check":
         more = stateCodeCheck(m)
         break
-      case "markup":
-        more = stateMarkup(m)
+      // Inside a call: the open draft, narrowed once for the handler (these states always have one).
+      case "markup-tags":
+        more = m.draft !== undefined && stateTags(m, m.draft)
+        break
+      case "markup-json":
+        more = m.draft !== undefined && stateJson(m, m.draft)
+        break
+      case "markup-pythonic":
+        more = m.draft !== undefined && statePythonic(m, m.draft)
         break
       case "markup-tail":
-        more = stateMarkupTail(m)
+        more = m.draft !== undefined && stateMarkupTail(m, m.draft)
         break
       default:
         m.state satisfies never
@@ -153,10 +171,10 @@ function stateText(m: Machine): boolean {
       m.state = "line-start"
       return true
     }
-    const r = matchStart(m, m.tables.anchor, i)
-    if (r === MORE) return false
+    const hit = matchStart(m, m.tables.anchor, i)
+    if (hit === MORE) return false
     m.anchor = false
-    if (r >= 0) return act(m, i, r)
+    if (hit !== FAIL) return act(m, i, hit)
   }
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
@@ -200,9 +218,9 @@ function stateText(m: Machine): boolean {
       i = j
       continue
     }
-    const r = markerAt(m, i)
-    if (r === MORE) return false
-    if (r === FAIL) {
+    const hit = markerAt(m, i)
+    if (hit === MORE) return false
+    if (hit === FAIL) {
       i++
       continue
     }
@@ -217,7 +235,7 @@ function stateText(m: Machine): boolean {
       m.state = "code-check"
       return true
     }
-    return act(m, i, r)
+    return act(m, i, hit)
   }
 }
 
@@ -241,25 +259,20 @@ function textScanner(m: Machine): Scanner {
 }
 
 /** What starts at `i` in text: a reasoning closer, then openers. */
-function markerAt(m: Machine, i: number): number {
+function markerAt(m: Machine, i: number): Matched<StartHit | CloseHit> {
   if (m.reasoning !== undefined) {
-    const r = matchClose(m, m.reasoning.close, i)
-    if (r !== FAIL) {
-      m.hitStart = undefined
-      return r
-    }
+    const hit = matchClose(m, m.reasoning.close, i)
+    if (hit !== FAIL) return hit
   }
-  m.hitClose = undefined
   return matchStart(m, m.tables.text, i)
 }
 
-/** Acts on the match `markerAt` or an anchored lookup just made at `i`. */
-function act(m: Machine, i: number, end: number): boolean {
-  if (m.hitClose !== undefined && m.hitStart === undefined)
-    return closeReasoning(m, m.hitClose.peek ? i : end)
-  const start = m.hitStart!
-  if (start.kind === "reasoning") return openReasoning(m, i, start.row, end)
-  return openMarkup(m, i, start.row, end, m.hitName)
+/** Acts on what `markerAt` or an anchored lookup just found at `i`. */
+function act(m: Machine, i: number, hit: StartHit | CloseHit): boolean {
+  if (hit.kind === "close") return closeReasoning(m, hit.close.peek ? i : hit.end)
+  const start = hit.start
+  if (start.kind === "reasoning") return openReasoning(m, i, start.row, hit.end)
+  return openMarkup(m, i, start.row, hit.end, hit.name)
 }
 
 function isHighSurrogate(c: number): boolean {
@@ -332,15 +345,11 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       return result(m, delta, m.base)
     }
   }
-  if (
-    m.buf.length === 0 &&
-    m.state === "markup" &&
-    m.draft!.body.spec.kind === "tags" &&
-    m.draft!.block === undefined
-  ) {
+  const d = m.draft
+  if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
+    if (skipPlain(delta, 0, d.body.scan) === len) {
       // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
       withhold(m, len)
       m.textFrom = 0
@@ -362,7 +371,7 @@ function endStream(m: Machine): DetectorResult {
   run(m)
   if (m.draft !== undefined) {
     m.pos = m.buf.length
-    endMarkup(m, false)
+    endMarkup(m, m.draft, false)
   } else if (m.pos < m.buf.length) {
     // Unreachable by design (every state decides at the end); kept so no input is ever lost.
     m.pos = m.buf.length

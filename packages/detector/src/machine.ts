@@ -17,8 +17,8 @@
  * @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks (CommonMark §4.5)
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
-import type { CompiledBody, CompiledReasoning, LiteralEntry, Start, Tables } from "./compile.ts"
-import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
+import type { CompiledBody, CompiledReasoning, LiteralEntry, Tables } from "./compile.ts"
+import type { OpenerRow } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import type { FormatId, Markup } from "./types.ts"
 
@@ -77,8 +77,12 @@ export type State =
   | "fence-close-tail"
   /** A marker inside a possible inline code span: looking for a closing run before deciding. */
   | "code-check"
-  /** Inside a tool call (withheld). */
-  | "markup"
+  /** Inside a call written in literal tags (withheld): `markup-tags.ts`. */
+  | "markup-tags"
+  /** Inside a call's JSON payload (withheld): `markup-json.ts`. */
+  | "markup-json"
+  /** Inside Python call syntax (withheld): `markup-pythonic.ts`. */
+  | "markup-pythonic"
   /** Between the parts of a tool call: an optional trailing closer, another value, or the end. */
   | "markup-tail"
 
@@ -235,14 +239,6 @@ export interface Machine {
   jNameNext: boolean
   /** Inside a call object. */
   jInCall: boolean
-  /** What the last successful `matchStart` found. */
-  hitStart: Start | undefined
-  /** What the last successful `matchClose` found. */
-  hitClose: ReasoningClose | undefined
-  /** What the last successful `matchBody` found. */
-  hitEntry: BodyEntry | undefined
-  /** The name the last match captured. */
-  hitName: string | undefined
 }
 
 /** A fresh machine: `createDetector` makes one, `reset()` replaces it with another. */
@@ -292,10 +288,6 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     jExpect: "none",
     jNameNext: false,
     jInCall: false,
-    hitStart: undefined,
-    hitClose: undefined,
-    hitEntry: undefined,
-    hitName: undefined,
   }
 }
 
