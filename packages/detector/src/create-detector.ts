@@ -314,9 +314,9 @@ function settle(m: Machine): DetectorResult {
 /** `text` with the markup reported and the spans withheld since the last result. */
 function result(m: Machine, text: string, decided: number): DetectorResult {
   let withheld = NO_SPANS
-  if (m.withheld.length > 0) {
+  if (m.withheld !== undefined) {
     withheld = m.withheld
-    m.withheld = []
+    m.withheld = undefined
   }
   if (m.found.length === 0) return { text, markup: NO_MARKUP, withheld, decided }
   const markup = m.found

@@ -31,7 +31,8 @@ export function withhold(m: Machine, to: number): void {
   const start = m.base + m.textFrom
   const w = m.withheld
   // Adjacent spans merge: a call withheld over many pushes is one span per push.
-  if (w.length > 0 && w[w.length - 1] === start) w[w.length - 1] = m.base + to
+  if (w === undefined) m.withheld = [start, m.base + to]
+  else if (w[w.length - 1] === start) w[w.length - 1] = m.base + to
   else w.push(start, m.base + to)
   m.textFrom = to
 }

@@ -183,8 +183,8 @@ export interface Machine {
   outEnd: number
   /** Markup reported by this call. */
   found: Markup[]
-  /** Stream offsets withheld during this call, as `[start, end)` pairs in order. */
-  withheld: number[]
+  /** Stream offsets withheld during this call, as `[start, end)` pairs in order (none yet: undefined). */
+  withheld: number[] | undefined
   /** Decided markup waiting, in stream order, for a reasoning block's answer. */
   queue: Queued[]
   /** Closed reasoning blocks with markup, waiting for a visible answer. */
@@ -260,7 +260,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     out: "",
     outEnd: 0,
     found: [],
-    withheld: [],
+    withheld: undefined,
     queue: [],
     unanswered: [],
     highHeld: "",
