@@ -151,6 +151,7 @@ export const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
 
 /** The state of one detector (one object per detector; the code that works on it is shared). */
 export interface Machine {
+  // --- options (fixed for the detector's life) -------------------------------------------------
   /** Tools offered this turn. */
   readonly tools: ReadonlySet<string>
   /** Compiled literal tables, shared by detectors with the same formats. */
@@ -159,6 +160,7 @@ export interface Machine {
   readonly maxHold: number
   /** Where patterns store a captured name. */
   readonly capture: Capture
+  // --- the input window: what arrived and is undecided, and where the scan is ------------------
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -175,8 +177,10 @@ export interface Machine {
   final: boolean
   /** `end()` has run. */
   ended: boolean
+  // --- the state (one named state at a time) ---------------------------------------------------
   /** The current state. */
   state: State
+  // --- what this push or end() returns, and what waits to be reported --------------------------
   /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
   out: string
   /** Absolute offset one past the last character released as visible text. */
@@ -191,6 +195,7 @@ export interface Machine {
   unanswered: Block[]
   /** A trailing high surrogate held until its pair arrives. */
   highHeld: string
+  // --- Markdown: line starts, fences, indented code, HTML blocks, inline code ------------------
   /** Spaces at the start of the current line. */
   lineIndent: number
   /** The open fence's character (0: no fence). */
@@ -215,12 +220,14 @@ export interface Machine {
   checkStart: number
   /** Absolute offset the code-span check resumes at. */
   checkPos: number
+  // --- reasoning blocks and start-anchored formats ---------------------------------------------
   /** Start-anchored formats may still start (start of response, or right after reasoning). */
   anchor: boolean
   /** The open reasoning block's row. */
   reasoning: CompiledReasoning | undefined
   /** The open reasoning block. */
   block: Block | undefined
+  // --- the open call: its draft and the lexical state of its body ------------------------------
   /** Open markup. */
   draft: Draft | undefined
   /** What `markup-tail` waits for. */
