@@ -108,6 +108,13 @@ export interface OpenerRow {
   readonly token: boolean
   /** The token closes an envelope (a stray `<|tool_call_end|>`): `closing: true`. */
   readonly closes: boolean
+  /**
+   * A template: one row per offered tool, with {@link TOOL} in its literals and body literals
+   * replaced by the tool's name (which it reports): Cline's `<read_file>` … `</read_file>`.
+   */
+  readonly perTool: boolean
+  /** Off unless the `formats` option names the row's format (intentional content for some clients). */
+  readonly optIn: boolean
   readonly body: BodySpec
 }
 
@@ -152,6 +159,8 @@ const opener = (
   ns: extra.ns ?? false,
   token: extra.token ?? false,
   closes: extra.closes ?? false,
+  perTool: extra.perTool ?? false,
+  optIn: extra.optIn ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -182,6 +191,9 @@ const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): 
   entries,
   bare: { tails: tails.map((t) => (typeof t === "string" ? { literal: t } : t)) },
 })
+
+/** Stands for the offered tool's name in the literals of a `perTool` row. */
+export const TOOL = "{tool}"
 
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
@@ -750,6 +762,11 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+  // Cline / Roo-Code prompt XML (#36): `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
+  opener("cline-xml", [`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
+    perTool: true,
+    optIn: true,
+  }),
 ]
 
 /** What a lone special token does in its envelope. */
@@ -810,13 +827,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("apertus", "open", ["<|tools_prefix|>"]),
   token("apertus", "close", ["<|tools_suffix|>"]),
 ]
-
-/** `<TOOLNAME>` … `</TOOLNAME>` for an offered tool: Cline / Roo-Code prompt XML (#36), opt-in. */
-export function clineRow(tool: string): OpenerRow {
-  return opener("cline-xml", [`<${tool}>`], EMPTY, tags(structure("<"), closers(`</${tool}>`)), {
-    toolName: tool,
-  })
-}
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */
 export const REASONING_ROWS: readonly ReasoningRow[] = [

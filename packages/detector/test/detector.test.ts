@@ -26,7 +26,7 @@ describe("Qwen3-Coder without its opening envelope", () => {
     ["<function={{ tc.name }}>\n<parameter=x>1</parameter>\n</function>"],
     ["<function=delete_everything>\n<parameter=path>/</parameter>\n</function>"],
   ])("stays text: %j", (text) => {
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 
   test("without a tool list, any valid identifier counts (never offered)", () => {
@@ -44,7 +44,7 @@ describe("Qwen3-Coder without its opening envelope", () => {
 
   test("an envelope without a call inside stays text (vLLM: a bare <tool_call> in narrative)", () => {
     const text = "Models print <tool_call> tags when they are confused.\n<tool_call>\nthen prose."
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 })
 
@@ -67,7 +67,7 @@ describe("Markdown", () => {
     ["a code span across lines of one paragraph", `Use \`\n${call}\n\` like that.`],
   ])("%s: an example, not a call", (_, text) => {
     const result = scan(text, { tools })
-    expect(result).toEqual({ text, markup: [] })
+    expect(result).toMatchObject({ text, markup: [] })
     expect(feed(chars(text), { tools })).toMatchObject(result)
   })
 
@@ -160,7 +160,7 @@ describe("reasoning", () => {
       'Here: {"name": "get_weather", "city": "Paris"}',
       'Here: {"name": "get_weather"}',
     ])
-      expect(scan(prose, { tools })).toEqual({ text: prose, markup: [] })
+      expect(scan(prose, { tools })).toMatchObject({ text: prose, markup: [] })
     expect(names(scan(`  \n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(scan(`<think>plan</think>\n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(feed(chars(`<think>plan</think>\n${json}`), { tools }).markup)).toEqual(["get_weather"])
@@ -246,7 +246,7 @@ describe("marker variants", () => {
     expect(result.text).toBe("court\n")
     // A bare <invoke> naming a tool that is not offered stays text.
     const unknown = bare.replace("read_file", "wipe_disk")
-    expect(scan(unknown, { tools })).toEqual({ text: unknown, markup: [] })
+    expect(scan(unknown, { tools })).toMatchObject({ text: unknown, markup: [] })
   })
 
   test("Hunyuan's suffixed section tag", () => {
@@ -272,7 +272,7 @@ describe("marker variants", () => {
 
   test("GLM: a fragment with no tool name stays text (vllm PR #54971)", () => {
     const text = "<arg_key>path</arg_key></arg_key><arg_value>/tmp/x</arg_value>"
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 
   test("Cline XML only with the explicit option", () => {
@@ -459,7 +459,7 @@ describe("visible text and hold-back", () => {
     d.push('Hi <tool_call>{"name": "read_file", "argu')
     const last = d.end()
     expect(last.markup.map(brief)).toEqual(["hermes:read_file open,cut"])
-    expect(d.end()).toEqual({ text: "", markup: [] })
+    expect(d.end()).toMatchObject({ text: "", markup: [], withheld: [] })
   })
 
   test("offsets are UTF-16 offsets in the whole stream", () => {

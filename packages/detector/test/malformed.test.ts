@@ -150,7 +150,7 @@ describe("malformed calls: withheld, named", () => {
         expect(result.text).toBe(shape.visible)
       })
       test.each(twins(shape.text))("its %s twin is an example", (_, text) => {
-        expect(detect(text)).toEqual({ text, markup: [] })
+        expect(detect(text)).toMatchObject({ text, markup: [] })
       })
     })
   }
@@ -172,7 +172,7 @@ describe("prose is never swallowed", () => {
     ['Here: {"name": "get_weather"} is the shape, with "parameters" after it.'],
     ["The <function=read_file> header, with no parameter after it."],
   ])("%j is shown whole", (text) => {
-    expect(detect(text)).toEqual({ text, markup: [] })
+    expect(detect(text)).toMatchObject({ text, markup: [] })
   })
 
   test("Harmony's header in prose is not recoverable (and not withheld)", () => {
