@@ -808,7 +808,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
-  token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),

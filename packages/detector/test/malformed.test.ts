@@ -170,6 +170,7 @@ describe("prose is never swallowed", () => {
     ["The model writes to=functions.bash when it means the tool."],
     ["Use <tool_call> tags only for calls; <function_calls> is Claude's."],
     ['Here: {"name": "get_weather"} is the shape, with "parameters" after it.'],
+    ["Usage: tool [OPTIONS] [ARGS] (Mistral's [ARGS] and [CALL_ID] alone are not envelope tokens)."],
     ["The <function=read_file> header, with no parameter after it."],
   ])("%j is shown whole", (text) => {
     expect(detect(text)).toMatchObject({ text, markup: [] })
