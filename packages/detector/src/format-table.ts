@@ -210,6 +210,15 @@ const FUNCTION_HEADER = seq(
   alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
   lit(">"),
 )
+/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
+const MALFORMED_FUNCTION_HEADER = seq(
+  lit("<function"),
+  word("quoted", 256),
+  opt(lit(">")),
+  lit("\n"),
+  ws,
+  alt(lit("<parameter="), lit("</function>"), lit("</tool_call>")),
+)
 /**
  * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
  * own close, or the orphan envelope closer, right after it. Prose that only names the header
@@ -398,12 +407,13 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
   // Qwen3-Coder with its envelope (FORMATS.md #1).
-  // The envelope around any `<function` header, even a malformed one (`<function=get weather`): the
-  // envelope is never the user's text there; a header that names no tool leaves the name unknown.
+  // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
+  // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
+  // writes `<tool_call> <function…` with no structure after it is not swallowed.)
   opener(
     "qwen3-coder",
     ["<tool_call>"],
-    seq(opt(lit(">")), ws, peek(lit("<function"))),
+    seq(opt(lit(">")), ws, peek(alt(FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
     qwenBody("</tool_call>"),
   ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
