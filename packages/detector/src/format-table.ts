@@ -210,6 +210,18 @@ const FUNCTION_HEADER = seq(
   alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
   lit(">"),
 )
+/**
+ * A header after `<tool_call>`, confirmed as for a bare one (a parameter tag or a close after it),
+ * or cut off by the end of the stream (a truncated call): `<tool_call> <function=NAME>` in prose is text.
+ */
+const ENVELOPED_FUNCTION_HEADER = seq(
+  FUNCTION_HEADER,
+  ws,
+  alt(
+    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+    cut("<parameter=", "</function>", "</tool_call>"),
+  ),
+)
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
@@ -413,7 +425,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "qwen3-coder",
     ["<tool_call>"],
-    seq(opt(lit(">")), ws, peek(alt(FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
+    seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
     qwenBody("</tool_call>"),
   ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
