@@ -211,6 +211,27 @@ const FUNCTION_HEADER = seq(
   lit(">"),
 )
 /**
+ * A header after `<tool_call>`, confirmed as for a bare one (a parameter tag or a close after it),
+ * or cut off by the end of the stream (a truncated call): `<tool_call> <function=NAME>` in prose is text.
+ */
+const ENVELOPED_FUNCTION_HEADER = seq(
+  FUNCTION_HEADER,
+  ws,
+  alt(
+    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+    cut("<parameter=", "</function>", "</tool_call>"),
+  ),
+)
+/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
+const MALFORMED_FUNCTION_HEADER = seq(
+  lit("<function"),
+  word("quoted", 256),
+  opt(lit(">")),
+  lit("\n"),
+  ws,
+  alt(lit("<parameter="), lit("</function>"), lit("</tool_call>")),
+)
+/**
  * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
  * own close, or the orphan envelope closer, right after it. Prose that only names the header
  * (`Qwen models emit <function=read_file> followed by…`) is shown.
@@ -398,12 +419,13 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
   // Qwen3-Coder with its envelope (FORMATS.md #1).
-  // The envelope around any `<function` header, even a malformed one (`<function=get weather`): the
-  // envelope is never the user's text there; a header that names no tool leaves the name unknown.
+  // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
+  // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
+  // writes `<tool_call> <function…` with no structure after it is not swallowed.)
   opener(
     "qwen3-coder",
     ["<tool_call>"],
-    seq(opt(lit(">")), ws, peek(lit("<function"))),
+    seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
     qwenBody("</tool_call>"),
   ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
@@ -808,7 +830,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
-  token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),

@@ -6,7 +6,7 @@
  *
  * ```markdown
  * > | <tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>
- *                 ^ call   ^ name        ^ structure                ^ value ends: markup-tail
+ *                ^ call   ^ name       ^ structure                ^ value ends: markup-tail
  * ```
  */
 

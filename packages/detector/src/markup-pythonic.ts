@@ -5,7 +5,7 @@
  *
  * ```markdown
  * > | [get_weather(city="Paris"), get_time()]
- *      ^ call      ^ structure   ^ call     ^ list ends: markup-tail
+ *      ^ call      ^ structure    ^ call    ^ list ends: markup-tail
  * ```
  */
 

@@ -6,7 +6,7 @@
  *
  * ```markdown
  * > | <tool_call>⏎<function=read_file>⏎<parameter=path>⏎a.ts⏎</parameter>
- *                 ^ call                ^ structure     ^ skipped to the next literal
+ *                 ^ call               ^ structure      ^ skipped to the next literal
  * ```
  */
 import { currentCall, endMarkup, reasoningCloser } from "./emit.ts"

@@ -507,3 +507,32 @@ describe("API misuse throws; model output never does", () => {
     expect(reassemble(switching, switched)).toBe(switching)
   })
 })
+
+describe("positions (withheld, decided)", () => {
+  test("each push says what it withheld and how far the input is decided", () => {
+    const d = createDetector({ tools })
+    const a = d.push("Ok. <tool_ca")
+    expect(a).toMatchObject({ text: "Ok. ", withheld: [], decided: 4 })
+    const b = d.push('ll>{"name": "bash", "arguments": {}}</tool_call> Done <')
+    expect(b).toMatchObject({ text: " Done ", withheld: [4, 60], decided: 66 })
+    expect(b.markup).toMatchObject([{ start: 4, end: 60 }])
+    const c = d.end()
+    expect(c).toMatchObject({ text: "<", withheld: [], decided: 67 })
+  })
+
+  test("an open call is withheld as it arrives, before it is reported", () => {
+    const d = createDetector({ tools })
+    const a = d.push("<function=Bash>\n<parameter=cmd>\nls")
+    expect(a.markup).toEqual([])
+    expect(a.withheld).toEqual([0, 34])
+    const b = d.push(" -la\n</parameter>")
+    expect(b).toMatchObject({ text: "", withheld: [34, 51], decided: 51 })
+    expect(d.end().markup.map(brief)).toEqual(["qwen3-coder:Bash struct,cut"])
+  })
+
+  test("a held high surrogate is not decided until its pair arrives", () => {
+    const d = createDetector({ tools })
+    expect(d.push("ok \uD83D")).toMatchObject({ text: "ok ", decided: 3 })
+    expect(d.push("\uDE00!")).toMatchObject({ text: "\uD83D\uDE00!", decided: 6 })
+  })
+})
