@@ -13,13 +13,13 @@ import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
 import {
   type BodyEntry,
   type BodySpec,
-  clineRow,
   OPENER_ROWS,
   type OpenerRow,
   REASONING_ROWS,
   type ReasoningClose,
   type ReasoningRow,
   TOKEN_ROWS,
+  TOOL,
 } from "./format-table.ts"
 import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
@@ -77,6 +77,8 @@ export interface CompiledReasoning {
 /** A body with its literals indexed. */
 export interface CompiledBody {
   readonly spec: BodySpec
+  /** The state that reads the body. */
+  readonly state: "markup-tags" | "markup-json" | "markup-pythonic"
   readonly entries: LiteralIndex<BodyEntry>
   /** Skipping to the next literal of the body. */
   readonly scan: Scanner
@@ -210,6 +212,7 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   }
   return {
     spec,
+    state: spec.kind === "tags" ? "markup-tags" : spec.kind === "json" ? "markup-json" : "markup-pythonic",
     entries: index,
     scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
@@ -249,7 +252,9 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
-  const rows = [...OPENER_ROWS, ...(enabled.has("cline-xml") ? tools.map(clineRow) : []), ...TOKEN_ROWS]
+  const rows = [...OPENER_ROWS, ...TOKEN_ROWS].flatMap((row) =>
+    row.perTool ? tools.map((tool) => forTool(row, tool)) : [row],
+  )
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
@@ -302,6 +307,21 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
 /** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
 const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
 
+/** A `perTool` row for one tool: {@link TOOL} filled in, and the tool reported as its name. */
+function forTool(row: OpenerRow, tool: string): OpenerRow {
+  const fill = (literal: string): string => literal.split(TOOL).join(tool)
+  const body: BodySpec =
+    row.body.kind === "tags"
+      ? { ...row.body, entries: row.body.entries.map((e) => ({ ...e, literal: fill(e.literal) })) }
+      : row.body
+  return { ...row, literals: row.literals.map(fill), body, toolName: tool, perTool: false }
+}
+
+/** Whether the tables for `enabled` depend on the tools (a `perTool` row is enabled). */
+function perToolEnabled(enabled: ReadonlySet<FormatId>): boolean {
+  return OPENER_ROWS.some((row) => row.perTool && enabled.has(row.format))
+}
+
 function namespacedStart(start: Start): boolean {
   return start.kind === "markup" && start.row.ns
 }
@@ -312,11 +332,11 @@ let defaults: Tables | undefined
 /** Tables compiled for a `formats` array a caller passed, and the array's contents they were built for. */
 interface Owned {
   readonly ids: string
-  /** By tool list with `cline-xml` (its tables depend on the tools), newest last; else one entry. */
+  /** By tool list with a `perTool` row (its tables depend on the tools), newest last; else one entry. */
   readonly byTools: Map<string, Tables>
 }
 
-/** Tool lists remembered per `formats` array with `cline-xml` (a host with more recompiles). */
+/** Tool lists remembered per `formats` array with a `perTool` row (a host with more recompiles). */
 const TOOL_SETS = 8
 
 /**
@@ -330,7 +350,7 @@ const byCaller = new WeakMap<readonly FormatId[], Owned>()
 /**
  * The tables for a detector. Without `formats` (the default formats), the one immutable default
  * value: creating a detector costs no lookup and no key. Otherwise the tables owned by the
- * caller's `formats` array (and, with `cline-xml`, its tools).
+ * caller's `formats` array (and, with a `perTool` row such as `cline-xml`'s, its tools).
  */
 export function tablesFor(
   formats: readonly FormatId[] | undefined,
@@ -347,7 +367,7 @@ export function tablesFor(
     owned = { ids, byTools: new Map() }
     byCaller.set(formats, owned)
   }
-  const key = enabled.has("cline-xml") ? tools.join("\u0000") : ""
+  const key = perToolEnabled(enabled) ? tools.join("\u0000") : ""
   let tables = owned.byTools.get(key)
   if (tables === undefined) {
     if (owned.byTools.size >= TOOL_SETS) owned.byTools.delete(owned.byTools.keys().next().value!)

@@ -5,8 +5,16 @@
 
 import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
 import { tablesFor } from "./compile.ts"
-import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
-import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP } from "./machine.ts"
+import {
+  closeReasoning,
+  endMarkup,
+  flushQueue,
+  openMarkup,
+  openReasoning,
+  release,
+  withhold,
+} from "./emit.ts"
+import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP, NO_SPANS } from "./machine.ts"
 import {
   stateCodeCheck,
   stateFence,
@@ -20,8 +28,11 @@ import {
   stateInlineRun,
   stateLineStart,
 } from "./markdown-states.ts"
-import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
-import { matchClose, matchStart } from "./match.ts"
+import { stateJson } from "./markup-json.ts"
+import { statePythonic } from "./markup-pythonic.ts"
+import { stateTags } from "./markup-tags.ts"
+import { stateMarkupTail } from "./markup-tail.ts"
+import { type CloseHit, type Matched, matchClose, matchStart, type StartHit } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
@@ -112,11 +123,18 @@ function run(m: Machine): void {
       case "code-check":
         more = stateCodeCheck(m)
         break
-      case "markup":
-        more = stateMarkup(m)
+      // Inside a call: the open draft, narrowed once for the handler (these states always have one).
+      case "markup-tags":
+        more = m.draft !== undefined && stateTags(m, m.draft)
+        break
+      case "markup-json":
+        more = m.draft !== undefined && stateJson(m, m.draft)
+        break
+      case "markup-pythonic":
+        more = m.draft !== undefined && statePythonic(m, m.draft)
         break
       case "markup-tail":
-        more = stateMarkupTail(m)
+        more = m.draft !== undefined && stateMarkupTail(m, m.draft)
         break
       default:
         m.state satisfies never
@@ -142,10 +160,10 @@ function stateText(m: Machine): boolean {
       m.state = "line-start"
       return true
     }
-    const r = matchStart(m, m.tables.anchor, i)
-    if (r === MORE) return false
+    const hit = matchStart(m, m.tables.anchor, i)
+    if (hit === MORE) return false
     m.anchor = false
-    if (r >= 0) return act(m, i, r)
+    if (hit !== FAIL) return act(m, i, hit)
   }
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
@@ -186,9 +204,9 @@ function stateText(m: Machine): boolean {
       m.state = "inline-run"
       return true
     }
-    const r = markerAt(m, i)
-    if (r === MORE) return false
-    if (r === FAIL) {
+    const hit = markerAt(m, i)
+    if (hit === MORE) return false
+    if (hit === FAIL) {
       i++
       continue
     }
@@ -203,7 +221,7 @@ function stateText(m: Machine): boolean {
       m.state = "code-check"
       return true
     }
-    return act(m, i, r)
+    return act(m, i, hit)
   }
 }
 
@@ -227,25 +245,20 @@ function textScanner(m: Machine): Scanner {
 }
 
 /** What starts at `i` in text: a reasoning closer, then openers. */
-function markerAt(m: Machine, i: number): number {
+function markerAt(m: Machine, i: number): Matched<StartHit | CloseHit> {
   if (m.reasoning !== undefined) {
-    const r = matchClose(m, m.reasoning.close, i)
-    if (r !== FAIL) {
-      m.hitStart = undefined
-      return r
-    }
+    const hit = matchClose(m, m.reasoning.close, i)
+    if (hit !== FAIL) return hit
   }
-  m.hitClose = undefined
   return matchStart(m, m.tables.text, i)
 }
 
-/** Acts on the match `markerAt` or an anchored lookup just made at `i`. */
-function act(m: Machine, i: number, end: number): boolean {
-  if (m.hitClose !== undefined && m.hitStart === undefined)
-    return closeReasoning(m, m.hitClose.peek ? i : end)
-  const start = m.hitStart!
-  if (start.kind === "reasoning") return openReasoning(m, i, start.row, end)
-  return openMarkup(m, i, start.row, end, m.hitName)
+/** Acts on what `markerAt` or an anchored lookup just found at `i`. */
+function act(m: Machine, i: number, hit: StartHit | CloseHit): boolean {
+  if (hit.kind === "close") return closeReasoning(m, hit.close.peek ? i : hit.end)
+  const start = hit.start
+  if (start.kind === "reasoning") return openReasoning(m, i, start.row, hit.end)
+  return openMarkup(m, i, start.row, hit.end, hit.name)
 }
 
 function isHighSurrogate(c: number): boolean {
@@ -258,7 +271,7 @@ function settle(m: Machine): DetectorResult {
   forgetSearches(m.searches)
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
-  else m.textFrom = m.pos
+  else withhold(m, m.pos)
   if (m.pos > 0) {
     m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
@@ -273,6 +286,7 @@ function settle(m: Machine): DetectorResult {
     text = m.highHeld + text
     m.highHeld = ""
   }
+  let decided = m.base + m.pos
   if (!m.final && text.length > 0 && m.outEnd === m.base + m.buf.length) {
     // Never release half a surrogate pair: hold a high surrogate that ends the input received so
     // far until its pair arrives. One followed by anything already received (held text, markup)
@@ -280,17 +294,23 @@ function settle(m: Machine): DetectorResult {
     if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
       m.highHeld = text.slice(-1)
       text = text.slice(0, -1)
+      decided--
     }
   }
-  return result(m, text)
+  return result(m, text, decided)
 }
 
-/** `text` with the markup reported since the last result. */
-function result(m: Machine, text: string): DetectorResult {
-  if (m.found.length === 0) return { text, markup: NO_MARKUP }
+/** `text` with the markup reported and the spans withheld since the last result. */
+function result(m: Machine, text: string, decided: number): DetectorResult {
+  let withheld = NO_SPANS
+  if (m.withheld !== undefined) {
+    withheld = m.withheld
+    m.withheld = undefined
+  }
+  if (m.found.length === 0) return { text, markup: NO_MARKUP, withheld, decided }
   const markup = m.found
   m.found = []
-  return { text, markup }
+  return { text, markup, withheld, decided }
 }
 
 function pushDelta(m: Machine, delta: string): DetectorResult {
@@ -313,24 +333,23 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       m.base += len
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = last
-      return result(m, delta)
+      return result(m, delta, m.base)
     }
   }
-  if (
-    m.buf.length === 0 &&
-    m.state === "markup" &&
-    m.draft!.body.spec.kind === "tags" &&
-    m.draft!.block === undefined
-  ) {
+  const d = m.draft
+  if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    const plain = skipPlain(delta, 0, m.draft!.body.scan, m.searches) === len
+    const plain = skipPlain(delta, 0, d.body.scan, m.searches) === len
     forgetSearches(m.searches)
     if (plain) {
+      // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
+      withhold(m, len)
+      m.textFrom = 0
       m.base += len
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
-      return result(m, "")
+      return result(m, "", m.base)
     }
   }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
@@ -340,12 +359,12 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
 }
 
 function endStream(m: Machine): DetectorResult {
-  if (m.ended) return { text: "", markup: NO_MARKUP }
+  if (m.ended) return { text: "", markup: NO_MARKUP, withheld: NO_SPANS, decided: m.base + m.buf.length }
   m.final = true
   run(m)
   if (m.draft !== undefined) {
     m.pos = m.buf.length
-    endMarkup(m, false)
+    endMarkup(m, m.draft, false)
   } else if (m.pos < m.buf.length) {
     // Unreachable by design (every state decides at the end); kept so no input is ever lost.
     m.pos = m.buf.length

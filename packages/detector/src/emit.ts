@@ -5,7 +5,7 @@ import type { CompiledReasoning } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
 import { type Call, type Draft, dropRuns, type Machine, resetValue } from "./machine.ts"
 import { matchBody, matchClose } from "./match.ts"
-import { isSpace, MORE } from "./pattern.ts"
+import { FAIL, isSpace, MORE } from "./pattern.ts"
 
 /** Releases `buf[textFrom, to)` as visible text. */
 export function release(m: Machine, to: number): void {
@@ -25,6 +25,18 @@ export function release(m: Machine, to: number): void {
   m.out = m.out.length === 0 ? m.buf.slice(m.textFrom, to) : m.out + m.buf.slice(m.textFrom, to)
   m.textFrom = to
   m.outEnd = m.base + to
+}
+
+/** Withholds `buf[textFrom, to)`: part of a call or an envelope token, never shown. */
+export function withhold(m: Machine, to: number): void {
+  if (to <= m.textFrom) return
+  const start = m.base + m.textFrom
+  const w = m.withheld
+  // Adjacent spans merge: a call withheld over many pushes is one span per push.
+  if (w === undefined) m.withheld = [start, m.base + to]
+  else if (w[w.length - 1] === start) w[w.length - 1] = m.base + to
+  else w.push(start, m.base + to)
+  m.textFrom = to
 }
 
 export function flushQueue(m: Machine): void {
@@ -84,24 +96,24 @@ export function openMarkup(
   if (row.bodyAt !== 0 && name !== undefined)
     d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
   m.draft = d
-  m.pos = m.textFrom = row.bodyAt === undefined ? end : i + row.bodyAt
+  m.pos = row.bodyAt === undefined ? end : i + row.bodyAt
+  withhold(m, m.pos)
   resetValue(m)
   if (row.token) {
     // A lone special token: withheld on its own; only a closer completes anything.
     d.closing = row.closes
-    endMarkup(m, row.closes)
+    endMarkup(m, d, row.closes)
     return true
   }
   if (body.spec.kind === "json") {
     m.state = "markup-tail"
     m.tail = "value-start"
-  } else m.state = "markup"
+  } else m.state = body.state
   return true
 }
 
-/** Closes the open markup at `pos`. */
-export function endMarkup(m: Machine, complete: boolean): void {
-  const d = m.draft!
+/** Closes the open markup `d` at `pos`. */
+export function endMarkup(m: Machine, d: Draft, complete: boolean): void {
   const end = m.base + m.pos
   const calls: Call[] =
     d.calls.length > 0 ? d.calls : [{ name: undefined, start: d.start, structured: false, args: false }]
@@ -124,7 +136,7 @@ export function endMarkup(m: Machine, complete: boolean): void {
     })
   }
   m.draft = undefined
-  m.textFrom = m.pos
+  withhold(m, m.pos)
   m.lineIndent = 0
   // The call's line was not blank: an indented line right after it is no code block.
   m.para = true
@@ -132,36 +144,35 @@ export function endMarkup(m: Machine, complete: boolean): void {
   flushQueue(m)
 }
 
-export function currentCall(m: Machine): Call | undefined {
-  return m.draft?.calls[m.draft.calls.length - 1]
+export function currentCall(d: Draft): Call | undefined {
+  return d.calls[d.calls.length - 1]
 }
 
 /** The trigger table of the closer of the reasoning block the open call sits in (it ends the call, unconsumed). */
-export function reasoningCloser(m: Machine): Uint8Array | undefined {
-  return m.draft?.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
+export function reasoningCloser(m: Machine, d: Draft): Uint8Array | undefined {
+  return d.block !== undefined && m.reasoning !== undefined ? m.reasoning.close.trigger : undefined
 }
 
 /** What {@link closerAt} found: the markup `ended`, nothing that closes it (`none`), or the window needs `more`. */
 export type CloserOutcome = "ended" | "none" | "more"
 
 /** A reasoning closer (ends markup inside reasoning, unconsumed) or a body closer at `i`; `pos` is left at `i`. */
-export function closerAt(m: Machine, i: number): CloserOutcome {
-  const d = m.draft!
+export function closerAt(m: Machine, d: Draft, i: number): CloserOutcome {
   m.pos = i
   if (d.block !== undefined && m.reasoning !== undefined) {
-    const r = matchClose(m, m.reasoning.close, i)
-    if (r === MORE) return "more"
-    if (r >= 0) {
-      endMarkup(m, false)
+    const hit = matchClose(m, m.reasoning.close, i)
+    if (hit === MORE) return "more"
+    if (hit !== FAIL) {
+      endMarkup(m, d, false)
       return "ended"
     }
   }
-  const r = matchBody(m, d.body.entries, i)
-  if (r === MORE) return "more"
-  if (r >= 0 && m.hitEntry!.role === "closer") {
+  const hit = matchBody(m, d.body.entries, i)
+  if (hit === MORE) return "more"
+  if (hit !== FAIL && hit.entry.role === "closer") {
     // Through `markup-tail`, which absorbs a stray repeat of the closer.
     d.closing = true
-    m.pos = r
+    m.pos = hit.end
     m.state = "markup-tail"
     m.tail = "bare"
     return "ended"

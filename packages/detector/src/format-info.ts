@@ -1,9 +1,11 @@
+import { OPENER_ROWS } from "./format-table.ts"
 import type { FormatId, FormatInfo } from "./types.ts"
 
 const info = (id: FormatId, models: string, exampleTool: string, example: string): FormatInfo => ({
   id,
   models,
-  enabledByDefault: id !== "cline-xml",
+  // Off by default when its rows are opt-in (`cline-xml`: intentional content for some clients).
+  enabledByDefault: !OPENER_ROWS.some((row) => row.format === id && row.optIn),
   example,
   exampleTool,
 })

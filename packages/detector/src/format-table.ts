@@ -108,6 +108,13 @@ export interface OpenerRow {
   readonly token: boolean
   /** The token closes an envelope (a stray `<|tool_call_end|>`): `closing: true`. */
   readonly closes: boolean
+  /**
+   * A template: one row per offered tool, with {@link TOOL} in its literals and body literals
+   * replaced by the tool's name (which it reports): Cline's `<read_file>` … `</read_file>`.
+   */
+  readonly perTool: boolean
+  /** Off unless the `formats` option names the row's format (intentional content for some clients). */
+  readonly optIn: boolean
   readonly body: BodySpec
 }
 
@@ -152,6 +159,8 @@ const opener = (
   ns: extra.ns ?? false,
   token: extra.token ?? false,
   closes: extra.closes ?? false,
+  perTool: extra.perTool ?? false,
+  optIn: extra.optIn ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -183,6 +192,9 @@ const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): 
   bare: { tails: tails.map((t) => (typeof t === "string" ? { literal: t } : t)) },
 })
 
+/** Stands for the offered tool's name in the literals of a `perTool` row. */
+export const TOOL = "{tool}"
+
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
 /** `[` or `{`: any JSON value begins. */
@@ -197,6 +209,27 @@ const FUNCTION_HEADER = seq(
   lit("<function="),
   alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
   lit(">"),
+)
+/**
+ * A header after `<tool_call>`, confirmed as for a bare one (a parameter tag or a close after it),
+ * or cut off by the end of the stream (a truncated call): `<tool_call> <function=NAME>` in prose is text.
+ */
+const ENVELOPED_FUNCTION_HEADER = seq(
+  FUNCTION_HEADER,
+  ws,
+  alt(
+    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+    cut("<parameter=", "</function>", "</tool_call>"),
+  ),
+)
+/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
+const MALFORMED_FUNCTION_HEADER = seq(
+  lit("<function"),
+  word("quoted", 256),
+  opt(lit(">")),
+  lit("\n"),
+  ws,
+  alt(lit("<parameter="), lit("</function>"), lit("</tool_call>")),
 )
 /**
  * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
@@ -386,12 +419,13 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
   // Qwen3-Coder with its envelope (FORMATS.md #1).
-  // The envelope around any `<function` header, even a malformed one (`<function=get weather`): the
-  // envelope is never the user's text there; a header that names no tool leaves the name unknown.
+  // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
+  // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
+  // writes `<tool_call> <function…` with no structure after it is not swallowed.)
   opener(
     "qwen3-coder",
     ["<tool_call>"],
-    seq(opt(lit(">")), ws, peek(lit("<function"))),
+    seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
     qwenBody("</tool_call>"),
   ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
@@ -750,6 +784,11 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+  // Cline / Roo-Code prompt XML (#36): `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
+  opener("cline-xml", [`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
+    perTool: true,
+    optIn: true,
+  }),
 ]
 
 /** What a lone special token does in its envelope. */
@@ -791,7 +830,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
-  token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
@@ -810,13 +848,6 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("apertus", "open", ["<|tools_prefix|>"]),
   token("apertus", "close", ["<|tools_suffix|>"]),
 ]
-
-/** `<TOOLNAME>` … `</TOOLNAME>` for an offered tool: Cline / Roo-Code prompt XML (#36), opt-in. */
-export function clineRow(tool: string): OpenerRow {
-  return opener("cline-xml", [`<${tool}>`], EMPTY, tags(structure("<"), closers(`</${tool}>`)), {
-    toolName: tool,
-  })
-}
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */
 export const REASONING_ROWS: readonly ReasoningRow[] = [

@@ -18,8 +18,8 @@
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
-import type { CompiledBody, CompiledReasoning, LiteralIndex, Start, Tables, TrieNode } from "./compile.ts"
-import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
+import type { CompiledBody, CompiledReasoning, LiteralIndex, Tables, TrieNode } from "./compile.ts"
+import type { OpenerRow } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
 import { createRunMemo } from "./run-memo.ts"
 import { createSearchMemo, type SearchMemo } from "./skip-plain.ts"
@@ -61,8 +61,12 @@ export type State =
   | "fence-close-tail"
   /** A marker inside a possible inline code span: looking for a closing run before deciding. */
   | "code-check"
-  /** Inside a tool call (withheld). */
-  | "markup"
+  /** Inside a call written in literal tags (withheld): `markup-tags.ts`. */
+  | "markup-tags"
+  /** Inside a call's JSON payload (withheld): `markup-json.ts`. */
+  | "markup-json"
+  /** Inside Python call syntax (withheld): `markup-pythonic.ts`. */
+  | "markup-pythonic"
   /** Between the parts of a tool call: an optional trailing closer, another value, or the end. */
   | "markup-tail"
 
@@ -125,15 +129,18 @@ export interface Queued {
 }
 
 export const NO_MARKUP: readonly Markup[] = Object.freeze([])
+export const NO_SPANS: readonly number[] = Object.freeze([])
 
 /** The state of one detector (one object per detector; the code that works on it is shared). */
 export interface Machine {
+  // --- options (fixed for the detector's life) -------------------------------------------------
   /** Tools offered this turn. */
   readonly tools: ReadonlySet<string>
   /** Compiled literal tables, shared by detectors with the same formats. */
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
+  // --- reads cut off by the end of a push: resumed on the next one, not repeated --------------
   /**
    * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
    * the index walked, the stream offsets it started at and reached, and the trie node it reached.
@@ -146,6 +153,7 @@ export interface Machine {
   readonly capture: Capture
   /** The far searches of this push's text (dropped when the push is settled). */
   readonly searches: SearchMemo
+  // --- the input window: what arrived and is undecided, and where the scan is ------------------
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -162,20 +170,25 @@ export interface Machine {
   final: boolean
   /** `end()` has run. */
   ended: boolean
+  // --- the state (one named state at a time) ---------------------------------------------------
   /** The current state. */
   state: State
+  // --- what this push or end() returns, and what waits to be reported --------------------------
   /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
   out: string
   /** Absolute offset one past the last character released as visible text. */
   outEnd: number
   /** Markup reported by this call. */
   found: Markup[]
+  /** Stream offsets withheld during this call, as `[start, end)` pairs in order (none yet: undefined). */
+  withheld: number[] | undefined
   /** Decided markup waiting, in stream order, for a reasoning block's answer. */
   queue: Queued[]
   /** Closed reasoning blocks with markup, waiting for a visible answer. */
   unanswered: Block[]
   /** A trailing high surrogate held until its pair arrives. */
   highHeld: string
+  // --- Markdown: line starts, fences, indented code, HTML blocks, inline code ------------------
   /** Spaces at the start of the current line. */
   lineIndent: number
   /** The open fence's character (0: no fence). */
@@ -204,12 +217,14 @@ export interface Machine {
   checkStart: number
   /** Absolute offset the code-span check resumes at. */
   checkPos: number
+  // --- reasoning blocks and start-anchored formats ---------------------------------------------
   /** Start-anchored formats may still start (start of response, or right after reasoning). */
   anchor: boolean
   /** The open reasoning block's row. */
   reasoning: CompiledReasoning | undefined
   /** The open reasoning block. */
   block: Block | undefined
+  // --- the open call: its draft and the lexical state of its body ------------------------------
   /** Open markup. */
   draft: Draft | undefined
   /** What `markup-tail` waits for. */
@@ -228,14 +243,6 @@ export interface Machine {
   jNameNext: boolean
   /** Inside a call object. */
   jInCall: boolean
-  /** What the last successful `matchStart` found. */
-  hitStart: Start | undefined
-  /** What the last successful `matchClose` found. */
-  hitClose: ReasoningClose | undefined
-  /** What the last successful `matchBody` found. */
-  hitEntry: BodyEntry | undefined
-  /** The name the last match captured. */
-  hitName: string | undefined
 }
 
 /** A fresh machine: `createDetector` makes one, `reset()` replaces it with another. */
@@ -262,6 +269,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     out: "",
     outEnd: 0,
     found: [],
+    withheld: undefined,
     queue: [],
     unanswered: [],
     highHeld: "",
@@ -291,10 +299,6 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     jExpect: "none",
     jNameNext: false,
     jInCall: false,
-    hitStart: undefined,
-    hitClose: undefined,
-    hitEntry: undefined,
-    hitName: undefined,
   }
 }
 

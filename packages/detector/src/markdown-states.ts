@@ -67,9 +67,9 @@ export function stateLineStart(m: Machine): boolean {
     m.state = "fence-open"
     return true
   } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
-    const r = matchStart(m, m.tables.line, i)
-    if (r === MORE) return false
-    if (r >= 0 && m.hitStart?.kind === "markup") return openMarkup(m, i, m.hitStart.row, r, m.hitName)
+    const hit = matchStart(m, m.tables.line, i)
+    if (hit === MORE) return false
+    if (hit !== FAIL && hit.start.kind === "markup") return openMarkup(m, i, hit.start.row, hit.end, hit.name)
   }
   m.state = "text"
   return true
@@ -218,13 +218,13 @@ function codeLine(m: Machine): number {
     m.pos = i
     if (i === len) return -1
     if (m.buf.charCodeAt(i) === LF) return i
-    const r = matchClose(m, m.reasoning.close, i)
-    if (r === MORE) return -1
-    if (r >= 0) {
+    const hit = matchClose(m, m.reasoning.close, i)
+    if (hit === MORE) return -1
+    if (hit !== FAIL) {
       m.fenceChar = 0
       m.htmlClose = ""
       m.state = "text"
-      closeReasoning(m, m.hitClose!.peek ? i : r)
+      closeReasoning(m, hit.close.peek ? i : hit.end)
       return -2
     }
     i++

@@ -43,22 +43,46 @@ export function normalize(m: Machine, name: string): string {
   return m.tools.has(bare) ? bare : name
 }
 
-/** Decides on a literal of `items` that matched at `i` and ends at `end`: the match's end, FAIL or MORE. */
-type Accept<T> = (
+/**
+ * What a match found: the kind of literal, what it means, and `end`, one past its last character
+ * (after its confirm or pattern). A failed or undecided match is {@link FAIL} or {@link MORE}.
+ */
+export type Hit =
+  /** A markup or reasoning opener, with the name its confirm captured. */
+  | { readonly kind: "start"; readonly end: number; readonly start: Start; readonly name: string | undefined }
+  /** A closer of the open reasoning block. */
+  | { readonly kind: "close"; readonly end: number; readonly close: ReasoningClose }
+  /** A literal of the open call's body, with the name its pattern captured. */
+  | {
+      readonly kind: "body"
+      readonly end: number
+      readonly entry: BodyEntry
+      readonly name: string | undefined
+    }
+
+export type StartHit = Extract<Hit, { kind: "start" }>
+export type CloseHit = Extract<Hit, { kind: "close" }>
+export type BodyHit = Extract<Hit, { kind: "body" }>
+
+/** A hit, or {@link FAIL} / {@link MORE}. */
+export type Matched<H> = H | typeof FAIL | typeof MORE
+
+/** Decides on a literal of `items` that matched at `i` and ends at `end`: a hit, FAIL or MORE. */
+type Accept<T, H> = (
   m: Machine,
   items: readonly T[],
   i: number,
   end: number,
   limit: number,
   fin: boolean,
-) => number
+) => Matched<H>
 
 /**
- * The first literal of `index` that matches at `i` and that `accept` takes (returns the end).
+ * The first literal of `index` that matches at `i` and that `accept` takes.
  * Longest first: while a longer literal may still complete, nothing shorter is decided. One walk
  * down the trie, however many literals share the prefix.
  */
-function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Accept<T>): number {
+function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept: Accept<T, H>): Matched<H> {
   const first = m.buf.charCodeAt(i)
   const root = first < 128 ? index.firsts[first] : undefined
   if (root === undefined) return FAIL
@@ -100,14 +124,14 @@ const MAX_PREFIX = 32
  * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
  * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
  */
-function matchNamespaced<T>(
+function matchNamespaced<T, H>(
   m: Machine,
   index: LiteralIndex<T>,
   i: number,
   limit: number,
   fin: boolean,
-  accept: Accept<T>,
-): number {
+  accept: Accept<T, H>,
+): Matched<H> {
   // ```markdown
   // > | <x:invoke name="read_file">
   //     ^ ^ prefix, then the literal's rest
@@ -148,8 +172,8 @@ function isPrefixPart(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
 }
 
-/** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
-export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): number {
+/** A markup opener or reasoning opener at `i`. */
+export function matchStart(m: Machine, index: LiteralIndex<Start>, i: number): Matched<StartHit> {
   return matchIndex(m, index, i, acceptStart)
 }
 
@@ -160,65 +184,71 @@ function acceptStart(
   end: number,
   limit: number,
   fin: boolean,
-): number {
+): Matched<StartHit> {
   for (const item of items) {
     if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
-    const stop =
-      item.kind === "markup"
-        ? confirmRow(m, item.row, i, end, limit, fin)
-        : match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
-    if (stop === MORE) return MORE
-    if (stop === FAIL) continue
-    m.hitStart = item
-    if (item.kind === "reasoning") m.hitName = undefined
-    return stop
+    if (item.kind === "reasoning") {
+      const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+      if (stop === MORE) return MORE
+      if (stop >= 0) return { kind: "start", end: stop, start: item, name: undefined }
+      continue
+    }
+    const hit = confirmRow(m, item, i, end, limit, fin)
+    if (hit !== FAIL) return hit
   }
   return FAIL
 }
 
-/** `row`'s confirm after its literal (which ends at `end`), and its gate (`hitName`; returns the end). */
-function confirmRow(m: Machine, row: OpenerRow, i: number, end: number, limit: number, fin: boolean): number {
+/** A markup row's confirm after its literal (which ends at `end`), and its gate. */
+function confirmRow(
+  m: Machine,
+  start: Extract<Start, { kind: "markup" }>,
+  i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+): Matched<StartHit> {
+  const row = start.row
   m.capture.name = undefined
   const stop = match(row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
-  if (stop < 0) return stop
+  if (stop < 0) return stop === MORE ? MORE : FAIL
   let name: string | undefined = row.toolName ?? m.capture.name
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
   if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
   // A lone special token reports only an offered tool standing in its name slot.
   if (row.token && name !== undefined && !m.tools.has(name)) name = undefined
-  m.hitName = name
-  return stop
+  return { kind: "start", end: stop, start, name }
 }
 
-/** One of `row`'s own literals and its confirm at `i` (`hitName`; returns the end): a glued next call. */
-export function matchRow(m: Machine, row: OpenerRow, i: number): number {
+/** One of `row`'s own literals and its confirm at `i`: a glued next call. */
+export function matchRow(m: Machine, row: OpenerRow, i: number): Matched<StartHit> {
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
   if (i >= limit) return fin ? FAIL : MORE
+  const start: Start = { kind: "markup", row }
   for (const literal of row.literals) {
     if (m.buf.charCodeAt(i) !== literal.charCodeAt(0)) continue
     const end = literalAt(m, literal, i, limit, fin)
     if (end === MORE) return MORE
     if (end === FAIL) continue
-    const stop = confirmRow(m, row, i, end, limit, fin)
-    if (stop !== FAIL) return stop
+    const hit = confirmRow(m, start, i, end, limit, fin)
+    if (hit !== FAIL) return hit
   }
   return FAIL
 }
 
-/** A closing marker of the open reasoning block at `i` (`hitClose`; returns the end). */
-export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: number): number {
+/** A closing marker of the open reasoning block at `i`. */
+export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: number): Matched<CloseHit> {
   return matchIndex(m, index, i, acceptClose)
 }
 
-function acceptClose(m: Machine, items: readonly ReasoningClose[], _i: number, end: number): number {
-  m.hitClose = items[0]!
-  return end
+function acceptClose(_m: Machine, items: readonly ReasoningClose[], _i: number, end: number): CloseHit {
+  return { kind: "close", end, close: items[0]! }
 }
 
-/** A literal of the open call's body at `i` (`hitEntry`, `hitName`; returns the end). */
-export function matchBody(m: Machine, index: LiteralIndex<BodyEntry>, i: number): number {
+/** A literal of the open call's body at `i`. */
+export function matchBody(m: Machine, index: LiteralIndex<BodyEntry>, i: number): Matched<BodyHit> {
   return matchIndex(m, index, i, acceptBody)
 }
 
@@ -229,12 +259,11 @@ function acceptBody(
   end: number,
   limit: number,
   fin: boolean,
-): number {
-  const item = items[0]!
+): Matched<BodyHit> {
+  const entry = items[0]!
   m.capture.name = undefined
-  const stop = item.pattern === undefined ? end : match(item.pattern, m.buf, end, limit, fin, m.capture)
-  if (stop < 0) return stop
-  m.hitEntry = item
-  m.hitName = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
-  return stop
+  const stop = entry.pattern === undefined ? end : match(entry.pattern, m.buf, end, limit, fin, m.capture)
+  if (stop < 0) return stop === MORE ? MORE : FAIL
+  const name = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
+  return { kind: "body", end: stop, entry, name }
 }

@@ -2,7 +2,7 @@
  * Validates {@link DetectorOptions}. Invalid options are API misuse: they throw a `TypeError`
  * (model output never does).
  */
-import { FORMAT_IDS } from "./format-info.ts"
+import { FORMAT_IDS, formats } from "./format-info.ts"
 import type { DetectorOptions, FormatId } from "./types.ts"
 
 /** Options after validation and defaults. */
@@ -13,7 +13,9 @@ export interface ResolvedOptions {
 }
 
 const KNOWN: ReadonlySet<string> = new Set(FORMAT_IDS)
-const DEFAULT_FORMATS: ReadonlySet<FormatId> = new Set(FORMAT_IDS.filter((id) => id !== "cline-xml"))
+const DEFAULT_FORMATS: ReadonlySet<FormatId> = new Set(
+  formats.filter((f) => f.enabledByDefault).map((f) => f.id),
+)
 
 /** The default cap on an undecided candidate. */
 export const DEFAULT_MAX_HOLD_CHARS = 4096

@@ -3,7 +3,8 @@ import type { DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
  * Scans a whole response at once. Identical to `push(text)` then `end()` on a fresh detector:
- * `text` is the response with markup withheld, `markup` every call found.
+ * `text` is the response with markup withheld, `markup` every call found, `withheld` the spans
+ * withheld (pairs of offsets), `decided` the response's length.
  *
  * @param text - the complete response text.
  * @param options - tools offered this turn, formats, hold cap.
@@ -35,5 +36,15 @@ export function scan(text: string, options: DetectorOptions = {}): DetectorResul
         : last.markup.length === 0
           ? first.markup
           : [...first.markup, ...last.markup],
+    withheld: joinSpans(first.withheld, last.withheld),
+    decided: last.decided,
   }
+}
+
+/** `a` then `b`, a span of `b` that continues the last of `a` merged into it. */
+function joinSpans(a: readonly number[], b: readonly number[]): readonly number[] {
+  if (b.length === 0) return a
+  if (a.length === 0) return b
+  if (a[a.length - 1] !== b[0]) return [...a, ...b]
+  return [...a.slice(0, -1), ...b.slice(1)]
 }

@@ -88,8 +88,8 @@ export interface Markup {
  * What `push`, `end` and `scan` return.
  * @example
  * ```ts
- * const { text, markup }: DetectorResult = detector.push(delta)
- * show(text) // safe to display now
+ * const { text, markup, withheld, decided }: DetectorResult = detector.push(delta)
+ * show(text) // safe to display now: the input up to `decided`, minus the `withheld` spans
  * ```
  */
 export interface DetectorResult {
@@ -105,6 +105,18 @@ export interface DetectorResult {
    * released; its `start`/`end` place it.
    */
   readonly markup: readonly Markup[]
+  /**
+   * Stream offsets (UTF-16, in the whole stream) withheld by this call, as `[start, end)` pairs in
+   * order: parts of calls and envelope tokens, decided now (a call is withheld as it arrives,
+   * possibly before the call that holds it is reported).
+   */
+  readonly withheld: readonly number[]
+  /**
+   * Stream offset up to which the input is decided. The input in `[previous decided, decided)`
+   * outside the `withheld` spans is exactly `text`, in order: a consumer maps text back to input
+   * positions from these offsets, never by matching characters.
+   */
+  readonly decided: number
 }
 
 /**

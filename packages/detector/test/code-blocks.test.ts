@@ -17,7 +17,7 @@ const indent = (text: string, by = "    "): string =>
 
 /** `text` holds no markup, whole and one code unit at a time. */
 function expectCode(text: string): void {
-  expect(scan(text, { tools })).toEqual({ text, markup: [] })
+  expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
 }
 

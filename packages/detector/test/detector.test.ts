@@ -26,7 +26,7 @@ describe("Qwen3-Coder without its opening envelope", () => {
     ["<function={{ tc.name }}>\n<parameter=x>1</parameter>\n</function>"],
     ["<function=delete_everything>\n<parameter=path>/</parameter>\n</function>"],
   ])("stays text: %j", (text) => {
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 
   test("without a tool list, any valid identifier counts (never offered)", () => {
@@ -44,7 +44,7 @@ describe("Qwen3-Coder without its opening envelope", () => {
 
   test("an envelope without a call inside stays text (vLLM: a bare <tool_call> in narrative)", () => {
     const text = "Models print <tool_call> tags when they are confused.\n<tool_call>\nthen prose."
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 })
 
@@ -67,7 +67,7 @@ describe("Markdown", () => {
     ["a code span across lines of one paragraph", `Use \`\n${call}\n\` like that.`],
   ])("%s: an example, not a call", (_, text) => {
     const result = scan(text, { tools })
-    expect(result).toEqual({ text, markup: [] })
+    expect(result).toMatchObject({ text, markup: [] })
     expect(feed(chars(text), { tools })).toMatchObject(result)
   })
 
@@ -160,7 +160,7 @@ describe("reasoning", () => {
       'Here: {"name": "get_weather", "city": "Paris"}',
       'Here: {"name": "get_weather"}',
     ])
-      expect(scan(prose, { tools })).toEqual({ text: prose, markup: [] })
+      expect(scan(prose, { tools })).toMatchObject({ text: prose, markup: [] })
     expect(names(scan(`  \n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(scan(`<think>plan</think>\n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(feed(chars(`<think>plan</think>\n${json}`), { tools }).markup)).toEqual(["get_weather"])
@@ -246,7 +246,7 @@ describe("marker variants", () => {
     expect(result.text).toBe("court\n")
     // A bare <invoke> naming a tool that is not offered stays text.
     const unknown = bare.replace("read_file", "wipe_disk")
-    expect(scan(unknown, { tools })).toEqual({ text: unknown, markup: [] })
+    expect(scan(unknown, { tools })).toMatchObject({ text: unknown, markup: [] })
   })
 
   test("Hunyuan's suffixed section tag", () => {
@@ -272,7 +272,7 @@ describe("marker variants", () => {
 
   test("GLM: a fragment with no tool name stays text (vllm PR #54971)", () => {
     const text = "<arg_key>path</arg_key></arg_key><arg_value>/tmp/x</arg_value>"
-    expect(scan(text, { tools })).toEqual({ text, markup: [] })
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
   })
 
   test("Cline XML only with the explicit option", () => {
@@ -459,7 +459,7 @@ describe("visible text and hold-back", () => {
     d.push('Hi <tool_call>{"name": "read_file", "argu')
     const last = d.end()
     expect(last.markup.map(brief)).toEqual(["hermes:read_file open,cut"])
-    expect(d.end()).toEqual({ text: "", markup: [] })
+    expect(d.end()).toMatchObject({ text: "", markup: [], withheld: [] })
   })
 
   test("offsets are UTF-16 offsets in the whole stream", () => {
@@ -505,5 +505,34 @@ describe("API misuse throws; model output never does", () => {
     const switched = scan(switching, { tools })
     expect(switched.markup).toHaveLength(10_000)
     expect(reassemble(switching, switched)).toBe(switching)
+  })
+})
+
+describe("positions (withheld, decided)", () => {
+  test("each push says what it withheld and how far the input is decided", () => {
+    const d = createDetector({ tools })
+    const a = d.push("Ok. <tool_ca")
+    expect(a).toMatchObject({ text: "Ok. ", withheld: [], decided: 4 })
+    const b = d.push('ll>{"name": "bash", "arguments": {}}</tool_call> Done <')
+    expect(b).toMatchObject({ text: " Done ", withheld: [4, 60], decided: 66 })
+    expect(b.markup).toMatchObject([{ start: 4, end: 60 }])
+    const c = d.end()
+    expect(c).toMatchObject({ text: "<", withheld: [], decided: 67 })
+  })
+
+  test("an open call is withheld as it arrives, before it is reported", () => {
+    const d = createDetector({ tools })
+    const a = d.push("<function=Bash>\n<parameter=cmd>\nls")
+    expect(a.markup).toEqual([])
+    expect(a.withheld).toEqual([0, 34])
+    const b = d.push(" -la\n</parameter>")
+    expect(b).toMatchObject({ text: "", withheld: [34, 51], decided: 51 })
+    expect(d.end().markup.map(brief)).toEqual(["qwen3-coder:Bash struct,cut"])
+  })
+
+  test("a held high surrogate is not decided until its pair arrives", () => {
+    const d = createDetector({ tools })
+    expect(d.push("ok \uD83D")).toMatchObject({ text: "ok ", decided: 3 })
+    expect(d.push("\uDE00!")).toMatchObject({ text: "\uD83D\uDE00!", decided: 6 })
   })
 })

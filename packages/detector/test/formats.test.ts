@@ -108,6 +108,6 @@ describe.each(formats.map((f) => [f.id, f] as const))("%s", (id, f) => {
 
   test("inside a fenced code block it is an example, not a call", () => {
     const text = `Like this:\n\n\`\`\`\n${f.example}\n\`\`\`\n`
-    expect(scan(text, options)).toEqual({ text, markup: [] })
+    expect(scan(text, options)).toMatchObject({ text, markup: [] })
   })
 })

@@ -1,24 +1,62 @@
 import { readFileSync } from "node:fs"
+import { expect } from "vitest"
 import type { DetectorOptions, DetectorResult, FormatId, Markup } from "../src/index.ts"
 import { createDetector } from "../src/index.ts"
 
-/** Feeds `chunks` to a fresh detector and ends it; also records the hold after every push. */
+/**
+ * Feeds `chunks` to a fresh detector and ends it; also records the hold after every push. Checks
+ * every result's positions: the input in `[previous decided, decided)` outside its `withheld`
+ * spans is exactly its `text`.
+ */
 export function feed(
   chunks: readonly string[],
   options: DetectorOptions = {},
 ): DetectorResult & { holds: number[] } {
   const detector = createDetector(options)
+  const input = chunks.join("")
   let text = ""
   const markup: Markup[] = []
   const holds: number[] = []
-  for (const chunk of chunks) {
-    const r = detector.push(chunk)
+  const withheld: number[] = []
+  let decided = 0
+  const take = (r: DetectorResult) => {
+    // A plain comparison first: an `expect` per push would dominate one-character feeds.
+    const shown = outsideSpans(input, decided, r.decided, r.withheld)
+    if (r.text !== shown) expect(r.text).toBe(shown)
+    decided = r.decided
     text += r.text
     markup.push(...r.markup)
+    mergeSpans(withheld, r.withheld)
+  }
+  for (const chunk of chunks) {
+    take(detector.push(chunk))
     holds.push(detector.held())
   }
-  const r = detector.end()
-  return { text: text + r.text, markup: [...markup, ...r.markup], holds }
+  take(detector.end())
+  expect(decided).toBe(input.length)
+  return { text, markup, holds, withheld, decided }
+}
+
+/** `input[from, to)` without the `[start, end)` pairs of `spans`. */
+function outsideSpans(input: string, from: number, to: number, spans: readonly number[]): string {
+  let out = ""
+  let at = from
+  for (let k = 0; k < spans.length; k += 2) {
+    if (spans[k]! < at) throw new Error(`withheld span ${spans[k]}-${spans[k + 1]} starts before ${at}`)
+    out += input.slice(at, spans[k])
+    at = spans[k + 1]!
+  }
+  if (at > to) throw new Error(`withheld span ends at ${at}, past decided ${to}`)
+  return out + input.slice(at, to)
+}
+
+/** Appends the pairs of `more` to `into`, merging a pair that continues the last one. */
+export function mergeSpans(into: number[], more: readonly number[]): number[] {
+  for (let k = 0; k < more.length; k += 2) {
+    if (into.length > 0 && into[into.length - 1] === more[k]) into[into.length - 1] = more[k + 1]!
+    else into.push(more[k]!, more[k + 1]!)
+  }
+  return into
 }
 
 /** Splits `text` at the given cut points (sorted, deduplicated, in range). */
@@ -43,7 +81,7 @@ export function chars(text: string): string[] {
  * Rebuilds the input from the visible text and the withheld spans: the spans must be in order,
  * disjoint, in range, and the text outside them must be exactly the visible text.
  */
-export function reassemble(input: string, result: DetectorResult): string {
+export function reassemble(input: string, result: Pick<DetectorResult, "text" | "markup">): string {
   const spans = [...result.markup].sort((a, b) => a.start - b.start)
   let visible = ""
   let cursor = 0

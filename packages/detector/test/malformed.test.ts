@@ -150,7 +150,7 @@ describe("malformed calls: withheld, named", () => {
         expect(result.text).toBe(shape.visible)
       })
       test.each(twins(shape.text))("its %s twin is an example", (_, text) => {
-        expect(detect(text)).toEqual({ text, markup: [] })
+        expect(detect(text)).toMatchObject({ text, markup: [] })
       })
     })
   }
@@ -169,10 +169,13 @@ describe("prose is never swallowed", () => {
     ["<|start|>assistant to=functions.bash and more prose after it."],
     ["The model writes to=functions.bash when it means the tool."],
     ["Use <tool_call> tags only for calls; <function_calls> is Claude's."],
+    ["Qwen wraps calls as <tool_call> <function=name … and the rest of this answer stays."],
+    ["Qwen wraps calls as <tool_call> <function=read_file> and the rest of this answer stays."],
     ['Here: {"name": "get_weather"} is the shape, with "parameters" after it.'],
+    ["Usage: tool [OPTIONS] [ARGS] (Mistral's [ARGS] and [CALL_ID] alone are not envelope tokens)."],
     ["The <function=read_file> header, with no parameter after it."],
   ])("%j is shown whole", (text) => {
-    expect(detect(text)).toEqual({ text, markup: [] })
+    expect(detect(text)).toMatchObject({ text, markup: [] })
   })
 
   test("Harmony's header in prose is not recoverable (and not withheld)", () => {

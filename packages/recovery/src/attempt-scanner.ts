@@ -285,153 +285,55 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   /**
-   * Accounts a detector result to the pending entries of the channel. The detector is lossless
-   * and in order, and `held()` tells how much of the input is still undecided, so the channel's
-   * characters [frontier, decidedTo) are exactly: the released text, the reported markup spans,
-   * and markup the detector has decided but not reported yet. That is the open call of a leak
-   * that spans deltas (withheld as it arrives, reported when it closes), and markup inside an
-   * inline reasoning block, which the detector keeps queued until it knows whether an answer
-   * follows while the reasoning text after it is already released. Offsets from the detector are
-   * run-relative; `base` makes them channel-relative.
+   * Accounts a detector result to the pending entries of the channel, by the positions the
+   * detector reports: the channel's characters [frontier, decided) are its `withheld` spans and,
+   * between them, its released `text` in order. The spans cover what is withheld now, reported or
+   * not yet (the open call of a leak that spans deltas is withheld as it arrives and reported when
+   * it closes; markup inside an inline reasoning block waits for its answer). Offsets from the
+   * detector are run-relative; `base` makes them channel-relative.
    */
   function apply(index: ChannelIndex, result: DetectorResult): void {
     const channel = channels[index]
-    const { text, markup } = result
-    const from = channel.frontier
-    // Withheld spans reported now that lie beyond the frontier, channel-relative and in order.
-    let spans: number[] | undefined
-    let withheld = 0
-    for (const found of markup) {
-      const record: RunMarkup = {
+    for (const found of result.markup) {
+      channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
         run: index === TEXT ? textRuns : reasoningRuns,
         pieces: channel.texts.length,
         length: channel.length,
-      }
-      channel.found.push(record)
-      const start = Math.max(record.markup.start, from)
-      const end = Math.min(Math.max(record.markup.end, start), channel.length)
-      if (end > start) {
-        spans ??= []
-        spans.push(start, end)
-        withheld += end - start
-      }
+      })
     }
-    const decidedTo = Math.min(channel.length - channel.detector.held(), channel.length)
-    if (decidedTo <= from + text.length + withheld) exact(channel, text, spans)
-    else if (text.length === 0) {
-      // Nothing released: everything decided is withheld (inside an open call, the common case).
-      account(channel, from, decidedTo, undefined)
-      channel.frontier = decidedTo
-    } else aligned(channel, text, spans, decidedTo)
-  }
-
-  /** Every withheld span is known: the released text fills the positions between them. */
-  function exact(channel: ChannelState<Raw>, text: string, spans: readonly number[] | undefined): void {
+    const { text, withheld } = result
+    const base = channel.base
+    // Clamped so that a misreporting detector can never make the scanner account past its input.
+    const to = Math.min(result.decided + base, channel.length)
     let pos = channel.frontier
     let taken = 0
-    if (spans !== undefined) {
-      for (let k = 0; k < spans.length; k += 2) {
-        const start = Math.max(spans[k]!, pos)
-        const end = Math.max(spans[k + 1]!, start)
-        if (start > pos) {
-          const visible = text.slice(taken, taken + (start - pos))
-          taken += visible.length
-          account(channel, pos, pos + visible.length, visible)
-          pos += visible.length
-        }
-        account(channel, pos, end, undefined)
-        pos = end
+    for (let k = 0; k < withheld.length; k += 2) {
+      const start = Math.min(Math.max(withheld[k]! + base, pos), to)
+      const end = Math.min(Math.max(withheld[k + 1]! + base, start), to)
+      if (start > pos) {
+        account(channel, pos, start, text.slice(taken, taken + (start - pos)))
+        taken += start - pos
       }
+      account(channel, start, end, undefined)
+      pos = end
     }
-    if (taken < text.length) {
-      const visible = taken === 0 ? text : text.slice(taken)
-      account(channel, pos, pos + visible.length, visible)
-      pos += visible.length
-    }
-    // Clamped so that a misreporting detector can never make the scanner release more than it
-    // was given.
-    channel.frontier = Math.min(Math.max(pos, channel.frontier), channel.length)
-  }
-
-  /**
-   * Some withheld characters in [frontier, to) belong to markup not reported yet: their
-   * positions are found by matching the released text against the input (greedy leftmost, which
-   * always succeeds on a lossless detector). Where identical characters make the match
-   * ambiguous, any choice yields the same visible text; only which of two adjacent parts a
-   * repeated character is credited to may differ. Rare (the delta that opens a call after some
-   * text, markup in inline reasoning), so simplicity wins over speed here.
-   */
-  function aligned(
-    channel: ChannelState<Raw>,
-    text: string,
-    spans: readonly number[] | undefined,
-    to: number,
-  ): void {
-    const from = channel.frontier
-    const input = inputSlice(channel, from, to)
-    let j = 0
-    let s = 0
-    let runFrom = from
-    let runVisible = false
-    let runText = 0
-    const close = (upto: number) => {
-      if (upto > runFrom) {
-        account(
-          channel,
-          runFrom,
-          upto,
-          runVisible ? text.slice(runText, runText + (upto - runFrom)) : undefined,
-        )
-      }
-    }
-    for (let p = from; p < to; ) {
-      if (spans !== undefined && s < spans.length && p >= spans[s]!) {
-        const end = Math.min(Math.max(spans[s + 1]!, p), to)
-        s += 2
-        if (end === p) continue
-        if (runVisible) {
-          close(p)
-          runFrom = p
-          runVisible = false
-        }
-        p = end
-        continue
-      }
-      const visible = j < text.length && text.charCodeAt(j) === input.charCodeAt(p - from)
-      if (visible !== runVisible) {
-        close(p)
-        runFrom = p
-        runVisible = visible
-        runText = j
-      }
-      if (visible) j++
-      p++
-    }
-    close(to)
-    channel.frontier = to
-    if (j < text.length) {
-      // Only a detector that is not lossless gets here: never drop visible text.
-      const last = channel.pending[channel.pending.length - 1]
-      if (last !== undefined) last.pieces.push(text.slice(j))
-    }
-  }
-
-  /** The channel's input [from, to), read from its pending entries (which cover the frontier on). */
-  function inputSlice(channel: ChannelState<Raw>, from: number, to: number): string {
-    const pieces: string[] = []
-    for (let k = channel.pendingHead; k < channel.pending.length; k++) {
-      const entry = channel.pending[k]!
-      if (entry.end <= from) continue
-      if (entry.start >= to) break
-      pieces.push(
-        entry.part.text.slice(
-          Math.max(from, entry.start) - entry.start,
-          Math.min(to, entry.end) - entry.start,
-        ),
+    if (to > pos) {
+      account(
+        channel,
+        pos,
+        to,
+        taken === 0 && text.length === to - pos ? text : text.slice(taken, taken + (to - pos)),
       )
+      taken += to - pos
+      pos = to
     }
-    return pieces.join("")
+    channel.frontier = Math.max(pos, channel.frontier)
+    if (taken < text.length) {
+      // Only a detector that misreports its positions gets here: never drop visible text.
+      const last = channel.pending[channel.pending.length - 1]
+      if (last !== undefined) last.pieces.push(text.slice(taken))
+    }
   }
 
   /** Marks channel characters [from, to) decided: visible with `text`, withheld without. */

@@ -1,0 +1,164 @@
+/**
+ * The `markup-json` state: inside a call's JSON payload (Hermes, Llama, Mistral, Harmony…). A
+ * lexical scan (strings, escapes, depth) that reads the call object's `"name"` (or first key) and
+ * notes `"arguments"`/`"parameters"`; the payload ends where its outermost value closes, or at the
+ * envelope's closer.
+ *
+ * ```markdown
+ * > | <tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>
+ *                ^ call   ^ name       ^ structure                ^ value ends: markup-tail
+ * ```
+ */
+
+import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from "./char-codes.ts"
+import { closerAt, currentCall, reasoningCloser } from "./emit.ts"
+import { type Draft, MAX_NAME, type Machine } from "./machine.ts"
+import { normalize } from "./match.ts"
+import { FAIL, MORE } from "./pattern.ts"
+import { noteRun, resumeRun } from "./run-memo.ts"
+
+export function stateJson(m: Machine, d: Draft): boolean {
+  const body = d.body
+  const names = body.spec.kind === "json" ? body.spec.names : "none"
+  const len = m.buf.length
+  const inString = body.stringTrigger
+  const inValue = body.valueTrigger
+  const closing = reasoningCloser(m, d)
+  let i = m.pos
+  while (i < len) {
+    if (m.jLex === "escape") {
+      m.jLex = "string"
+      i++
+      continue
+    }
+    if (m.jLex === "string") {
+      let c = 0
+      for (; i < len; i++) {
+        c = m.buf.charCodeAt(i)
+        if (c < 128 && (inString[c] !== 0 || (closing !== undefined && closing[c] !== 0))) break
+      }
+      if (i >= len) break
+      if (c === BACKSLASH) m.jLex = "escape"
+      else if (c === QUOTE) m.jLex = "code"
+      else {
+        const r = closerAt(m, d, i)
+        if (r !== "none") return r === "ended"
+      }
+      i++
+      continue
+    }
+    let c = 0
+    for (; i < len; i++) {
+      c = m.buf.charCodeAt(i)
+      if (c < 128 && (inValue[c] !== 0 || (closing !== undefined && closing[c] !== 0))) break
+    }
+    if (i >= len) break
+    switch (c) {
+      case QUOTE: {
+        if (
+          names !== "none" &&
+          m.jInCall &&
+          m.jDepth === m.jCallDepth &&
+          (m.jExpect === "key" || (m.jExpect === "value" && m.jNameNext))
+        ) {
+          const end = captureString(m, i)
+          if (end === MORE) {
+            m.pos = i
+            return false
+          }
+          if (end >= 0) {
+            onJsonString(m, d, m.buf.slice(i + 1, end), names)
+            i = end + 1
+            continue
+          }
+        }
+        m.jLex = "string"
+        break
+      }
+      case LBRACE:
+      case LBRACKET:
+        m.jDepth++
+        m.jNameNext = false
+        if (m.jDepth === 1 && m.jCallDepth === 0) m.jCallDepth = c === LBRACE ? 1 : 2
+        if (c === LBRACE && m.jDepth === m.jCallDepth && names !== "none") {
+          d.calls.push({ name: undefined, start: m.base + i, structured: false, args: false })
+          m.jInCall = true
+          m.jExpect = "key"
+        }
+        break
+      case RBRACE:
+      case RBRACKET:
+        if (c === RBRACE && m.jInCall && m.jDepth === m.jCallDepth) {
+          const call = currentCall(d)
+          if (call?.name !== undefined) call.structured = true
+          m.jInCall = false
+        }
+        m.jDepth--
+        if (m.jDepth <= 0) {
+          m.pos = i + 1
+          m.state = "markup-tail"
+          m.tail = "value-after"
+          return true
+        }
+        break
+      case COMMA:
+        if (m.jInCall && m.jDepth === m.jCallDepth) {
+          m.jExpect = "key"
+          m.jNameNext = false
+        }
+        break
+      case COLON:
+        if (m.jInCall && m.jDepth === m.jCallDepth) m.jExpect = "value"
+        break
+      default: {
+        const r = closerAt(m, d, i)
+        if (r !== "none") return r === "ended"
+      }
+    }
+    i++
+  }
+  m.pos = len
+  return false
+}
+
+/** The end quote of a short escape-free string at `i`, {@link MORE}, or FAIL (not a name). */
+export function captureString(m: Machine, i: number): number {
+  const span = Math.min(MAX_NAME + 2, m.maxHold)
+  const limit = Math.min(m.buf.length, i + span)
+  const fin = m.final || i + span <= m.buf.length
+  // A string cut off by the window's end is read on from where it was cut, not again.
+  let j = Math.max(i + 1, resumeRun(m.capture.runs, STRING_RUN, i, limit))
+  for (; j < limit; j++) {
+    const c = m.buf.charCodeAt(j)
+    if (c === QUOTE) return j
+    if (c === BACKSLASH) return FAIL
+  }
+  noteRun(m.capture.runs, STRING_RUN, i, j)
+  return fin ? FAIL : MORE
+}
+
+/** What `captureString` reads its runs as (in the run memo). */
+const STRING_RUN = Symbol("JSON string")
+
+export function onJsonString(m: Machine, d: Draft, s: string, names: "keys" | "first-key" | "none"): void {
+  const call = currentCall(d)
+  if (call === undefined) return
+  if (m.jExpect === "key") {
+    if (names === "first-key") {
+      if (call.name === undefined) {
+        call.name = normalize(m, s)
+        call.structured = true
+      }
+    } else if (s === "name" || s === "tool_name") m.jNameNext = true
+    else if (s === "arguments" || s === "parameters") {
+      call.args = true
+      if (call.name !== undefined) call.structured = true
+    }
+    m.jExpect = "none"
+  } else {
+    if (call.name === undefined) call.name = normalize(m, s)
+    if (call.args) call.structured = true
+    m.jNameNext = false
+    m.jExpect = "none"
+  }
+}
