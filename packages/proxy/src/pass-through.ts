@@ -15,7 +15,7 @@ const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD"])
 export async function passThrough(
   request: Request,
   context: ProxyContext,
-  body?: Uint8Array,
+  body?: Uint8Array<ArrayBuffer>,
 ): Promise<Response> {
   const url = new URL(request.url)
   const target = upstreamUrl(context.upstream, url.pathname, url.search)
