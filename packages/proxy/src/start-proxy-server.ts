@@ -99,8 +99,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         const cut = setTimeout(() => {
           if ("closeAllConnections" in server) server.closeAllConnections()
         }, graceMs)
+        // A keep-alive connection whose last request finishes during the grace period is idle
+        // from then on: close it then, not at the keep-alive timeout.
+        const sweep = setInterval(() => {
+          if ("closeIdleConnections" in server) server.closeIdleConnections()
+        }, 25)
         server.close(() => {
           clearTimeout(cut)
+          clearInterval(sweep)
           resolve()
         })
         if ("closeIdleConnections" in server) server.closeIdleConnections()
