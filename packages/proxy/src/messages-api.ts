@@ -18,6 +18,7 @@
 
 import type { ApiAdapter, SplicerSettings } from "@tool-rescue/openai/wire"
 import { appendInstruction, type NormalizedPart, type OutputPart } from "@tool-rescue/recovery"
+import { isRecord } from "./protocol.ts"
 
 type Body = Readonly<Record<string, unknown>>
 type Event = Readonly<Record<string, unknown>> & { readonly type?: unknown }
@@ -29,10 +30,6 @@ export interface MessageRef {
   readonly message: Message
   /** Index in `content` (-1 for the message as a whole). */
   readonly block: number
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 /** Client tool names (`tools[].name` of tools without a server-tool `type`). */

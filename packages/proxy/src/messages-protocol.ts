@@ -1,11 +1,16 @@
 /** Anthropic Messages (`POST /v1/messages`) as a row of the protocol table. */
 import { turnRecoveries } from "@tool-rescue/recovery"
 import { messagesApi, messagesToolNames } from "./messages-api.ts"
-import { type AnyApi, callMark, isRecord, markId, type Protocol, type ProtocolError } from "./protocol.ts"
+import {
+  type AnyApi,
+  callMark,
+  eventType,
+  isRecord,
+  markId,
+  type Protocol,
+  type ProtocolError,
+} from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
-
-const typeName = (event: unknown): string | undefined =>
-  isRecord(event) && typeof event.type === "string" ? event.type : undefined
 
 const anthropicError = (error: ProtocolError) => ({
   type: "error",
@@ -38,8 +43,8 @@ function markBlock(block: unknown, recoveries: number): unknown {
 export const messagesProtocol: Protocol = {
   name: "messages",
   api: messagesApi as AnyApi,
-  eventName: typeName,
-  isStreamError: (event, name) => name === "error" || typeName(event) === "error",
+  eventName: eventType,
+  isStreamError: (event, name) => name === "error" || eventType(event) === "error",
   sentinel: false,
   errorBody: anthropicError,
   errorFrame: (error) => sseFrame(JSON.stringify(anthropicError(error)), "error"),

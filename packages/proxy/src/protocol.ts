@@ -76,6 +76,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
+/** The `type` of a JSON event (Responses and Anthropic name their events by it). */
+export function eventType(event: unknown): string | undefined {
+  return isRecord(event) && typeof event.type === "string" ? event.type : undefined
+}
+
 const MARK = /-retry(\d+)$/
 
 /**

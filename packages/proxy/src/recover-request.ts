@@ -13,11 +13,11 @@ import {
 } from "@tool-rescue/recovery"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
-import type { Protocol, ProtocolError } from "./protocol.ts"
+import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
 import { readSse, sseFrame } from "./read-sse.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
@@ -34,10 +34,6 @@ interface Call {
   readonly recoveriesBefore: number
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 const encoder = new TextEncoder()
@@ -334,7 +330,7 @@ function recovered(call: Call, item: unknown, round: number, usages: readonly un
 }
 
 /** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */
-const STATUS = { "repeated-markup": 422, "persist-failed": 500, aborted: 499, timeout: 504, unreachable: 502 }
+const STATUS = { "repeated-markup": 422, "persist-failed": 500, aborted: 499 }
 
 /** The proxy's own error for `error`, or undefined for an error it does not know (a cut stream). */
 function proxyError(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
@@ -344,18 +340,7 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
       error: { type: "tool_call_recovery_error", code: error.code, message: error.message },
     }
   }
-  if (UpstreamFailure.isInstance(error) && (error.kind === "timeout" || error.kind === "unreachable")) {
-    const timeout = error.kind === "timeout"
-    return {
-      status: STATUS[error.kind],
-      error: {
-        type: call.protocol.name === "messages" ? "api_error" : "upstream_error",
-        code: `upstream-${error.kind}`,
-        message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
-      },
-    }
-  }
-  return undefined
+  return gatewayError(error, call.protocol.name)
 }
 
 function failureResponse(call: Call, error: unknown): Response {

@@ -3,16 +3,13 @@
 import { responsesApi } from "@tool-rescue/openai/wire"
 import { turnRecoveries } from "@tool-rescue/recovery"
 import { openAiError } from "./chat-protocol.ts"
-import { type AnyApi, callMark, isRecord, markId, type Protocol } from "./protocol.ts"
+import { type AnyApi, callMark, eventType, isRecord, markId, type Protocol } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
 
 type Item = Record<string, unknown>
 
 const CALL_ITEMS: ReadonlySet<unknown> = new Set(["function_call", "custom_tool_call"])
 const OUTPUT_ITEMS: ReadonlySet<unknown> = new Set(["function_call_output", "custom_tool_call_output"])
-
-const typeName = (event: unknown): string | undefined =>
-  isRecord(event) && typeof event.type === "string" ? event.type : undefined
 
 function markItem(item: unknown, recoveries: number): unknown {
   return isRecord(item) && CALL_ITEMS.has(item.type)
@@ -35,8 +32,8 @@ function isEvent(item: Item): boolean {
 export const responsesProtocol: Protocol = {
   name: "responses",
   api: responsesApi as AnyApi,
-  eventName: typeName,
-  isStreamError: (event, name) => name === "error" || typeName(event) === "error",
+  eventName: eventType,
+  isStreamError: (event, name) => name === "error" || eventType(event) === "error",
   sentinel: false,
   errorBody: openAiError,
   errorFrame: (error) =>
