@@ -196,6 +196,7 @@ for (const agent of selected) {
   const home = mkdtempSync(join(tmpdir(), `tool-rescue-${agent.id}-home-`))
   const cwd = join(home, "work")
   mkdirSync(cwd, { recursive: true })
+  mkdirSync(join(home, ".codex"), { recursive: true })
   const upstream = await startReplayServer({ script: scriptFor(agent) })
   const proxy = await startProxyServer({ upstream: upstream.url, port: 0, graceMs: 1000 })
   try {
@@ -230,6 +231,16 @@ for (const agent of selected) {
     await upstream.close()
   }
 }
+// The results file keeps the rows of CLIs not run this time.
+const resultsFile = new URL("./results.md", import.meta.url)
+let kept: string[] = []
+try {
+  kept = readFileSync(resultsFile, "utf8")
+    .split("\n")
+    .filter((line) => /^\| [a-z]/.test(line) && !selected.some((agent) => line.startsWith(`| ${agent.id} `)))
+} catch {
+  kept = []
+}
 const report = [
   "# e2e: real agent CLIs through the proxy",
   "",
@@ -237,9 +248,9 @@ const report = [
   "",
   "| CLI | checks | upstream requests |",
   "|---|---|---:|",
-  ...rows,
+  ...[...kept, ...rows].sort(),
   "",
 ].join("\n")
-writeFileSync(new URL("./results.md", import.meta.url), report)
+writeFileSync(resultsFile, report)
 console.log(report)
 process.exit(failed === 0 ? 0 : 1)
