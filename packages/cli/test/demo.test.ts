@@ -73,7 +73,9 @@ describe("demo", () => {
     }
     expect(out).toMatch(/\n✓ 8 turns through 4 adapters behaved as shown · \d/)
     expect(out).not.toContain("✗")
-  }, 30_000)
+    // Eight turns through four adapters (with the proxy's own server): a few seconds built and
+    // piped, ten times that when every package's suite shares two loaded cores.
+  }, 120_000)
 
   it("runs one adapter with --only, and colours the trace on a terminal", async () => {
     const io = testIo({ tty: true })
