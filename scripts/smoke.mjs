@@ -3,7 +3,7 @@
 // Run by `turbo run smoke` on the workspace's Node 24; when SYSTEM_NODE is set (CI does), the
 // packages whose `engines` claim an older Node are imported with that Node too.
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
@@ -13,6 +13,7 @@ const expected = {
   "@tool-rescue/openai": ["withToolCallRecovery"],
   "@tool-rescue/effect": ["ToolCallRecovery"],
   "@tool-rescue/proxy": ["createProxy", "createProxyMetrics"],
+  "@tool-rescue/langchain": ["withToolCallRecovery", "toolCallRecoveryMiddleware"],
   "@tool-rescue/cli": [],
 }
 
@@ -22,10 +23,9 @@ const checkScript = (name, names) => `
   if (missing.length) { console.error(${JSON.stringify(name)} + " is missing " + missing.join(", ")); process.exit(1) }
 `
 let failed = false
-const run = (node, name, names) => {
+const run = (node, name, names, cwd) => {
   try {
-    // Resolve from the cli package, which depends on every library package.
-    execFileSync(node, ["--input-type=module", "-e", checkScript(name, names)], { cwd: "packages/cli", stdio: "inherit" })
+    execFileSync(node, ["--input-type=module", "-e", checkScript(name, names)], { cwd, stdio: "inherit" })
     console.log(`ok   ${name} (node ${execFileSync(node, ["--version"]).toString().trim()})`)
   } catch {
     failed = true
@@ -36,12 +36,16 @@ const run = (node, name, names) => {
 for (const [name, names] of Object.entries(expected)) {
   const dir = name.replace("@tool-rescue/", "packages/")
   const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"))
-  run(process.execPath, name, names)
+  // Resolve from the cli package, which depends on every library package; a package the cli does
+  // not use (langchain) resolves itself by its own name, with its peers from its own folder.
+  const cwd = existsSync(`packages/cli/node_modules/${name}`) ? "packages/cli" : dir
+  run(process.execPath, name, names, cwd)
   const minimum = Number(/\d+/.exec(pkg.engines?.node ?? "")?.[0] ?? 0)
   const system = process.env.SYSTEM_NODE
   if (system) {
     const systemMajor = Number(/\d+/.exec(execFileSync(system, ["--version"]).toString())[0])
-    if (systemMajor >= minimum && systemMajor !== Number(process.versions.node.split(".")[0])) run(system, name, names)
+    if (systemMajor >= minimum && systemMajor !== Number(process.versions.node.split(".")[0]))
+      run(system, name, names, cwd)
   }
 }
 process.exit(failed ? 1 : 0)

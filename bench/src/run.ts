@@ -14,6 +14,7 @@ import { registeredSuites } from "./suite.ts"
 import "./detector.bench.ts"
 import "./ai-sdk.bench.ts"
 import "./recovery.bench.ts"
+import "./announced.bench.ts"
 import "./proxy.bench.ts"
 
 const only = process.argv.slice(2)

@@ -117,9 +117,10 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
               releaseFirst()
               return
             }
-            // `generate`: the malformed attempt is dropped whole, prose included.
-            if (generate && step.value.type === "attempt-start") kept.length = 0
             splicer.push(step.value)
+            // `generate`: the malformed attempt is dropped whole, prose included (after the
+            // splicer closed its blocks, so no stray end is kept either).
+            if (generate && step.value.type === "attempt-start") kept.length = 0
           }
         } catch (error) {
           releaseFirst()

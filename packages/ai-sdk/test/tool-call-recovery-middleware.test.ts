@@ -14,7 +14,7 @@ import {
   tool,
   wrapLanguageModel,
 } from "ai"
-import { MockLanguageModelV4 } from "ai/test"
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
 import { describe, expect, test } from "vitest"
 import { z } from "zod"
 import { toolCallRecoveryMiddleware } from "../src/index.ts"
@@ -318,6 +318,35 @@ describe("streamText", () => {
       },
     })
     await expect(readAll(await wrap(inner).doStream(params))).rejects.toBe(rateLimited)
+  })
+
+  test("an error part after the markup (malformed SSE JSON, a stream cut without a finish) is final: passed through, no retry", async () => {
+    const params: LanguageModelV4CallOptions = {
+      prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+      tools: [{ type: "function", name: "Glob", inputSchema: { type: "object" } }],
+    }
+    // What @ai-sdk/openai-compatible emits for both: an `error` part, then a finish with reason error.
+    const failure = new Error("Response stream ended without a finish reason.")
+    const parts = replyParts(leak).slice(0, -1)
+    const errorFinish: Part = {
+      type: "finish",
+      finishReason: { unified: "error", raw: undefined },
+      usage: usage(10, 5),
+    }
+    const inner = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: convertArrayToReadableStream([...parts, { type: "error", error: failure }, errorFinish]),
+      }),
+    })
+    const events: RecoveryEvent[] = []
+    const out = await readAll(await wrap(inner, { onEvent: (e) => events.push(e) }).doStream(params))
+    expect(inner.doStreamCalls).toHaveLength(1)
+    expect(out.filter((p) => p.type === "error")).toEqual([{ type: "error", error: failure }])
+    expect(out.at(-1)).toEqual(errorFinish)
+    expect(events.some((e) => e.type === "recovery-started")).toBe(false)
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "markup-detected", reason: "provider-error" }),
+    )
   })
 
   test("an abort during the first response stops the turn: no retry starts", async () => {

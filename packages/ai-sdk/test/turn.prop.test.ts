@@ -71,7 +71,7 @@ function answeredOnce(messages: readonly ModelMessage[]): void {
 const answers = fc.array(fc.constantFrom<Answer>("leak", "call", "answer"), { minLength: 1, maxLength: 8 })
 
 describe("generated multi-step turns", () => {
-  test.prop([answers, fc.integer({ min: 0, max: 2 }), fc.boolean()], { numRuns: 60 })(
+  test.prop([answers, fc.integer({ min: 0, max: 2 }), fc.boolean()], { numRuns: 30 })(
     "recoveries per turn ≤ maxRecoveries, no tool result duplicated, no call unanswered",
     async (generated, maxRecoveries, stream) => {
       // Ends with a plain answer, so that the model never runs out of script.
@@ -102,7 +102,12 @@ describe("generated multi-step turns", () => {
       let error: unknown
       let messages: readonly ModelMessage[] = []
       if (stream) {
-        const result = streamText({ ...options, onError: ({ error: e }) => void (error = e) })
+        const result = streamText({
+          ...options,
+          onError: ({ error: e }) => {
+            error = e
+          },
+        })
         await result.consumeStream()
         messages = (await result.response).messages
       } else {

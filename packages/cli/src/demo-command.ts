@@ -200,7 +200,7 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
         trace.step(
           "detector",
           `${m.format} markup: a ${m.toolName ?? "unnamed"} call written as text (${envelope})` +
-            (event.recoverable ? "" : " · not recoverable"),
+            (event.recoverable ? "" : ` · not recoverable: ${event.reason}`),
         )
         trace.step(
           "",

@@ -218,7 +218,7 @@ describe("scan: chat completions, requests and malformed lines", () => {
     // Leaks are listed first.
     expect(findings.map((f) => [f.id, f.channel, f.recoverable, f.reason])).toEqual([
       ["silent", "reasoning", true, null],
-      ["answered", "reasoning", false, "in-reasoning"],
+      ["answered", "reasoning", false, "in-reasoning-answer-follows"],
     ])
     const ignore = await scanJson([path, "--tools", "read_file", "--reasoning", "ignore"])
     expect(ignore.report.recoverable).toBe(0)
@@ -232,7 +232,7 @@ describe("scan: chat completions, requests and malformed lines", () => {
     expect((await scanJson([path])).report.recoverable).toBe(1)
     const envelope = await scanJson([path, "--evidence", "envelope"])
     expect(envelope.report.recoverable).toBe(0)
-    expect(envelope.report.notRecoverable).toEqual({ "no-evidence": 1 })
+    expect(envelope.report.notRecoverable).toEqual({ "no-envelope": 1 })
   })
 
   it("leaves a fenced example alone", async () => {

@@ -3,9 +3,13 @@
  * something (a 128-entry trigger table, so plain text is skipped one `charCodeAt` at a time), and,
  * per first character, the literals that start there, longest first.
  *
- * Tables are immutable and shared: detectors with the same formats (and, for `cline-xml`, the same
- * tools) share one compiled set, which keeps an idle detector small.
+ * Tables are immutable and shared, and nothing module-wide is a cache: the default formats' tables
+ * are one value; the tables of a `formats` array are owned by the caller's array (see
+ * {@link tablesFor}). Detectors built from the same options share one compiled set, which keeps an
+ * idle detector small.
  */
+
+import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
 import {
   type BodyEntry,
   type BodySpec,
@@ -15,9 +19,9 @@ import {
   REASONING_ROWS,
   type ReasoningClose,
   type ReasoningRow,
+  TOKEN_ROWS,
 } from "./format-table.ts"
-import { LF } from "./machine.ts"
-import { alt, lit, type Pattern, peek, seq, ws } from "./pattern.ts"
+import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
 import type { FormatId } from "./types.ts"
 
@@ -32,16 +36,32 @@ export interface LiteralEntry<T> {
   readonly items: readonly T[]
 }
 
-/** Literals grouped by their first two characters, longest first. */
+/**
+ * A node of a literal trie: the path from the root spells a prefix of one or more literals. A
+ * match walks down once along the input (one step per character, however many literals share the
+ * prefix: `<|tool…` starts dozens), then back up through `parent` for the literals that ended on
+ * the way, longest first.
+ */
+export interface TrieNode<T> {
+  /** The literal that ends here, with what it may start. */
+  readonly entry: LiteralEntry<T> | undefined
+  /** The node one character shorter (`undefined` for a first character). */
+  readonly parent: TrieNode<T> | undefined
+  /** The characters that continue a literal from here, and their nodes (same order). */
+  readonly codes: readonly number[]
+  readonly kids: readonly TrieNode<T>[]
+  /** For a node with many kids (`<` starts dozens of literals): its ASCII kids by character. */
+  readonly ascii: readonly (TrieNode<T> | undefined)[] | undefined
+}
+
+/** Literals indexed by their characters. */
 export interface LiteralIndex<T> {
-  /** Key `first * 65536 + second`: the literals starting so, then the one-character literal `first`. */
-  readonly byPair: ReadonlyMap<number, readonly LiteralEntry<T>[]>
-  /** One-character literals, by their character. */
-  readonly singles: ReadonlyMap<number, readonly LiteralEntry<T>[]>
-  /** 1 where some literal of two or more characters starts with the character. */
-  readonly longer: Uint8Array
+  /** The trie's first level, by first character (every literal starts with an ASCII character). */
+  readonly firsts: readonly (TrieNode<T> | undefined)[]
   /** 1 where some literal starts with the character. */
   readonly trigger: Uint8Array
+  /** Literals that also match with an XML namespace prefix (`<x:invoke`), longest first. */
+  readonly ns: readonly LiteralEntry<T>[]
 }
 
 /** A reasoning row with its closers indexed. */
@@ -84,43 +104,86 @@ export interface Tables {
   readonly textScan: Scanner
   readonly anchor: LiteralIndex<Start>
   readonly line: LiteralIndex<Start>
+  /** 1 where a character at a line's start sends the scan to `line-start` (after a line feed). */
+  readonly lineStart: Uint8Array
   readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
   /** The longest literal: the hold-back floor. */
   readonly longest: number
 }
 
-function buildIndex<T>(pairs: readonly (readonly [string, T])[]): LiteralIndex<T> {
-  const grouped = new Map<string, T[]>()
-  for (const [literal, item] of pairs) {
-    const items = grouped.get(literal)
-    if (items === undefined) grouped.set(literal, [item])
-    else items.push(item)
+/**
+ * What a scanner must stop at for namespaced literals: `<` or `</` before any prefix's first
+ * character (the prefix is checked where the scan stops).
+ */
+const NS_STOPS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"].map(
+  (c) => `<${c}`,
+)
+/** Inside a namespaced body its closing tags matter too (`</x:invoke>`). */
+const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
+
+/** A trie node under construction. */
+interface Building<T> {
+  entry: { readonly literal: string; readonly items: T[] } | undefined
+  readonly parent: Building<T> | undefined
+  readonly codes: number[]
+  readonly kids: Building<T>[]
+  ascii: (Building<T> | undefined)[] | undefined
+}
+
+/** Kids looked up by a linear scan up to this many; a node with more gets an ASCII table. */
+const NARROW = 6
+
+/** Gives every wide node of the trie under `node` its ASCII table. */
+function indexWide<T>(node: Building<T>): void {
+  if (node.kids.length > NARROW) {
+    node.ascii = new Array(128).fill(undefined)
+    node.codes.forEach((c, k) => {
+      if (c < 128) node.ascii![c] = node.kids[k]
+    })
   }
-  const byPair = new Map<number, LiteralEntry<T>[]>()
-  const singles = new Map<number, LiteralEntry<T>[]>()
-  const longer = new Uint8Array(128)
+  for (const kid of node.kids) indexWide(kid)
+}
+
+function buildIndex<T>(
+  pairs: readonly (readonly [string, T])[],
+  namespaced: (item: T) => boolean = () => false,
+): LiteralIndex<T> {
+  const firsts: (Building<T> | undefined)[] = new Array(128).fill(undefined)
   const trigger = new Uint8Array(128)
-  for (const [literal, items] of grouped) {
+  const entries: LiteralEntry<T>[] = []
+  for (const [literal, item] of pairs) {
     const first = literal.charCodeAt(0)
     // Every literal starts with an ASCII character; the trigger table relies on it.
     if (!(first < 128))
       throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
     trigger[first] = 1
-    if (literal.length === 1) singles.set(first, [{ literal, items }])
-    else {
-      longer[first] = 1
-      const key = first * 65536 + literal.charCodeAt(1)
-      const list = byPair.get(key)
-      if (list === undefined) byPair.set(key, [{ literal, items }])
-      else list.push({ literal, items })
+    let node: Building<T> | undefined = firsts[first]
+    if (node === undefined) {
+      node = { entry: undefined, parent: undefined, codes: [], kids: [], ascii: undefined }
+      firsts[first] = node
     }
+    for (let k = 1; k < literal.length; k++) {
+      const c = literal.charCodeAt(k)
+      const at: number = node.codes.indexOf(c)
+      if (at >= 0) node = node.kids[at]!
+      else {
+        const kid: Building<T> = { entry: undefined, parent: node, codes: [], kids: [], ascii: undefined }
+        node.codes.push(c)
+        node.kids.push(kid)
+        node = kid
+      }
+    }
+    if (node.entry === undefined) {
+      node.entry = { literal, items: [item] }
+      entries.push(node.entry)
+    } else node.entry.items.push(item)
   }
-  for (const [key, list] of byPair) {
-    list.sort((a, b) => b.literal.length - a.literal.length)
-    const single = singles.get(Math.floor(key / 65536))
-    if (single !== undefined) list.push(...single)
-  }
-  return { byPair, singles, longer, trigger }
+  const ns = entries
+    .filter(({ literal, items }) => literal.startsWith("<") && items.some(namespaced))
+    .map(({ literal, items }) => ({ literal, items: items.filter(namespaced) }))
+    .sort((a, b) => b.literal.length - a.literal.length)
+  for (const node of firsts) if (node !== undefined) indexWide(node)
+  return { firsts, trigger, ns }
 }
 
 function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
@@ -131,10 +194,14 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   const entries: BodyEntry[] =
     spec.kind === "tags" ? [...spec.entries] : spec.closers.map((literal) => ({ literal, role: "closer" }))
   for (const e of entries) longest.value = Math.max(longest.value, e.literal.length)
-  const index = buildIndex(entries.map((e) => [e.literal, e] as const))
+  const ns = spec.kind === "tags" && spec.ns === true
+  const index = buildIndex(
+    entries.map((e) => [e.literal, e] as const),
+    () => ns,
+  )
   const stringTrigger = new Uint8Array(128)
-  stringTrigger[34] = 1 // '"'
-  stringTrigger[92] = 1 // "\"
+  stringTrigger[QUOTE] = 1
+  stringTrigger[BACKSLASH] = 1
   const valueTrigger = new Uint8Array(128)
   for (const ch of spec.kind === "pythonic" ? "\"'()[]{}" : '"{}[],:') valueTrigger[ch.charCodeAt(0)] = 1
   for (const literal of closerLiterals) {
@@ -144,19 +211,31 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   return {
     spec,
     entries: index,
-    scan: makeScanner(
-      entries.map((e) => e.literal),
-      undefined,
-    ),
+    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
+    // A bare call's orphan closers; otherwise a stray repeat of a tag or token closer (not of a
+    // fence closer: Command-R's "```" may open the next fenced block).
     tails:
       spec.kind === "tags" && spec.bare !== undefined
-        ? spec.bare.tails.map((t) => ({ pattern: seq(ws, lit(t.literal)), format: t.format }))
-        : [],
+        ? spec.bare.tails.map((t) => tail(t.literal, undefined, ns, t.format))
+        : entries
+            .filter((e) => e.role === "closer" && e.literal.startsWith("<"))
+            .map((e) => tail(e.literal, e.pattern, ns, undefined)),
     stringTrigger,
     valueTrigger,
   }
+}
+
+/** `ws literal` (with any namespace prefix in an `ns` body) and the closer's own pattern, if it has one. */
+function tail(
+  literal: string,
+  pattern: Pattern | undefined,
+  ns: boolean,
+  format: FormatId | undefined,
+): CompiledTail {
+  const marker = ns ? nsLit(literal) : lit(literal)
+  return { pattern: pattern === undefined ? seq(ws, marker) : seq(ws, marker, pattern), format }
 }
 
 /** `ws` then `{` or `[`: a JSON value follows (a header's payload, or another value after a separator). */
@@ -170,7 +249,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
-  const rows = enabled.has("cline-xml") ? [...OPENER_ROWS, ...tools.map(clineRow)] : OPENER_ROWS
+  const rows = [...OPENER_ROWS, ...(enabled.has("cline-xml") ? tools.map(clineRow) : []), ...TOKEN_ROWS]
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
@@ -187,8 +266,14 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const textLiterals = [
     ...text.map(([literal]) => literal),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
+    ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
   ]
-  const lines = { lineStarts: line.map(([literal]) => literal.charCodeAt(0)) }
+  // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
+  // or a list item (its content column decides what counts as indented code).
+  const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
+  const lineStart = new Uint8Array(128)
+  for (const c of lineStarts) lineStart[c] = 1
+  const lines = { lineStarts }
   for (const row of reasoningRows) {
     const closers = row.close.map((c) => c.literal)
     const close = buildIndex(row.close.map((c) => [c.literal, c] as const))
@@ -204,36 +289,70 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
       longest.value = Math.max(longest.value, literal.length)
   }
   return {
-    text: buildIndex(text),
+    text: buildIndex(text, namespacedStart),
     textScan: makeScanner(textLiterals, lines),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
+    lineStart,
     bodies,
     longest: longest.value,
   }
 }
 
-const cache = new Map<string, Tables>()
+/** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
+const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
 
-/** Cache keys of the (never mutated) enabled-format sets seen so far. */
-const idsOf = new WeakMap<ReadonlySet<FormatId>, string>()
+function namespacedStart(start: Start): boolean {
+  return start.kind === "markup" && start.row.ns
+}
 
-/** The tables for a set of enabled formats (and tools, when `cline-xml` is enabled), cached. */
-export function tablesFor(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
-  // The default set is one shared object: its key is built once, not sorted and joined on every
-  // createDetector (a noticeable share of a short turn, which creates two detectors).
-  let ids = idsOf.get(enabled)
-  if (ids === undefined) {
-    ids = [...enabled].sort().join(",")
-    idsOf.set(enabled, ids)
+/** The default formats' tables: one immutable value, built on first use (never replaced). */
+let defaults: Tables | undefined
+
+/** Tables compiled for a `formats` array a caller passed, and the array's contents they were built for. */
+interface Owned {
+  readonly ids: string
+  /** By tool list with `cline-xml` (its tables depend on the tools), newest last; else one entry. */
+  readonly byTools: Map<string, Tables>
+}
+
+/** Tool lists remembered per `formats` array with `cline-xml` (a host with more recompiles). */
+const TOOL_SETS = 8
+
+/**
+ * Tables for the `formats` arrays callers pass, owned by those arrays: kept while the caller keeps
+ * its array (an adapter resolves its options once and passes the same array every turn) and
+ * dropped with it; one caller's arrays never evict another's. Keyed by identity and checked
+ * against the contents, so an array changed after use is compiled again.
+ */
+const byCaller = new WeakMap<readonly FormatId[], Owned>()
+
+/**
+ * The tables for a detector. Without `formats` (the default formats), the one immutable default
+ * value: creating a detector costs no lookup and no key. Otherwise the tables owned by the
+ * caller's `formats` array (and, with `cline-xml`, its tools).
+ */
+export function tablesFor(
+  formats: readonly FormatId[] | undefined,
+  enabled: ReadonlySet<FormatId>,
+  tools: readonly string[],
+): Tables {
+  if (formats === undefined) {
+    defaults ??= compile(enabled, [])
+    return defaults
   }
-  const key = enabled.has("cline-xml") ? `${ids}|${tools.join("\u0000")}` : ids
-  let tables = cache.get(key)
+  const ids = formats.join(",")
+  let owned = byCaller.get(formats)
+  if (owned === undefined || owned.ids !== ids) {
+    owned = { ids, byTools: new Map() }
+    byCaller.set(formats, owned)
+  }
+  const key = enabled.has("cline-xml") ? tools.join("\u0000") : ""
+  let tables = owned.byTools.get(key)
   if (tables === undefined) {
-    // Bounded: a host that builds many distinct tool sets recompiles instead of growing without end.
-    if (cache.size >= 64) cache.clear()
+    if (owned.byTools.size >= TOOL_SETS) owned.byTools.delete(owned.byTools.keys().next().value!)
     tables = compile(enabled, tools)
-    cache.set(key, tables)
+    owned.byTools.set(key, tables)
   }
   return tables
 }

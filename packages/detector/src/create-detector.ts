@@ -2,34 +2,29 @@
  * `createDetector`: the factory, the dispatch loop, the prose state, and what a push returns.
  * The state itself is described in `machine.ts`.
  */
+
+import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
 import { tablesFor } from "./compile.ts"
 import { closeReasoning, endMarkup, flushQueue, openMarkup, openReasoning, release } from "./emit.ts"
+import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP } from "./machine.ts"
 import {
-  BACKTICK,
-  createMachine,
-  dropRuns,
-  isBlank,
-  LF,
-  type Machine,
-  NO_MARKUP,
-  SPACE,
-  TILDE,
-} from "./machine.ts"
-import {
-  addRun,
   stateCodeCheck,
   stateFence,
   stateFenceClose,
   stateFenceCloseTail,
   stateFenceInfo,
   stateFenceLineStart,
+  stateFenceOpen,
+  stateHtmlBlock,
+  stateIndentedCode,
+  stateInlineRun,
   stateLineStart,
 } from "./markdown-states.ts"
 import { stateMarkup, stateMarkupTail } from "./markup-states.ts"
-import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
+import { matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
-import { type Scanner, skipPlain } from "./skip-plain.ts"
+import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
@@ -64,7 +59,7 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
  */
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
-  const tables = tablesFor(enabled, [...tools])
+  const tables = tablesFor(options.formats, enabled, [...tools])
   let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
   return {
     push: (delta: string): DetectorResult => pushDelta(m, delta),
@@ -87,6 +82,12 @@ function run(m: Machine): void {
       case "text":
         more = stateText(m)
         break
+      case "fence-open":
+        more = stateFenceOpen(m)
+        break
+      case "inline-run":
+        more = stateInlineRun(m)
+        break
       case "fence-info":
         more = stateFenceInfo(m)
         break
@@ -101,6 +102,12 @@ function run(m: Machine): void {
         break
       case "fence-close-tail":
         more = stateFenceCloseTail(m)
+        break
+      case "indented-code":
+        more = stateIndentedCode(m)
+        break
+      case "html-block":
+        more = stateHtmlBlock(m)
         break
       case "code-check":
         more = stateCodeCheck(m)
@@ -131,6 +138,7 @@ function stateText(m: Machine): boolean {
     if (m.buf.charCodeAt(i) === LF) {
       m.pos = i + 1
       m.lineIndent = 0
+      m.para = false
       m.state = "line-start"
       return true
     }
@@ -142,7 +150,7 @@ function stateText(m: Machine): boolean {
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
     // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
-    i = skipPlain(m.buf, i, textScanner(m))
+    i = skipPlain(m.buf, i, textScanner(m), m.searches)
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -153,7 +161,7 @@ function stateText(m: Machine): boolean {
         next > SPACE &&
         next !== BACKTICK &&
         next !== TILDE &&
-        !(next < 128 && m.tables.line.trigger[next] !== 0)
+        !(next < 128 && m.tables.lineStart[next] !== 0)
       ) {
         i++
         continue
@@ -166,17 +174,17 @@ function stateText(m: Machine): boolean {
       }
       m.pos = i + 1
       m.lineIndent = 0
+      // The line that ends here is blank when a line feed (or CR LF) ends the one before it: the
+      // quiet scanner skips blank lines without stopping.
+      m.para = !endsBlankLine(m, i)
       m.state = "line-start"
       return true
     }
     if (c === BACKTICK) {
-      const limit = limitAt(m, i)
-      let j = i
-      while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
-      if (j === limit && !finalAt(m, i)) return false
-      addRun(m, j - i)
-      i = j
-      continue
+      m.runChar = BACKTICK
+      m.runLen = 0
+      m.state = "inline-run"
+      return true
     }
     const r = markerAt(m, i)
     if (r === MORE) return false
@@ -197,6 +205,18 @@ function stateText(m: Machine): boolean {
     }
     return act(m, i, r)
   }
+}
+
+/** Is the line that ends with the line feed at `i` empty (CommonMark: a blank line)? */
+function endsBlankLine(m: Machine, i: number): boolean {
+  let j = i - 1
+  if (codeAt(m, j) === CR) j--
+  return codeAt(m, j) === LF
+}
+
+/** The character at `j` of `buf`, or one of the two before it (`j` = -1, -2). */
+function codeAt(m: Machine, j: number): number {
+  return j >= 0 ? m.buf.charCodeAt(j) : j === -1 ? m.prevCode : m.prevCode2
 }
 
 /** What prose is skipped with: the reasoning block's scanner or the response's. */
@@ -234,12 +254,16 @@ function isHighSurrogate(c: number): boolean {
 
 /** Releases what the states decided, drops the decided prefix, and returns the result. */
 function settle(m: Machine): DetectorResult {
+  // The searches were made over this push's buffer, which is about to change: the detector keeps none.
+  forgetSearches(m.searches)
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
   else m.textFrom = m.pos
   if (m.pos > 0) {
+    m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
+    m.capture.runs.base = m.base
     m.buf = m.buf.slice(m.pos)
     m.pos = m.textFrom = 0
   }
@@ -283,8 +307,11 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     // Fast path: nothing held, plain prose, and no character in the delta can start anything.
     const len = delta.length
     const last = delta.charCodeAt(len - 1)
-    if (skipPlain(delta, 0, textScanner(m)) === len && !isHighSurrogate(last)) {
+    const plain = skipPlain(delta, 0, textScanner(m), m.searches) === len
+    forgetSearches(m.searches)
+    if (plain && !isHighSurrogate(last)) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = last
       return result(m, delta)
     }
@@ -297,8 +324,11 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   ) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    if (skipPlain(delta, 0, m.draft!.body.scan) === len) {
+    const plain = skipPlain(delta, 0, m.draft!.body.scan, m.searches) === len
+    forgetSearches(m.searches)
+    if (plain) {
       m.base += len
+      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "")
     }

@@ -1,7 +1,9 @@
 /** Releasing visible text, reporting markup, and opening/closing reasoning blocks and calls. */
+
+import { LF } from "./char-codes.ts"
 import type { CompiledReasoning } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import { type Call, type Draft, dropRuns, LF, type Machine, resetValue } from "./machine.ts"
+import { type Call, type Draft, dropRuns, type Machine, resetValue } from "./machine.ts"
 import { matchBody, matchClose } from "./match.ts"
 import { isSpace, MORE } from "./pattern.ts"
 
@@ -84,6 +86,12 @@ export function openMarkup(
   m.draft = d
   m.pos = m.textFrom = row.bodyAt === undefined ? end : i + row.bodyAt
   resetValue(m)
+  if (row.token) {
+    // A lone special token: withheld on its own; only a closer completes anything.
+    d.closing = row.closes
+    endMarkup(m, row.closes)
+    return true
+  }
   if (body.spec.kind === "json") {
     m.state = "markup-tail"
     m.tail = "value-start"
@@ -118,6 +126,8 @@ export function endMarkup(m: Machine, complete: boolean): void {
   m.draft = undefined
   m.textFrom = m.pos
   m.lineIndent = 0
+  // The call's line was not blank: an indented line right after it is no code block.
+  m.para = true
   m.state = (m.pos > 0 ? m.buf.charCodeAt(m.pos - 1) : m.prevCode) === LF ? "line-start" : "text"
   flushQueue(m)
 }
@@ -149,9 +159,11 @@ export function closerAt(m: Machine, i: number): CloserOutcome {
   const r = matchBody(m, d.body.entries, i)
   if (r === MORE) return "more"
   if (r >= 0 && m.hitEntry!.role === "closer") {
+    // Through `markup-tail`, which absorbs a stray repeat of the closer.
     d.closing = true
     m.pos = r
-    endMarkup(m, true)
+    m.state = "markup-tail"
+    m.tail = "bare"
     return "ended"
   }
   return "none"

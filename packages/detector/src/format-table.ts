@@ -6,7 +6,7 @@
  * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
-import { alt, end, lit, name, not, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import { alt, cut, end, lit, name, not, nsLit, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
 import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
@@ -46,6 +46,8 @@ export type BodySpec =
       readonly entries: readonly BodyEntry[]
       /** Bare calls (no envelope): the markup ends at a `call-end`, absorbing whitespace plus one of `tails`. */
       readonly bare?: { readonly tails: readonly BareTail[] }
+      /** Its `<`-tags may carry any XML namespace prefix (`<x:parameter`, `</x:invoke>`). */
+      readonly ns?: boolean
     }
   /** One or more JSON values; the markup ends at a closer or, without one, where the JSON ends. */
   | {
@@ -96,6 +98,16 @@ export interface OpenerRow {
   readonly glued: boolean
   /** The tool the literal itself names (Cline's `<read_file>`). */
   readonly toolName: string | undefined
+  /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
+  readonly ns: boolean
+  /**
+   * A special token of the format's family that no call the table knows follows (DESIGN.md,
+   * outcome b): withheld on its own, never shown; the name its confirm captures is kept only when
+   * it is an offered tool, and the call is never `structured`.
+   */
+  readonly token: boolean
+  /** The token closes an envelope (a stray `<|tool_call_end|>`): `closing: true`. */
+  readonly closes: boolean
   readonly body: BodySpec
 }
 
@@ -137,6 +149,9 @@ const opener = (
   endsAnalysis: extra.endsAnalysis ?? false,
   glued: extra.glued ?? false,
   toolName: extra.toolName,
+  ns: extra.ns ?? false,
+  token: extra.token ?? false,
+  closes: extra.closes ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -151,7 +166,10 @@ const json = (names: "keys" | "first-key" | "none", ...closerLiterals: string[])
   closers: closerLiterals,
   names,
 })
-const tags = (...entries: BodyEntry[][]): BodySpec => ({ kind: "tags", entries: entries.flat() })
+type TagsBody = Extract<BodySpec, { kind: "tags" }>
+const tags = (...entries: BodyEntry[][]): TagsBody => ({ kind: "tags", entries: entries.flat() })
+/** Tags that may carry any XML namespace prefix. */
+const nsTags = (spec: TagsBody): TagsBody => ({ ...spec, ns: true })
 /** Python calls: a list (`[f(a=1), g()]`) or one call a line. */
 const pythonic = (layout: "list" | "lines", ...closerLiterals: string[]): BodySpec => ({
   kind: "pythonic",
@@ -159,7 +177,7 @@ const pythonic = (layout: "list" | "lines", ...closerLiterals: string[]): BodySp
   lines: layout === "lines",
 })
 /** A call written without its opening envelope: it ends at its own close, plus an orphan closer. */
-const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): BodySpec => ({
+const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): TagsBody => ({
   kind: "tags",
   entries,
   bare: { tails: tails.map((t) => (typeof t === "string" ? { literal: t } : t)) },
@@ -172,10 +190,28 @@ const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
-const FUNCTION_HEADER = seq(lit("<function="), word("function", 256), lit(">"))
+/** `NAME` or a quoted name with spaces (`<function="get current temperature">`, llama.cpp's Functionary tests). */
+const FUNCTION_NAME = alt(seq(lit('"'), QUOTED_NAME), name("function"))
+/** The header, in a peek: it captures nothing (the body's `<function=` starts the call). */
+const FUNCTION_HEADER = seq(
+  lit("<function="),
+  alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
+  lit(">"),
+)
+/**
+ * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
+ * own close, or the orphan envelope closer, right after it. Prose that only names the header
+ * (`Qwen models emit <function=read_file> followed by…`) is shown.
+ */
+const FUNCTION_CONFIRMED = seq(
+  FUNCTION_NAME,
+  lit(">"),
+  ws,
+  peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+)
 const qwenBody = (...closerLiterals: string[]): BodySpec =>
   tags(
-    [call("<function=", seq(name("function"), lit(">")))],
+    [call("<function=", seq(FUNCTION_NAME, lit(">")))],
     structure("<parameter="),
     callEnds("</function>"),
     closers(...closerLiterals),
@@ -195,16 +231,25 @@ const DS_CALL_BEGIN = deepseek("tool", "call", "begin")
 const DS_CALL_END = deepseek("tool", "call", "end")
 const DS_SEP = deepseek("tool", "sep")
 const DS_SEP_ANY = alt(...DS_SEP.map(lit))
-/** `function<｜tool▁sep｜>NAME` (V3/R1) or `NAME<｜tool▁sep｜>` (V3.1). */
+/**
+ * `function<｜tool▁sep｜>NAME` (V3/R1) or `NAME<｜tool▁sep｜>` (V3.1); also with the separator
+ * written `.` (`function.NAME`, TensorRT-LLM's reading) or missing before the payload
+ * (`NAME\n```json`, `NAME{`).
+ */
 const DS_CALL_NAME = alt(
-  seq(lit("function"), DS_SEP_ANY, name("ident")),
-  seq(name("ident"), peek(DS_SEP_ANY)),
+  seq(lit("function"), alt(DS_SEP_ANY, lit(".")), name("ident")),
+  seq(name("ident"), peek(alt(DS_SEP_ANY, seq(ws, alt(lit("```"), lit("{")))))),
 )
 const deepseekEntries: BodyEntry[] = [
   ...DS_CALL_BEGIN.map((literal) => call(literal, DS_CALL_NAME)),
   ...callEnds(...DS_CALL_END),
 ]
 const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
+/**
+ * DeepSeek's `function<｜tool▁sep｜>` without the per-call marker before it: one literal for every
+ * spelling of the separator (prose often says "function"; one comparison rejects it).
+ */
+const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name("ident"))
 
 // --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
 const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
@@ -227,26 +272,53 @@ const kimiEntries = [
 ]
 
 // --- Anthropic-style XML (also DeepSeek V3.2 "simple", Kimi K2.5, MiniMax via Ollama) -----------
-const ANTML = ["", "antml:"]
-const anthropicCalls = ANTML.flatMap((p) => [
-  call(`<${p}invoke name="`, QUOTED_NAME),
-  call(`<${p}invoke>`, seq(ws, lit(`<${p}tool_name>`), ws, name("element"), ws, lit(`</${p}tool_name>`))),
-])
+// Every tag may carry an XML namespace prefix (Claude's `antml:`, or any other): `ns` rows.
+const anthropicCalls = [
+  call('<invoke name="', QUOTED_NAME),
+  call("<invoke>", seq(ws, nsLit("<tool_name>"), ws, name("element"), ws, nsLit("</tool_name>"))),
+]
 const anthropicEntries = [
   ...anthropicCalls,
-  ...structure(...ANTML.flatMap((p) => [`<${p}parameter name=`, `<${p}param name=`, `<${p}parameters>`])),
-  ...callEnds(...ANTML.map((p) => `</${p}invoke>`)),
+  ...structure("<parameter name=", "<param name=", "<parameters>"),
+  ...callEnds("</invoke>"),
 ]
-const FUNCTION_CALLS_END = ANTML.map((p) => `</${p}function_calls>`)
+const FUNCTION_CALLS_END = ["</function_calls>"]
+/** What confirms a bare `<invoke name="NAME">` as a call: a parameter tag or its own close right after it. */
+const INVOKE_CONFIRMED = seq(
+  QUOTED_NAME,
+  ws,
+  lit(">"),
+  ws,
+  peek(alt(nsLit("<parameter name="), nsLit("<param name="), nsLit("<parameters>"), nsLit("</invoke>"))),
+)
 
 // --- Harmony (gpt-oss) ---------------------------------------------------------------------------
-/** After the recipient: `<|channel|>commentary`, ` <|constrain|>json` or ` json`, `<|message|>`, each optional. */
-const HARMONY_TAIL = seq(
-  opt(seq(ws, lit("<|channel|>"), word("letters"))),
-  opt(seq(ws, alt(seq(lit("<|constrain|>"), word("letters")), seq(lit("json"), not(word("ident")))))),
-  opt(seq(ws, lit("<|message|>"))),
+/**
+ * A Harmony header is a call only once its structure confirms it (DESIGN.md: withhold only what is
+ * a call): a `<|channel|>` in the header, its `<|message|>`, a JSON payload, or the stream cut off
+ * inside the header. Prose that names a recipient (`<|start|>assistant to=functions.bash and
+ * more…`) is shown.
+ */
+const HARMONY_CONFIRMED = alt(
+  seq(ws, lit("<|message|>")),
+  peek(seq(ws, alt(lit("{"), lit("[")))),
+  seq(ws, cut("<|constrain|>", "<|message|>", "<|channel|>", "json")),
 )
-const HARMONY_RECIPIENT = seq(lit("to=functions."), name("ident"), HARMONY_TAIL)
+const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), word("letters"))
+/** ` <|constrain|>json` or a glued ` json`, optional. */
+const HARMONY_CONSTRAIN = opt(
+  seq(ws, alt(seq(lit("<|constrain|>"), word("letters")), seq(lit("json"), not(word("ident"))))),
+)
+const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
+/** `to=functions.NAME` (or, after a special token, `to=NAME`). */
+const HARMONY_TO = seq(lit("to="), opt(lit("functions.")), name("ident"))
+/** A recipient whose channel came before it: the rest of the header is optional. */
+const HARMONY_AFTER_CHANNEL = seq(HARMONY_TO, HARMONY_CONSTRAIN, HARMONY_MESSAGE)
+/** A recipient with no channel before it: a channel after it, or the confirmation. */
+const HARMONY_RECIPIENT = seq(
+  HARMONY_TO,
+  alt(seq(HARMONY_CHANNEL, HARMONY_CONSTRAIN, HARMONY_MESSAGE), seq(HARMONY_CONSTRAIN, HARMONY_CONFIRMED)),
+)
 const harmonyBody = json("none", "<|call|>")
 /** With its special tokens stripped, `<|call|>` is stripped too: its absence cuts nothing off. */
 const strippedHarmonyBody: BodySpec = { ...harmonyBody, closerOptional: true }
@@ -263,11 +335,41 @@ const m3Entries: BodyEntry[] = [
 
 // --- Step3: DeepSeek's per-call tokens (ASCII `_`) around a `<steptml:invoke>` ---------------------
 const STEP3_CALL_BEGIN = "<｜tool_call_begin｜>"
-const STEP3_INVOKE = seq(lit("function<｜tool_sep｜>"), lit('<steptml:invoke name="'), QUOTED_NAME)
+/** The `function<｜tool_sep｜>` prefix is often missing (SGLang's step3 detector tolerates it). */
+const STEP3_INVOKE = seq(
+  ws,
+  opt(lit("function<｜tool_sep｜>")),
+  ws,
+  lit('<steptml:invoke name="'),
+  QUOTED_NAME,
+)
+const step3Entries: BodyEntry[] = [
+  call('<steptml:invoke name="', QUOTED_NAME),
+  ...structure("<steptml:parameter"),
+  ...callEnds("</steptml:invoke>"),
+]
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 const glmBody = tags(argTags, closers("</tool_call>"))
+
+/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
+const LLAMA_CALL_AFTER_PROSE: Pattern = seq(
+  lit('name"'),
+  ws,
+  lit(":"),
+  ws,
+  lit('"'),
+  QUOTED_NAME,
+  ws,
+  lit(","),
+  ws,
+  alt(lit('"parameters"'), lit('"arguments"')),
+  ws,
+  lit(":"),
+  ws,
+  peek(lit("{")),
+)
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -284,7 +386,14 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
   // Qwen3-Coder with its envelope (FORMATS.md #1).
-  opener("qwen3-coder", ["<tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</tool_call>")),
+  // The envelope around any `<function` header, even a malformed one (`<function=get weather`): the
+  // envelope is never the user's text there; a header that names no tool leaves the name unknown.
+  opener(
+    "qwen3-coder",
+    ["<tool_call>"],
+    seq(opt(lit(">")), ws, peek(lit("<function"))),
+    qwenBody("</tool_call>"),
+  ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
   opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
   opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
@@ -315,7 +424,8 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(
       opt(lit("\n")),
       name("ident"),
-      peek(alt(lit("\n"), lit("\r\n"), lit("<arg_key>"), lit("</tool_call>"))),
+      // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
+      peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
     ),
     glmBody,
   ),
@@ -336,17 +446,17 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "functionary",
     ["<function="],
-    seq(name("function"), lit(">"), ws, peek(lit("{"))),
+    seq(FUNCTION_NAME, lit(">"), ws, peek(lit("{"))),
     tags(closers("</function>")),
     { gate: true, structured: true },
   ),
   opener(
     "qwen3-coder",
     ["<function="],
-    seq(name("function"), lit(">")),
+    FUNCTION_CONFIRMED,
     bareTags(
       [
-        call("<function=", seq(name("function"), lit(">"))),
+        call("<function=", seq(FUNCTION_NAME, lit(">"))),
         ...structure("<parameter="),
         ...callEnds("</function>"),
       ],
@@ -359,7 +469,8 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "mistral",
     ["[TOOL_CALLS]"],
-    seq(ws, name("ident"), opt(lit("[ARGS]")), ws, peek(lit("{"))),
+    // v13 may write the call id between the name and `[ARGS]` (`NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`).
+    seq(ws, name("ident"), opt(seq(lit("[CALL_ID]"), word("ident"))), opt(lit("[ARGS]")), ws, peek(lit("{"))),
     json("none"),
     { structured: true },
   ),
@@ -382,6 +493,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     opening: false,
     bodyAt: 0,
   }),
+  // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
+  // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
+  opener("llama3-json", ['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
+    opening: false,
+    bodyAt: 0,
+    gate: true,
+  }),
   // xLAM: a JSON list of calls at the start (#23).
   opener("xlam", ["["], seq(ws, lit("{"), ws, lit('"name"')), json("keys"), {
     where: "anchor",
@@ -400,16 +518,19 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "step3",
     ["<｜tool_calls_begin｜>"],
-    seq(ws, peek(lit("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke"))),
-    tags(
-      [call('<steptml:invoke name="', QUOTED_NAME)],
-      structure("<steptml:parameter"),
-      callEnds("</steptml:invoke>"),
-      closers("<｜tool_calls_end｜>"),
+    // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.)
+    seq(
+      ws,
+      peek(
+        seq(opt(lit(STEP3_CALL_BEGIN)), ws, opt(lit("function<｜tool_sep｜>")), ws, lit("<steptml:invoke")),
+      ),
     ),
+    tags(step3Entries, closers("<｜tool_calls_end｜>")),
   ),
-  // DeepSeek V3/R1/V3.1 (#8, #9), every spelling.
+  // DeepSeek V3/R1/V3.1 (#8, #9), every spelling; also with the per-call markers missing
+  // (`<｜tool▁calls▁begin｜>NAME<｜tool▁sep｜>…`, or the header right after the envelope).
   opener("deepseek-v3", DS_CALLS_BEGIN, seq(ws, peek(alt(...DS_CALL_BEGIN.map(lit)))), deepseekBody),
+  opener("deepseek-v3", DS_CALLS_BEGIN, seq(ws, peek(DS_CALL_NAME)), deepseekBody),
   // DeepSeek V3.2 / V4 DSML (#10).
   opener(
     "deepseek-dsml",
@@ -456,23 +577,32 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
     opening: false,
   }),
+  // `function<｜tool▁sep｜>NAME` with neither the envelope nor the per-call marker.
+  opener("deepseek-v3", ["function<"], DS_FUNCTION_SEP, bareTags(deepseekEntries, DS_CALLS_END), {
+    opening: false,
+  }),
   // Harmony (#13): a message addressed to a function, with or without special tokens.
   opener(
     "harmony",
     ["<|start|>"],
     seq(
       lit("assistant"),
-      alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_RECIPIENT)),
+      alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_AFTER_CHANNEL)),
     ),
     harmonyBody,
     { endsAnalysis: true },
   ),
-  opener("harmony", ["<|channel|>"], seq(word("letters"), ws, HARMONY_RECIPIENT), harmonyBody, {
+  opener("harmony", ["<|channel|>"], seq(word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
     endsAnalysis: true,
   }),
   // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
   // reasoning (a mention or a rehearsal), not a new message.
-  opener("harmony", ["to=functions."], seq(name("ident"), HARMONY_TAIL), strippedHarmonyBody),
+  opener(
+    "harmony",
+    ["to=functions."],
+    seq(name("ident"), HARMONY_CONSTRAIN, HARMONY_CONFIRMED),
+    strippedHarmonyBody,
+  ),
   // MiniMax M2 (#14), M3 (#15), M1 (#16).
   opener(
     "minimax-m2",
@@ -554,20 +684,31 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   // Anthropic-style XML (#21, #21b), `antml:` prefix or not, and a bare `<invoke name="…">`.
   opener(
     "anthropic-xml",
-    ANTML.map((p) => `<${p}function_calls>`),
-    seq(ws, peek(alt(...ANTML.map((p) => lit(`<${p}invoke`))))),
-    tags(anthropicEntries, closers(...FUNCTION_CALLS_END)),
+    ["<function_calls>"],
+    seq(ws, peek(nsLit("<invoke"))),
+    nsTags(tags(anthropicEntries, closers(...FUNCTION_CALLS_END))),
+    { ns: true },
+  ),
+  // Step3's invoke without any of DeepSeek's tokens (its own namespace: not Anthropic XML).
+  opener(
+    "step3",
+    ['<steptml:invoke name="'],
+    INVOKE_CONFIRMED,
+    bareTags(step3Entries, ["<｜tool_call_end｜>", "<｜tool_calls_end｜>"]),
+    { gate: true, opening: false },
   ),
   opener(
     "anthropic-xml",
-    ANTML.map((p) => `<${p}invoke name="`),
-    seq(QUOTED_NAME, ws, lit(">")),
+    ['<invoke name="'],
+    INVOKE_CONFIRMED,
     // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md #14, #21): its orphan closer says which.
-    bareTags(anthropicEntries, [
-      ...FUNCTION_CALLS_END,
-      { literal: "</minimax:tool_call>", format: "minimax-m2" },
-    ]),
-    { gate: true, opening: false },
+    nsTags(
+      bareTags(anthropicEntries, [
+        ...FUNCTION_CALLS_END,
+        { literal: "</minimax:tool_call>", format: "minimax-m2" },
+      ]),
+    ),
+    { gate: true, opening: false, ns: true },
   ),
   // Cohere Command-R: `Action: ```json` — the fence is the envelope (#22); Command R7B (#22b).
   opener(
@@ -609,6 +750,65 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+]
+
+/** What a lone special token does in its envelope. */
+type TokenRole = "open" | "call" | "close"
+
+/**
+ * A family's special token on its own (DESIGN.md, outcome b): withheld and reported, never shown.
+ * `slot`: the family's name slot right after the token; an offered tool there is reported.
+ */
+const token = (format: FormatId, role: TokenRole, literals: readonly string[], slot?: Pattern): OpenerRow =>
+  opener(format, literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
+    token: true,
+    opening: role === "open",
+    closes: role === "close",
+  })
+
+const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
+const DS_SLOT = seq(opt(lit("function")), opt(DS_SEP_ANY), name("ident"))
+const GEMMA_SLOT = seq(lit("call:"), name("ident"))
+
+/**
+ * The special tokens of every family, after every row that reads a call behind them (row order is
+ * priority). Tag-like markers that prose writes too (`<tool_call>`, `<function_calls>`) are not here:
+ * without a call they stay text; a stray closer right after a call is absorbed into it instead. No
+ * token here starts with `</`: prose is full of closing tags, and each would stop the scan.
+ */
+export const TOKEN_ROWS: readonly OpenerRow[] = [
+  // Kimi's tokens first: DeepSeek's ASCII `|`/`_` spelling writes the same `<|tool_call_begin|>`.
+  token("kimi-k2", "open", ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], KIMI_SLOT),
+  token("kimi-k2", "call", ["<|tool_call_begin|>", "<|tool_call_argument_begin|>"], KIMI_SLOT),
+  token("kimi-k2", "close", ["<|tool_call_end|>", ...KIMI_SECTION_END]),
+  token("deepseek-v3", "open", DS_CALLS_BEGIN, DS_SLOT),
+  token("deepseek-v3", "call", [...DS_CALL_BEGIN, ...DS_SEP], DS_SLOT),
+  token("deepseek-v3", "close", [...DS_CALL_END, ...DS_CALLS_END]),
+  token(
+    "deepseek-dsml",
+    "open",
+    DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
+  ),
+  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
+  token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
+  token("mistral", "call", ["[ARGS]", "[CALL_ID]"]),
+  token("llama3-json", "open", ["<|python_tag|>"]),
+  token("pythonic", "open", ["<|python_start|>"]),
+  token("pythonic", "close", ["<|python_end|>"]),
+  token("minimax-m2", "open", ["<minimax:tool_call>"]),
+  token("granite", "open", ["<|tool_call|>"]),
+  token("function-gemma", "open", ["<start_function_call>"], GEMMA_SLOT),
+  token("function-gemma", "close", ["<end_function_call>"]),
+  token("gemma4", "open", ["<|tool_call>"], GEMMA_SLOT),
+  token("gemma4", "close", ["<tool_call|>"]),
+  token("command-r7b", "open", ["<|START_ACTION|>"]),
+  token("command-r7b", "close", ["<|END_ACTION|>"]),
+  token("seed-oss", "open", ["<seed:tool_call>"]),
+  token("internlm", "open", ["<|action_start|>"]),
+  token("internlm", "close", ["<|action_end|>"]),
+  token("lfm2", "open", ["<|tool_call_start|>"]),
+  token("apertus", "open", ["<|tools_prefix|>"]),
+  token("apertus", "close", ["<|tools_suffix|>"]),
 ]
 
 /** `<TOOLNAME>` … `</TOOLNAME>` for an offered tool: Cline / Roo-Code prompt XML (#36), opt-in. */

@@ -17,30 +17,13 @@
  * @see https://spec.commonmark.org/0.31.2/#fenced-code-blocks (CommonMark §4.5)
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
-import type { CompiledBody, CompiledReasoning, LiteralEntry, Start, Tables } from "./compile.ts"
+import { CR, LF, SPACE, TAB } from "./char-codes.ts"
+import type { CompiledBody, CompiledReasoning, LiteralIndex, Start, Tables, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import type { Capture } from "./pattern.ts"
+import { createRunMemo } from "./run-memo.ts"
+import { createSearchMemo, type SearchMemo } from "./skip-plain.ts"
 import type { FormatId, Markup } from "./types.ts"
-
-// Character codes used on the hot paths.
-export const TAB = 9
-export const LF = 10
-export const CR = 13
-export const SPACE = 32
-export const QUOTE = 34 // '"'
-export const APOSTROPHE = 39 // "'"
-export const LPAREN = 40 // "("
-export const RPAREN = 41 // ")"
-export const COMMA = 44 // ","
-export const COLON = 58 // ":"
-export const EQUALS = 61 // "="
-export const LBRACKET = 91 // "["
-export const BACKSLASH = 92 // "\"
-export const RBRACKET = 93 // "]"
-export const BACKTICK = 96 // "`"
-export const LBRACE = 123 // "{"
-export const RBRACE = 125 // "}"
-export const TILDE = 126 // "~"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
 export function isBlank(c: number): boolean {
@@ -58,6 +41,10 @@ export type State =
   | "line-start"
   /** Prose: skip to the next trigger character. */
   | "text"
+  /** Counting a backtick or tilde run at the start of a line: three or more open a fence. */
+  | "fence-open"
+  /** Counting a backtick run in prose: an inline code run. */
+  | "inline-run"
   /** After an opening backtick fence run: the info string decides whether it is a fence. */
   | "fence-info"
   /** Inside a fenced code block, mid-line. */
@@ -66,6 +53,10 @@ export type State =
   | "fence-line-start"
   /** Counting a possible closing fence run. */
   | "fence-close"
+  /** Inside a line of an indented code block (CommonMark §4.4). */
+  | "indented-code"
+  /** Inside an HTML block of kind 1 (`<pre>`, `<code>`, `<script>`, `<style>`, `<textarea>`; §4.6). */
+  | "html-block"
   /** After a closing fence run: only spaces or tabs may follow on the line. */
   | "fence-close-tail"
   /** A marker inside a possible inline code span: looking for a closing run before deciding. */
@@ -81,7 +72,10 @@ export type Tail =
   | "value-start"
   /** After a JSON or pythonic value: a closer, another value (inside an envelope), or the end. */
   | "value-after"
-  /** After a bare call's own close (`</function>`): an orphan envelope closer, or the end. */
+  /**
+   * After a bare call's own close (`</function>`): an orphan envelope closer, or the end. After an
+   * envelope's closer: a stray repeat of it (`</tool_call>\n</tool_call>`), or the end.
+   */
   | "bare"
 
 /** Where a scan of a JSON or Python value is, lexically. */
@@ -131,8 +125,6 @@ export interface Queued {
 }
 
 export const NO_MARKUP: readonly Markup[] = Object.freeze([])
-/** Sentinel of `candidates`: the decision needs the next character. */
-export const WAIT: readonly LiteralEntry<never>[] = Object.freeze([])
 
 /** The state of one detector (one object per detector; the code that works on it is shared). */
 export interface Machine {
@@ -142,8 +134,18 @@ export interface Machine {
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
-  /** Where patterns store a captured name. */
+  /**
+   * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
+   * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+   */
+  walkIndex: LiteralIndex<unknown> | undefined
+  walkAt: number
+  walkTo: number
+  walkNode: TrieNode<unknown> | undefined
+  /** Where patterns store a captured name, and the runs they read. */
   readonly capture: Capture
+  /** The far searches of this push's text (dropped when the push is settled). */
+  readonly searches: SearchMemo
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -154,6 +156,8 @@ export interface Machine {
   textFrom: number
   /** The character before `buf[0]` (line starts). */
   prevCode: number
+  /** The character before that one (a blank CR LF line that straddles a push). */
+  prevCode2: number
   /** `end()` is running: windows end at the input's end. */
   final: boolean
   /** `end()` has run. */
@@ -180,8 +184,20 @@ export interface Machine {
   fenceLen: number
   /** Length of a possible closing fence run so far. */
   closeRun: number
+  /** A paragraph is open: an indented line continues it instead of starting code (CommonMark §4.4). */
+  para: boolean
+  /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
+  listIndent: number
+  /** The closing tag of the open HTML block (lower case, `</pre>`), or `""`. */
+  htmlClose: string
+  /** The open HTML block's closing tag was seen on the current line: the block ends with it. */
+  htmlDone: boolean
   /** Open inline-code runs of this paragraph (candidates that may still close). */
   runs: number[]
+  /** The character of the run being counted (`fence-open`, `inline-run`). */
+  runChar: number
+  /** Its length so far. */
+  runLen: number
   /** Absolute offset of a closing run found ahead: markers before it are inside code. */
   codeUntil: number
   /** Absolute offset of the marker whose code span is being checked. */
@@ -228,12 +244,18 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     tools,
     tables,
     maxHold,
-    capture: { name: undefined },
+    walkIndex: undefined,
+    walkAt: -1,
+    walkTo: -1,
+    walkNode: undefined,
+    capture: { name: undefined, runs: createRunMemo() },
+    searches: createSearchMemo(),
     buf: "",
     base: 0,
     pos: 0,
     textFrom: 0,
     prevCode: LF,
+    prevCode2: LF,
     final: false,
     ended: false,
     state: "line-start",
@@ -247,7 +269,13 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     fenceChar: 0,
     fenceLen: 0,
     closeRun: 0,
+    para: false,
+    listIndent: 0,
+    htmlClose: "",
+    htmlDone: false,
     runs: [],
+    runChar: 0,
+    runLen: 0,
     codeUntil: -1,
     checkStart: 0,
     checkPos: 0,

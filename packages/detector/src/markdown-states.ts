@@ -1,7 +1,15 @@
+/**
+ * The Markdown states: line starts, fenced code (CommonMark §4.5), indented code (§4.4), HTML
+ * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
+ * inside it is never flagged. Blockquotes are prose (`> <tool_call>` is a call).
+ */
+
+import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { BACKTICK, dropRuns, isBlank, LF, MAX_RUNS, type Machine, SPACE, TAB, TILDE } from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
-import { MORE } from "./pattern.ts"
+import { FAIL, MORE } from "./pattern.ts"
+import { noteRun, resumeRun } from "./run-memo.ts"
 
 export function stateLineStart(m: Machine): boolean {
   const len = m.buf.length
@@ -10,7 +18,7 @@ export function stateLineStart(m: Machine): boolean {
     const c = m.buf.charCodeAt(i)
     if (c === SPACE) m.lineIndent++
     else if (c === TAB) m.lineIndent += 4
-    else break
+    else if (c !== CR) break // (a CR before the line feed: the line is still blank)
   }
   m.pos = i
   if (i === len) return false
@@ -19,29 +27,45 @@ export function stateLineStart(m: Machine): boolean {
     // A blank line ends the paragraph: unmatched backtick runs stay literal (CommonMark §6.1).
     dropRuns(m)
     m.lineIndent = 0
+    m.para = false
     m.pos = i + 1
     return true
   }
-  if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
+  if (!m.para && m.lineIndent >= m.listIndent + 4) {
     // ```markdown
-    // > | ~~~js
-    //     ^
+    //   |
+    // > |     <function=read_file>
+    //         ^ four spaces past the list item's content, after a blank line: indented code (§4.4)
     // ```
-    const limit = limitAt(m, i)
-    let j = i
-    while (j < limit && m.buf.charCodeAt(j) === c) j++
-    if (j === limit && !finalAt(m, i)) return false
-    if (j - i >= 3) {
+    m.anchor = false
+    dropRuns(m)
+    m.state = "indented-code"
+    return true
+  }
+  if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
+  const item = listItemAt(m, i)
+  if (item === MORE) return false
+  if (item > 0) m.listIndent = m.lineIndent + item
+  if (m.lineIndent <= 3 && c === LT) {
+    const r = htmlBlockAt(m, i)
+    if (r === MORE) return false
+    if (r !== FAIL) {
+      // ```markdown
+      // > | <pre>
+      //     ^ an HTML block of kind 1: code until the line holding its closing tag (§4.6)
+      // ```
       m.anchor = false
       dropRuns(m)
-      m.fenceLen = j - i
-      m.pos = j
-      if (c === TILDE) {
-        m.fenceChar = TILDE
-        m.state = "fence"
-      } else m.state = "fence-info"
+      m.pos = r
+      m.state = "html-block"
       return true
     }
+  }
+  if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
+    m.runChar = c
+    m.runLen = 0
+    m.state = "fence-open"
+    return true
   } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
     const r = matchStart(m, m.tables.line, i)
     if (r === MORE) return false
@@ -49,6 +73,222 @@ export function stateLineStart(m: Machine): boolean {
   }
   m.state = "text"
   return true
+}
+
+export function stateFenceOpen(m: Machine): boolean {
+  // ```markdown
+  // > | ~~~js
+  //     ^^^ counted as it arrives: the run is visible text whatever it turns out to be
+  // ```
+  if (!countRun(m)) return false
+  // Neither a backtick nor a tilde starts an anchored opener: the anchored lookup is over.
+  m.anchor = false
+  if (m.runLen >= 3) {
+    dropRuns(m)
+    m.fenceLen = m.runLen
+    if (m.runChar === TILDE) {
+      m.fenceChar = TILDE
+      m.state = "fence"
+    } else m.state = "fence-info"
+  } else {
+    // Not a fence: backticks are an inline code run, tildes plain text.
+    if (m.runChar === BACKTICK) addRun(m, m.runLen)
+    m.state = "text"
+  }
+  return true
+}
+
+export function stateInlineRun(m: Machine): boolean {
+  // ```markdown
+  // > | see ``a`b`` here
+  //         ^^ counted as it arrives; its length says which run closes it (CommonMark §6.1)
+  // ```
+  if (!countRun(m)) return false
+  addRun(m, m.runLen)
+  m.state = "text"
+  return true
+}
+
+/**
+ * Counts the run of `runChar` at `pos` into `runLen`, moving `pos` past it: the run is decided
+ * text as it arrives, so a long run is never held and never read twice. A run is at most
+ * `maxHold` long (the next character starts another run), as a window at its start would see it.
+ * Returns false when the input ended inside the run (it may go on).
+ */
+function countRun(m: Machine): boolean {
+  const len = m.buf.length
+  let i = m.pos
+  let k = m.runLen
+  while (i < len && k < m.maxHold && m.buf.charCodeAt(i) === m.runChar) {
+    i++
+    k++
+  }
+  m.pos = i
+  m.runLen = k
+  return !(i === len && k < m.maxHold && !m.final)
+}
+
+/** What a code-span check reads its backtick runs as (in the run memo). */
+const CHECK_RUN = Symbol("backtick run")
+
+/** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to four spaces. */
+const MAX_ITEM = 14
+
+/**
+ * A list item's marker at `i` (`- `, `* `, `+ `, `1. `, `1) `): the width from the marker to the
+ * item's content (what its continuation lines are indented by), 0 when none, or {@link MORE}.
+ */
+function listItemAt(m: Machine, i: number): number {
+  const limit = Math.min(m.buf.length, i + MAX_ITEM)
+  const fin = m.final || i + MAX_ITEM <= m.buf.length
+  const c = m.buf.charCodeAt(i)
+  let j = i
+  if (c === 45 || c === 42 || c === 43)
+    j++ // "-", "*", "+"
+  else {
+    while (j < limit && j - i < 9 && m.buf.charCodeAt(j) >= 48 && m.buf.charCodeAt(j) <= 57) j++
+    if (j === i) return 0
+    if (j === limit) return fin ? 0 : MORE
+    const d = m.buf.charCodeAt(j)
+    if (d !== 46 && d !== 41) return 0 // "." or ")"
+    j++
+  }
+  const marker = j - i
+  while (j < limit && j - i - marker < 5 && m.buf.charCodeAt(j) === SPACE) j++
+  if (j === limit && !fin) return MORE
+  const spaces = j - i - marker
+  if (spaces === 0) return 0
+  // Five or more spaces: the content starts one space after the marker (the rest is indentation).
+  return marker + (spaces > 4 ? 1 : spaces)
+}
+
+/** The tags that open an HTML block of kind 1 (and `<code>`, which models use the same way). */
+const HTML_CODE_TAGS: readonly string[] = ["textarea", "script", "style", "code", "pre"]
+
+/**
+ * An HTML block start at `i` (`<pre`, `<script`… any case, then a space, `>` or the line's end):
+ * the end of the tag name, FAIL, or {@link MORE}. Sets `htmlClose`.
+ */
+function htmlBlockAt(m: Machine, i: number): number {
+  const limit = Math.min(m.buf.length, i + 10)
+  const fin = m.final || i + 10 <= m.buf.length
+  for (const tag of HTML_CODE_TAGS) {
+    const end = i + 1 + tag.length
+    let k = 0
+    while (k < tag.length && i + 1 + k < limit && lower(m.buf.charCodeAt(i + 1 + k)) === tag.charCodeAt(k))
+      k++
+    if (k < tag.length) {
+      if (i + 1 + k === limit && !fin) return MORE
+      continue
+    }
+    if (end === limit) {
+      if (!fin) return MORE
+      if (end < m.buf.length) continue
+    } else {
+      const after = m.buf.charCodeAt(end)
+      if (!(after === SPACE || after === TAB || after === GT || after === LF || after === 13)) continue
+    }
+    m.htmlClose = `</${tag}>`
+    m.htmlDone = false
+    return end
+  }
+  return FAIL
+}
+
+function lower(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c
+}
+
+/**
+ * The rest of a code line from `pos`: the index of its line feed, or -1 (the line goes on past the
+ * input). Inside reasoning a closer ends the block even here (a special token): then -2, the
+ * reasoning block closed and the state is `text`.
+ */
+function codeLine(m: Machine): number {
+  const len = m.buf.length
+  let i = m.pos
+  if (m.reasoning === undefined) {
+    const j = m.buf.indexOf("\n", i)
+    m.pos = j < 0 ? len : j
+    return j
+  }
+  const trigger = m.reasoning.fenceTrigger
+  for (;;) {
+    while (i < len && !(m.buf.charCodeAt(i) < 128 && trigger[m.buf.charCodeAt(i)] !== 0)) i++
+    m.pos = i
+    if (i === len) return -1
+    if (m.buf.charCodeAt(i) === LF) return i
+    const r = matchClose(m, m.reasoning.close, i)
+    if (r === MORE) return -1
+    if (r >= 0) {
+      m.fenceChar = 0
+      m.htmlClose = ""
+      m.state = "text"
+      closeReasoning(m, m.hitClose!.peek ? i : r)
+      return -2
+    }
+    i++
+  }
+}
+
+export function stateIndentedCode(m: Machine): boolean {
+  // ```markdown
+  // > |     <function=read_file>
+  //             ^ skipped to the line's end; the next line decides whether the block goes on
+  // ```
+  const at = codeLine(m)
+  if (at === -1) return false
+  if (at === -2) return true
+  m.pos = at + 1
+  m.lineIndent = 0
+  m.para = false
+  m.state = "line-start"
+  return true
+}
+
+export function stateHtmlBlock(m: Machine): boolean {
+  // ```markdown
+  // > | <pre><function=read_file>
+  //          ^ looking for `</pre>` (any case) on this line or a later one; the block ends with that line
+  // ```
+  for (;;) {
+    const from = m.pos
+    const at = codeLine(m)
+    if (at === -2) return true
+    const end = at === -1 ? m.pos : at
+    if (!m.htmlDone) {
+      const r = findClose(m, from, end, at === -1)
+      if (r === MORE) return false
+      m.htmlDone = r !== FAIL
+    }
+    if (at === -1) return false
+    m.pos = at + 1
+    m.lineIndent = 0
+    if (m.htmlDone) {
+      m.htmlClose = ""
+      m.para = false
+      m.state = "line-start"
+      return true
+    }
+  }
+}
+
+/**
+ * The open HTML block's closing tag in `buf[from, end)` (any case): its end, FAIL, or MORE when
+ * it may straddle the end of the input (then `pos` is at its start, which stays undecided).
+ */
+function findClose(m: Machine, from: number, end: number, open: boolean): number {
+  const tag = m.htmlClose
+  for (let i = m.buf.indexOf("<", from); i >= 0 && i < end; i = m.buf.indexOf("<", i + 1)) {
+    let k = 1
+    while (k < tag.length && i + k < end && lower(m.buf.charCodeAt(i + k)) === tag.charCodeAt(k)) k++
+    if (k === tag.length) return i + k
+    if (i + k === end && open && !m.final) {
+      m.pos = i
+      return MORE
+    }
+  }
+  return FAIL
 }
 
 /** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
@@ -74,8 +314,10 @@ export function stateCodeCheck(m: Machine): boolean {
   while (i < limit && !paragraphEnd) {
     const c = m.buf.charCodeAt(i)
     if (c === BACKTICK) {
-      let j = i
+      // A run cut off by the window's end is read on from where it was cut, not again.
+      let j = resumeRun(m.capture.runs, CHECK_RUN, i, limit)
       while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
+      noteRun(m.capture.runs, CHECK_RUN, i, j)
       if (j === limit && !fin) break
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.
@@ -127,34 +369,10 @@ export function stateFenceInfo(m: Machine): boolean {
 }
 
 export function stateFence(m: Machine): boolean {
-  const len = m.buf.length
-  let i = m.pos
-  if (m.reasoning === undefined) {
-    const j = m.buf.indexOf("\n", i)
-    if (j < 0) {
-      m.pos = len
-      return false
-    }
-    m.pos = j + 1
-  } else {
-    // A reasoning closer is a special token: it ends the block even inside a fence.
-    const trigger = m.reasoning.fenceTrigger
-    for (;;) {
-      while (i < len && !(m.buf.charCodeAt(i) < 128 && trigger[m.buf.charCodeAt(i)] !== 0)) i++
-      m.pos = i
-      if (i === len) return false
-      if (m.buf.charCodeAt(i) === LF) break
-      const r = matchClose(m, m.reasoning.close, i)
-      if (r === MORE) return false
-      if (r >= 0) {
-        m.fenceChar = 0
-        m.state = "text"
-        return closeReasoning(m, m.hitClose!.peek ? i : r)
-      }
-      i++
-    }
-    m.pos = i + 1
-  }
+  const at = codeLine(m)
+  if (at === -1) return false
+  if (at === -2) return true
+  m.pos = at + 1
   m.lineIndent = 0
   m.state = "fence-line-start"
   return true

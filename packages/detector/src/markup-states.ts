@@ -1,7 +1,5 @@
 /** The states inside a call (withheld): literal tags, JSON payloads, Python calls, and what may follow them. */
-import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
-import { closerAt, currentCall, endMarkup, openMarkup, reasoningCloser } from "./emit.ts"
-import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
+
 import {
   APOSTROPHE,
   BACKSLASH,
@@ -11,16 +9,18 @@ import {
   LBRACE,
   LBRACKET,
   LPAREN,
-  MAX_NAME,
-  type Machine,
   QUOTE,
   RBRACE,
   RBRACKET,
   RPAREN,
-  resetValue,
-} from "./machine.ts"
+} from "./char-codes.ts"
+import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
+import { closerAt, currentCall, endMarkup, openMarkup, reasoningCloser } from "./emit.ts"
+import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
+import { MAX_NAME, type Machine, resetValue } from "./machine.ts"
 import { finalAt, limitAt, matchBody, matchClose, matchRow, normalize, streamEndAt } from "./match.ts"
 import { FAIL, isSpace, MORE, match } from "./pattern.ts"
+import { noteRun, resumeRun } from "./run-memo.ts"
 import { skipPlain } from "./skip-plain.ts"
 
 export function stateMarkup(m: Machine): boolean {
@@ -45,7 +45,7 @@ export function stateTags(m: Machine): boolean {
   const closing = reasoningCloser(m)
   let i = m.pos
   for (;;) {
-    if (closing === undefined) i = skipPlain(m.buf, i, body.scan)
+    if (closing === undefined) i = skipPlain(m.buf, i, body.scan, m.searches)
     else {
       for (; i < len; i++) {
         const c = m.buf.charCodeAt(i)
@@ -71,10 +71,7 @@ export function stateTags(m: Machine): boolean {
     const entry = m.hitEntry!
     switch (entry.role) {
       case "closer":
-        d.closing = true
-        m.pos = r
-        endMarkup(m, true)
-        return true
+        return closed(m, r)
       case "call":
         d.calls.push({ name: m.hitName, start: m.base + i, structured: d.row.structured, args: false })
         break
@@ -211,13 +208,20 @@ export function captureString(m: Machine, i: number): number {
   const span = Math.min(MAX_NAME + 2, m.maxHold)
   const limit = Math.min(m.buf.length, i + span)
   const fin = m.final || i + span <= m.buf.length
-  for (let j = i + 1; j < limit; j++) {
+  // A string cut off by the window's end is read on from where it was cut, not again.
+  let j = Math.max(i + 1, resumeRun(m.capture.runs, STRING_RUN, i, limit))
+  for (; j < limit; j++) {
     const c = m.buf.charCodeAt(j)
     if (c === QUOTE) return j
     if (c === BACKSLASH) return FAIL
   }
+  noteRun(m.capture.runs, STRING_RUN, i, j)
   return fin ? FAIL : MORE
 }
+
+/** What `captureString` and a pythonic name read their runs as (in the run memo). */
+const STRING_RUN = Symbol("JSON string")
+const IDENT_RUN = Symbol("Python identifier")
 
 export function onJsonString(m: Machine, s: string, names: "keys" | "first-key" | "none"): void {
   const call = currentCall(m)
@@ -263,9 +267,11 @@ export function statePythonic(m: Machine): boolean {
     if ((m.jDepth === callDepth || m.jDepth === callDepth + 1) && isIdentStart(c)) {
       const span = Math.min(MAX_NAME, m.maxHold)
       const limit = Math.min(len, i + span)
-      let j = i + 1
+      let j = Math.max(i + 1, resumeRun(m.capture.runs, IDENT_RUN, i, limit))
       while (j < limit && isIdentPart(m.buf.charCodeAt(j))) j++
       if (j === limit && !(m.final || i + span <= len)) {
+        // Read on from here when more arrives, not again from the name's start.
+        noteRun(m.capture.runs, IDENT_RUN, i, j)
         m.pos = i
         return false
       }
@@ -337,12 +343,7 @@ export function stateMarkupTail(m: Machine): boolean {
   if (body.closer !== undefined) {
     const r = match(body.closer, m.buf, m.pos, limit, fin, m.capture)
     if (r === MORE) return false
-    if (r >= 0) {
-      d.closing = true
-      m.pos = r
-      endMarkup(m, true)
-      return true
-    }
+    if (r >= 0) return closed(m, r)
   }
   const json = body.spec.kind === "json"
   if (m.tail === "value-start" || (json && body.closer !== undefined)) {
@@ -396,6 +397,18 @@ export function stateMarkupTail(m: Machine): boolean {
     }
   }
   endMarkup(m, true)
+  return true
+}
+
+/**
+ * The envelope's closer ends at `end`: the markup ends there, after absorbing a stray repeat of
+ * the closer (models repeat it: `</tool_call>\n</tool_call>`; it is never the user's text).
+ */
+export function closed(m: Machine, end: number): boolean {
+  m.draft!.closing = true
+  m.pos = end
+  m.state = "markup-tail"
+  m.tail = "bare"
   return true
 }
 

@@ -1,7 +1,9 @@
 /** Matching literals and patterns at a position, within the hold window. */
-import type { LiteralEntry, LiteralIndex, Start } from "./compile.ts"
+
+import { COLON, LT, SLASH } from "./char-codes.ts"
+import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { type Machine, WAIT } from "./machine.ts"
+import type { Machine } from "./machine.ts"
 import { FAIL, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {
@@ -17,20 +19,12 @@ export function streamEndAt(m: Machine, i: number): boolean {
   return m.final && i + m.maxHold > m.buf.length
 }
 
-/** The literals that may start at `i`, longest first; {@link WAIT} when the window ends after one character. */
-export function candidates<T>(
-  m: Machine,
-  index: LiteralIndex<T>,
-  i: number,
-  limit: number,
-  fin: boolean,
-): readonly LiteralEntry<T>[] | undefined {
-  const first = m.buf.charCodeAt(i)
-  if (i + 1 >= limit) {
-    if (!fin && first < 128 && index.longer[first] !== 0) return WAIT
-    return index.singles.get(first)
-  }
-  return index.byPair.get(first * 65536 + m.buf.charCodeAt(i + 1)) ?? index.singles.get(first)
+/** The child of `node` for character `c`, if a literal continues so. */
+function childOf<T>(node: TrieNode<T>, c: number): TrieNode<T> | undefined {
+  if (node.ascii !== undefined && c < 128) return node.ascii[c]
+  const codes = node.codes
+  for (let k = 0; k < codes.length; k++) if (codes[k] === c) return node.kids[k]
+  return undefined
 }
 
 /** Matches the rest of literal `s` (its first character already matched) at `i`. */
@@ -59,22 +53,99 @@ type Accept<T> = (
   fin: boolean,
 ) => number
 
-/** The first literal of `index` that matches at `i` and that `accept` takes (returns the end). */
+/**
+ * The first literal of `index` that matches at `i` and that `accept` takes (returns the end).
+ * Longest first: while a longer literal may still complete, nothing shorter is decided. One walk
+ * down the trie, however many literals share the prefix.
+ */
 function matchIndex<T>(m: Machine, index: LiteralIndex<T>, i: number, accept: Accept<T>): number {
+  const first = m.buf.charCodeAt(i)
+  const root = first < 128 ? index.firsts[first] : undefined
+  if (root === undefined) return FAIL
+  let node: TrieNode<T> = root
+  let j = i + 1
+  if (m.walkIndex === index && m.walkAt === m.base + i) {
+    // The same walk, cut off by the end of the last push: go on from where it stopped.
+    node = m.walkNode as TrieNode<T>
+    j = m.walkTo - m.base
+  }
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
-  const list = candidates(m, index, i, limit, fin)
-  if (list === undefined) return FAIL
-  if (list === WAIT) return MORE
-  for (const entry of list) {
-    const end = literalAt(m, entry.literal, i, limit, fin)
-    // Longest first: while a longer literal may still complete, nothing shorter is decided.
+  for (; node.kids.length > 0; j++) {
+    if (j >= limit) {
+      if (fin) break
+      // A longer literal may still complete here.
+      m.walkIndex = index
+      m.walkAt = m.base + i
+      m.walkTo = m.base + j
+      m.walkNode = node
+      return MORE
+    }
+    const next: TrieNode<T> | undefined = childOf(node, m.buf.charCodeAt(j))
+    if (next === undefined) break
+    node = next
+  }
+  for (let n: TrieNode<T> | undefined = node; n !== undefined; n = n.parent) {
+    if (n.entry === undefined) continue
+    const stop = accept(m, n.entry.items, i, i + n.entry.literal.length, limit, fin)
+    if (stop !== FAIL) return stop
+  }
+  return index.ns.length === 0 ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
+}
+
+/** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
+const MAX_PREFIX = 32
+
+/**
+ * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
+ * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
+ */
+function matchNamespaced<T>(
+  m: Machine,
+  index: LiteralIndex<T>,
+  i: number,
+  limit: number,
+  fin: boolean,
+  accept: Accept<T>,
+): number {
+  // ```markdown
+  // > | <x:invoke name="read_file">
+  //     ^ ^ prefix, then the literal's rest
+  // ```
+  if (m.buf.charCodeAt(i) !== LT) return FAIL
+  let j = i + 1
+  if (j >= limit) return fin ? FAIL : MORE
+  const slash = m.buf.charCodeAt(j) === SLASH
+  if (slash) j++
+  const from = j
+  while (j < limit && j - from <= MAX_PREFIX && isPrefixPart(m.buf.charCodeAt(j))) j++
+  if (j >= limit) return fin ? FAIL : MORE
+  if (j === from || j - from > MAX_PREFIX || m.buf.charCodeAt(j) !== COLON) return FAIL
+  const head = slash ? 2 : 1
+  for (const entry of index.ns) {
+    const s = entry.literal
+    if ((s.charCodeAt(1) === SLASH) !== slash) continue
+    let end = j + 1
+    for (let k = head; k < s.length; k++, end++) {
+      if (end >= limit) {
+        end = fin ? FAIL : MORE
+        break
+      }
+      if (m.buf.charCodeAt(end) !== s.charCodeAt(k)) {
+        end = FAIL
+        break
+      }
+    }
     if (end === MORE) return MORE
     if (end === FAIL) continue
     const stop = accept(m, entry.items, i, end, limit, fin)
     if (stop !== FAIL) return stop
   }
   return FAIL
+}
+
+function isPrefixPart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
 }
 
 /** A markup opener or reasoning opener at `i` (`hitStart`, `hitName`; returns the end). */
@@ -114,6 +185,8 @@ function confirmRow(m: Machine, row: OpenerRow, i: number, end: number, limit: n
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
   if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
+  // A lone special token reports only an offered tool standing in its name slot.
+  if (row.token && name !== undefined && !m.tools.has(name)) name = undefined
   m.hitName = name
   return stop
 }

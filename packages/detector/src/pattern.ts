@@ -12,6 +12,27 @@
  * pattern consumes a bounded number of characters, so a match costs O(window).
  */
 
+import {
+  APOSTROPHE,
+  CR,
+  DEL,
+  DOT,
+  EQUALS,
+  GT,
+  HYPHEN,
+  isAsciiDigit,
+  isAsciiLetter,
+  LBRACE,
+  LF,
+  LT,
+  QUOTE,
+  RBRACE,
+  SPACE,
+  TAB,
+  UNDERSCORE,
+} from "./char-codes.ts"
+import { noteRun, type RunMemo, resumeRun } from "./run-memo.ts"
+
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
 /** Match answer: the window ended before the pattern could decide; ask again with more input. */
@@ -52,10 +73,13 @@ export type Pattern =
   | { readonly kind: "not"; readonly item: Pattern }
   /** The end of the stream: nothing follows, and nothing will (`end()` is running). */
   | { readonly kind: "end" }
+  /** The stream ends here or inside one of `texts` (a header cut off before its payload): consumes the rest. */
+  | { readonly kind: "cut"; readonly texts: readonly string[] }
 
-/** Where a match stores the captured name. */
+/** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture {
   name: string | undefined
+  readonly runs: RunMemo
 }
 
 /** Pattern constructors, so that format rows read like grammar. */
@@ -70,21 +94,26 @@ export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
 export const not = (item: Pattern): Pattern => ({ kind: "not", item })
 /** Matches at the end of the stream only (a call cut off right after its name). */
 export const end: Pattern = { kind: "end" }
+/**
+ * A tag literal (`<invoke`, `</function_calls>`) that may carry an XML namespace prefix after its
+ * `<` or `</` (`<x:invoke`, `</function_calls>`).
+ */
+export const nsLit = (text: string): Pattern => {
+  // A tag with a prefix of its own (`</minimax:tool_call>`) is matched as written (no backtracking).
+  if (text.includes(":")) return lit(text)
+  const open = text.startsWith("</") ? "</" : "<"
+  return seq(lit(open), opt(seq(word("ident", 32), lit(":"))), lit(text.slice(open.length)))
+}
+/** Matches when the stream ends here or after a proper prefix of one of `texts` (`<|constr`). */
+export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13)
+  return code === SPACE || (code >= TAB && code <= CR)
 }
 
 function isAsciiIdent(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || // a-z
-    (c >= 65 && c <= 90) || // A-Z
-    (c >= 48 && c <= 57) || // 0-9
-    c === 95 || // "_"
-    c === 45 || // "-"
-    c === 46 // "."
-  )
+  return isAsciiLetter(c) || isAsciiDigit(c) || c === UNDERSCORE || c === HYPHEN || c === DOT
 }
 
 /** Does `code` belong to the class? */
@@ -95,24 +124,24 @@ export function inClass(chars: NameClass, c: number): boolean {
     case "function":
       // vLLM `_is_valid_function_name`: no `{}<>"'` and no whitespace; also no `=`.
       return !(
-        c <= 32 ||
-        c === 123 ||
-        c === 125 ||
-        c === 60 ||
-        c === 62 ||
-        c === 34 ||
-        c === 39 ||
-        c === 61 ||
-        c === 127
+        c <= SPACE ||
+        c === LBRACE ||
+        c === RBRACE ||
+        c === LT ||
+        c === GT ||
+        c === QUOTE ||
+        c === APOSTROPHE ||
+        c === EQUALS ||
+        c === DEL
       )
     case "quoted":
-      return !(c === 34 || c === 60 || c === 62 || c === 10 || c === 13)
+      return !(c === QUOTE || c === LT || c === GT || c === LF || c === CR)
     case "element":
-      return !(c <= 32 || c === 60 || c === 62)
+      return !(c <= SPACE || c === LT || c === GT)
     case "digits":
-      return c >= 48 && c <= 57
+      return isAsciiDigit(c)
     case "letters":
-      return (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+      return isAsciiLetter(c)
     default:
       return chars satisfies never
   }
@@ -144,13 +173,15 @@ export function match(
       return i + s.length
     }
     case "ws": {
-      let j = i
+      let j = resumeRun(capture.runs, pattern, i, limit)
       while (j < limit && isSpace(text.charCodeAt(j))) j++
+      noteRun(capture.runs, pattern, i, j)
       return j === limit && !final ? MORE : j
     }
     case "name": {
-      let j = i
+      let j = resumeRun(capture.runs, pattern, i, limit)
       while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
+      noteRun(capture.runs, pattern, i, j)
       if (j - i > pattern.max) return FAIL
       if (j === limit && !final) return MORE
       if (j === i) return FAIL
@@ -197,6 +228,15 @@ export function match(
     case "end":
       if (i < limit) return FAIL
       return streamEnd ? i : final ? FAIL : MORE
+    case "cut": {
+      // Only what reaches the window's end can be cut off; the longest text bounds the look.
+      for (const t of pattern.texts) {
+        let k = 0
+        while (k < t.length && i + k < limit && text.charCodeAt(i + k) === t.charCodeAt(k)) k++
+        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : MORE
+      }
+      return FAIL
+    }
     default:
       return pattern satisfies never
   }

@@ -12,7 +12,7 @@
  * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
  * position remembered, so that every search covers the text once. Both stop at the same places.
  */
-import { BACKTICK, CR, LF, TILDE } from "./machine.ts"
+import { BACKTICK, CR, LF, TILDE } from "./char-codes.ts"
 
 /** What a scan stops at. */
 export interface Scanner {
@@ -115,15 +115,17 @@ function stops(text: string, i: number, first: number, scanner: Scanner): boolea
 }
 
 /** The index of the first position at or after `i` that matters, or `text.length`. */
-export function skipPlain(text: string, i: number, scanner: Scanner): number {
+export function skipPlain(text: string, i: number, scanner: Scanner, memo: SearchMemo): number {
   const len = text.length
-  if (len - i >= FAR) return skipFar(text, i, scanner)
+  // The table loop first: a scan that resumes at a held candidate stops right there, and must not
+  // pay for searches over the rest of the text (held text would be searched again on every push).
+  const near = Math.min(len, i + FAR)
   const trigger = scanner.trigger
-  for (; i < len; i++) {
+  for (; i < near; i++) {
     const c = text.charCodeAt(i)
     if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
-  return len
+  return i < len ? skipFar(text, i, scanner, memo) : len
 }
 
 /** The searches of one scanner over one text: where each began, and what it found. */
@@ -133,30 +135,47 @@ interface Searches {
   readonly tail: number
 }
 
-// Searches over the last text, per set of needles (module-level: a detector keeps nothing, and
-// a detector working on other text just replaces them). One entry per scanner used on the text,
-// so that switching between prose, reasoning and call bodies never repeats a search.
-let cachedText = ""
-const cache = new Map<readonly string[], Searches>()
+/**
+ * The searches made over one text (a long delta, or the buffer of one push), per set of needles,
+ * so that switching between prose, reasoning and call bodies never repeats a search. Owned by one
+ * detector; {@link forgetSearches} drops them when its push is settled (the text is not kept).
+ */
+export interface SearchMemo {
+  text: string
+  /** Made on the first far search (most detectors never make one: an idle detector stays small). */
+  byChars: Map<readonly string[], Searches> | undefined
+}
 
-function skipFar(text: string, i: number, scanner: Scanner): number {
+export function createSearchMemo(): SearchMemo {
+  return { text: "", byChars: undefined }
+}
+
+/** Drops the searches and the text they were made over. */
+export function forgetSearches(memo: SearchMemo): void {
+  if (memo.text.length === 0) return
+  memo.text = ""
+  memo.byChars?.clear()
+}
+
+function skipFar(text: string, i: number, scanner: Scanner, memo: SearchMemo): number {
   const len = text.length
   const chars = scanner.chars
   const literals = scanner.literals
   const count = chars.length + literals.length
-  if (cachedText !== text) {
-    cachedText = text
-    cache.clear()
+  if (memo.byChars === undefined) memo.byChars = new Map()
+  if (memo.text !== text) {
+    memo.text = text
+    memo.byChars.clear()
   }
   // `chars` is shared by a scanner and its quiet twin: they search for the same things.
-  let searches = cache.get(chars)
+  let searches = memo.byChars.get(chars)
   if (searches === undefined) {
     searches = {
       from: new Array<number>(count).fill(-1),
       next: new Array<number>(count).fill(-1),
       tail: partialTail(text, literals),
     }
-    cache.set(chars, searches)
+    memo.byChars.set(chars, searches)
   }
   const { from, next, tail } = searches
   for (;;) {

@@ -92,6 +92,64 @@ const prose = fc.constantFrom(
   "to be or not to be; functional",
 )
 
+/** The malformed shapes of issue 13: envelopes without the call the table knows, tolerant names, stray closers. */
+export const malformed: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom(
+      "<｜tool▁calls▁begin｜>TOOL<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+      "<｜tool▁calls▁begin｜>",
+      "function<｜tool▁sep｜>TOOL\n```json\n{}\n```<｜tool▁call▁end｜>",
+      '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="TOOL"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+      "<tool_call>\n<function=TOOL x\n</tool_call>",
+      "<tool_call>>\n<function=TOOL>\n</function>\n</tool_call>",
+      '<tool_call>{"name": "TOOL", "arguments": {}}</tool_call>\n</tool_call>',
+      "<|tool_call_end|>",
+      '[TOOL_CALLS]TOOL[CALL_ID]a1b2c3d4e[ARGS]{"a": 1}',
+      '<x:function_calls><x:invoke name="TOOL"><x:parameter name="a">1</x:parameter></x:invoke></x:function_calls>',
+      '<|start|>assistant to=TOOL<|message|><y:invoke name="TOOL"></y:invoke>',
+      "<tool_call>TOOL <arg_value>1</arg_value></tool_call>",
+      'Ok. {"name": "TOOL", "parameters": {"a": 1}}; {"name": "TOOL", "arguments": {}}',
+      '<function="TOOL">\n<parameter=a>1</parameter>\n</function>',
+    ),
+    fc.constantFrom(...TOOLS, "unknown_tool"),
+  )
+  .map(([shape, tool]) => shape.split("TOOL").join(tool))
+
+/** Prose that names headers, tags and tools without a call's structure (each mention is followed by a word). */
+export const mention: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom(
+      "<function=TOOL>",
+      '<invoke name="TOOL">',
+      '<x:invoke name="TOOL">',
+      "/api/<function=TOOL>/status",
+      "<|start|>assistant to=functions.TOOL",
+      "to=functions.TOOL",
+      "<tool_call>TOOL",
+      '{"name": "TOOL"}',
+      "<tool_call>",
+      "</tool_call>",
+      "<function_calls>",
+      "<parameter=path>",
+    ),
+    fc.constantFrom(...TOOLS, "unknown_tool"),
+    fc.constantFrom("followed", "and", "tag", "means", "here"),
+    fc.constantFrom("Qwen models emit ", "The header ", "See ", "Write "),
+    fc.constantFrom(".", " then more.", ":\n", "\n\n"),
+  )
+  .map(([shape, tool, word, before, after]) => `${before}${shape.split("TOOL").join(tool)} ${word}${after}`)
+
+/** `inner` as an indented code block (CommonMark §4.4): after a blank line, every line indented. */
+export const indented = (inner: string, by = "    "): string =>
+  `Like this:\n\n${inner
+    .split("\n")
+    .map((line) => by + line)
+    .join("\n")}\n\nDone.`
+
+/** `inner` in an HTML block of kind 1 (CommonMark §4.6). */
+export const htmlBlock = (inner: string, tag: string): string =>
+  `<${tag}>\n${inner}\n</${tag.toLowerCase()}>\nDone.`
+
 /** A Markdown fence wrapping `inner` (the inner text never closes it). */
 export const fenced = (inner: string): string => `\n\`\`\`xml\n${inner}\n\`\`\`\n`
 
@@ -101,6 +159,8 @@ export const document: fc.Arbitrary<string> = fc
     fc.oneof(
       { weight: 4, arbitrary: prose },
       { weight: 3, arbitrary: leak },
+      { weight: 2, arbitrary: malformed },
+      { weight: 1, arbitrary: mention },
       { weight: 1, arbitrary: leak.map(fenced) },
       { weight: 1, arbitrary: leak.map((l) => `\`\`${l.replace(/`/g, "")}\`\``) },
       { weight: 2, arbitrary: fc.constantFrom(...MARKERS) },

@@ -1,7 +1,18 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
 import { createDetector, formats, scan } from "../src/index.ts"
-import { cuts, document, fenced, leak, MARKERS, TOOLS } from "./arbitraries.ts"
+import {
+  cuts,
+  document,
+  fenced,
+  htmlBlock,
+  indented,
+  leak,
+  MARKERS,
+  malformed,
+  mention,
+  TOOLS,
+} from "./arbitraries.ts"
 import { chars, feed, outside, reassemble, splitAt } from "./helpers.ts"
 
 const options = { tools: TOOLS }
@@ -39,6 +50,49 @@ describe("properties", () => {
       expectSplitInvariant(text, [text.slice(0, cut), text.slice(cut)])
     },
   )
+
+  test.prop([withCuts])(
+    "nothing lost: every character is shown or lies in the span of a reported markup, exactly once",
+    ([text, points]) => {
+      const result = feed(splitAt(text, points), options)
+      const spans = [...result.markup].sort((a, b) => a.start - b.start)
+      let withheld = 0
+      let cursor = 0
+      for (const m of spans) {
+        expect(m.start).toBeGreaterThanOrEqual(cursor)
+        expect(m.end).toBeGreaterThan(m.start)
+        withheld += m.end - m.start
+        cursor = m.end
+      }
+      expect(result.text.length + withheld).toBe(text.length)
+      expect(reassemble(text, result)).toBe(text)
+    },
+  )
+
+  test.prop([fc.array(mention, { minLength: 1, maxLength: 6 }).map((m) => m.join(" ")), cuts(400)])(
+    "prose is shown: headers, tags and tool names mentioned without a call's structure are released unchanged, under any chunking",
+    (text, points) => {
+      expect(feed(splitAt(text, points), options)).toMatchObject({ text, markup: [] })
+      expect(feed(chars(text), options)).toMatchObject({ text, markup: [] })
+    },
+  )
+
+  test.prop([fc.oneof(leak, malformed), fc.constantFrom("    ", "\t", "     "), cuts(300)])(
+    "markup inside an indented code block is never flagged",
+    (call, by, points) => {
+      const text = indented(call, by)
+      expect(feed(splitAt(text, points), options)).toMatchObject({ text, markup: [] })
+    },
+  )
+
+  test.prop([
+    fc.oneof(leak, malformed).filter((l) => !/<\/(pre|code|script|style|textarea)>/i.test(l)),
+    fc.constantFrom("pre", "code", "script", "style", "textarea", "PRE"),
+    cuts(300),
+  ])("markup inside an HTML block of kind 1 is never flagged", (call, tag, points) => {
+    const text = htmlBlock(call, tag)
+    expect(feed(splitAt(text, points), options)).toMatchObject({ text, markup: [] })
+  })
 
   test.prop([withCuts])(
     "lossless: visible text and withheld spans reassemble the input",

@@ -151,10 +151,16 @@ describe("reasoning", () => {
     expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct"])
   })
 
-  test("start-anchored JSON counts right after a reasoning block, not after prose", () => {
+  test("start-anchored JSON counts right after a reasoning block; after prose only as a Llama call to an offered tool", () => {
     const json = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
     expect(names(scan(`<think>plan</think>\n\n${json}`, { tools }).markup)).toEqual(["get_weather"])
-    expect(scan(`Here: ${json}`, { tools }).markup).toEqual([])
+    expect(names(scan(`Here: ${json}`, { tools }).markup)).toEqual(["get_weather"])
+    for (const prose of [
+      'Here: {"name": "wipe_disk", "parameters": {}}',
+      'Here: {"name": "get_weather", "city": "Paris"}',
+      'Here: {"name": "get_weather"}',
+    ])
+      expect(scan(prose, { tools })).toEqual({ text: prose, markup: [] })
     expect(names(scan(`  \n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(scan(`<think>plan</think>\n${json}`, { tools }).markup)).toEqual(["get_weather"])
     expect(names(feed(chars(`<think>plan</think>\n${json}`), { tools }).markup)).toEqual(["get_weather"])

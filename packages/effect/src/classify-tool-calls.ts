@@ -14,6 +14,11 @@ export interface Classifier {
    * `failureMode`): only unknown names and non-JSON params are ours to handle.
    */
   readonly resolution: boolean
+  /**
+   * Error parts describe the calls that could not run (`unknownToolCalls: "return"`); without
+   * them (the default option) a call to an unknown tool fails the operation.
+   */
+  readonly errorParts: boolean
 }
 
 /**

@@ -3,13 +3,19 @@ import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
   type OutputPart,
+  placeInstruction,
+  planTurn,
   type RecoveryOptions,
+  type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
   runTurn,
+  type TurnPlan,
+  type TurnRequest,
 } from "@tool-rescue/recovery"
 import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
-import { LanguageModel, Prompt, ResponseIdTracker, type Toolkit } from "effect/ai"
-import { placeInstruction } from "./place-instruction.ts"
+import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { promptOperations } from "./prompt-operations.ts"
+import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -20,29 +26,51 @@ import {
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
-import { untyped } from "./unknown-tool-calls.ts"
+import { recoveriesInTurn } from "./turn-marks.ts"
+import {
+  checkUnknownToolCalls,
+  returningUnknownToolCalls,
+  type UnknownToolCallsOptions,
+  untyped,
+} from "./unknown-tool-calls.ts"
 
 /**
- * Options of the markup recovery: the shared options of `@tool-rescue/recovery` (policy,
- * `maxRecoveries`, `instructionPlacement`, `instruction`, `formats`, `persistFailed`, `onEvent`).
+ * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
+ * recovery (policy, `maxRecoveries`, `recoveryScope`, `instructionPlacement`, `instruction`,
+ * `formats`, `persistFailed`, `onEvent`), and `unknownToolCalls` (see
+ * {@link UnknownToolCallsOptions}): `"return"` gives every call of the decorated service —
+ * `Chat`'s included, and `generateObject` — the behaviour of the `generateText` / `streamText`
+ * accessors with that option.
  *
  * @example
  * ```ts
  * import type { ToolCallRecovery } from "@tool-rescue/effect"
  *
- * const options: ToolCallRecovery.Options = { maxRecoveries: 1, instructionPlacement: "system" }
+ * const options: ToolCallRecovery.Options = { maxRecoveries: 1, unknownToolCalls: "return" }
  * ```
  */
-export type Options = RecoveryOptions
+export type Options = RecoveryOptions & UnknownToolCallsOptions
 
 /**
  * Decorates a `LanguageModel` service with tool-call recovery. `streamText` and `generateText`
  * withhold tool-call markup the model wrote as text and, when the response has no structured
  * tool call but recoverable markup, call the service again once with the original prompt plus a
  * host instruction (merged into the leading system message by default), without the malformed
- * response. A second malformed response fails with an `AiError` from module `ToolCallRecovery`
- * (see {@link isToolCallRecoveryError}); interruption stops recovery (no new request starts).
- * `generateObject` passes through unchanged: its answer is JSON text, not a tool call.
+ * response. The turn contract of `@tool-rescue/recovery`'s planner holds:
+ *
+ * - one recovery per user turn (a `Chat` send, or the agent loop after one user message): the
+ *   recovered response's parts carry a mark the history keeps, and a second malformed response
+ *   in the turn fails with an `AiError` from module `ToolCallRecovery` (see
+ *   {@link isToolCallRecoveryError}) without a retry request;
+ * - a retry never repeats an action: the approvals Effect resolved before the first call (an
+ *   approved handler run, a denial) are sent to the retry as already answered;
+ * - `generateText` keeps nothing of the malformed response; provider errors are final;
+ *   requests without tools or with `toolChoice: "none"` pass through; interruption stops
+ *   recovery (no new request starts).
+ *
+ * `generateObject` is not recovered: its answer is JSON text, not a tool call. With
+ * `unknownToolCalls: "return"` every method also answers calls to unknown tools with failed tool
+ * results (see {@link Options}).
  *
  * Pure: the same service in, a service of the same type out. {@link layer} and
  * {@link withRecovery} are built on it.
@@ -60,7 +88,8 @@ export function decorate(
   options?: Options,
 ): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
-  const { instructionPlacement: placement } = resolveRecoveryOptions(options)
+  const resolved = resolveRecoveryOptions(options)
+  const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
   return (service) => {
     const inner = untyped(service)
     const decorated: LanguageModel.LanguageModel = {
@@ -68,11 +97,13 @@ export function decorate(
       supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
       generateObject: service.generateObject,
       generateText: ((request: Request) =>
-        recoverGenerate(inner, request, options, placement)) as LanguageModel.LanguageModel["generateText"],
+        recoverGenerate(inner, request, options, resolved)) as LanguageModel.LanguageModel["generateText"],
       streamText: ((request: Request) =>
-        recoverStream(inner, request, options, placement)) as LanguageModel.LanguageModel["streamText"],
+        recoverStream(inner, request, options, resolved)) as LanguageModel.LanguageModel["streamText"],
     }
-    return decorated
+    // Unknown calls are classified over the recovering service: markup is recovered first (no
+    // call runs in that request), then Effect resolves the calls of the recovered response once.
+    return returning ? returningUnknownToolCalls(decorated) : decorated
   }
 }
 
@@ -167,20 +198,43 @@ interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
   readonly prompt: Prompt.Prompt
-  readonly tools: string[]
+  /** What `@tool-rescue/recovery`'s planner makes of the request. */
+  readonly plan: TurnPlan
+  /**
+   * The tool calls whose approval the prompt answers: `LanguageModel` resolves those before it
+   * calls the provider (running the approved ones) and puts their results first.
+   */
+  readonly approvals: ReadonlySet<string>
+  /**
+   * Records the results of the approved calls `LanguageModel` runs: with
+   * `disableToolCallResolution: true` its `streamText` runs them without emitting their results.
+   */
+  readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
   readonly context: Context.Context<never>
 }
 
-/** Resolves what every attempt shares. */
-const prepare = (request: Request): Effect.Effect<Turn, unknown, unknown> =>
+/** Resolves what every attempt shares, and plans the turn. */
+const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Effect<Turn, unknown, unknown> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
     const toolkit = yield* resolveToolkit(request.toolkit)
     const prompt = Prompt.make(request.prompt)
-    return {
-      request: { ...request, toolkit, prompt },
-      prompt,
+    const plan = planTurn(options, {
       tools: offeredTools(toolkit, request),
+      toolChoice: toolChoiceKind(request.toolChoice),
+      recoveriesBefore: recoveriesInTurn(prompt),
+    })
+    const approvals = approvalToolCallIds(prompt)
+    const recorder =
+      toolkit !== undefined && approvals.size > 0 && plan.kind === "recover"
+        ? recordApprovedCalls(toolkit)
+        : undefined
+    return {
+      request: { ...request, toolkit: recorder?.toolkit ?? toolkit, prompt },
+      prompt,
+      plan,
+      approvals,
+      recorder,
       context,
     }
   })
@@ -195,15 +249,55 @@ function offeredTools(toolkit: Toolkit.WithHandler<any> | undefined, request: Re
     : names
 }
 
-/** One attempt's request: round 0 is the original, a retry adds the instruction. */
-const attemptRequest = (
+/** Effect's tool choice by kind, as the planner reads it. */
+function toolChoiceKind(choice: Request["toolChoice"]): TurnRequest["toolChoice"] {
+  if (choice === undefined || typeof choice === "string") return choice
+  if ("tool" in choice) return "tool"
+  return choice.mode === "required" ? "required" : "auto"
+}
+
+/**
+ * Whether a part of the first attempt is the result of an approval `LanguageModel` resolved
+ * before it called the provider (not a result of the model's own calls, whose ids are new).
+ */
+const resolvedBefore =
+  (turn: Turn) =>
+  (part: { readonly type: string }): boolean =>
+    part.type === "tool-result" &&
+    (part as Response.ToolResultPart<string, unknown, unknown>).providerExecuted !== true &&
+    turn.approvals.has((part as Response.ToolResultPart<string, unknown, unknown>).id)
+
+/**
+ * A retry's request: the original prompt (never the malformed response) with the results of the
+ * approvals the first attempt resolved — so `LanguageModel` finds them answered and neither runs
+ * an approved call again nor repeats a denial — plus the host instruction. The results are the
+ * ones the first attempt emitted, and those of approved calls it ran without emitting them.
+ */
+const retryRequest = (
   turn: Turn,
-  instruction: string | undefined,
+  emitted: ReadonlyArray<Response.AnyPart>,
+  instruction: string,
   placement: "system" | "user",
-): Request =>
-  instruction === undefined
-    ? turn.request
-    : { ...turn.request, prompt: placeInstruction(turn.prompt, instruction, placement) }
+): Request => {
+  const seen = new Set(emitted.map((part) => (part as Response.ToolResultPart<string, unknown, unknown>).id))
+  const unseen = (turn.recorder?.approved ?? []).filter(({ id }) => turn.approvals.has(id) && !seen.has(id))
+  const resolved = [...emitted, ...unseen.map(approvedStreamPart)]
+  const prompt =
+    resolved.length === 0 ? turn.prompt : Prompt.concat(turn.prompt, Prompt.fromResponseParts(resolved))
+  return { ...turn.request, prompt: placeInstruction(prompt, instruction, placement, promptOperations) }
+}
+
+/** Passes the attempt's parts on, keeping the results of the approvals resolved before the call. */
+async function* recordResolved<Raw extends { readonly type: string }>(
+  parts: AsyncIterable<NormalizedPart<Raw>>,
+  isResolved: (part: Raw) => boolean,
+  resolved: Raw[],
+): AsyncGenerator<NormalizedPart<Raw>, void, undefined> {
+  for await (const part of parts) {
+    if (part.type === "other" && isResolved(part.raw)) resolved.push(part.raw)
+    yield part
+  }
+}
 
 /**
  * Before a retry: with a `ResponseIdTracker` (incremental prompts, e.g. OpenAI Responses), the
@@ -228,27 +322,35 @@ const recoverStream = (
   inner: Inner,
   request: Request,
   options: Options | undefined,
-  placement: "system" | "user",
+  resolvedOptions: ResolvedRecoveryOptions,
 ): Stream.Stream<StreamPart, unknown, unknown> =>
   Stream.unwrap(
-    Effect.map(prepare(request), (turn) => {
+    Effect.map(prepare(request, resolvedOptions), (turn) => {
+      const { plan } = turn
+      if (plan.kind === "skip") return inner.streamText(turn.request)
       // Aborted when the stream ends for any reason: if it is interrupted while `runTurn` awaits
       // the model, the in-flight attempt is interrupted at once and no retry starts.
       const controller = new AbortController()
+      const resolved: StreamPart[] = []
       const parts = runTurn<StreamPart>({
-        tools: turn.tools,
+        tools: plan.tools,
+        recoveriesBefore: plan.recoveriesBefore,
         signal: controller.signal,
         ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {
-          const request = attemptRequest(turn, instruction, placement)
-          const stream =
-            instruction === undefined
-              ? inner.streamText(request)
-              : Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(request)))
+          if (instruction === undefined) {
+            const first = attemptStream(inner.streamText(turn.request), turn.context, signal)
+            return recordResolved(first, resolvedBefore(turn), resolved)
+          }
+          const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+          const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
           return attemptStream(stream, turn.context, signal)
         },
       })
-      return Stream.fromAsyncIterable(splice(parts, makeStreamSplicer()), (error) => error).pipe(
+      return Stream.fromAsyncIterable(
+        splice(parts, makeStreamSplicer(plan.recoveriesBefore)),
+        (error) => error,
+      ).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
         Stream.ensuring(Effect.sync(() => controller.abort())),
       )
@@ -296,22 +398,33 @@ const recoverGenerate = (
   inner: Inner,
   request: Request,
   options: Options | undefined,
-  placement: "system" | "user",
+  resolvedOptions: ResolvedRecoveryOptions,
 ): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
-  Effect.flatMap(prepare(request), (turn) =>
-    Effect.flatten(
+  Effect.flatMap(prepare(request, resolvedOptions), (turn) => {
+    const { plan } = turn
+    if (plan.kind === "skip") return inner.generateText(turn.request)
+    return Effect.flatten(
       Effect.promise(async (interrupted) => {
+        const resolved: ContentPart[] = []
         const parts = runTurn<ContentPart>({
-          tools: turn.tools,
+          tools: plan.tools,
+          recoveriesBefore: plan.recoveriesBefore,
           signal: interrupted,
           ...(options === undefined ? {} : { options }),
           attempt: (_round, { instruction, signal }) => {
-            const generate = inner.generateText(attemptRequest(turn, instruction, placement))
-            const effect = instruction === undefined ? generate : Effect.andThen(forgetSentParts, generate)
-            return attemptResponse(effect, turn.context, signal)
+            if (instruction === undefined) {
+              const first = attemptResponse(inner.generateText(turn.request), turn.context, signal)
+              return recordResolved(first, resolvedBefore(turn), resolved)
+            }
+            const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+            return attemptResponse(
+              Effect.andThen(forgetSentParts, inner.generateText(retry)),
+              turn.context,
+              signal,
+            )
           },
         })
-        const collector = makeContentCollector()
+        const collector = makeContentCollector(plan.recoveriesBefore, resolvedBefore(turn))
         try {
           for await (const part of parts) collector.push(part)
         } catch (error) {
@@ -319,8 +432,8 @@ const recoverGenerate = (
         }
         return Exit.succeed(new LanguageModel.GenerateTextResponse(collector.content()))
       }),
-    ),
-  )
+    )
+  })
 
 /** One `generateText` attempt as normalized parts; its failure is thrown as an {@link InnerFailure}. */
 async function* attemptResponse(

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
 import { Response } from "effect/ai"
+import { markRecovered } from "./turn-marks.ts"
 
 /** A decoded stream part of any toolkit (the decorator is generic over the caller's tools). */
 export type StreamPart = Response.StreamPart<any, any>
@@ -20,7 +21,12 @@ export function normalizeStreamPart(part: StreamPart): NormalizedPart<StreamPart
     case "tool-call":
       return toolCall(part)
     case "finish":
-      return { type: "finish", raw: part }
+      return part.reason === "error"
+        ? { type: "finish", raw: part, failed: true }
+        : { type: "finish", raw: part }
+    case "error":
+      // A provider error reported inside the stream: the attempt is final, never retried.
+      return { type: "other", raw: part, failed: true }
     default:
       return { type: "other", raw: part }
   }
@@ -37,7 +43,9 @@ export function normalizeContent(content: ReadonlyArray<ContentPart>): Array<Nor
       case "tool-call":
         return toolCall(part)
       case "finish":
-        return { type: "finish", raw: part }
+        return part.reason === "error"
+          ? { type: "finish", raw: part, failed: true }
+          : { type: "finish", raw: part }
       default:
         return { type: "other", raw: part }
     }
@@ -62,24 +70,8 @@ function paramsText(params: unknown): string | undefined {
 
 type Usage = Response.Usage
 
-/** Adds two usages field by field; a field stays `undefined` only when both are. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  const add = (x: number | undefined, y: number | undefined) =>
-    x === undefined ? y : y === undefined ? x : x + y
-  return new Response.Usage({
-    inputTokens: {
-      uncached: add(a.inputTokens.uncached, b.inputTokens.uncached),
-      total: add(a.inputTokens.total, b.inputTokens.total),
-      cacheRead: add(a.inputTokens.cacheRead, b.inputTokens.cacheRead),
-      cacheWrite: add(a.inputTokens.cacheWrite, b.inputTokens.cacheWrite),
-    },
-    outputTokens: {
-      total: add(a.outputTokens.total, b.outputTokens.total),
-      text: add(a.outputTokens.text, b.outputTokens.text),
-      reasoning: add(a.outputTokens.reasoning, b.outputTokens.reasoning),
-    },
-  })
-}
+/** The usage of two attempts, summed (`@tool-rescue/recovery`'s rule), as Effect's class. */
+const addUsage = (a: Usage, b: Usage): Usage => new Response.Usage(sumUsage(a, b))
 
 /** The usage of the discarded attempts, added to the final `finish` part. */
 function withDiscarded<P extends { readonly type: string }>(part: P, discarded: Usage | undefined): P {
@@ -110,66 +102,50 @@ const BLOCK_PARTS = new Set([
 /**
  * Maps what `runTurn` yields back to Effect stream parts, for one turn:
  * - a text or reasoning piece becomes a delta of its block (the very part when it is whole);
- * - a retry's text and reasoning blocks get fresh ids when an earlier attempt used the same
- *   ones, so that the consumer sees well-formed, distinct blocks;
+ * - a retry's text and reasoning blocks get the retry's ids (`retryId`), so that the consumer
+ *   sees well-formed, distinct blocks;
+ * - a retry's parts carry the turn's recovery count (`recoveriesBefore` plus the round), which
+ *   the history keeps for the next call of the turn (see `turn-marks.ts`);
  * - the usage of discarded attempts is added to the final `finish`, so the turn's usage is what
  *   was billed.
  */
-export function makeStreamSplicer(): (part: OutputPart<StreamPart>) => StreamPart | undefined {
+export function makeStreamSplicer(
+  recoveriesBefore: number,
+): (part: OutputPart<StreamPart>) => StreamPart | undefined {
   let round = 0
-  const earlier = new Set<string>()
-  const current = new Set<string>()
-  const renamed = new Map<string, string>()
   let discarded: Usage | undefined
   let lastBlock = "0"
 
-  const blockId = (id: string): string => {
-    if (round === 0) {
-      current.add(id)
-      return id
-    }
-    let mapped = renamed.get(id)
-    if (mapped === undefined) {
-      mapped = id
-      for (let n = round; earlier.has(mapped) || current.has(mapped); n++) mapped = `${id}~retry${n}`
-      renamed.set(id, mapped)
-      current.add(mapped)
-    }
-    return mapped
-  }
-
-  const reblock = (part: StreamPart): StreamPart => {
-    if (!BLOCK_PARTS.has(part.type)) return part
-    const { id } = part as { readonly id: string }
-    lastBlock = id
-    const mapped = blockId(id)
-    return mapped === id ? part : ({ ...part, id: mapped } as StreamPart)
+  const retried = (part: StreamPart): StreamPart => {
+    if (round === 0) return part
+    const marked = markRecovered(part, recoveriesBefore + round)
+    if (!BLOCK_PARTS.has(part.type)) return marked
+    return { ...marked, id: retryId((part as { readonly id: string }).id, round) } as StreamPart
   }
 
   return (part) => {
     switch (part.type) {
       case "attempt-start":
         round = part.round
-        for (const id of current) earlier.add(id)
-        current.clear()
-        renamed.clear()
         discarded = sumDiscarded(discarded, part.discarded)
         return undefined
       case "text":
       case "reasoning": {
         const raw = part.raw
         const type = part.type === "text" ? "text-delta" : "reasoning-delta"
-        if (raw !== undefined && raw.type === type && raw.delta === part.text) return reblock(raw)
+        if (raw !== undefined && raw.type === type && raw.delta === part.text) return retried(raw)
         if (part.text.length === 0) return undefined
         const id = part.id ?? (raw as { readonly id?: string } | undefined)?.id ?? lastBlock
+        lastBlock = id
         const metadata = raw?.metadata ?? {}
-        return reblock(Response.makePart(type, { id, delta: part.text, metadata }) as StreamPart)
+        return retried(Response.makePart(type, { id, delta: part.text, metadata }) as StreamPart)
       }
       case "finish":
         return withDiscarded(part.raw, discarded)
       case "tool-call":
       case "other":
-        return reblock(part.raw)
+        if (BLOCK_PARTS.has(part.raw.type)) lastBlock = (part.raw as { readonly id: string }).id
+        return retried(part.raw)
       default:
         return part satisfies never
     }
@@ -179,21 +155,33 @@ export function makeStreamSplicer(): (part: OutputPart<StreamPart>) => StreamPar
 /**
  * Collects what `runTurn` yields for a `generateText` turn back into response content: the
  * pieces of one text (or reasoning) part are joined into one part again, a part that was all
- * markup disappears, and the usage of discarded attempts is added to the final `finish`.
+ * markup disappears, and the usage of discarded attempts is added to the final `finish`. Nothing
+ * was shown yet, so a malformed attempt leaves nothing in the content (its prose included) but
+ * what `keep` says the framework did before the model call (the results of approvals it
+ * resolved, which the retry does not repeat); a retry's parts carry the turn's recovery count.
  */
-export function makeContentCollector(): {
+export function makeContentCollector(
+  recoveriesBefore: number,
+  keep: (part: ContentPart) => boolean,
+): {
   readonly push: (part: OutputPart<ContentPart>) => void
   readonly content: () => Array<ContentPart>
 } {
-  const content: Array<ContentPart | { readonly raw: ContentPart; readonly pieces: string[] }> = []
-  let open: { readonly raw: ContentPart; readonly pieces: string[] } | undefined
+  type Piece = { readonly raw: ContentPart; readonly pieces: string[] }
+  let content: Array<ContentPart | Piece> = []
+  let open: Piece | undefined
   let discarded: Usage | undefined
+  let round = 0
+  const retried = (part: ContentPart): ContentPart =>
+    round === 0 ? part : markRecovered(part, recoveriesBefore + round)
   return {
     push(part) {
       switch (part.type) {
         case "attempt-start":
           discarded = sumDiscarded(discarded, part.discarded)
+          round = part.round
           open = undefined
+          content = content.filter((item): item is ContentPart => !("pieces" in item) && keep(item))
           return
         case "text":
         case "reasoning": {
@@ -212,7 +200,7 @@ export function makeContentCollector(): {
         case "tool-call":
         case "other":
           open = undefined
-          content.push(part.raw)
+          content.push(retried(part.raw))
           return
         default:
           return part satisfies never
@@ -228,11 +216,11 @@ export function makeContentCollector(): {
         const text = item.pieces.join("")
         if (text.length === 0) continue
         const raw = item.raw as Response.TextPart | Response.ReasoningPart
-        parts.push(
+        const whole =
           raw.text === text
             ? raw
-            : (Response.makePart(raw.type, { text, metadata: raw.metadata }) as ContentPart),
-        )
+            : (Response.makePart(raw.type, { text, metadata: raw.metadata }) as ContentPart)
+        parts.push(retried(whole))
       }
       return parts
     },

@@ -1,5 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
-import type { ToolCallErrorPartFor, UnknownToolCalls } from "@tool-rescue/recovery"
+import type {
+  UnknownToolCalls as RecoveryUnknownToolCalls,
+  ToolCallErrorPartFor,
+} from "@tool-rescue/recovery"
 import { Effect, type Schema, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, type Response, type Tool, type Toolkit } from "effect/ai"
 import type { NoExcessProperties } from "effect/Types"
@@ -29,7 +32,20 @@ import {
   type ToolCallErrorResultPart,
 } from "./tool-call-error-part.ts"
 
-export type { UnknownToolCalls } from "@tool-rescue/recovery"
+/**
+ * The values of the `unknownToolCalls` option: `"error"` (the default, Effect's behaviour) or
+ * `"return"` (see {@link UnknownToolCallsOptions}). The same as `@tool-rescue/recovery`'s; declared
+ * here as an alias, not re-exported, because rollup-plugin-dts (6.5.1) declares a re-exported
+ * external type as a value in the `ToolCallRecovery` namespace of `dist/index.d.ts`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallRecovery } from "@tool-rescue/effect"
+ *
+ * const mode: ToolCallRecovery.UnknownToolCalls = "return"
+ * ```
+ */
+export type UnknownToolCalls = RecoveryUnknownToolCalls
 
 /**
  * The option our `generateText` / `streamText` add to Effect's options.
@@ -201,15 +217,15 @@ export const generateText: {
   >
 } = ((options: AnyOptions) => {
   const { unknownToolCalls, rest } = splitOptions(options)
-  if (unknownToolCalls !== "return" || isDeferred(rest)) {
-    return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
-      Effect.map(
-        untyped(model).generateText(rest),
-        (response) => new ToolCallRecoveryResponse(response.content),
-      ),
-    )
-  }
-  return generateReturning(rest)
+  const mode = modeOf(unknownToolCalls, rest)
+  return Effect.flatMap(Effect.service(LanguageModel.LanguageModel), (model) =>
+    mode === "effect"
+      ? Effect.map(
+          untyped(model).generateText(rest),
+          (response) => new ToolCallRecoveryResponse(response.content),
+        )
+      : generateReturning(model, rest, "generateText", mode),
+  )
 }) as never
 
 /**
@@ -267,12 +283,12 @@ export const streamText: {
   >
 } = ((options: AnyOptions) => {
   const { unknownToolCalls, rest } = splitOptions(options)
-  if (unknownToolCalls !== "return" || isDeferred(rest)) {
-    return Stream.unwrap(
-      Effect.map(Effect.service(LanguageModel.LanguageModel), (model) => untyped(model).streamText(rest)),
-    )
-  }
-  return streamReturning(rest)
+  const mode = modeOf(unknownToolCalls, rest)
+  return Stream.unwrap(
+    Effect.map(Effect.service(LanguageModel.LanguageModel), (model) =>
+      mode === "effect" ? untyped(model).streamText(rest) : streamReturning(model, rest, mode),
+    ),
+  )
 }) as never
 
 // ---------------------------------------------------------------------------------------------
@@ -287,6 +303,9 @@ type AnyEffect<A> = Effect.Effect<A, unknown, unknown>
  */
 export interface UntypedModel {
   readonly generateText: (options: BaseOptions) => AnyEffect<LanguageModel.GenerateTextResponse<any, any>>
+  readonly generateObject: (
+    options: BaseOptions,
+  ) => AnyEffect<LanguageModel.GenerateObjectResponse<any, unknown>>
   readonly streamText: (
     options: BaseOptions,
   ) => Stream.Stream<Response.StreamPart<any, any>, unknown, unknown>
@@ -301,6 +320,38 @@ class ToolCallRecoveryResponse extends LanguageModel.GenerateTextResponse<any, a
   }
 }
 
+/** The same for `generateObject`: Effect's `GenerateObjectResponse`, plus `toolCallErrors`. */
+class ToolCallRecoveryObjectResponse extends LanguageModel.GenerateObjectResponse<any, unknown, any> {
+  get toolCallErrors(): Array<ToolCallErrorPart> {
+    return (this.content as unknown[]).filter(isToolCallErrorPart)
+  }
+}
+
+/**
+ * The layer form of `unknownToolCalls: "return"` (see `decorate`): the service's methods go
+ * through the same paths as {@link generateText} and {@link streamText} with the option, over
+ * `service` itself, so `Chat` (which calls the service) gets it; `generateObject` too.
+ */
+export const returningUnknownToolCalls = (
+  service: LanguageModel.LanguageModel,
+): LanguageModel.LanguageModel =>
+  ({
+    [LanguageModel.TypeId]: LanguageModel.TypeId,
+    supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
+    generateText: (options: BaseOptions) =>
+      isDeferred(options)
+        ? untyped(service).generateText(options)
+        : generateReturning(service, options, "generateText", "return"),
+    generateObject: (options: BaseOptions) =>
+      isDeferred(options)
+        ? untyped(service).generateObject(options)
+        : generateReturning(service, options, "generateObject", "return"),
+    streamText: (options: BaseOptions) =>
+      isDeferred(options)
+        ? untyped(service).streamText(options)
+        : streamReturning(service, options, "return"),
+  }) as unknown as LanguageModel.LanguageModel
+
 function splitOptions(options: AnyOptions): {
   unknownToolCalls: UnknownToolCalls | undefined
   rest: BaseOptions
@@ -309,21 +360,41 @@ function splitOptions(options: AnyOptions): {
     throw new TypeError("tool-rescue: generateText/streamText need an options object")
   }
   const { unknownToolCalls, ...rest } = options
-  if (unknownToolCalls !== undefined && unknownToolCalls !== "error" && unknownToolCalls !== "return") {
-    throw new TypeError(
-      `tool-rescue: unknownToolCalls must be "error" or "return", got ${String(unknownToolCalls)}`,
-    )
+  return { unknownToolCalls: checkUnknownToolCalls(unknownToolCalls), rest }
+}
+
+/** The option's value, checked: anything but `"error"`, `"return"` or undefined is API misuse. */
+export function checkUnknownToolCalls(value: unknown): UnknownToolCalls | undefined {
+  if (value !== undefined && value !== "error" && value !== "return") {
+    throw new TypeError(`tool-rescue: unknownToolCalls must be "error" or "return", got ${String(value)}`)
   }
-  return { unknownToolCalls, rest }
+  return value
 }
 
 /** With deferred validation the caller validates every call itself: the option has nothing to do. */
 const isDeferred = (options: BaseOptions): boolean =>
   options.disableToolCallResolution === true && options.toolCallValidation === "deferred"
 
+/**
+ * How a call is served:
+ * - `"effect"`: by Effect alone (the default option with resolution on, or deferred validation);
+ * - `"return"`: unknown calls answered, described by error parts;
+ * - `"validate"`: the default option with `disableToolCallResolution: true`: a known tool's
+ *   invalid params follow its `failureMode` (as Effect-TS/effect #7574 does for any option, where
+ *   Effect 4.1 fails with a bare `InvalidOutputError`): `"return"` gives the call and its failed
+ *   result, with no error part (the types are Effect's); an unknown name fails the operation,
+ *   with the Toolkit's `ToolNotFoundError`.
+ */
+type Mode = "effect" | "return" | "validate"
+
+const modeOf = (unknownToolCalls: UnknownToolCalls | undefined, options: BaseOptions): Mode => {
+  if (isDeferred(options)) return "effect"
+  if (unknownToolCalls === "return") return "return"
+  return options.disableToolCallResolution === true ? "validate" : "effect"
+}
+
 /** The part of the setup both accessors share. */
 interface Setup {
-  readonly model: LanguageModel.LanguageModel
   readonly toolkit: Toolkit.WithHandler<any> | undefined
   readonly classifier: Classifier
   /** The first call's options: every call comes back, raw, for us to classify. */
@@ -331,18 +402,16 @@ interface Setup {
   readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
 }
 
-const setup = (options: BaseOptions): AnyEffect<Setup> =>
+const setup = (options: BaseOptions, mode: Exclude<Mode, "effect">): AnyEffect<Setup> =>
   Effect.gen(function* () {
-    const model = yield* LanguageModel.LanguageModel
     // Resolved once and handed on: an `Effect` toolkit would otherwise run twice.
     const toolkit = yield* resolveToolkit(options.toolkit)
     const tools: Record<string, Tool.Any> = toolkit?.tools ?? {}
     const resolution = options.disableToolCallResolution !== true && Object.keys(tools).length > 0
     const recorder = resolution && toolkit !== undefined ? recordApprovedCalls(toolkit) : undefined
     return {
-      model,
       toolkit,
-      classifier: { tools, resolution },
+      classifier: { tools, resolution, errorParts: mode === "return" },
       recorder,
       deferredOptions: {
         ...options,
@@ -358,12 +427,21 @@ const classifyPart = <P extends { readonly type: string }>(
   part: P,
   classifier: Classifier,
 ): Effect.Effect<P | ToolCallErrorPart, AiError.AiError> =>
-  part.type === "tool-call"
-    ? (classifyToolCall(part as unknown as RawToolCall, classifier) as Effect.Effect<
-        P | ToolCallErrorPart,
-        AiError.AiError
-      >)
-    : Effect.succeed(part)
+  part.type !== "tool-call"
+    ? Effect.succeed(part)
+    : Effect.flatMap(
+        classifyToolCall(part as unknown as RawToolCall, classifier) as Effect.Effect<
+          P | ToolCallErrorPart,
+          AiError.AiError
+        >,
+        (classified) =>
+          // Without error parts no call to an unknown tool can be answered: it fails the operation.
+          isToolCallErrorPart(classified) &&
+          !classifier.errorParts &&
+          classified.error.reason._tag === "ToolNotFoundError"
+            ? Effect.fail(classified.error)
+            : Effect.succeed(classified),
+      )
 
 /** Classifies a run of parts into replay slots; error parts are registered in `errors`. */
 const toSlots = (
@@ -387,20 +465,46 @@ const invalidOutput = (method: string) => (error: Schema.SchemaError) =>
     reason: AiError.InvalidOutputError.fromSchemaError(error),
   })
 
-const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResponse> =>
+/** Effect's non-streaming methods, which both end in a response of content parts. */
+type GenerateMethod = "generateText" | "generateObject"
+
+/** The response of `method`: Effect's class for it, plus `toolCallErrors`. */
+const responseOf = (
+  method: GenerateMethod,
+  first: LanguageModel.GenerateTextResponse<any, any>,
+  content: ReadonlyArray<unknown>,
+): ToolCallRecoveryResponse =>
+  method === "generateObject"
+    ? new ToolCallRecoveryObjectResponse(
+        (first as LanguageModel.GenerateObjectResponse<any, unknown>).value,
+        [...content] as never,
+      )
+    : new ToolCallRecoveryResponse([...content] as never)
+
+const generateReturning = (
+  model: LanguageModel.LanguageModel,
+  options: BaseOptions,
+  method: GenerateMethod,
+  mode: Exclude<Mode, "effect">,
+): AnyEffect<ToolCallRecoveryResponse> =>
   Effect.gen(function* () {
-    const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
-    const first = yield* untyped(model).generateText(deferredOptions)
+    const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options, mode)
+    const first = yield* untyped(model)[method](deferredOptions)
     if (recorder === undefined || toolkit === undefined) {
       // No replay: Effect resolves nothing, the failed results simply follow the content.
       const classified = yield* Effect.forEach(first.content, (part) => classifyPart(part, classifier))
       const errors = classified.filter(isToolCallErrorPart)
-      return new ToolCallRecoveryResponse([
+      return responseOf(method, first, [
         ...classified.flatMap(
-          (part): Array<unknown> => (isToolCallErrorPart(part) ? [callPartOf(part), part] : [part]),
+          (part): Array<unknown> =>
+            !isToolCallErrorPart(part)
+              ? [part]
+              : classifier.errorParts
+                ? [callPartOf(part), part]
+                : [callPartOf(part)],
         ),
         ...errors.map(resultPartOf),
-      ] as never)
+      ])
     }
     // LanguageModel resolved the prompt's approvals before calling the provider and put their
     // results first: the approved ones are kept (the replay must not run them again), the
@@ -428,26 +532,30 @@ const generateReturning = (options: BaseOptions): AnyEffect<ToolCallRecoveryResp
     const second = yield* withReplayModel(
       { generateText: () => Effect.succeed(encoded as Array<Response.PartEncoded>) },
       (replay) =>
-        untyped(replay).generateText({
+        untyped(replay)[method]({
           ...options,
           toolkit,
           prompt: promptWithApproved(options.prompt, approved),
         }),
     )
-    return new ToolCallRecoveryResponse([
+    return responseOf(method, second, [
       ...approved,
       ...second.content.flatMap((part): Array<unknown> => {
         if (isResultsMarker(part)) return Array.from(errors.values(), resultPartOf)
         const error = errorAt(part, errors)
         return error === undefined ? [part] : [callPartOf(error), error]
       }),
-    ] as never)
+    ])
   })
 
-const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, unknown> =>
+const streamReturning = (
+  model: LanguageModel.LanguageModel,
+  options: BaseOptions,
+  mode: Exclude<Mode, "effect">,
+): Stream.Stream<unknown, unknown, unknown> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const { model, toolkit, classifier, deferredOptions, recorder } = yield* setup(options)
+      const { toolkit, classifier, deferredOptions, recorder } = yield* setup(options, mode)
       const first = untyped(model).streamText(deferredOptions)
       if (recorder === undefined || toolkit === undefined) {
         return Stream.mapArrayEffect(first, (chunk) =>
@@ -456,7 +564,7 @@ const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, 
             // Each part gives one or more: a non-empty chunk stays non-empty.
             (parts) =>
               parts.flatMap(
-                (part): Array<unknown> => (isToolCallErrorPart(part) ? answered(part) : [part]),
+                (part): Array<unknown> => (isToolCallErrorPart(part) ? answered(part, classifier) : [part]),
               ) as unknown as readonly [unknown, ...unknown[]],
           ),
         ) as Stream.Stream<unknown, unknown, unknown>
@@ -502,7 +610,7 @@ const streamReturning = (options: BaseOptions): Stream.Stream<unknown, unknown, 
             (chunk) =>
               chunk.flatMap((part): Array<unknown> => {
                 const error = errorAt(part, errors)
-                return error === undefined ? [part] : answered(error)
+                return error === undefined ? [part] : answered(error, classifier)
               }) as unknown as readonly [unknown, ...unknown[]],
           ),
         ),
@@ -523,4 +631,7 @@ const errorAt = (
  * An error part in a stream, with the standard parts that come with it: the call where the model
  * made it, then the error part, then the failed result (after the call, before `finish`).
  */
-const answered = (error: ToolCallErrorPart): Array<unknown> => [callPartOf(error), error, resultPartOf(error)]
+const answered = (error: ToolCallErrorPart, classifier: Classifier): Array<unknown> =>
+  classifier.errorParts
+    ? [callPartOf(error), error, resultPartOf(error)]
+    : [callPartOf(error), resultPartOf(error)]

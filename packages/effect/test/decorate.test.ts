@@ -142,20 +142,51 @@ describe("streamText through the layer", () => {
           generateText: () => Effect.fail(failure),
           streamText: () => {
             requests++
-            return Stream.make({ type: "text-start", id: "t" } as const).pipe(
-              Stream.concat(Stream.fail(failure)),
-            )
+            // The markup comes before the failure: the attempt is still final.
+            return Stream.make(
+              { type: "text-start", id: "t" } as const,
+              { type: "text-delta", id: "t", delta: leakText } as const,
+            ).pipe(Stream.concat(Stream.fail(failure)))
           },
         }),
       )
-      const error = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+      const error = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
         Stream.runCollect,
         Effect.flip,
         Effect.provide(ToolCallRecovery.layer()),
         Effect.provide(failing),
+        Effect.provide(fileHandlers().layer),
       )
       assert.strictEqual(error, failure)
       assert.strictEqual(requests, 1)
+    }),
+  )
+
+  it.effect("a provider error reported inside the stream after markup is final: no retry", () =>
+    Effect.gen(function* () {
+      const model = scriptedModel({
+        stream: [
+          [
+            [{ type: "text-start", id: "t" }],
+            [{ type: "text-delta", id: "t", delta: leakText }],
+            [{ type: "error", error: { message: "upstream cut" } }],
+            [{ ...finish(), reason: "error" }],
+          ],
+          callStream(),
+        ],
+      })
+      const parts = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
+        Stream.runCollect,
+        Effect.provide(ToolCallRecovery.layer()),
+        Effect.provide(model.layer),
+        Effect.provide(fileHandlers().layer),
+      )
+      assert.lengthOf(model.requests, 1)
+      assert.deepStrictEqual(
+        parts.map((part) => part.type),
+        ["text-start", "text-delta", "error", "finish"],
+      )
+      assert.notInclude(streamedText(parts), "<function=")
     }),
   )
 
@@ -247,6 +278,50 @@ describe("streamText through the layer", () => {
   )
 })
 
+describe("approvals resolved before the call are not repeated by a retry", () => {
+  for (const mode of ["generateText", "streamText"] as const) {
+    it.effect(`with disableToolCallResolution, where Effect runs them without emitting them (${mode})`, () =>
+      Effect.gen(function* () {
+        const { read, layer } = fileHandlers()
+        const prompt = Prompt.make([
+          { role: "user", content: "Read src/a.ts" },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool-call", id: "a1", name: "read_file", params: { path: "src/a.ts" } },
+              { type: "tool-approval-request", approvalId: "ap1", toolCallId: "a1" },
+            ],
+          },
+          { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }] },
+        ])
+        const model =
+          mode === "generateText"
+            ? scriptedModel({
+                generate: [
+                  [{ type: "text", text: leakText }, finish()],
+                  [{ type: "text", text: "It exports a." }, finish()],
+                ],
+              })
+            : scriptedModel({ stream: [leakStream, textStream(["It exports a."])] })
+        const options = { prompt, toolkit: files, disableToolCallResolution: true } as const
+        yield* (
+          mode === "generateText"
+            ? LanguageModel.generateText(options)
+            : Stream.runDrain(LanguageModel.streamText(options))
+        ).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model.layer), Effect.provide(layer))
+        assert.deepStrictEqual(read, ["src/a.ts"], "the approved call ran once")
+        assert.lengthOf(model.requests, 2)
+        for (const request of model.requests) {
+          const results = request.prompt.content.flatMap((message) =>
+            message.role === "tool" ? message.content.filter((part) => part.type === "tool-result") : [],
+          )
+          assert.lengthOf(results, 1, "each request answers the call once")
+        }
+      }),
+    )
+  }
+})
+
 describe("interruption stops recovery", () => {
   it.effect("interrupting while the malformed attempt streams: no retry request, the attempt is closed", () =>
     Effect.gen(function* () {
@@ -318,7 +393,7 @@ describe("interruption stops recovery", () => {
 })
 
 describe("generateText through the layer", () => {
-  it.effect("recovers like streamText; the response holds the visible text and the real call", () =>
+  it.effect("recovers like streamText; the response holds only the real call, not the malformed prose", () =>
     Effect.gen(function* () {
       const { read, layer } = fileHandlers()
       const model = scriptedModel({
@@ -336,10 +411,11 @@ describe("generateText through the layer", () => {
         Effect.provide(layer),
       )
       assert.instanceOf(response, LanguageModel.GenerateTextResponse)
-      assert.strictEqual(response.text, "Let me check that. ")
+      // Nothing was shown yet: the malformed response leaves nothing in the result.
+      assert.strictEqual(response.text, "")
       assert.deepStrictEqual(
         response.content.map((part) => part.type),
-        ["text", "tool-call", "finish", "tool-result"],
+        ["tool-call", "finish", "tool-result"],
       )
       assert.deepStrictEqual(read, ["src/a.ts"])
       assert.strictEqual(response.usage.inputTokens.total, 20)
@@ -471,7 +547,7 @@ describe("composition", () => {
           }).layer,
         ),
       )
-      assert.strictEqual(generated.text, "Let me check that. ok")
+      assert.strictEqual(generated.text, "ok")
     }).pipe(Effect.provide(fileHandlers().layer)),
   )
 

@@ -3,8 +3,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { AiError, Response } from "effect/ai"
 import fc from "fast-check"
+import { classifyToolCall, type RawToolCall } from "../src/classify-tool-calls.ts"
 import { ToolCallRecovery } from "../src/index.ts"
-import { jsonParams } from "../src/tool-call-error-part.ts"
+import { callPartOf, jsonParams, resultPartOf } from "../src/tool-call-error-part.ts"
 import {
   call,
   effectsHistory,
@@ -12,6 +13,7 @@ import {
   finish,
   historyShape,
   type Mode,
+  modes,
   oneResponse,
   recordingHandlers,
   runOurs,
@@ -67,6 +69,70 @@ const unknownCall = fc.record({ name: unknownName, params: anyParams, metadata }
 const encodeAiError = Schema.encodeSync(AiError.AiError)
 const encodeJson = Schema.encodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
 const decodeJson = Schema.decodeSync(Schema.fromJsonString(ToolCallRecovery.ToolCallErrorPart))
+const isErrorPart = Schema.is(ToolCallRecovery.ToolCallErrorPart)
+
+/**
+ * The schema guards, built once per mode. `anyToolPart`: the call and failed result that come
+ * with an error part name a tool the toolkit does not hold, so they satisfy Effect's schema for
+ * any tool.
+ */
+const guards: Record<Mode, { responsePart: (u: unknown) => boolean; anyToolPart: (u: unknown) => boolean }> =
+  {
+    generateText: {
+      responsePart: Schema.is(Schema.Union([Response.Part(toolkit), ToolCallRecovery.ToolCallErrorPart])),
+      anyToolPart: Schema.is(Response.Part()),
+    },
+    streamText: {
+      responsePart: Schema.is(
+        Schema.Union([Response.StreamPart(toolkit), ToolCallRecovery.ToolCallErrorPart]),
+      ),
+      anyToolPart: Schema.is(Response.StreamPart()),
+    },
+  }
+
+/*
+ * Two properties, so that the many runs go where they are cheap: the parts made for one call
+ * (300 runs, no model), and their placement in real responses and histories (fewer runs: each
+ * goes through Effect's LanguageModel, its tool resolution and a Chat export).
+ */
+describe("the parts made for any unknown call", () => {
+  it("satisfy their schemas, survive JSON, and keep JSON params unchanged", () => {
+    fc.assert(
+      fc.property(unknownCall, fc.boolean(), ({ name, params, metadata: meta }, resolution) => {
+        const raw = Response.makePart("tool-call", {
+          id: "c1",
+          name,
+          params,
+          providerExecuted: false,
+          metadata: meta,
+        }) as RawToolCall
+        const part = Effect.runSync(
+          classifyToolCall(raw, { tools: toolkit.tools, resolution, errorParts: true }),
+        )
+        assert.isTrue(ToolCallRecovery.isToolCallErrorPart(part))
+        if (!ToolCallRecovery.isToolCallErrorPart(part)) return
+        assert.isTrue(isErrorPart(part))
+        assert.strictEqual(part.error.reason._tag, "ToolNotFoundError")
+        const decoded = decodeJson(encodeJson(part))
+        assert.deepStrictEqual({ ...decoded, params: null }, { ...part, params: null }, "JSON round trip")
+        assert.isTrue(sameJson(decoded.params, part.params), "JSON round trip of params")
+        if (jsonParams(params).json) assert.strictEqual(part.params, params, "JSON params unchanged")
+        else assert.typeOf(part.params, "string")
+        const call = callPartOf(part)
+        const result = resultPartOf(part)
+        for (const mode of modes) {
+          assert.isTrue(guards[mode].anyToolPart(call), `the call satisfies Effect's ${mode} schema`)
+          assert.isTrue(guards[mode].anyToolPart(result), `the result satisfies Effect's ${mode} schema`)
+        }
+        assert.strictEqual(call.params, part.params)
+        assert.isTrue(result.isFailure)
+        assert.strictEqual(result.result, part.error)
+        assert.deepStrictEqual(result.encodedResult, encodeAiError(part.error))
+      }),
+      { numRuns: 300 },
+    )
+  })
+})
 
 describe("a returned tool-call-error part always satisfies the response schema", () => {
   it.effect("for any unknown calls, through generateText and streamText, resolution on and off", () =>
@@ -97,11 +163,7 @@ describe("a returned tool-call-error part always satisfies the response schema",
               calls.map((c, i) => [`c${i}`, c.name]),
             )
             const generate = mode === "generateText"
-            const partSchema = generate ? Response.Part(toolkit) : Response.StreamPart(toolkit)
-            const responsePart = Schema.is(Schema.Union([partSchema, ToolCallRecovery.ToolCallErrorPart]))
-            // The call and failed result that come with an error part name a tool the toolkit
-            // does not hold: they satisfy Effect's schema for any tool.
-            const anyToolPart = Schema.is(generate ? Response.Part() : Response.StreamPart())
+            const { responsePart, anyToolPart } = guards[mode]
             const byId = new Map(errors.map((part) => [part.id, part]))
             for (const part of content) {
               const id = "id" in part ? part.id : undefined
@@ -143,14 +205,6 @@ describe("a returned tool-call-error part always satisfies the response schema",
               errors.map((part) => [part.id, part.name, true, "ToolNotFoundError"]),
             )
             for (const [i, part] of errors.entries()) {
-              assert.isTrue(Schema.is(ToolCallRecovery.ToolCallErrorPart)(part))
-              const decoded = decodeJson(encodeJson(part))
-              assert.deepStrictEqual(
-                { ...decoded, params: null },
-                { ...part, params: null },
-                "JSON round trip",
-              )
-              assert.isTrue(sameJson(decoded.params, part.params), "JSON round trip of params")
               const original = calls[i]?.params
               if (jsonParams(original).json)
                 assert.strictEqual(part.params, original, "JSON params unchanged")
@@ -160,7 +214,7 @@ describe("a returned tool-call-error part always satisfies the response schema",
             await Effect.runPromise(exportHistory(content as never))
           },
         ),
-        { numRuns: 300 },
+        { numRuns: 60 },
       ),
     ),
   )

@@ -13,7 +13,6 @@ import {
   modes,
   oneResponse,
   recordingHandlers,
-  returningModel,
   runEffects,
   runOurs,
   toolkit,
@@ -69,6 +68,92 @@ describe.each(modes)("%s", (mode) => {
           assert.instanceOf(response, LanguageModel.GenerateTextResponse)
           assert.deepStrictEqual(response.toolCallErrors, [])
         }
+      }),
+    )
+  })
+
+  describe("default option, disableToolCallResolution: true: a known tool's failureMode is followed", () => {
+    const options = { prompt: "hi", toolkit, disableToolCallResolution: true } as const
+
+    it.effect('failureMode "return": the call and the Toolkit\'s failed result, no error part', () =>
+      Effect.gen(function* () {
+        const { ran, layer } = recordingHandlers()
+        const response = [
+          call("c1", "GetWeather", { city: 42 }),
+          call("c2", "GetWeather", { city: "Oslo" }),
+          finish("tool-calls"),
+        ]
+        const parts = yield* runOurs(mode, options).pipe(
+          Effect.provide(oneResponse(mode, response).layer),
+          Effect.provide(layer),
+        )
+        const theirs = yield* Effect.flip(
+          runEffects(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(
+          failureOf(theirs),
+          "LanguageModel/InvalidOutputError",
+          "Effect 4.1 fails the whole call",
+        )
+        assert.lengthOf(errorParts(parts), 0)
+        assert.deepStrictEqual(
+          ofType(parts, "tool-call").map((part) => [part.id, part.params]),
+          [
+            ["c1", { city: 42 }],
+            ["c2", { city: "Oslo" }],
+          ],
+        )
+        const results = ofType(parts, "tool-result")
+        assert.deepStrictEqual(
+          results.map((part) => [part.id, part.isFailure, failureOf(part.result)]),
+          [["c1", true, "Toolkit/ToolParameterValidationError"]],
+        )
+        // The valid call is left for the caller to run, as Effect leaves it: no handler ran.
+        assert.deepStrictEqual(ran, [])
+        assert.deepStrictEqual(historyShape(effectsHistory(parts)).results, [
+          ["c1", "GetWeather", true, "ToolParameterValidationError"],
+        ])
+        if (mode === "generateText") {
+          const response2 = yield* ToolCallRecovery.generateText(options).pipe(
+            Effect.provide(oneResponse(mode, response).layer),
+          )
+          assert.deepStrictEqual(response2.toolCallErrors, [])
+        }
+      }),
+    )
+
+    it.effect('failureMode "error": fails with the Toolkit\'s ToolParameterValidationError', () =>
+      Effect.gen(function* () {
+        const response = [call("c1", "GetTime", { zone: 7 }), finish("tool-calls")]
+        const ours = yield* Effect.flip(
+          runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(failureOf(ours), "Toolkit/ToolParameterValidationError")
+      }),
+    )
+
+    it.effect("an unknown tool fails the operation, naming the tool (ToolNotFoundError)", () =>
+      Effect.gen(function* () {
+        const response = [call("c1", "Nope", {}), finish("tool-calls")]
+        const ours = yield* Effect.flip(
+          runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer)),
+        )
+        assert.strictEqual(failureOf(ours), "Toolkit/ToolNotFoundError")
+      }),
+    )
+
+    it.effect("a valid response is Effect's own", () =>
+      Effect.gen(function* () {
+        const response = [
+          { type: "text", text: "Checking." } as const,
+          call("c1", "GetWeather", { city: "Oslo" }),
+          finish("tool-calls"),
+        ]
+        const ours = yield* runOurs(mode, options).pipe(Effect.provide(oneResponse(mode, response).layer))
+        const theirs = yield* runEffects(mode, options).pipe(
+          Effect.provide(oneResponse(mode, response).layer),
+        )
+        assert.deepStrictEqual(ours, theirs)
       }),
     )
   })
@@ -455,47 +540,58 @@ describe.each(modes)("%s", (mode) => {
   })
 
   describe("through Chat (its history is Effect's own Prompt.fromResponseParts of the response)", () => {
-    for (const disableToolCallResolution of [false, true]) {
-      it.effect(
-        `a turn with an unknown call, resolution ${disableToolCallResolution ? "disabled" : "enabled"}`,
-        () => {
-          const { ran, layer } = recordingHandlers()
-          const model = oneResponse(mode, [
-            call("c1", "Nope", { a: 1 }),
-            call("c2", "GetWeather", { city: "Rome" }),
-            finish("tool-calls"),
-          ])
-          return Effect.gen(function* () {
-            const chat = yield* Chat.empty
-            const options = { prompt: "Weather in Rome?", toolkit, disableToolCallResolution }
-            if (mode === "generateText") yield* chat.generateText(options)
-            else yield* Stream.runDrain(chat.streamText(options))
-            const history = yield* Ref.get(chat.history)
-            assert.deepStrictEqual(historyShape(history), {
-              roles: ["user", "assistant", "tool"],
-              calls: [
-                ["c1", "Nope", { a: 1 }],
-                ["c2", "GetWeather", { city: "Rome" }],
-              ],
-              results: disableToolCallResolution
-                ? [["c1", "Nope", true, "ToolNotFoundError"]]
-                : [
-                    ["c1", "Nope", true, "ToolNotFoundError"],
-                    ["c2", "GetWeather", false, undefined],
-                  ],
+    // The layer and the per-call form decorate the service Chat calls.
+    const forms = [
+      [
+        "layer",
+        <A, E, R>(self: Effect.Effect<A, E, R>) =>
+          Effect.provide(self, ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+      ],
+      ["withRecovery", ToolCallRecovery.withRecovery({ unknownToolCalls: "return" })],
+    ] as const
+    for (const [form, apply] of forms) {
+      for (const disableToolCallResolution of [false, true]) {
+        it.effect(
+          `a turn with an unknown call (${form}), resolution ${disableToolCallResolution ? "disabled" : "enabled"}`,
+          () => {
+            const { ran, layer } = recordingHandlers()
+            const model = oneResponse(mode, [
+              call("c1", "Nope", { a: 1 }),
+              call("c2", "GetWeather", { city: "Rome" }),
+              finish("tool-calls"),
+            ])
+            const turn = Effect.gen(function* () {
+              const chat = yield* Chat.empty
+              const options = { prompt: "Weather in Rome?", toolkit, disableToolCallResolution }
+              if (mode === "generateText") yield* chat.generateText(options)
+              else yield* Stream.runDrain(chat.streamText(options))
+              return chat
             })
-            assert.deepStrictEqual(ran, disableToolCallResolution ? [] : ["GetWeather:Rome"])
-            const json = yield* chat.exportJson
-            assert.include(json, "ToolNotFoundError")
-            const restored = yield* Chat.fromJson(json)
-            assert.deepStrictEqual(historyShape(yield* Ref.get(restored.history)), historyShape(history))
-          }).pipe(
-            Effect.updateService(LanguageModel.LanguageModel, returningModel),
-            Effect.provide(model.layer),
-            Effect.provide(layer),
-          )
-        },
-      )
+            return Effect.gen(function* () {
+              const chat = yield* (apply as (self: typeof turn) => typeof turn)(turn)
+              const history = yield* Ref.get(chat.history)
+              assert.deepStrictEqual(historyShape(history), {
+                roles: ["user", "assistant", "tool"],
+                calls: [
+                  ["c1", "Nope", { a: 1 }],
+                  ["c2", "GetWeather", { city: "Rome" }],
+                ],
+                results: disableToolCallResolution
+                  ? [["c1", "Nope", true, "ToolNotFoundError"]]
+                  : [
+                      ["c1", "Nope", true, "ToolNotFoundError"],
+                      ["c2", "GetWeather", false, undefined],
+                    ],
+              })
+              assert.deepStrictEqual(ran, disableToolCallResolution ? [] : ["GetWeather:Rome"])
+              const json = yield* chat.exportJson
+              assert.include(json, "ToolNotFoundError")
+              const restored = yield* Chat.fromJson(json)
+              assert.deepStrictEqual(historyShape(yield* Ref.get(restored.history)), historyShape(history))
+            }).pipe(Effect.provide(model.layer), Effect.provide(layer))
+          },
+        )
+      }
     }
   })
 
@@ -661,7 +757,77 @@ describe("generateObject passes through, as in Effect, with or without the layer
   }
 })
 
+describe('generateObject with unknownToolCalls: "return" (the layer form)', () => {
+  const schema = Schema.Struct({ a: Schema.Number })
+  for (const disableToolCallResolution of [false, true]) {
+    it.effect(
+      `an unknown call is answered, the value decoded, resolution ${disableToolCallResolution ? "disabled" : "enabled"}`,
+      () =>
+        Effect.gen(function* () {
+          const { ran, layer } = recordingHandlers()
+          const response = [
+            call("c1", "Nope", {}),
+            call("c2", "GetWeather", { city: "Oslo" }),
+            { type: "text", text: '{"a":1}' } as const,
+            finish("tool-calls"),
+          ]
+          const run = <A, E>(self: Effect.Effect<A, E, any>) =>
+            self.pipe(
+              Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+              Effect.provide(oneResponse("generateText", response).layer),
+              Effect.provide(layer),
+            ) as Effect.Effect<A, E>
+          const answer = yield* run(
+            LanguageModel.generateObject({ prompt: "hi", schema, toolkit, disableToolCallResolution }),
+          )
+          assert.instanceOf(answer, LanguageModel.GenerateObjectResponse)
+          assert.deepStrictEqual(answer.value, { a: 1 })
+          const content = answer.content as ReadonlyArray<Part>
+          assert.deepStrictEqual(
+            errorParts(content).map((part) => [part.id, part.name, part.error.reason._tag]),
+            [["c1", "Nope", "ToolNotFoundError"]],
+          )
+          assert.deepStrictEqual(
+            (
+              answer as unknown as { toolCallErrors: ReadonlyArray<ToolCallRecovery.ToolCallErrorPart> }
+            ).toolCallErrors.map((part) => part.id),
+            ["c1"],
+          )
+          assert.deepStrictEqual(
+            ofType(content, "tool-result").map((part) => [part.id, part.isFailure]),
+            // As in generateText: the failed results after the response's parts, before Effect's.
+            disableToolCallResolution
+              ? [["c1", true]]
+              : [
+                  ["c1", true],
+                  ["c2", false],
+                ],
+          )
+          assert.deepStrictEqual(ran, disableToolCallResolution ? [] : ["GetWeather:Oslo"])
+          // Chat's generateObject goes through the same service.
+          const history = yield* run(
+            Effect.gen(function* () {
+              const chat = yield* Chat.empty
+              const object = yield* chat.generateObject({
+                prompt: "hi",
+                schema,
+                toolkit,
+                disableToolCallResolution,
+              })
+              return Object.assign(object, { history: yield* Ref.get(chat.history) })
+            }),
+          )
+          assert.deepStrictEqual(
+            historyShape((history as unknown as { history: Prompt.Prompt }).history).results[0],
+            ["c1", "Nope", true, "ToolNotFoundError"],
+          )
+        }),
+    )
+  }
+})
+
 it("rejects an invalid option value as API misuse", () => {
+  assert.throws(() => ToolCallRecovery.layer({ unknownToolCalls: "ignore" as never }), TypeError)
   assert.throws(
     () => ToolCallRecovery.generateText({ prompt: "hi", unknownToolCalls: "ignore" as never }),
     TypeError,

@@ -40,6 +40,17 @@ describe("the decorator keeps Effect's types", () => {
     expect(ToolCallRecovery.layer).type.toBeCallableWith({ instructionPlacement: "system" })
     expect(ToolCallRecovery.layer).type.not.toBeCallableWith({ instructionPlacement: "middle" })
     expect(ToolCallRecovery.layer).type.not.toBeCallableWith({ maxRecoveries: "1" })
+    expect(ToolCallRecovery.layer).type.toBeCallableWith({ recoveryScope: "step" })
+    expect(ToolCallRecovery.layer).type.not.toBeCallableWith({ recoveryScope: "call" })
+  })
+
+  test("the options take unknownToolCalls, and the layer keeps its type with it", () => {
+    expect(ToolCallRecovery.layer).type.toBeCallableWith({ unknownToolCalls: "return" })
+    expect(ToolCallRecovery.withRecovery).type.toBeCallableWith({ unknownToolCalls: "error" })
+    expect(ToolCallRecovery.layer).type.not.toBeCallableWith({ unknownToolCalls: "ignore" })
+    expect(ToolCallRecovery.layer({ unknownToolCalls: "return" })).type.toBe<
+      Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel>
+    >()
   })
 })
 

@@ -11,7 +11,13 @@
  * that text. After a retry starts, chunks get the first attempt's `id` (the SDK's
  * `fromReadableStream` reads an id change as a new completion) and lose the repeated `role`.
  */
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import {
+  type NormalizedPart,
+  type OutputPart,
+  type ReasoningField,
+  reasoningField,
+  sumUsage,
+} from "@tool-rescue/recovery"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
 
@@ -22,16 +28,6 @@ import { unknownCallErrors } from "./unknown-call-errors.ts"
 export type ChatRaw = ChatCompletionChunk | undefined
 
 type Delta = Record<string, unknown>
-type ReasoningKey = "reasoning" | "reasoning_content"
-
-/** The delta field carrying reasoning: `reasoning` (vLLM ≥ 0.11, OpenRouter, Ollama) or `reasoning_content`. */
-export function reasoningKey(delta: Delta | undefined): ReasoningKey | undefined {
-  if (delta === undefined) return undefined
-  if (typeof delta.reasoning === "string") return "reasoning"
-  if (typeof delta.reasoning_content === "string") return "reasoning_content"
-  return undefined
-}
-
 function deltaOf(chunk: ChatCompletionChunk): Delta | undefined {
   const choice = chunk.choices?.[0]
   return choice === undefined ? undefined : ((choice.delta ?? {}) as Delta)
@@ -69,7 +65,7 @@ function withDelta(chunk: ChatCompletionChunk, delta: Delta, finish: boolean): C
 export function chunkParts(chunk: ChatCompletionChunk): NormalizedPart<ChatRaw>[] {
   const delta = deltaOf(chunk)
   if (delta === undefined) return [{ type: "other", raw: chunk }]
-  const rKey = reasoningKey(delta)
+  const rKey = reasoningField(delta)
   const reasoning = rKey === undefined ? "" : (delta[rKey] as string)
   const content = typeof delta.content === "string" ? delta.content : ""
   // Most chunks carry no tool call: no arrays are built for them.
@@ -121,6 +117,26 @@ function carrierParts(
   return [finish ? { type: "finish", raw: chunk } : { type: "other", raw: chunk }]
 }
 
+/** The ids of the tool calls a chunk introduces. */
+export function chunkCallIds(chunk: ChatRaw): string[] {
+  const calls = chunk === undefined ? undefined : deltaOf(chunk)?.tool_calls
+  if (!Array.isArray(calls)) return []
+  const ids: string[] = []
+  for (const call of calls as unknown[]) {
+    const id = (call as { id?: unknown } | null)?.id
+    if (typeof id === "string" && id.length > 0) ids.push(id)
+  }
+  return ids
+}
+
+/**
+ * The usage of an abandoned attempt: its last report. With continuous usage stats every chunk
+ * carries the running total, so the finish chunk and the usage chunk may both hold it.
+ */
+function lastUsage(chunks: readonly ChatRaw[]): ChatCompletionChunk["usage"] {
+  return chunks.findLast((chunk) => chunk?.usage != null)?.usage
+}
+
 /** Options of {@link createChatSplicer}. */
 export interface ChatSplicerOptions {
   /** Names of the tools offered (for `tool_call_errors`). */
@@ -147,6 +163,8 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
   let firstId: string | undefined
   let roleSent = false
   const calls: TrackedCall[] = []
+  /** Usage of the abandoned attempts: the usage chunk of the last one reports the turn's sum. */
+  let spent: ChatCompletionChunk["usage"]
 
   function track(chunk: ChatCompletionChunk): void {
     const delta = deltaOf(chunk)
@@ -182,6 +200,7 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
         out = withDelta(out, rest, true)
       } else roleSent = true
     }
+    if (spent !== undefined && out.usage != null) out = { ...out, usage: sumUsage(spent, out.usage) }
     if (options.returnToolCallErrors) {
       track(out)
       if (out.choices[0]?.finish_reason != null)
@@ -192,7 +211,7 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
 
   function textChunk(
     part: { readonly text: string; readonly raw?: ChatRaw },
-    key: "content" | ReasoningKey,
+    key: "content" | ReasoningField,
   ): ChatCompletionChunk[] {
     // Text parts always carry their chunk (runTurn keeps `raw` on a re-cut part).
     const raw = part.raw
@@ -210,16 +229,19 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
   return {
     push(part) {
       switch (part.type) {
-        case "attempt-start":
+        case "attempt-start": {
           round = part.round
           calls.length = 0
+          const usage = lastUsage(part.discarded)
+          if (usage != null) spent = sumUsage(spent, usage)
           return []
+        }
         case "text":
           return textChunk(part, "content")
         case "reasoning":
           return textChunk(
             part,
-            (part.raw === undefined ? undefined : reasoningKey(deltaOf(part.raw))) ?? "reasoning_content",
+            (part.raw === undefined ? undefined : reasoningField(deltaOf(part.raw))) ?? "reasoning_content",
           )
         case "tool-call":
         case "finish":

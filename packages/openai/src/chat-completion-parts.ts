@@ -1,12 +1,12 @@
 /**
  * Non-streaming chat completions ↔ recovery's normalized parts. A completion becomes its
  * reasoning, its content, one part per structured tool call and a finish part; the result is
- * the last attempt's completion with the text the consumer should see (everything
- * {@link runTurn} yielded, so it reads the same as the recovered stream would).
+ * the last attempt's completion with the text recovery released for it. Nothing was shown in a
+ * non-streaming call, so a malformed attempt, prose included, is absent from the result (and so
+ * from `runTools`' `messages`); its usage is added to the result's.
  */
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
 import type { ChatCompletion } from "openai/resources/chat/completions"
-import { reasoningKey } from "./chat-chunk-parts.ts"
 import { copyResult } from "./copy-result.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
 
@@ -32,7 +32,7 @@ function callOf(call: unknown): WireCall | undefined {
 export function completionParts(completion: ChatCompletion): NormalizedPart<ChatCompletion>[] {
   const parts: NormalizedPart<ChatCompletion>[] = []
   const message = messageOf(completion)
-  const key = reasoningKey(message)
+  const key = reasoningField(message)
   const reasoning = key === undefined ? "" : (message?.[key] as string)
   if (reasoning.length > 0) parts.push({ type: "reasoning", text: reasoning, raw: completion })
   const content = typeof message?.content === "string" ? message.content : ""
@@ -45,6 +45,16 @@ export function completionParts(completion: ChatCompletion): NormalizedPart<Chat
   }
   parts.push({ type: "finish", raw: completion })
   return parts
+}
+
+/** The ids of a completion's tool calls. */
+export function completionCallIds(completion: ChatCompletion): string[] {
+  const calls = messageOf(completion)?.tool_calls
+  if (!Array.isArray(calls)) return []
+  return calls.flatMap((call: unknown) => {
+    const id = (call as { id?: unknown } | null)?.id
+    return typeof id === "string" && id.length > 0 ? [id] : []
+  })
 }
 
 /** Options of {@link completionResult}. */
@@ -65,17 +75,28 @@ export async function completionResult(
   const text: string[] = []
   const reasoning: string[] = []
   let final: ChatCompletion | undefined
+  let spent: ChatCompletion["usage"]
   for await (const part of output) {
     if (part.type === "text") text.push(part.text)
     else if (part.type === "reasoning") reasoning.push(part.text)
     else if (part.type === "finish") final = part.raw
+    else if (part.type === "attempt-start") {
+      // The malformed attempt is dropped whole; only its usage counts.
+      text.length = 0
+      reasoning.length = 0
+      for (const abandoned of part.discarded)
+        if (abandoned.usage != null) spent = sumUsage(spent, abandoned.usage)
+    }
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a completion")
   let result = final
+  if (spent !== undefined) {
+    result = copyResult(final, { usage: final.usage == null ? spent : sumUsage(spent, final.usage) })
+  }
   const message = messageOf(final)
   if (message !== undefined) {
     const content = text.join("")
-    const key = reasoningKey(message) ?? "reasoning_content"
+    const key = reasoningField(message) ?? "reasoning_content"
     const thought = reasoning.join("")
     const contentChanged = content !== (typeof message.content === "string" ? message.content : "")
     const reasoningChanged = thought !== (typeof message[key] === "string" ? message[key] : "")
@@ -83,7 +104,7 @@ export async function completionResult(
       const next: Message = { ...message }
       if (contentChanged) next.content = content.length === 0 && message.content === null ? null : content
       if (reasoningChanged) next[key] = thought
-      result = copyResult(final, {
+      result = copyResult(result, {
         choices: [{ ...final.choices[0]!, message: next }, ...final.choices.slice(1)],
       })
     }

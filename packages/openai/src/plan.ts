@@ -1,18 +1,15 @@
 /**
- * Whether a request gets recovery, and the tool names it offers. Recovery is skipped (and a
- * `recovery-skipped` event reported) when it cannot be right:
- * - no function or custom tools offered: there is nothing to call, so text is just text;
- * - `tool_choice: "none"`: the caller forbade tool calls;
+ * What one request tells recovery's `planTurn`: the offered tools, the tool choice, the
+ * framework's own reasons recovery cannot apply, and the recoveries the turn's history shows.
+ * The rules themselves (skip `no-tools`, `tool-choice-none`, the per-turn budget) live in
+ * `@tool-rescue/recovery`. This API's own reasons:
  * - chat `n > 1`: several choices cannot be spliced into one retry;
  * - Responses `background: true`: the response is polled, not returned;
  * - Responses `conversation`: the server adds the malformed output to the conversation, so a
  *   retry could not leave it out.
  */
-
-/** The outcome of planning one request. */
-export type Plan =
-  | { readonly kind: "recover"; readonly tools: readonly string[] }
-  | { readonly kind: "skip"; readonly reason: string }
+import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery"
+import { type RecoveredCalls, type TurnKey, turnKey } from "./recovered-calls.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
@@ -48,22 +45,73 @@ export function responsesToolNames(body: Body): string[] {
   return names
 }
 
-/** Plans a chat completions request. */
-export function planChat(body: Body): Plan {
-  if (typeof body.n === "number" && body.n > 1) return { kind: "skip", reason: "multiple-choices" }
-  if (body.tool_choice === "none") return { kind: "skip", reason: "tool-choice-none" }
-  const tools = chatToolNames(body)
-  if (tools.length === 0) return { kind: "skip", reason: "no-tools" }
-  return { kind: "recover", tools }
+/** `tool_choice` by kind: `"none"`, `"auto"`, `"required"`, or a named tool (an object). */
+function toolChoiceOf(choice: unknown): TurnRequest["toolChoice"] {
+  if (choice === "none" || choice === "auto" || choice === "required") return choice
+  return isRecord(choice) ? "tool" : undefined
 }
 
-/** Plans a Responses request. */
-export function planResponses(body: Body): Plan {
-  if (body.background === true) return { kind: "skip", reason: "background" }
-  if (body.conversation !== undefined && body.conversation !== null)
-    return { kind: "skip", reason: "conversation" }
-  if (body.tool_choice === "none") return { kind: "skip", reason: "tool-choice-none" }
-  const tools = responsesToolNames(body)
-  if (tools.length === 0) return { kind: "skip", reason: "no-tools" }
-  return { kind: "recover", tools }
+/** A chat message of the turn: the largest mark of the calls it makes or answers. */
+function chatMessageRecoveries(message: unknown, calls: RecoveredCalls, turn: TurnKey): number {
+  if (!isRecord(message)) return 0
+  let most = calls.recoveries(message.tool_call_id, turn)
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls)
+      if (isRecord(call)) most = Math.max(most, calls.recoveries(call.id, turn))
+  }
+  return most
+}
+
+const isUser = (message: unknown): boolean => isRecord(message) && message.role === "user"
+
+function chatMessages(body: Body): readonly unknown[] {
+  return Array.isArray(body.messages) ? (body.messages as readonly unknown[]) : []
+}
+
+/** The turn of a chat request: its last user message. */
+export function chatTurn(body: Body): TurnKey {
+  return turnKey(chatMessages(body).findLast(isUser))
+}
+
+/** The turn of a Responses request: its last user input item, or a string input. */
+export function responsesTurn(body: Body): TurnKey {
+  if (typeof body.input === "string") return turnKey(body.input)
+  return turnKey(Array.isArray(body.input) ? (body.input as readonly unknown[]).findLast(isUser) : undefined)
+}
+
+/** The request of a chat completions call. */
+export function chatRequest(body: Body, calls: RecoveredCalls): TurnRequest {
+  const messages = chatMessages(body)
+  const turn = chatTurn(body)
+  return {
+    tools: chatToolNames(body),
+    toolChoice: toolChoiceOf(body.tool_choice),
+    unsupported: typeof body.n === "number" && body.n > 1 ? "multiple-choices" : undefined,
+    recoveriesBefore: turnRecoveries(messages, {
+      startsTurn: isUser,
+      recoveries: (message) => chatMessageRecoveries(message, calls, turn),
+    }),
+  }
+}
+
+/** The request of a Responses call. */
+export function responsesRequest(body: Body, calls: RecoveredCalls): TurnRequest {
+  const input = Array.isArray(body.input) ? (body.input as readonly unknown[]) : []
+  const turn = responsesTurn(body)
+  const unsupported =
+    body.background === true
+      ? "background"
+      : body.conversation !== undefined && body.conversation !== null
+        ? "conversation"
+        : undefined
+  return {
+    tools: responsesToolNames(body),
+    toolChoice: toolChoiceOf(body.tool_choice),
+    unsupported,
+    // A plain string input is a new user message: a new turn.
+    recoveriesBefore: turnRecoveries(input, {
+      startsTurn: isUser,
+      recoveries: (item) => (isRecord(item) ? calls.recoveries(item.call_id, turn) : 0),
+    }),
+  }
 }

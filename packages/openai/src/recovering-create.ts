@@ -17,27 +17,35 @@ import {
   type AttemptContext,
   type NormalizedPart,
   type OutputPart,
+  planTurn,
   type RecoveryOptions,
-  reportSkipped,
+  type ResolvedRecoveryOptions,
   runTurn,
+  type TurnRequest,
 } from "@tool-rescue/recovery"
-import type { Plan } from "./plan.ts"
+import type { RecoveredCalls, TurnKey } from "./recovered-calls.ts"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
 /** What one API (chat completions or Responses) contributes to the shared `create`. */
 export interface ApiAdapter<StreamItem, StreamRaw, Data, DataRaw> {
-  /** Whether the request gets recovery. */
-  plan(body: Body): Plan
+  /** What the request tells recovery's `planTurn` (tools, tool choice, the turn's recoveries so far). */
+  request(body: Body, calls: RecoveredCalls): TurnRequest
+  /** The turn the request belongs to (its last user message), for the marks of its recovered calls. */
+  turn(body: Body): TurnKey
   /** The retry body: the original body with the instruction placed. */
   retryBody(body: Body, instruction: string, placement: "system" | "user"): Body
   /** Parts of one streamed item. */
   streamParts(item: StreamItem): NormalizedPart<StreamRaw>[]
+  /** The call ids a streamed tool-call part introduces. */
+  streamCallIds(raw: StreamRaw): string[]
   /** The output side of a recovered stream. */
   createSplicer(settings: SplicerSettings): { push(part: OutputPart<StreamRaw>): StreamItem[] }
   /** Parts of one non-streamed result. */
   dataParts(data: Data): NormalizedPart<DataRaw>[]
+  /** The call ids of a non-streamed tool-call part. */
+  dataCallIds(raw: DataRaw): string[]
   /** The non-streamed result from recovery's output. */
   result(output: AsyncIterable<OutputPart<DataRaw>>, settings: SplicerSettings): Promise<Data>
 }
@@ -51,8 +59,10 @@ export interface SplicerSettings {
 /** The wrapper's settings, resolved once per wrapped client. */
 export interface CreateSettings {
   readonly recovery: RecoveryOptions
-  readonly placement: "system" | "user"
+  readonly resolved: ResolvedRecoveryOptions
   readonly returnToolCallErrors: boolean
+  /** The turn marks: call ids of recovered responses (shared by the clients `withOptions` derives). */
+  readonly calls: RecoveredCalls
 }
 
 /** The SDK's `Stream`, as far as we use it. */
@@ -132,15 +142,19 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
   return function create(body: unknown, options?: unknown): unknown {
     if (typeof body !== "object" || body === null) return callOriginal(body, options)
     const request = body as Body
-    const plan = api.plan(request)
-    if (plan.kind === "skip") {
-      reportSkipped(settings.recovery, plan.reason)
-      return callOriginal(body, options)
-    }
+    const plan = planTurn(settings.resolved, api.request(request, settings.calls))
+    if (plan.kind === "skip") return callOriginal(body, options)
     const first = callOriginal(body, options)
     // A custom transport may return a plain promise: nothing to derive from, so no recovery.
     if (!isSdkPromise(first)) return first
-    const call: Call = { request, options, tools: plan.tools, callOriginal }
+    const call: Call = {
+      request,
+      options,
+      tools: plan.tools,
+      recoveriesBefore: plan.recoveriesBefore,
+      turn: api.turn(request),
+      callOriginal,
+    }
     return first._thenUnwrap((data) =>
       isStream(data)
         ? recoverStream(api, call, data as SdkStream<StreamItem>, client, settings)
@@ -153,7 +167,32 @@ interface Call {
   readonly request: Body
   readonly options: unknown
   readonly tools: readonly string[]
+  /** Recoveries earlier requests of the turn made. */
+  readonly recoveriesBefore: number
+  readonly turn: TurnKey
   readonly callOriginal: (body: unknown, options: unknown) => unknown
+}
+
+/**
+ * Marks the calls of a recovered attempt (round ≥ 1) with the turn's recoveries, so that the
+ * next request of the turn, which carries their ids, knows its budget.
+ */
+function markCalls(call: Call, settings: CreateSettings, round: number, ids: readonly string[]): void {
+  for (const id of ids) settings.calls.mark(id, call.recoveriesBefore + round, call.turn)
+}
+
+async function* marked<Raw>(
+  output: AsyncIterable<OutputPart<Raw>>,
+  call: Call,
+  settings: CreateSettings,
+  callIds: (raw: Raw) => string[],
+): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  let round = 0
+  for await (const part of output) {
+    if (part.type === "attempt-start") round = part.round
+    else if (part.type === "tool-call" && round > 0) markCalls(call, settings, round, callIds(part.raw))
+    yield part
+  }
 }
 
 /** Sends a retry through the SDK's own `create`: the original body with the instruction placed. */
@@ -163,7 +202,7 @@ function sendRetry(
   { instruction, signal }: AttemptContext,
   settings: CreateSettings,
 ): PromiseLike<unknown> {
-  const body = api.retryBody(call.request, instruction ?? "", settings.placement)
+  const body = api.retryBody(call.request, instruction ?? "", settings.resolved.instructionPlacement)
   const options = isThenable(call.options)
     ? Promise.resolve(call.options).then((resolved) => retryRequestOptions(resolved, signal))
     : retryRequestOptions(call.options, signal)
@@ -183,6 +222,7 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
   const signal = signalOf(call.options)
   const output = runTurn<DataRaw>({
     tools: call.tools,
+    recoveriesBefore: call.recoveriesBefore,
     signal,
     options: settings.recovery,
     attempt: async (round, context) => {
@@ -191,7 +231,7 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
       return fromArray(api.dataParts(next))
     },
   })
-  return api.result(output, splicerSettings(call, settings))
+  return api.result(marked(output, call, settings, api.dataCallIds), splicerSettings(call, settings))
 }
 
 function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
@@ -218,6 +258,7 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
     const splicer = api.createSplicer(splicerSettings(call, settings))
     const turn = runTurn<StreamRaw>({
       tools: call.tools,
+      recoveriesBefore: call.recoveriesBefore,
       signal: outer.signal,
       options: settings.recovery,
       attempt: async (round, context) => {
@@ -229,8 +270,12 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
       },
     })
     let done = false
+    let round = 0
     try {
       for await (const part of turn) {
+        if (part.type === "attempt-start") round = part.round
+        else if (part.type === "tool-call" && round > 0)
+          markCalls(call, settings, round, api.streamCallIds(part.raw))
         for (const item of splicer.push(part)) yield item
       }
       done = true

@@ -16,7 +16,7 @@
  *   and rewrites them with the released text when the attempt ends first (markup withheld, or
  *   the attempt abandoned for a retry).
  */
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
 import type { ResponseStreamEvent } from "openai/resources/responses/responses"
 import { outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
@@ -31,6 +31,12 @@ const TEXT_PARTS = new Set(["output_text", "reasoning_text"])
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null
+}
+
+/** The call id of the item an `output_item.added` tool-call event introduces. */
+export function eventCallIds(event: ResponseStreamEvent): string[] {
+  const item = (event as unknown as Event).item
+  return isRecord(item) && typeof item.call_id === "string" ? [item.call_id] : []
 }
 
 /** The normalized parts of one streamed Responses event. */
@@ -136,6 +142,8 @@ function releasedDiffers(state: ItemState, texts: ReadonlyMap<number, string>): 
  */
 export function createResponsesSplicer(options: ResponsesSplicerOptions): ResponsesSplicer {
   let round = 0
+  /** Usage of the abandoned attempts: the terminal event reports the turn's sum. */
+  let spent: unknown
   let responseId: string | undefined
   let lastSeq = -1
   let indexOffset = 0
@@ -218,8 +226,9 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       return existing
     const item = event.item
     let id = typeof item.id === "string" ? item.id : undefined
-    // The SDK rejects a repeated item identity: a retry's item that reuses an id is renamed.
-    if (id !== undefined && usedIds.has(id)) id = `${id}_retry${round}`
+    // The SDK rejects a repeated item identity: a retry's item that reuses an id is renamed
+    // (recovery's `retryId`, the suffix every adapter uses).
+    if (id !== undefined && usedIds.has(id)) id = retryId(id, round)
     if (id !== undefined) usedIds.add(id)
     nextIndex = Math.max(nextIndex, event.output_index + indexOffset + 1)
     const state: ItemState = {
@@ -308,6 +317,9 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       if (responseId !== undefined) next.id = responseId
       if ("output_text" in response) next.output_text = outputText(all)
     }
+    if (spent !== undefined) {
+      next = { ...next, usage: isRecord(next.usage) ? sumUsage<unknown>(spent, next.usage) : spent }
+    }
     if (options.returnToolCallErrors) {
       const calls = Array.isArray(next.output) ? next.output.map(responseCall) : []
       next = { ...next, tool_call_errors: unknownCallErrors(calls, options.tools) }
@@ -349,6 +361,11 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       switch (part.type) {
         case "attempt-start":
           abandon()
+          for (const abandoned of part.discarded) {
+            const response = (abandoned as unknown as Event).response
+            if (isRecord(response) && isRecord(response.usage))
+              spent = sumUsage<unknown>(spent, response.usage)
+          }
           round = part.round
           indexOffset = nextIndex
           items = new Map()

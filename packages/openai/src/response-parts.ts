@@ -2,10 +2,11 @@
  * Non-streaming Responses API ↔ recovery's normalized parts. Each `output_text` and
  * `reasoning_text` content part becomes a text or reasoning part, each function/custom tool call
  * a tool-call part, and the response a finish part. The result is the last attempt's response
- * with the released text in place; the shown items of abandoned attempts come first in `output`,
- * as in the recovered stream.
+ * with the released text in place. Nothing was shown in a non-streaming call, so an abandoned
+ * (malformed) attempt is absent from the result, prose included; its usage is added to the
+ * result's.
  */
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, sumUsage } from "@tool-rescue/recovery"
 import type { Response } from "openai/resources/responses/responses"
 import { copyResult } from "./copy-result.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
@@ -37,6 +38,12 @@ export function responseCall(item: unknown): WireCall | undefined {
   return { name: item.name, params: typeof params === "string" ? params : "" }
 }
 
+/** The call id of the item a tool-call part stands for. */
+export function refCallIds(ref: ResponseRef): string[] {
+  const item = outputOf(ref.response)[ref.item]
+  return item !== undefined && typeof item.call_id === "string" ? [item.call_id] : []
+}
+
 /** The normalized parts of one response. */
 export function responseParts(response: Response): NormalizedPart<ResponseRef>[] {
   const parts: NormalizedPart<ResponseRef>[] = []
@@ -63,11 +70,7 @@ export function responseParts(response: Response): NormalizedPart<ResponseRef>[]
 /** Released text of one attempt, by `item:content`. */
 type Released = Map<string, string>
 
-function rewriteItems(
-  response: Response,
-  released: Released,
-  keepEmpty: boolean,
-): { items: Item[]; changed: boolean } {
+function rewriteItems(response: Response, released: Released): { items: Item[]; changed: boolean } {
   let changed = false
   const items: Item[] = []
   outputOf(response).forEach((item, itemIndex) => {
@@ -88,7 +91,7 @@ function rewriteItems(
     const hadText = item.content.some(
       (part: unknown) => isRecord(part) && typeof part.text === "string" && part.text.length > 0,
     )
-    if (!shown && hadText && !keepEmpty) {
+    if (!shown && hadText) {
       // Every character of the item was withheld markup: the item is not shown at all.
       changed = true
       return
@@ -123,9 +126,9 @@ export async function responseResult(
   output: AsyncIterable<OutputPart<ResponseRef>>,
   options: ResponseResultOptions,
 ): Promise<Response> {
-  const carried: Item[] = []
   let released: Released = new Map()
   let final: Response | undefined
+  let spent: Response["usage"]
   for await (const part of output) {
     switch (part.type) {
       case "text":
@@ -135,17 +138,14 @@ export async function responseResult(
         released.set(key, (released.get(key) ?? "") + part.text)
         break
       }
-      case "attempt-start": {
-        const abandoned = part.discarded[0]?.response
-        if (abandoned !== undefined) {
-          // Only what the consumer was shown of the abandoned attempt is kept: its text items.
-          for (const item of rewriteItems(abandoned, released, false).items) {
-            if (item.type === "message" || item.type === "reasoning") carried.push(item)
-          }
+      case "attempt-start":
+        // The malformed attempt is dropped whole; only its usage counts.
+        for (const abandoned of part.discarded) {
+          const usage = abandoned.response.usage
+          if (usage != null) spent = sumUsage(spent, usage)
         }
         released = new Map()
         break
-      }
       case "finish":
         final = part.raw.response
         break
@@ -154,11 +154,11 @@ export async function responseResult(
     }
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a response")
-  const { items, changed } = rewriteItems(final, released, false)
+  const { items, changed } = rewriteItems(final, released)
   let result = final
-  if (changed || carried.length > 0) {
-    const output = [...carried, ...items]
-    result = copyResult(final, { output, output_text: outputText(output) })
+  if (changed) result = copyResult(final, { output: items, output_text: outputText(items) })
+  if (spent !== undefined) {
+    result = copyResult(result, { usage: final.usage == null ? spent : sumUsage(spent, final.usage) })
   }
   if (options.returnToolCallErrors) {
     const errors = unknownCallErrors(outputOf(result).map(responseCall), options.tools)

@@ -11,7 +11,7 @@
  * a server that honours the key would answer it with the malformed response again.
  */
 
-import { appendInstruction } from "@tool-rescue/recovery"
+import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery"
 
 type Body = Readonly<Record<string, unknown>>
 type Message = Readonly<Record<string, unknown>>
@@ -20,26 +20,55 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
-function appendText(content: unknown, instruction: string): unknown {
-  if (typeof content === "string") return appendInstruction(content, instruction)
-  if (Array.isArray(content)) return [...content, { type: "text", text: instruction }]
-  return instruction
+function messagesOf(body: Body): readonly Message[] {
+  return Array.isArray(body.messages) ? (body.messages as readonly Message[]) : []
+}
+
+/** A system/developer message's content with `merge` applied: a string, or a list of parts (the instruction joins as a text part). */
+function mergeContent(content: unknown, merge: (text: string) => string): unknown {
+  if (typeof content === "string") return merge(content)
+  if (Array.isArray(content)) return [...content, { type: "text", text: merge("") }]
+  return merge("")
+}
+
+/** Chat: the leading system or developer message of `messages`. */
+const chatOperations: PromptOperations<Body> = {
+  mergeSystem(body, merge) {
+    const [first, ...rest] = messagesOf(body)
+    if (first === undefined || !isRecord(first) || (first.role !== "system" && first.role !== "developer"))
+      return undefined
+    return { ...body, messages: [{ ...first, content: mergeContent(first.content, merge) }, ...rest] }
+  },
+  prependSystem: (body, text) => ({
+    ...body,
+    messages: [{ role: "system", content: text }, ...messagesOf(body)],
+  }),
+  appendUser: (body, text) => ({ ...body, messages: [...messagesOf(body), { role: "user", content: text }] }),
+}
+
+/** Responses: `instructions` is the system message (template-safe, not inherited through `previous_response_id`). */
+const responsesOperations: PromptOperations<Body> = {
+  mergeSystem: (body, merge) => ({
+    ...body,
+    instructions: merge(typeof body.instructions === "string" ? body.instructions : ""),
+  }),
+  prependSystem: (body, text) => ({ ...body, instructions: text }),
+  appendUser(body, text) {
+    const item = { type: "message", role: "user", content: text }
+    const input = body.input
+    if (typeof input === "string") {
+      return { ...body, input: [{ type: "message", role: "user", content: input }, item] }
+    }
+    return { ...body, input: [...(Array.isArray(input) ? input : []), item] }
+  },
 }
 
 /**
- * The chat retry body: `body` with the instruction placed in `messages` (the original array and
- * its messages are not mutated).
+ * The chat retry body: `body` with the instruction placed in `messages` by recovery's
+ * `placeInstruction` (the original array and its messages are not mutated).
  */
 export function chatRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
-  const messages = Array.isArray(body.messages) ? (body.messages as readonly Message[]) : []
-  if (placement === "user") {
-    return { ...body, messages: [...messages, { role: "user", content: instruction }] }
-  }
-  const [first, ...rest] = messages
-  if (first !== undefined && isRecord(first) && (first.role === "system" || first.role === "developer")) {
-    return { ...body, messages: [{ ...first, content: appendText(first.content, instruction) }, ...rest] }
-  }
-  return { ...body, messages: [{ role: "system", content: instruction }, ...messages] }
+  return placeInstruction(body, instruction, placement, chatOperations)
 }
 
 /**
@@ -47,16 +76,7 @@ export function chatRetryBody(body: Body, instruction: string, placement: "syste
  * a user input item appended to `input` (placement `"user"`).
  */
 export function responsesRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
-  if (placement === "system") {
-    const previous = typeof body.instructions === "string" ? body.instructions : ""
-    return { ...body, instructions: appendInstruction(previous, instruction) }
-  }
-  const item = { type: "message", role: "user", content: instruction }
-  const input = body.input
-  if (typeof input === "string") {
-    return { ...body, input: [{ type: "message", role: "user", content: input }, item] }
-  }
-  return { ...body, input: [...(Array.isArray(input) ? input : []), item] }
+  return placeInstruction(body, instruction, placement, responsesOperations)
 }
 
 const IDEMPOTENCY_HEADER = "idempotency-key"

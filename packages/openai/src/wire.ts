@@ -6,5 +6,4 @@
  * the splice of a retry into one stream live here once.
  */
 export { chatApi, responsesApi } from "./apis.ts"
-export type { Plan } from "./plan.ts"
 export type { ApiAdapter, SplicerSettings } from "./recovering-create.ts"

@@ -2,15 +2,19 @@ import { resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/reco
 import { chatApi, responsesApi } from "./apis.ts"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
+import { createRecoveredCalls, type RecoveredCalls } from "./recovered-calls.ts"
 import { type CreateSettings, recoveringCreate } from "./recovering-create.ts"
 
 /** Wrapped client → the real client it wraps, so that wrapping twice replaces, never stacks. */
 const realClients = new WeakMap<object, object>()
+/** A client `withOptions()` derived → the turn marks of the wrapped client it came from. */
+const recoveredCalls = new WeakMap<object, RecoveredCalls>()
 
 type AnyFunction = (...args: unknown[]) => unknown
 
 function settingsOf(
   options: Omit<ToolCallRecoveryOptions, "unknownToolCalls"> & { readonly unknownToolCalls?: unknown },
+  calls: RecoveredCalls,
 ): CreateSettings {
   const { unknownToolCalls = "error", ...recovery } = options
   if (unknownToolCalls !== "error" && unknownToolCalls !== "return") {
@@ -19,8 +23,8 @@ function settingsOf(
     )
   }
   // Validated now, so that a misconfiguration throws here and not on the first request.
-  const { instructionPlacement: placement } = resolveRecoveryOptions(recovery)
-  return { recovery, placement, returnToolCallErrors: unknownToolCalls === "return" }
+  const resolved = resolveRecoveryOptions(recovery)
+  return { recovery, resolved, returnToolCallErrors: unknownToolCalls === "return", calls }
 }
 
 /**
@@ -92,7 +96,8 @@ export function withToolCallRecovery<
     throw new TypeError("tool-rescue: withToolCallRecovery needs an openai client")
   }
   const target = (realClients.get(client) ?? client) as C & Record<PropertyKey, unknown>
-  const settings = settingsOf(options ?? {})
+  // The turn marks follow the client into `withOptions()`: a turn may continue on a derived client.
+  const settings = settingsOf(options ?? {}, recoveredCalls.get(client) ?? createRecoveredCalls())
   const bound = new WeakMap<AnyFunction, AnyFunction>()
   const views = new Map<string, object>()
 
@@ -106,8 +111,11 @@ export function withToolCallRecovery<
         case "withOptions": {
           const withOptions = real.withOptions
           if (typeof withOptions !== "function") return withOptions
-          return (clientOptions: unknown) =>
-            withToolCallRecovery(Reflect.apply(withOptions, real, [clientOptions]) as C, options)
+          return (clientOptions: unknown) => {
+            const derived = Reflect.apply(withOptions, real, [clientOptions]) as C
+            recoveredCalls.set(derived, settings.calls)
+            return withToolCallRecovery(derived, options)
+          }
         }
         case "constructor":
           return Reflect.get(real, property, real)

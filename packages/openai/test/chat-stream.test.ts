@@ -111,7 +111,7 @@ describe("streaming chat completions", () => {
     expect(server.requests).toHaveLength(2)
   })
 
-  it("passes usage-only chunks through: the consumer gets the retry's usage once", async () => {
+  it("passes usage-only chunks through: the consumer gets the turn's usage (both attempts) once", async () => {
     const { client } = await harness([
       { content: sample.text, chunkSize: 7, usage: { inputTokens: 40, outputTokens: 60 } },
       { toolCalls: [call], usage: { inputTokens: 45, outputTokens: 8 } },
@@ -121,8 +121,8 @@ describe("streaming chat completions", () => {
     )
     const usage = chunks.filter((chunk) => chunk.choices.length === 0)
     expect(usage).toHaveLength(1)
-    expect(usage[0]?.usage).toMatchObject({ prompt_tokens: 45, completion_tokens: 8 })
-    expect(chunks.at(-1)).toBe(usage[0])
+    expect(usage[0]?.usage).toMatchObject({ prompt_tokens: 85, completion_tokens: 68, total_tokens: 153 })
+    expect(chunks.at(-1)).toEqual(usage[0])
   })
 
   it("lets a mid-stream provider error through unchanged, without a retry", async () => {

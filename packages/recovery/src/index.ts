@@ -1,13 +1,13 @@
-export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
-export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
-export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export {
   createResponseJudge,
   type JudgedMarkup,
   type Judgement,
   type ResponseJudge,
   type ResponseJudgeOptions,
-} from "./judge-response.ts"
+} from "./create-response-judge.ts"
+export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
+export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
+export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
 export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
@@ -30,6 +30,12 @@ export {
   ToolCallRecoveryError,
   type ToolCallRecoveryErrorInit,
 } from "./tool-call-recovery-error.ts"
+export {
+  createTurnTelemetry,
+  type RecoveryOutcome,
+  TELEMETRY_SCOPE,
+  type TurnTelemetry,
+} from "./turn-telemetry.ts"
 export type {
   AttemptContext,
   Channel,

@@ -1,9 +1,13 @@
+import { suggestToolNames } from "./suggest-tool-names.ts"
 import type { InstructionContext, RecoveryOptions } from "./types.ts"
 
 /**
  * The default host instruction of a retry. It says that no action occurred, asks for the
  * structured tool-call format, and says that tool results already in the conversation are
  * complete and must not be repeated (so a model that already ran a tool does not run it twice).
+ * A call cut off by the output limit (`context.truncated`) gets its own text: it asks for concise
+ * arguments or smaller steps instead. A call to a tool that is not offered (retried under
+ * `unknownToolMarkup: "retry"`) names it, the closest offered names and the offered list.
  *
  * @example
  * ```ts
@@ -15,6 +19,41 @@ import type { InstructionContext, RecoveryOptions } from "./types.ts"
 export function defaultInstruction(context: InstructionContext): string {
   const named = uniqueNames(context)
   const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
+  if (context.announced !== undefined) {
+    const name = JSON.stringify(context.announced)
+    return (
+      `Your previous response said you would call ${name}, but no call was made: no tool was run and that response was discarded. ` +
+      `Call ${name} with the structured tool-call format (the tool-calling interface), or answer without it. ` +
+      "Tool results already present in the conversation are complete: do not repeat those actions."
+    )
+  }
+  // Only unknown names (retried under `unknownToolMarkup: "retry"`): say that the tool does not exist.
+  const unknown = named.length === 0 ? unknownNames(context) : []
+  if (unknown.length > 0) {
+    const [name] = unknown
+    const near = suggestToolNames(name!, context.tools)
+    const didYouMean =
+      near.length === 0 ? "" : ` Did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?`
+    const available =
+      context.tools.length === 0
+        ? "No tools are available."
+        : `The available tools are: ${context.tools.join(", ")}.`
+    return (
+      `Your previous response wrote a call to ${JSON.stringify(name)} as plain text, and no tool named ${JSON.stringify(name)} exists.${didYouMean} ${available} ` +
+      "No action occurred: no tool was run and that response was discarded. " +
+      "If you need a tool, call one of the available tools with the structured tool-call format, or answer without a tool. " +
+      "Tool results already present in the conversation are complete: do not repeat those actions."
+    )
+  }
+  if (context.truncated === true) {
+    return (
+      `Your previous response was cut off by the output limit in the middle of ${what}. ` +
+      "No action occurred: no tool was run and that response was discarded. " +
+      "Call the tool again with the structured tool-call format and concise arguments; " +
+      "split large content into several smaller steps or calls. " +
+      "Tool results already present in the conversation are complete: do not repeat those actions."
+    )
+  }
   return (
     `Your previous response wrote ${what} as plain text instead of a structured tool call. ` +
     "No action occurred: no tool was run and that response was discarded. " +
@@ -72,6 +111,17 @@ export function resolveInstruction(
  */
 export function appendInstruction(text: string, instruction: string): string {
   return text.length === 0 ? instruction : `${text}\n\n${instruction}`
+}
+
+/** Names of the markup that are not offered (retried only under `unknownToolMarkup: "retry"`). */
+function unknownNames(context: InstructionContext): string[] {
+  const names: string[] = []
+  for (const m of context.markup) {
+    if (m.toolName !== undefined && !context.tools.includes(m.toolName) && !names.includes(m.toolName)) {
+      names.push(m.toolName)
+    }
+  }
+  return names
 }
 
 function uniqueNames(context: InstructionContext): string[] {

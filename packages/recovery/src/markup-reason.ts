@@ -18,6 +18,9 @@ import type { Markup, Policy } from "@tool-rescue/detector"
  * - `provider-error`: the attempt ended in a provider error, a malformed stream or a cut
  *   connection (provider errors are final: never retried).
  *
+ * And one that spends a retry like `"recoverable"`, only under `unknownToolMarkup: "retry"`:
+ * - `unknown-tool`: it would be recoverable but names a tool that is not offered.
+ *
  * @example
  * ```ts
  * import type { MarkupReason } from "@tool-rescue/recovery"
@@ -27,6 +30,7 @@ import type { Markup, Policy } from "@tool-rescue/detector"
  */
 export type MarkupReason =
   | "recoverable"
+  | "unknown-tool"
   | "unnamed"
   | "not-offered"
   | "no-envelope"
@@ -36,7 +40,16 @@ export type MarkupReason =
   | "structured-call"
   | "provider-error"
 
-/** What the response that holds a markup says about it (see {@link markupReason}). */
+/**
+ * What the response that holds a markup says about it (see {@link markupReason}).
+ *
+ * @example
+ * ```ts
+ * import type { ResponseFacts } from "@tool-rescue/recovery"
+ *
+ * const facts: ResponseFacts = { structuredCall: true, failed: false }
+ * ```
+ */
 export interface ResponseFacts {
   /** The response holds a structured tool call. */
   readonly structuredCall: boolean
@@ -58,8 +71,9 @@ const CLEAN: ResponseFacts = { structuredCall: false, failed: false }
  * import { scan } from "@tool-rescue/detector"
  * import { markupReason } from "@tool-rescue/recovery"
  *
- * const [markup] = scan("<function=read_file>", { tools: ["read_file"] }).markup
- * if (markup !== undefined) markupReason(markup, {}) // "no-structure": a bare header is prose until its structure confirms it
+ * const text = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'
+ * const [markup] = scan(text, { tools: ["read_file"] }).markup
+ * if (markup !== undefined) markupReason(markup, {}) // "not-offered"
  * ```
  */
 export function markupReason(markup: Markup, policy: Policy, response: ResponseFacts = CLEAN): MarkupReason {

@@ -89,8 +89,21 @@ export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest)
     kind: "recover",
     tools: request.tools,
     recoveriesBefore: before,
-    budget: Math.max(0, options.maxRecoveries - before),
+    budget: budgetLeft(options, before),
   }
+}
+
+/**
+ * Internal: the retries a model call may still make, `maxRecoveries` minus what earlier calls
+ * of the turn spent (nothing is spent with `recoveryScope: "step"`). `planTurn` reports it and
+ * `runTurn` enforces it.
+ */
+export function budgetLeft(
+  options: Pick<ResolvedRecoveryOptions, "maxRecoveries" | "recoveryScope">,
+  recoveriesBefore: number | undefined,
+): number {
+  const before = options.recoveryScope === "step" ? 0 : countOf(recoveriesBefore)
+  return Math.max(0, options.maxRecoveries - before)
 }
 
 function skipReason(request: TurnRequest): RecoverySkipReason | undefined {

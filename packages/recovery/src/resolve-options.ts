@@ -16,6 +16,8 @@ export interface ResolvedRecoveryOptions {
   readonly reasoning: "auto" | "ignore" | "recover"
   readonly maxRecoveries: number
   readonly recoveryScope: "turn" | "step"
+  readonly unknownToolMarkup: "ignore" | "retry"
+  readonly announcedCalls: "ignore" | "retry"
   readonly instructionPlacement: "system" | "user"
   readonly instruction: string | ((context: InstructionContext) => string) | undefined
   readonly formats: readonly FormatId[] | undefined
@@ -59,6 +61,18 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
   if (recoveryScope !== "turn" && recoveryScope !== "step") {
     throw new TypeError(`tool-rescue: recoveryScope must be "turn" or "step", got ${describe(recoveryScope)}`)
   }
+  const { unknownToolMarkup = "ignore" } = options
+  if (unknownToolMarkup !== "ignore" && unknownToolMarkup !== "retry") {
+    throw new TypeError(
+      `tool-rescue: unknownToolMarkup must be "ignore" or "retry", got ${describe(unknownToolMarkup)}`,
+    )
+  }
+  const { announcedCalls = "ignore" } = options
+  if (announcedCalls !== "ignore" && announcedCalls !== "retry") {
+    throw new TypeError(
+      `tool-rescue: announcedCalls must be "ignore" or "retry", got ${describe(announcedCalls)}`,
+    )
+  }
   const instructionPlacement = resolvePlacement(options)
   const { instruction, persistFailed, onEvent, formats, maxHoldChars } = options
   if (instruction !== undefined && typeof instruction !== "string" && typeof instruction !== "function") {
@@ -85,6 +99,8 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
     reasoning,
     maxRecoveries,
     recoveryScope,
+    unknownToolMarkup,
+    announcedCalls,
     instructionPlacement,
     instruction,
     formats,

@@ -1,11 +1,14 @@
 import type { Markup } from "@tool-rescue/detector"
 import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
+import { judgeAttempt } from "./create-response-judge.ts"
 import { emitEvent } from "./emit-event.ts"
+import { findAnnouncedCall } from "./find-announced-call.ts"
 import { resolveInstruction } from "./instruction.ts"
-import { judgeAttempt } from "./judge-response.ts"
+import { budgetLeft } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
-import type { NormalizedPart, OutputPart, TurnInput } from "./types.ts"
+import { createTurnTelemetry } from "./turn-telemetry.ts"
+import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
@@ -112,7 +115,12 @@ interface Turn<Raw> {
    * the turn is over (the held finish part and what follows it are then in `out`). Throws the
    * error that ends the turn.
    */
-  decide(round: number, report: AttemptReport<Raw>, failed: boolean): Promise<OutputPart<Raw> | undefined>
+  decide(
+    round: number,
+    report: AttemptReport<Raw>,
+    failed: boolean,
+    truncated: boolean,
+  ): Promise<OutputPart<Raw> | undefined>
   /** The turn ended, whichever way. */
   dispose(): void
 }
@@ -124,6 +132,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const iterator = await t.start(round)
       let finished = false
       let failed = false
+      let truncated = false
       try {
         for (;;) {
           // No race without a signal: the hot path stays one await per part.
@@ -131,6 +140,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
           if (step.done === true) break
           const part = step.value
           if ((part.type === "other" || part.type === "finish") && part.failed === true) failed = true
+          if (part.type === "finish" && part.truncated === true) truncated = true
           const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
@@ -149,7 +159,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report, failed)
+      const next = await t.decide(round, report, failed, truncated)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
       if (next === undefined) return
@@ -166,33 +176,42 @@ function createTurn<Raw>(
   signal: AbortSignal | undefined,
 ): Turn<Raw> {
   const tools = [...input.tools]
-  const policy = { evidence: options.evidence, reasoning: options.reasoning }
+  const policy = {
+    evidence: options.evidence,
+    reasoning: options.reasoning,
+    unknownToolMarkup: options.unknownToolMarkup,
+  }
   // One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping.
   const controller = new AbortController()
   const forward = () => controller.abort(signal?.reason)
   if (signal?.aborted) forward()
   else signal?.addEventListener("abort", forward, { once: true })
+  // Every event of the turn goes to the host's listener and to OpenTelemetry (a no-op without an SDK).
+  const telemetry = createTurnTelemetry()
+  const emit = (event: RecoveryEvent): void => {
+    telemetry.record(event)
+    emitEvent(options, event)
+  }
   const scanner = createAttemptScanner<Raw>({
     tools,
     formats: options.formats,
     maxHoldChars: options.maxHoldChars,
-    onUnknownTool: (toolName, params) => emitEvent(options, { type: "unknown-tool-call", toolName, params }),
+    onUnknownTool: (toolName, params) => emit({ type: "unknown-tool-call", toolName, params }),
   })
   const race = createAbortRace(signal)
   const out: OutputPart<Raw>[] = []
   const found: MarkupSummary[] = []
   let done = false
   let instruction: string | undefined
-  const before = input.recoveriesBefore ?? 0
   /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
-  const budget = Math.max(0, options.maxRecoveries - (options.recoveryScope === "step" ? 0 : before))
+  const budget = budgetLeft(options, input.recoveriesBefore)
 
   /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
   const aborted = () => signal?.aborted === true
   const abortError = (round: number) =>
     new ToolCallRecoveryError({ code: "aborted", rounds: round + 1, markup: found, cause: signal?.reason })
   const fail = (round: number, error: unknown): unknown => {
-    emitEvent(options, { type: "recovery-failed", round, error })
+    emit({ type: "recovery-failed", round, error })
     return error
   }
 
@@ -234,12 +253,12 @@ function createTurn<Raw>(
       await closeIdle(iterator)
     },
 
-    async decide(round, report, failed) {
+    async decide(round, report, failed, truncated) {
       const judgement = judgeAttempt(report, policy, failed)
       const recoverable: Markup[] = []
       for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
         if (isRecoverableMarkup) recoverable.push(markup)
-        emitEvent(options, {
+        emit({
           type: "markup-detected",
           round,
           markup,
@@ -249,23 +268,39 @@ function createTurn<Raw>(
           text,
         })
       }
-      if (!judgement.retry) {
-        if (round > 0 && !failed) emitEvent(options, { type: "recovery-succeeded", round })
+      // An answer that ends by announcing an offered tool, with no call and no markup (opt-in;
+      // only while the budget lasts: a second announcement stands as the answer).
+      const announced =
+        options.announcedCalls === "retry" &&
+        !judgement.retry &&
+        judgement.markup.length === 0 &&
+        !report.structuredCall &&
+        !failed &&
+        round < budget
+          ? findAnnouncedCall(report.text, tools)?.toolName
+          : undefined
+      if (!judgement.retry && announced === undefined) {
+        if (round > 0 && !failed) emit({ type: "recovery-succeeded", round })
         scanner.release(out)
         done = true
         return undefined
       }
 
       for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
+      // Cut off by the output limit with a call still open: its own outcome, not a format mistake.
+      const cutOff = truncated && recoverable.some((markup) => !markup.complete)
       if (round >= budget) {
-        throw fail(
-          round,
-          new ToolCallRecoveryError({ code: "repeated-markup", rounds: round + 1, markup: found }),
-        )
+        const code = cutOff ? "truncated-call" : "repeated-markup"
+        throw fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
       }
       if (aborted()) throw fail(round, abortError(round))
       const next = round + 1
-      emitEvent(options, { type: "recovery-started", round: next, markup: recoverable })
+      emit({
+        type: "recovery-started",
+        round: next,
+        markup: recoverable,
+        ...(announced === undefined ? {} : { announced }),
+      })
       const persist = options.persistFailed
       if (persist !== undefined) {
         try {
@@ -292,11 +327,18 @@ function createTurn<Raw>(
           )
         }
       }
-      instruction = resolveInstruction(options, { round: next, markup: recoverable, tools })
+      instruction = resolveInstruction(options, {
+        round: next,
+        markup: recoverable,
+        tools,
+        truncated: cutOff,
+        ...(announced === undefined ? {} : { announced }),
+      })
       return { type: "attempt-start", round: next, discarded: report.discarded }
     },
 
     dispose() {
+      telemetry.end()
       signal?.removeEventListener("abort", forward)
       race.dispose()
       // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no

@@ -52,7 +52,9 @@ const brand: unique symbol = Symbol.for("@tool-rescue/recovery.ToolCallRecoveryE
  * - `"repeated-markup"`: the model wrote a tool call as text again and no recovery is left
  *   (`maxRecoveries` retries were made);
  * - `"persist-failed"`: the `persistFailed` hook threw or rejected, so no retry was sent;
- * - `"aborted"`: the turn was cancelled through its `AbortSignal` while recovering.
+ * - `"aborted"`: the turn was cancelled through its `AbortSignal` while recovering;
+ * - `"truncated-call"`: the model's tool call was cut off by the output limit (finish reason
+ *   `length`) again and no recovery is left: its arguments are too long for the limit.
  *
  * Recognise it with {@link ToolCallRecoveryError.isInstance} (or {@link isToolCallRecoveryError}),
  * which works across duplicate installs; `instanceof` does not.
@@ -149,6 +151,8 @@ function describe(init: ToolCallRecoveryErrorInit): string {
       return `The persistFailed hook failed, so the malformed response was not retried${found}.`
     case "aborted":
       return `The turn was aborted during tool-call recovery after ${init.rounds} attempt(s)${found}.`
+    case "truncated-call":
+      return `The model's tool call was cut off by the output limit, ${init.rounds} of ${init.rounds} attempts; no action was taken: use shorter arguments or a larger output limit${found}.`
     default:
       return init.code satisfies never
   }

@@ -40,8 +40,11 @@ export type NormalizedPart<Raw = unknown> =
   /**
    * The end of the attempt, usually with usage and a finish reason inside `raw`. `failed`: the
    * provider ended the attempt with an error (e.g. the AI SDK's finish reason `error`).
+   * `truncated`: the provider stopped at the output limit (finish reason `length`,
+   * `max_tokens`, `max_output_tokens`): markup still open then is a call cut off, not a format
+   * mistake (`truncated-call`).
    */
-  | { readonly type: "finish"; readonly raw: Raw; readonly failed?: boolean }
+  | { readonly type: "finish"; readonly raw: Raw; readonly failed?: boolean; readonly truncated?: boolean }
   /**
    * Anything else: passed through untouched, in order. `failed`: the part is a provider error
    * reported inside the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut
@@ -89,6 +92,16 @@ export interface InstructionContext {
   readonly markup: readonly Markup[]
   /** The tools offered this turn. */
   readonly tools: readonly string[]
+  /**
+   * The markup was cut off by the output limit (the attempt ended with `truncated` and an
+   * envelope still open): the retry should ask for shorter arguments, not the structured format.
+   */
+  readonly truncated?: boolean
+  /**
+   * The answer announced this offered tool and made no call (`announcedCalls: "retry"`); `markup`
+   * is then empty.
+   */
+  readonly announced?: string
 }
 
 /**
@@ -160,7 +173,13 @@ export type RecoveryEvent =
       readonly channel: Channel
       readonly text: string
     }
-  | { readonly type: "recovery-started"; readonly round: number; readonly markup: readonly Markup[] }
+  | {
+      readonly type: "recovery-started"
+      readonly round: number
+      readonly markup: readonly Markup[]
+      /** The offered tool an answer announced without calling it (`announcedCalls: "retry"`). */
+      readonly announced?: string
+    }
   | { readonly type: "recovery-succeeded"; readonly round: number }
   | { readonly type: "recovery-failed"; readonly round: number; readonly error: unknown }
   | { readonly type: "recovery-skipped"; readonly reason: string }
@@ -195,6 +214,19 @@ export interface RecoveryOptions extends Policy {
    * one user message starts hundreds of steps. @defaultValue "turn"
    */
   readonly recoveryScope?: "turn" | "step"
+  /**
+   * A leak that would be recovered but names a tool that is not offered (a typo, a stale name):
+   * `"ignore"` keeps it withheld and ends the turn as answered; `"retry"` spends the same single
+   * retry, with an instruction that names the missing tool, the closest offered names and the
+   * offered list. @defaultValue "ignore"
+   */
+  readonly unknownToolMarkup?: "ignore" | "retry"
+  /**
+   * An answer that ends by announcing the use of an offered tool ("I'll use the Glob tool…") with
+   * no call and no markup: `"ignore"` takes it as the answer; `"retry"` spends the turn's retry
+   * with an instruction that says no call was made (see `findAnnouncedCall`). @defaultValue "ignore"
+   */
+  readonly announcedCalls?: "ignore" | "retry"
   /** Where the host instruction goes. @defaultValue "system" */
   readonly instructionPlacement?: "system" | "user"
   /** Replaces the default host instruction. */
@@ -270,7 +302,7 @@ export interface AttemptContext {
 /**
  * `code` of a {@link ToolCallRecoveryError}: `repeated-markup` (a malformed response and no
  * recovery left), `persist-failed` (`persistFailed` threw or rejected), `aborted` (the turn was
- * cancelled while recovering).
+ * cancelled while recovering), `truncated-call` (the call was cut off by the output limit, again).
  *
  * @example
  * ```ts
@@ -279,4 +311,4 @@ export interface AttemptContext {
  * const retryable = (code: ToolCallRecoveryErrorCode): boolean => code === "repeated-markup"
  * ```
  */
-export type ToolCallRecoveryErrorCode = "repeated-markup" | "persist-failed" | "aborted"
+export type ToolCallRecoveryErrorCode = "repeated-markup" | "persist-failed" | "aborted" | "truncated-call"

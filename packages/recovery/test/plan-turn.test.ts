@@ -1,4 +1,5 @@
-import { isRecoverable, type Markup, scan } from "@tool-rescue/detector"
+import { isRecoverable, type Markup } from "@tool-rescue/detector"
+import { chunked, leakedCall, response } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import {
@@ -134,15 +135,19 @@ describe("markupReason", () => {
   })
 
   test("names the rule that ruled the markup out", () => {
-    const [bare] = scan("<function=read_file>", { tools: ["read_file"] }).markup
-    expect(bare).toBeDefined()
-    const base = {
-      ...bare!,
+    // Built by hand: which shapes a detector reports is the detector's business, not this rule's.
+    const base: Markup = {
+      format: "qwen3-coder",
+      toolName: "read_file",
+      offered: true,
       opening: false,
       closing: false,
       structured: true,
+      complete: true,
       inReasoning: true,
       answerFollows: true,
+      start: 0,
+      end: 20,
     }
     expect(markupReason(base, {})).toBe("in-reasoning-answer-follows")
     expect(markupReason(base, { reasoning: "ignore" })).toBe("in-reasoning")
@@ -200,6 +205,31 @@ describe("runTurn under the planner", () => {
     }
   })
 
+  test("for any leak in any format and chunking, a provider error inside the stream is final", async () => {
+    const tools = ["read_file", "bash"]
+    const cases = leakedCall({ tools }).chain((sample) =>
+      fc.tuple(fc.constant(sample), chunked(sample.text), fc.constantFrom("error-part", "error-finish")),
+    )
+    await fc.assert(
+      fc.asyncProperty(cases, async ([sample, chunks, ending]) => {
+        const tail =
+          ending === "error-part"
+            ? [{ type: "other", raw: "error", failed: true } as const, finish()]
+            : [{ type: "finish", raw: "error", failed: true } as const]
+        const script = [...chunks.map((chunk) => text(chunk)), ...tail]
+        const { parts, attempts, events, threw } = await run([script, [call(tools[0]!), finish()]], { tools })
+        expect(threw).toBe(false)
+        expect(attempts).toHaveLength(1)
+        expect(events.some((event) => event.type === "recovery-started")).toBe(false)
+        expect(parts.slice(-tail.length)).toEqual(tail)
+        const reasons = events.flatMap((event) => (event.type === "markup-detected" ? [event.reason] : []))
+        expect(reasons).not.toContain("recoverable")
+        if (sample.labels.recoverable) expect(reasons).toContain("provider-error")
+      }),
+      { numRuns: 60 },
+    )
+  })
+
   test("every markup-detected event carries its reason", async () => {
     const { events } = await run([[text(QWEN), call("bash"), finish()]])
     expect(events).toContainEqual(
@@ -227,6 +257,35 @@ describe("createResponseJudge", () => {
       )
       expect(judgement.retry).toBe(attempts.length > 1)
     }
+  })
+})
+
+describe("createResponseJudge and runTurn agree", () => {
+  test("for any generated response and chunking: the same reasons, and a retry exactly when the judge says so", async () => {
+    const tools = ["read_file", "bash"]
+    const judge = createResponseJudge({ tools })
+    const cases = response({ tools, unknownTools: true }).chain((sample) =>
+      fc.tuple(fc.constant(sample), chunked(sample.text), fc.boolean()),
+    )
+    await fc.assert(
+      fc.asyncProperty(cases, async ([sample, chunks, structured]) => {
+        const script = [
+          ...chunks.map((chunk) => text(chunk)),
+          ...(structured ? [call("bash")] : []),
+          finish(),
+        ]
+        for (const part of script) judge.push(part)
+        const judgement = judge.end()
+        const { events, attempts } = await run([script, [call("read_file"), finish()]], { tools })
+        const reasons = events.flatMap((event) =>
+          event.type === "markup-detected" && event.round === 0 ? [event.reason] : [],
+        )
+        expect(judgement.markup.map((found) => found.reason)).toEqual(reasons)
+        expect(judgement.retry).toBe(attempts.length > 1)
+        expect(judgement.retry).toBe(sample.labels.recoverable && !structured)
+      }),
+      { numRuns: 80 },
+    )
   })
 })
 

@@ -35,7 +35,8 @@ interface AttemptSpec {
   readonly segments: readonly Segment[]
   /** Each segment's text cut into deltas (the testing kit's `chunked`: cuts at marker characters, inside surrogate pairs, one-character runs). */
   readonly pieces: readonly (readonly string[])[]
-  readonly ending: "finish" | "finish-then-other" | "error"
+  /** `error-part`: a provider error reported inside the stream (a `failed` part), then the finish. */
+  readonly ending: "finish" | "finish-then-other" | "error" | "error-part"
   /** The provider throws its own error once the signal is aborted (else it ignores the signal). */
   readonly respectsSignal: boolean
 }
@@ -45,6 +46,8 @@ type Persist = "ok" | "throw" | "reject" | "abort"
 interface TurnSpec {
   readonly attempts: readonly AttemptSpec[]
   readonly maxRecoveries: number
+  /** Recoveries earlier model calls of the user turn made (they count against maxRecoveries). */
+  readonly recoveriesBefore: number
   readonly persist: readonly Persist[]
   /** Abort the turn's signal when the consumer receives the part with this index, or the first attempt-start. */
   readonly abortAt: number | "attempt-start" | undefined
@@ -114,14 +117,19 @@ const attemptSpec: fc.Arbitrary<AttemptSpec> = fc.array(segment, { maxLength: 6 
       "finish",
       "finish-then-other",
       "error",
+      "error-part",
     ),
     respectsSignal: fc.boolean(),
   }),
 )
 
+/** Retries this model call may make: the turn's budget minus what earlier calls of the turn spent. */
+const budgetOf = (spec: TurnSpec): number => Math.max(0, spec.maxRecoveries - spec.recoveriesBefore)
+
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   attempts: fc.array(attemptSpec, { minLength: 1, maxLength: 4 }),
   maxRecoveries: fc.nat({ max: 2 }),
+  recoveriesBefore: fc.oneof(fc.constant(0), fc.nat({ max: 3 })),
   persist: fc.array(fc.constantFrom<Persist>("ok", "ok", "ok", "throw", "reject", "abort"), {
     minLength: 3,
     maxLength: 3,
@@ -151,6 +159,7 @@ function partsOf(spec: AttemptSpec, round: number): NormalizedPart<string>[] {
       }
     }
   })
+  if (spec.ending === "error-part") parts.push({ type: "other", raw: `error:${round}`, failed: true })
   if (spec.ending !== "error") parts.push({ type: "finish", raw: `finish:${round}` })
   if (spec.ending === "finish-then-other") parts.push({ type: "other", raw: `after:${round}` })
   return parts
@@ -280,6 +289,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
       tools: TOOLS,
       attempt,
       signal: controller.signal,
+      recoveriesBefore: spec.recoveriesBefore,
       options: {
         maxRecoveries: spec.maxRecoveries,
         onEvent: (event) => observed.events.push(event),
@@ -353,8 +363,8 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
       const slices = perAttempt(o.output)
       const specOf = (round: number) => spec.attempts[Math.min(round, spec.attempts.length - 1)]!
 
-      // Attempts ≤ 1 + maxRecoveries; rounds are 0, 1, 2, … and each retry announced once.
-      expect(o.attempts.length).toBeLessThanOrEqual(1 + spec.maxRecoveries)
+      // Attempts ≤ 1 + the budget left in the turn; rounds are 0, 1, 2, … and each retry announced once.
+      expect(o.attempts.length).toBeLessThanOrEqual(1 + budgetOf(spec))
       expect(o.attempts.map((a) => a.round)).toEqual(o.attempts.map((_, i) => i))
       expect(slices.length).toBeLessThanOrEqual(o.attempts.length + 1)
 
@@ -449,12 +459,18 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
             expect(o.attempts).toHaveLength(round + 1)
             break
           }
-          if (!recoverable(a) || hasCall(a)) {
+          // A provider error inside the stream is final: passed through, never retried.
+          if (!recoverable(a) || hasCall(a) || a.ending === "error-part") {
             expect(o.threw).toBe(false)
             expect(o.attempts).toHaveLength(round + 1)
             // The finish part (and anything after it) arrives last, once.
             const last = slices.at(-1)!
-            const tail = a.ending === "finish-then-other" ? ["finish", "other"] : ["finish"]
+            const tail =
+              a.ending === "finish-then-other"
+                ? ["finish", "other"]
+                : a.ending === "error-part"
+                  ? ["other", "finish"]
+                  : ["finish"]
             expect(last.slice(-tail.length).map((p) => p.type)).toEqual(tail)
             if (round === 0 && !a.segments.some((s) => s.kind === "leak")) {
               // A clean response passes through byte for byte: the same text in each channel (a
@@ -470,7 +486,7 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
             }
             break
           }
-          if (round >= spec.maxRecoveries) {
+          if (round >= budgetOf(spec)) {
             expect(ToolCallRecoveryError.isInstance(o.error) && o.error.code).toBe("repeated-markup")
             expect((o.error as ToolCallRecoveryError).rounds).toBe(round + 1)
             expect(o.attempts).toHaveLength(round + 1)
@@ -494,7 +510,7 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
           (ToolCallRecoveryError.isInstance(o.error) && o.error.code === "aborted") ||
           (ToolCallRecoveryError.isInstance(o.error) &&
             o.error.code === "repeated-markup" &&
-            o.attempts.length === 1 + spec.maxRecoveries &&
+            o.attempts.length === 1 + budgetOf(spec) &&
             o.attempts.at(-1)!.completed)
         expect(ok).toBe(true)
       } else if (o.broke) {

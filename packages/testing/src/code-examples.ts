@@ -1,7 +1,8 @@
 /**
- * `fencedExample()` and `inlineCodeExample()`: tool-call markup shown as an example inside a
- * Markdown fenced code block or an inline code span (CommonMark §4.5, §6.1). A detector must
- * leave it as text: it is what a model writes when it explains a format.
+ * `fencedExample()`, `inlineCodeExample()`, `indentedCodeExample()` and `htmlCodeExample()`:
+ * tool-call markup shown as an example inside a Markdown fenced code block, an inline code span,
+ * an indented code block or an HTML `<pre>`-like block (CommonMark §4.5, §6.1, §4.4, §4.6). A
+ * detector must leave it as text: it is what a model writes when it explains a format.
  */
 import type { FormatId } from "@tool-rescue/detector"
 import fc from "fast-check"
@@ -78,14 +79,7 @@ export function fencedExample(options: CodeExampleOptions = {}): fc.Arbitrary<Sa
       const fence = char.repeat(Math.max(3, longestClosingRun(content.text, char) + 1) + extra)
       const pad = " ".repeat(indent)
       const text = `${pad}${fence}${info}\n${content.text}${unclosed ? "" : `\n${pad}${fence}`}`
-      const labels: ExampleLabels = {
-        tools: [],
-        recoverable: false,
-        calls: [],
-        format: content.labels.format,
-        unclosed,
-      }
-      return { text, labels }
+      return { text, labels: noExampleLabels(content, unclosed) }
     })
 }
 
@@ -127,13 +121,89 @@ export function inlineCodeExample(options: CodeExampleOptions = {}): fc.Arbitrar
       const delimiter = "`".repeat(longestBacktickRun(code) + 1)
       // CommonMark strips one space on each side when both are present: pad when the code touches a backtick.
       const padded = code.startsWith("`") || code.endsWith("`") ? ` ${code} ` : code
-      const labels: ExampleLabels = {
-        tools: [],
-        recoverable: false,
-        calls: [],
-        format: content.labels.format,
-        unclosed: false,
+      return {
+        text: `${before}${delimiter}${padded}${delimiter}${after}`,
+        labels: noExampleLabels(content, false),
       }
-      return { text: `${before}${delimiter}${padded}${delimiter}${after}`, labels }
+    })
+}
+
+const noExampleLabels = (content: Sample<LeakLabels>, unclosed: boolean): ExampleLabels => ({
+  tools: [],
+  recoverable: false,
+  calls: [],
+  format: content.labels.format,
+  unclosed,
+})
+
+/**
+ * Tool-call markup inside an indented code block (CommonMark §4.4): every line indented by four
+ * or more spaces or a tab, at the start of the text or after a blank line (an indented line
+ * right after a paragraph line continues the paragraph instead). Labels are empty: a detector
+ * must report no markup and show the whole block.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { scan } from "@tool-rescue/detector"
+ * import { indentedCodeExample } from "@tool-rescue/testing"
+ *
+ * fc.assert(fc.property(indentedCodeExample(), ({ text }) => scan(text, { tools: ["read_file"] }).markup.length === 0))
+ * ```
+ */
+export function indentedCodeExample(options: CodeExampleOptions = {}): fc.Arbitrary<Sample<ExampleLabels>> {
+  return fc
+    .record({
+      content: shown(options),
+      before: fc.constantFrom("", "The format:\n\n", "1. Write it so:\n\n   \n", "Like this:\r\n\r\n"),
+      indent: fc.constantFrom("    ", "     ", "\t", "  \t"),
+      after: fc.constantFrom("", "\n", "\n\nThat is all."),
+    })
+    .map(({ content, before, indent, after }) => {
+      // In a list item (`1. `) the code is four columns past the item's content, which starts at 3.
+      const pad = before.startsWith("1.") ? `   ${indent}` : indent
+      const body = content.text
+        .split("\n")
+        .map((line) => pad + line)
+        .join("\n")
+      return { text: `${before}${body}${after}`, labels: noExampleLabels(content, false) }
+    })
+}
+
+/** The tags whose HTML blocks are code (CommonMark §4.6 kind 1, and `<code>`). */
+const htmlCodeTags = ["pre", "code", "script", "style", "textarea", "PRE", "Pre"]
+
+/**
+ * Tool-call markup inside an HTML block of kind 1 (`<pre>`, `<code>`, `<script>`, `<style>`,
+ * `<textarea>`, any case, CommonMark §4.6): it runs to the line that holds the closing tag, or to
+ * the end of the text when there is none. Labels are empty: a detector must report no markup.
+ *
+ * @example
+ * ```ts
+ * import fc from "fast-check"
+ * import { scan } from "@tool-rescue/detector"
+ * import { htmlCodeExample } from "@tool-rescue/testing"
+ *
+ * fc.assert(fc.property(htmlCodeExample(), ({ text }) => scan(text, { tools: ["read_file"] }).markup.length === 0))
+ * ```
+ */
+export function htmlCodeExample(options: CodeExampleOptions = {}): fc.Arbitrary<Sample<ExampleLabels>> {
+  return fc
+    .record({
+      content: shown(options),
+      before: fc.constantFrom("", "The format:\n", "Like this:\n\n", "  "),
+      tag: fc.constantFrom(...htmlCodeTags),
+      attributes: fc.constantFrom("", ' class="language-xml"', " data-x"),
+      newline: fc.boolean(),
+      unclosed: options.unclosed === false ? fc.constant(false) : fc.boolean(),
+      after: fc.constantFrom("", "\nDone.", " then text"),
+    })
+    .map(({ content, before, tag, attributes, newline, unclosed, after }) => {
+      const nl = newline ? "\n" : ""
+      const close = unclosed ? "" : `${nl}</${tag.toLowerCase()}>${after}`
+      return {
+        text: `${before}<${tag}${attributes}>${nl}${content.text}${close}`,
+        labels: noExampleLabels(content, unclosed),
+      }
     })
 }

@@ -1,5 +1,11 @@
 export { type ChunkedOptions, chunked } from "./chunked.ts"
-export { type CodeExampleOptions, fencedExample, inlineCodeExample } from "./code-examples.ts"
+export {
+  type CodeExampleOptions,
+  fencedExample,
+  htmlCodeExample,
+  indentedCodeExample,
+  inlineCodeExample,
+} from "./code-examples.ts"
 export { type CorpusSample, corpus } from "./corpus.ts"
 export type { CallLabel, ExampleLabels, Labels, LeakLabels, LeakVariant, Sample } from "./labels.ts"
 export {
@@ -11,6 +17,7 @@ export {
   leakVariants,
 } from "./leaked-call.ts"
 export { type ProseOptions, prose } from "./prose.ts"
+export { type ProseMentionsOptions, proseMentions } from "./prose-mentions.ts"
 export type {
   ReplayApi,
   ReplayErrorBody,

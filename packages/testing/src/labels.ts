@@ -10,7 +10,9 @@ import type { FormatId } from "@tool-rescue/detector"
  * - `missing-opening`: the opening envelope marker is absent (the inner call header remains);
  * - `missing-closing`: the closing envelope marker of the last call is absent (the response ends there);
  * - `bare`: neither envelope marker, only the inner call structure;
- * - `truncated`: the response stops inside a parameter value of the last call.
+ * - `truncated`: the response stops inside a parameter value of the last call;
+ * - `repeated-closing`: the whole call, then its closing tag or token written a second time
+ *   (`</tool_call>\n</tool_call>`): the repeat is withheld with the call.
  *
  * @example
  * ```ts
@@ -20,7 +22,13 @@ import type { FormatId } from "@tool-rescue/detector"
  * const arbitrary = leakedCall({ tools: ["bash"], variants: cutOff })
  * ```
  */
-export type LeakVariant = "complete" | "missing-opening" | "missing-closing" | "bare" | "truncated"
+export type LeakVariant =
+  | "complete"
+  | "missing-opening"
+  | "missing-closing"
+  | "bare"
+  | "truncated"
+  | "repeated-closing"
 
 /**
  * One call the detector must report as one `Markup`, in order. A field is `undefined` where

@@ -244,14 +244,15 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
         },
       }),
       row({
-        // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`.
+        // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`,
+        // 3 v13 with the call id (`name[CALL_ID]a1b2c3d4e[ARGS]{…}`, vLLM's mistral parser).
         id: "mistral",
-        bracketClosing: (style) => style % 3 === 0,
-        styles: 3,
-        hasClosing: (style) => style % 3 === 0,
+        bracketClosing: (style) => style % 4 === 0,
+        styles: 4,
+        hasClosing: (style) => style % 4 === 0,
         render: (calls, style) => {
-          if (style % 3 === 0) return jsonList(calls, "[TOOL_CALLS] [", "]")
-          const args = style % 3 === 2 ? "[ARGS]" : ""
+          if (style % 4 === 0) return jsonList(calls, "[TOOL_CALLS] [", "]")
+          const args = style % 4 === 2 ? "[ARGS]" : style % 4 === 3 ? "[CALL_ID]a1b2c3d4e[ARGS]" : ""
           return perCall(
             calls.map((call) => [
               open(`[TOOL_CALLS]`),
@@ -499,34 +500,36 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
           ),
       }),
       row({
-        // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner header).
+        // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner
+        // header); 3–5 the same with an XML namespace prefix on every tag (Claude's `antml:`, or another).
         id: "anthropic-xml",
-        aliases: (style, bareOpening) => (bareOpening && style % 3 !== 2 ? ["minimax-m2"] : []),
-        styles: 3,
+        aliases: (style, bareOpening) => (bareOpening && style % 6 < 2 ? ["minimax-m2"] : []),
+        styles: 6,
         innerHeader: (style) => style % 3 !== 2,
         render: (calls, style) => {
+          const p = style % 6 >= 3 ? "x:" : ""
           if (style % 3 === 2) {
             return {
-              head: [open("<function_calls>")],
+              head: [open(`<${p}function_calls>`)],
               calls: calls.map((call) => [
-                syntax(`<invoke><tool_name>${call.name}</tool_name><parameters>`),
+                syntax(`<${p}invoke><${p}tool_name>${call.name}</${p}tool_name><${p}parameters>`),
                 ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>`)]),
-                syntax("</parameters></invoke>"),
+                syntax(`</${p}parameters></${p}invoke>`),
               ]),
               separator: "",
-              tail: [close("</function_calls>")],
+              tail: [close(`</${p}function_calls>`)],
             }
           }
           const nl = style % 3 === 0 ? "\n" : ""
           return {
-            head: [open(`<function_calls>${nl}`)],
+            head: [open(`<${p}function_calls>${nl}`)],
             calls: calls.map((call) => [
-              syntax(`<invoke name="${call.name}">${nl}`),
-              ...namedParams(call.args, "parameter", "parameter", nl),
-              syntax("</invoke>"),
+              syntax(`<${p}invoke name="${call.name}">${nl}`),
+              ...namedParams(call.args, `${p}parameter`, `${p}parameter`, nl),
+              syntax(`</${p}invoke>`),
             ]),
             separator: nl,
-            tail: [close(`${nl}</function_calls>`)],
+            tail: [close(`${nl}</${p}function_calls>`)],
           }
         },
       }),

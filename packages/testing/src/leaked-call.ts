@@ -6,7 +6,14 @@ import type { FormatId } from "@tool-rescue/detector"
 import fc from "fast-check"
 import type { CallLabel, LeakLabels, LeakVariant, Sample } from "./labels.ts"
 import { labelsOf } from "./labels.ts"
-import { type ArgValue, type CallSpec, type FormatSpec, formatSpecs, type Segment } from "./leak-formats.ts"
+import {
+  type ArgValue,
+  type CallSpec,
+  type FormatSpec,
+  formatSpecs,
+  type Rendered,
+  type Segment,
+} from "./leak-formats.ts"
 
 /**
  * Every format id of FORMATS.md, in catalogue order (`cline-xml` included).
@@ -49,6 +56,7 @@ export const leakVariants: readonly LeakVariant[] = [
   "missing-closing",
   "bare",
   "truncated",
+  "repeated-closing",
 ]
 
 /**
@@ -167,9 +175,25 @@ function supports(spec: FormatSpec, style: number, variant: LeakVariant): boolea
       return spec.hasClosing(style) && !spec.startAnchored
     case "bare":
       return spec.innerHeader(style) && spec.hasClosing(style) && !spec.startAnchored
+    case "repeated-closing":
+      // A tag or token closer (a bare `]` or a closing fence is ordinary text when repeated).
+      return (
+        spec.hasClosing(style) &&
+        !spec.startAnchored &&
+        spec.bracketClosing?.(style) !== true &&
+        lastClose(spec.render([{ name: "f", args: [] }], style))
+          ?.trimStart()
+          .startsWith("<") === true
+      )
     default:
       return variant satisfies never
   }
+}
+
+/** The text of the last closing marker of a rendered group (its shared tail, or the last call's own). */
+function lastClose(rendered: Rendered): string | undefined {
+  const segments = rendered.tail.length > 0 ? rendered.tail : (rendered.calls.at(-1) ?? [])
+  return segments.findLast((segment) => segment.role === "close")?.text
 }
 
 /** The variants `format` can express in at least one of its marker styles (internal; for tests). */
@@ -222,6 +246,11 @@ export function buildLeak(
   })
   if (variant !== "truncated")
     for (const segment of rendered.tail) if (keep(segment, true)) parts.push(segment.text)
+  if (variant === "repeated-closing") {
+    // The closer again, on its own line: models repeat it; it is never the user's text.
+    const again = lastClose(rendered)
+    if (again !== undefined) parts.push(`\n${again.trimStart()}`)
+  }
 
   const hasClosing = spec.hasClosing(style)
   const bracket = spec.bracketClosing?.(style) === true
@@ -261,7 +290,10 @@ export function buildLeak(
       format: spec.id,
       variant,
       startAnchored: spec.startAnchored,
-      closed: !spec.startAnchored && hasClosing && (variant === "complete" || variant === "missing-opening"),
+      closed:
+        !spec.startAnchored &&
+        hasClosing &&
+        (variant === "complete" || variant === "missing-opening" || variant === "repeated-closing"),
     },
   }
 }

@@ -29,9 +29,11 @@ export interface ProseOptions {
   readonly maxSentences?: number
 }
 
-const noLabels: Labels = { tools: [], recoverable: false, calls: [] }
+/** The labels of text without markup (internal; also for `proseMentions`). */
+export const noLabels: Labels = { tools: [], recoverable: false, calls: [] }
 
-const words = [
+/** Plain words of prose (internal; also for `proseMentions`). */
+export const words: readonly string[] = [
   "I'll",
   "check",
   "the",

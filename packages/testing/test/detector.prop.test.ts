@@ -11,10 +11,13 @@ import {
   corpus,
   defaultFormats,
   fencedExample,
+  htmlCodeExample,
+  indentedCodeExample,
   inlineCodeExample,
   type Labels,
   leakedCall,
   prose,
+  proseMentions,
   response,
   type Sample,
 } from "../src/index.ts"
@@ -119,6 +122,33 @@ describe("the detector against the arbitraries", () => {
 
   test.prop([withChunks(inlineCodeExample({ tools }))])(
     "no inlineCodeExample is detected; the whole span stays visible",
+    ([{ text }, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(digest(result.markup)).toEqual([])
+      expect(result.text).toBe(text)
+    },
+  )
+
+  test.prop([withChunks(indentedCodeExample({ tools }))])(
+    "no indentedCodeExample is detected; the whole block stays visible",
+    ([{ text }, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(digest(result.markup)).toEqual([])
+      expect(result.text).toBe(text)
+    },
+  )
+
+  test.prop([withChunks(htmlCodeExample({ tools }))])(
+    "no htmlCodeExample is detected; the whole block stays visible",
+    ([{ text }, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(digest(result.markup)).toEqual([])
+      expect(result.text).toBe(text)
+    },
+  )
+
+  test.prop([withChunks(proseMentions({ tools }))])(
+    "prose that names headers, tags and offered tools is shown whole; nothing is detected",
     ([{ text }, chunks]) => {
       const result = detect(chunks, tools)
       expect(digest(result.markup)).toEqual([])

@@ -2,7 +2,7 @@ import type { FormatId } from "@tool-rescue/detector"
 import { withToolCallRecovery } from "@tool-rescue/openai"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import OpenAI from "openai"
-import { isObject } from "../scan/records.ts"
+import { isObject, reasoningText } from "../scan/records.ts"
 import { createResponseScan } from "../scan/response-scan.ts"
 import { probePrompts, probeSystemPrompt, probeToolNames, probeTools } from "./probe-prompts.ts"
 
@@ -190,8 +190,8 @@ async function send(client: OpenAI, config: ProbeConfig, prompt: number): Promis
     for (const choice of chunk.choices) {
       const delta = isObject(choice) && isObject(choice.delta) ? choice.delta : {}
       if (typeof delta.content === "string") text.push(delta.content)
-      const thought = delta.reasoning_content ?? delta.reasoning
-      if (typeof thought === "string") reasoning.push(thought)
+      const thought = reasoningText(delta)
+      if (thought.length > 0) reasoning.push(thought)
       if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) calls++
     }
   }
@@ -207,10 +207,9 @@ function readCompletion(completion: unknown): Reply {
   const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined
   if (message === undefined)
     throw new NotOpenAIError(`the chat completion has no message: ${preview(completion)}`)
-  const thought = message.reasoning_content ?? message.reasoning
   return {
     text: typeof message.content === "string" ? message.content : "",
-    reasoning: typeof thought === "string" ? thought : "",
+    reasoning: reasoningText(message),
     calls: Array.isArray(message.tool_calls) ? message.tool_calls.length : 0,
   }
 }

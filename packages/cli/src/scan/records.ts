@@ -4,6 +4,8 @@
  * assumed beyond what is checked).
  */
 
+import { reasoningField } from "@tool-rescue/recovery"
+
 /** A plain JSON object. */
 export type JsonObject = { readonly [key: string]: unknown }
 
@@ -47,13 +49,10 @@ export function contentText(content: unknown): string {
   return parts.join("")
 }
 
-/** Reasoning text a chat message or delta carries (`reasoning_content`, `reasoning`, `thinking`). */
+/** Reasoning text a chat message or delta carries, read as the adapters read it (recovery's `reasoningField`). */
 export function reasoningText(message: JsonObject): string {
-  for (const key of ["reasoning_content", "reasoning", "thinking"]) {
-    const value = message[key]
-    if (typeof value === "string") return value
-  }
-  return ""
+  const field = reasoningField(message)
+  return field === undefined ? "" : (message[field] as string)
 }
 
 /** A chat message or delta has a structured tool call. */

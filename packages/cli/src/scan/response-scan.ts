@@ -1,22 +1,14 @@
-import {
-  createDetector,
-  type Detector,
-  type DetectorResult,
-  isRecoverable,
-  type Markup,
-  type Policy,
-} from "@tool-rescue/detector"
+import type { Markup, Policy } from "@tool-rescue/detector"
+import { createResponseJudge, type MarkupReason, type ResponseJudge } from "@tool-rescue/recovery"
 
 /** Which field of the response the markup was in. */
 export type ScanChannel = "text" | "reasoning"
 
-/** Why detected markup would not make tool-rescue retry. */
-export type NotRecoverableReason =
-  | "structured-call"
-  | "unnamed"
-  | "not-offered"
-  | "in-reasoning"
-  | "no-evidence"
+/**
+ * Why detected markup would not make tool-rescue retry: recovery's own {@link MarkupReason}, so
+ * `scan` prints the reason the adapters act on (never one recomputed here).
+ */
+export type NotRecoverableReason = Exclude<MarkupReason, "recoverable">
 
 /** One markup found in one response. */
 export interface Finding {
@@ -26,28 +18,11 @@ export interface Finding {
   readonly recoverable: boolean
   /** Set when not recoverable. */
   readonly reason: NotRecoverableReason | undefined
-  /** The start of the markup text (up to 240 characters), or undefined when it was no longer kept. */
+  /** The start of the markup text (up to 240 characters). */
   readonly text: string | undefined
 }
 
-/** The text of one channel as it streams: a detector and a bounded window for excerpts. */
-interface ChannelScan {
-  readonly detector: Detector
-  /** Markup by start offset: a detector may report a span again (e.g. settled at `end()`). */
-  readonly found: Map<number, Markup>
-  /** The last characters of the channel; `windowStart` is the offset of its first one. */
-  window: string
-  windowStart: number
-  /** Excerpt texts captured by start offset while still in the window. */
-  readonly texts: Map<number, string>
-  /** Released visible text contained non-whitespace. */
-  answered: boolean
-}
-
-/** Characters of each channel kept for excerpts: enough for any markup that starts in it. */
-const WINDOW = 256 * 1024
 const EXCERPT = 240
-const NON_WHITESPACE = /\S/
 
 /** Scans one response, streamed or whole: text and reasoning deltas, structured calls. */
 export interface ResponseScan {
@@ -60,9 +35,10 @@ export interface ResponseScan {
 }
 
 /**
- * Starts scanning one response with the offered `tools` under `policy`. Text and reasoning go
- * to separate detectors, as in `@tool-rescue/recovery`: markup in the reasoning field is
- * reasoning, and an answer follows it when the text field has visible non-whitespace text.
+ * Starts scanning one response with the offered `tools` under `policy`, through recovery's
+ * non-retrying judge (`createResponseJudge`): the same scanner, channels and reasons as the
+ * adapters' `runTurn`. Markup in the reasoning field is reasoning, and an answer follows it when
+ * the text field has visible non-whitespace text after it.
  *
  * @example
  * ```ts
@@ -71,114 +47,64 @@ export interface ResponseScan {
  * response.end()[0]?.recoverable // true
  * ```
  */
-export function createResponseScan(
-  tools: readonly string[],
-  policy: Policy,
-  pool?: DetectorPool,
-): ResponseScan {
-  const channels = {
-    text: newChannel(pool?.acquire(tools) ?? createDetector({ tools })),
-    reasoning: newChannel(pool?.acquire(tools) ?? createDetector({ tools })),
-  }
-  let structured = false
-
-  function push(channel: ChannelScan, delta: string): void {
-    if (delta.length === 0) return
-    channel.window += delta
-    if (channel.window.length > 2 * WINDOW) {
-      const drop = channel.window.length - WINDOW
-      channel.window = channel.window.slice(drop)
-      channel.windowStart += drop
-    }
-    record(channel, channel.detector.push(delta))
-  }
-
-  function record(channel: ChannelScan, result: DetectorResult): void {
-    if (!channel.answered && NON_WHITESPACE.test(result.text)) channel.answered = true
-    for (const markup of result.markup) {
-      channel.found.set(markup.start, markup)
-      if (!channel.texts.has(markup.start) && markup.start >= channel.windowStart) {
-        const from = markup.start - channel.windowStart
-        const to = Math.min(markup.end, markup.start + EXCERPT) - channel.windowStart
-        channel.texts.set(markup.start, channel.window.slice(from, to))
-      }
-    }
-  }
-
-  function findings(channel: ChannelScan, name: ScanChannel): Finding[] {
-    const out: Finding[] = []
-    for (const found of channel.found.values()) {
-      const markup =
-        name === "reasoning" ? { ...found, inReasoning: true, answerFollows: channels.text.answered } : found
-      const policyRecoverable = isRecoverable(markup, policy)
-      const recoverable = policyRecoverable && !structured
-      out.push({
-        markup,
-        channel: name,
-        recoverable,
-        reason: recoverable ? undefined : reasonOf(markup, policyRecoverable, policy),
-        text: channel.texts.get(found.start),
-      })
-    }
-    return out.sort((a, b) => a.markup.start - b.markup.start)
-  }
-
+export function createResponseScan(tools: readonly string[], policy: Policy, pool?: JudgePool): ResponseScan {
+  const judge = pool?.acquire(tools) ?? createResponseJudge({ tools, options: policy })
   return {
-    text: (delta) => push(channels.text, delta),
-    reasoning: (delta) => push(channels.reasoning, delta),
+    text: (delta) => {
+      if (delta.length > 0) judge.push({ type: "text", text: delta })
+    },
+    reasoning: (delta) => {
+      if (delta.length > 0) judge.push({ type: "reasoning", text: delta })
+    },
     structuredCall() {
-      structured = true
+      // The name does not matter here: any structured call keeps the response from a retry.
+      judge.push({ type: "tool-call", toolName: "", raw: undefined })
     },
     end() {
-      record(channels.reasoning, channels.reasoning.detector.end())
-      record(channels.text, channels.text.detector.end())
-      const found = [...findings(channels.reasoning, "reasoning"), ...findings(channels.text, "text")]
-      pool?.release(tools, channels.reasoning.detector)
-      pool?.release(tools, channels.text.detector)
-      return found
+      const judgement = judge.end()
+      pool?.release(tools, judge)
+      const findings = judgement.markup.map(
+        (found): Finding => ({
+          markup: found.markup,
+          channel: found.channel,
+          recoverable: found.recoverable,
+          reason: found.reason === "recoverable" ? undefined : found.reason,
+          text: found.text.slice(0, EXCERPT),
+        }),
+      )
+      const order = (finding: Finding) => (finding.channel === "reasoning" ? 0 : 1)
+      return findings.sort((a, b) => order(a) - order(b) || a.markup.start - b.markup.start)
     },
   }
 }
 
-function newChannel(detector: Detector): ChannelScan {
-  return {
-    detector,
-    found: new Map(),
-    window: "",
-    windowStart: 0,
-    texts: new Map(),
-    answered: false,
-  }
-}
-
 /**
- * Reuses detectors across responses with the same offered tools: a scan of a large file
- * creates a handful instead of two per response (creating one costs more than scanning a
- * short response).
+ * Reuses judges across responses with the same offered tools: a scan of a large file creates a
+ * handful instead of one per response (creating one costs more than judging a short response).
  */
-export interface DetectorPool {
-  acquire(tools: readonly string[]): Detector
-  /** Gives a detector back after its response ended; it is reset for the next one. */
-  release(tools: readonly string[], detector: Detector): void
+export interface JudgePool {
+  acquire(tools: readonly string[]): ResponseJudge
+  /** Gives a judge back after its response ended (`end()` left it fresh for the next one). */
+  release(tools: readonly string[], judge: ResponseJudge): void
 }
 
 /**
- * A {@link DetectorPool} that keeps at most `perKey` idle detectors per tool set.
+ * A {@link JudgePool} under `policy` that keeps at most `perKey` idle judges per tool set.
  *
  * @example
  * ```ts
- * const pool = createDetectorPool()
+ * const pool = createJudgePool({})
  * const response = createResponseScan(["bash"], {}, pool)
  * ```
  */
-export function createDetectorPool(perKey = 4): DetectorPool {
-  const idle = new Map<string, Detector[]>()
+export function createJudgePool(policy: Policy, perKey = 4): JudgePool {
+  const idle = new Map<string, ResponseJudge[]>()
   const keyOf = (tools: readonly string[]): string => tools.join("\u0000")
   return {
     acquire(tools) {
-      return idle.get(keyOf(tools))?.pop() ?? createDetector({ tools })
+      return idle.get(keyOf(tools))?.pop() ?? createResponseJudge({ tools, options: policy })
     },
-    release(tools, detector) {
+    release(tools, judge) {
       const key = keyOf(tools)
       let free = idle.get(key)
       if (free === undefined) {
@@ -187,19 +113,7 @@ export function createDetectorPool(perKey = 4): DetectorPool {
         free = []
         idle.set(key, free)
       }
-      if (free.length < perKey) {
-        detector.reset()
-        free.push(detector)
-      }
+      if (free.length < perKey) free.push(judge)
     },
   }
-}
-
-function reasonOf(markup: Markup, policyRecoverable: boolean, policy: Policy): NotRecoverableReason {
-  if (policyRecoverable) return "structured-call"
-  if (markup.toolName === undefined) return "unnamed"
-  if (!markup.offered) return "not-offered"
-  // Reasoning is the reason only when the same markup outside reasoning would count.
-  if (markup.inReasoning && isRecoverable({ ...markup, inReasoning: false }, policy)) return "in-reasoning"
-  return "no-evidence"
 }

@@ -8,18 +8,24 @@ import type { FindingCounts, PlacedFinding, RecordPlace, ScanReport } from "./sc
 
 const REASONS: Readonly<Record<NotRecoverableReason, string>> = {
   "structured-call": "in a response that also made a structured call",
+  "provider-error": "in a response that ended in a provider error",
   unnamed: "name no tool",
   "not-offered": "name a tool that was not offered",
-  "in-reasoning": "are inside reasoning that an answer follows (policy)",
-  "no-evidence": "have neither an envelope marker nor call structure (policy)",
+  "in-reasoning-answer-follows": "are inside reasoning that an answer follows (policy)",
+  "in-reasoning": "are inside reasoning (policy: reasoning ignore)",
+  "no-envelope": "have no envelope marker (policy: evidence envelope)",
+  "no-structure": "have neither an envelope marker nor call structure (policy)",
 }
 
 const SHORT_REASONS: Readonly<Record<NotRecoverableReason, string>> = {
   "structured-call": "structured call made",
+  "provider-error": "provider error",
   unnamed: "no tool name",
   "not-offered": "tool not offered",
-  "in-reasoning": "reasoning, answered",
-  "no-evidence": "no envelope/structure",
+  "in-reasoning-answer-follows": "reasoning, answered",
+  "in-reasoning": "in reasoning",
+  "no-envelope": "no envelope",
+  "no-structure": "no envelope/structure",
 }
 
 /** `line 12`, `[3]` (a place in a JSON document), or `document`. */
@@ -138,7 +144,7 @@ function findingTable(findings: readonly PlacedFinding[], style: Style): string 
       finding.markup.toolName === undefined ? "–" : excerpt(finding.markup.toolName, 24),
       finding.recoverable
         ? style.red(finding.channel === "reasoning" ? "leak (reasoning)" : "leak")
-        : style.dim(SHORT_REASONS[finding.reason ?? "no-evidence"]),
+        : style.dim(SHORT_REASONS[finding.reason ?? "no-structure"]),
       finding.text === undefined ? style.dim("(not kept)") : style.dim(excerpt(finding.text, 64)),
     ]),
     { header: style.bold },

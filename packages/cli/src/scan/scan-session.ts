@@ -19,7 +19,7 @@ import {
   toolNames,
 } from "./records.ts"
 import {
-  createDetectorPool,
+  createJudgePool,
   createResponseScan,
   type Finding,
   type NotRecoverableReason,
@@ -155,7 +155,7 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
   let plain: OpenResponse | undefined
 
   const fallbackTools = (): readonly string[] | undefined => requestToolNames ?? options.tools
-  const pool = createDetectorPool()
+  const pool = createJudgePool(options.policy)
 
   function open(tools: readonly string[] | undefined, place: RecordPlace): OpenResponse {
     const offered = tools ?? fallbackTools() ?? []

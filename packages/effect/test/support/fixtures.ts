@@ -164,20 +164,3 @@ export function historyShape(prompt: Prompt.Prompt): HistoryShape {
   }
   return { roles: prompt.content.map((message) => message.role), calls, results }
 }
-
-/**
- * A `LanguageModel` whose `generateText` / `streamText` are our accessors with
- * `unknownToolCalls: "return"` over `inner`: how a `Chat` (which calls the service) gets the option.
- */
-export const returningModel = (inner: LanguageModel.LanguageModel): LanguageModel.LanguageModel =>
-  ({
-    ...inner,
-    generateText: (options: LanguageModel.GenerateTextOptions<any>) =>
-      ToolCallRecovery.generateText({ ...options, unknownToolCalls: "return" } as never).pipe(
-        Effect.provideService(LanguageModel.LanguageModel, inner),
-      ),
-    streamText: (options: LanguageModel.GenerateTextOptions<any>) =>
-      ToolCallRecovery.streamText({ ...options, unknownToolCalls: "return" } as never).pipe(
-        Stream.provideService(LanguageModel.LanguageModel, inner),
-      ),
-  }) as unknown as LanguageModel.LanguageModel

@@ -21,7 +21,7 @@ export interface JudgedMarkup {
   /** The withheld markup text. */
   readonly text: string
   readonly reason: MarkupReason
-  /** `reason === "recoverable"`. */
+  /** A retry is spent on it: `reason` is `"recoverable"`, or `"unknown-tool"` under `unknownToolMarkup: "retry"`. */
   readonly recoverable: boolean
 }
 
@@ -47,16 +47,30 @@ export interface Judgement {
   readonly retry: boolean
 }
 
+/** The policy a judgement applies: the detector's, plus whether unknown names are retried. */
+type JudgePolicy = Policy & { readonly unknownToolMarkup?: "ignore" | "retry" }
+
 /**
  * The end-of-attempt judgement `runTurn` acts on and {@link createResponseJudge} reports: one
  * {@link markupReason} per markup, and whether the response is retried.
  */
-export function judgeAttempt(report: AttemptReport<unknown>, policy: Policy, failed: boolean): Judgement {
+export function judgeAttempt(
+  report: AttemptReport<unknown>,
+  policy: JudgePolicy,
+  failed: boolean,
+): Judgement {
   const facts = { structuredCall: report.structuredCall, failed }
   let retry = false
   const markup = report.markup.map(({ markup, channel, text }): JudgedMarkup => {
-    const reason = markupReason(markup, policy, facts)
-    const recoverable = reason === "recoverable"
+    let reason = markupReason(markup, policy, facts)
+    // Recoverable but for its name: retried only when the host opted in.
+    if (
+      reason === "not-offered" &&
+      policy.unknownToolMarkup === "retry" &&
+      markupReason({ ...markup, offered: true }, policy, facts) === "recoverable"
+    )
+      reason = "unknown-tool"
+    const recoverable = reason === "recoverable" || reason === "unknown-tool"
     if (recoverable) retry = true
     return { markup, channel, text, reason, recoverable }
   })
@@ -118,7 +132,11 @@ export interface ResponseJudgeOptions {
  */
 export function createResponseJudge({ tools, options }: ResponseJudgeOptions): ResponseJudge {
   const resolved = resolveRecoveryOptions(options)
-  const policy = { evidence: resolved.evidence, reasoning: resolved.reasoning }
+  const policy = {
+    evidence: resolved.evidence,
+    reasoning: resolved.reasoning,
+    unknownToolMarkup: resolved.unknownToolMarkup,
+  }
   const scanner: AttemptScanner<unknown> = createAttemptScanner({
     tools: [...tools],
     formats: resolved.formats,

@@ -1,75 +1,129 @@
 /**
- * A small OpenAI-compatible chat-completions provider for Effect AI, built on Effect's own HTTP
- * client (`effect/http`) and SSE decoder (`effect/encoding`), for the over-HTTP tests.
+ * A small OpenAI-compatible Chat Completions provider for Effect AI 4.1 (`effect/ai`), built on
+ * Effect's own `LanguageModel.make`, HTTP client (`effect/http`) and SSE decoder
+ * (`effect/encoding`). It is the provider of the tool-rescue tests and of the CLI demo, against
+ * the replay server (or any OpenAI-compatible server: vLLM, llama.cpp, Ollama, …).
  *
- * Why not `@effect/ai-openai-compat`: its newest published version (4.0.0-beta.98) imports
- * `effect/unstable/*` paths that effect 4.1.0 no longer exports, so it does not load with effect
- * 4.1 (checked in `test/http.test.ts`). This provider covers what the tests need: system, user,
- * assistant (text, tool calls) and tool messages; function tools and `tool_choice`; JSON and SSE
- * responses with text, reasoning, tool calls, finish reason and usage. Tool-call arguments that
- * are not valid JSON are passed on as the raw text.
+ * Why its own: no published Effect provider package loads with effect 4.1 — the newest
+ * `@effect/ai-openai` (4.0.0-beta.106) and `@effect/ai-openai-compat` (4.0.0-beta.98) import
+ * `effect/unstable/*` paths that effect 4.1 no longer exports. It covers what the tests and the
+ * demo need: system, user, assistant (text, tool calls) and tool messages; function tools and
+ * `tool_choice`; JSON and SSE responses with text, reasoning (`reasoning_content` or
+ * `reasoning`), tool calls, finish reason and usage. Tool-call arguments that are not valid JSON
+ * are passed on as the raw text (so unknown-call handling sees them unchanged). HTTP errors, an
+ * `{"error": …}` event, malformed SSE JSON and a stream cut before `[DONE]` fail the request with
+ * an `AiError`.
  */
 import { Effect, Layer, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import { Sse } from "effect/encoding"
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 type Json = Record<string, unknown>
 
-export interface OpenAiChatModelOptions {
-  readonly baseUrl: string
+/**
+ * Options of {@link openAiCompatibleModel}.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAiCompatibleModelOptions } from "@tool-rescue/testing/effect"
+ *
+ * const options: OpenAiCompatibleModelOptions = { baseURL: "http://127.0.0.1:8000/v1", model: "qwen3-coder" }
+ * ```
+ */
+export interface OpenAiCompatibleModelOptions {
+  /** The API's base URL, e.g. `http://127.0.0.1:8000/v1` (requests go to `${baseURL}/chat/completions`). */
+  readonly baseURL: string
   readonly model: string
+  /** Sent as `Authorization: Bearer …` when given. */
+  readonly apiKey?: string | undefined
 }
 
-/** The provider as a `LanguageModel` layer; needs an `HttpClient` (e.g. `FetchHttpClient.layer`). */
-export function openAiChatModel(
-  options: OpenAiChatModelOptions,
-): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> {
+/**
+ * An Effect `LanguageModel` layer that talks to an OpenAI-compatible Chat Completions API over
+ * `fetch` (Effect's `FetchHttpClient`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LanguageModel } from "effect/ai"
+ * import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+ *
+ * const Model = openAiCompatibleModel({ baseURL: "http://127.0.0.1:8000/v1", model: "qwen3-coder" })
+ * const answer = LanguageModel.generateText({ prompt: "Hi" }).pipe(Effect.provide(Model))
+ * ```
+ */
+export function openAiCompatibleModel(
+  options: OpenAiCompatibleModelOptions,
+): Layer.Layer<LanguageModel.LanguageModel> {
   return Layer.effect(
     LanguageModel.LanguageModel,
     Effect.gen(function* () {
       const client = (yield* HttpClient.HttpClient).pipe(HttpClient.filterStatusOk)
-      const send = (provider: LanguageModel.ProviderOptions, stream: boolean) =>
-        client.execute(
-          HttpClientRequest.post(`${options.baseUrl}/chat/completions`).pipe(
-            HttpClientRequest.bodyJsonUnsafe(requestBody(options.model, provider, stream)),
-          ),
+      const send = (provider: LanguageModel.ProviderOptions, stream: boolean) => {
+        const request = HttpClientRequest.post(`${options.baseURL}/chat/completions`).pipe(
+          HttpClientRequest.bodyJsonUnsafe(requestBody(options.model, provider, stream)),
         )
+        return client.execute(
+          options.apiKey === undefined ? request : HttpClientRequest.bearerToken(request, options.apiKey),
+        )
+      }
       return yield* LanguageModel.make({
         generateText: (provider) =>
           send(provider, false).pipe(
             Effect.flatMap((response) => response.json),
             Effect.map((body) => completionParts(body as Json)),
-            Effect.mapError(httpError("generateText")),
+            Effect.mapError(providerError("generateText")),
           ),
         streamText: (provider) =>
           Stream.unwrap(
-            Effect.map(send(provider, true), (response: HttpClientResponse.HttpClientResponse) =>
-              chunkParts(
-                response.stream.pipe(
-                  Stream.decodeText(),
-                  Stream.pipeThroughChannel(Sse.decode()),
-                  Stream.takeWhile((event) => event.data !== "[DONE]"),
-                  Stream.map((event) => JSON.parse(event.data) as Json),
-                ),
-              ),
-            ),
-          ).pipe(Stream.mapError(httpError("streamText"))),
+            Effect.map(send(provider, true), (response: HttpClientResponse.HttpClientResponse) => {
+              // A stream that ends without `[DONE]` was cut: a provider error, not an answer.
+              let done = false
+              const chunks = response.stream.pipe(
+                Stream.decodeText(),
+                Stream.pipeThroughChannel(Sse.decode()),
+                Stream.takeWhile((event) => {
+                  done = event.data === "[DONE]"
+                  return !done
+                }),
+                Stream.mapEffect((event) => parseChunk(event.data)),
+              )
+              return chunkParts(chunks, () => done)
+            }),
+          ).pipe(Stream.mapError(providerError("streamText"))),
       })
     }),
-  )
+  ).pipe(Layer.provide(FetchHttpClient.layer))
 }
 
-const httpError = (method: string) => (error: unknown) =>
+const MODULE = "OpenAiCompatibleModel"
+
+const providerError = (method: string) => (error: unknown) =>
   AiError.isAiError(error)
     ? error
     : AiError.make({
-        module: "OpenAiChatModel",
+        module: MODULE,
         method,
         reason: new AiError.UnknownError({
           description: error instanceof Error ? error.message : String(error),
         }),
       })
+
+/** One SSE event's JSON; malformed JSON or an `{"error": …}` event fails the stream. */
+const parseChunk = (data: string): Effect.Effect<Json, AiError.AiError> =>
+  Effect.try({
+    try: () => JSON.parse(data) as Json,
+    catch: () => providerError("streamText")(new Error(`malformed SSE data: ${data.slice(0, 80)}`)),
+  }).pipe(
+    Effect.flatMap((chunk) =>
+      chunk.error === undefined || chunk.error === null
+        ? Effect.succeed(chunk)
+        : Effect.fail(
+            providerError("streamText")(new Error(`provider error: ${JSON.stringify(chunk.error)}`)),
+          ),
+    ),
+  )
 
 function requestBody(model: string, provider: LanguageModel.ProviderOptions, stream: boolean): Json {
   const body: Json = { model, messages: provider.prompt.content.flatMap(message), stream }
@@ -132,13 +186,21 @@ function message(message: Prompt.Message): Json[] {
     case "tool":
       return message.content.flatMap((part) =>
         part.type === "tool-result"
-          ? [{ role: "tool", tool_call_id: part.id, content: JSON.stringify(part.result) }]
+          ? [
+              {
+                role: "tool",
+                tool_call_id: part.id,
+                content: typeof part.result === "string" ? part.result : JSON.stringify(part.result),
+              },
+            ]
           : [],
       )
+    default:
+      return message satisfies never
   }
 }
 
-const FINISH: Record<string, Response.FinishReason> = {
+const FINISH: Readonly<Record<string, Response.FinishReason>> = {
   stop: "stop",
   length: "length",
   tool_calls: "tool-calls",
@@ -160,7 +222,7 @@ function params(text: string): unknown {
 }
 
 function completionParts(body: Json): Response.PartEncoded[] {
-  const choice = (body.choices as Json[])[0] ?? {}
+  const choice = ((body.choices as Json[] | undefined) ?? [])[0] ?? {}
   const msg = (choice.message ?? {}) as Json
   const parts: Response.PartEncoded[] = [
     { type: "response-metadata", id: body.id as string, modelId: body.model as string },
@@ -197,6 +259,7 @@ interface PendingCall {
 /** SSE chunks → stream parts: text and reasoning blocks as deltas, tool calls when complete. */
 function chunkParts(
   chunks: Stream.Stream<Json, unknown>,
+  complete: () => boolean,
 ): Stream.Stream<Response.StreamPartEncoded, unknown> {
   let text = false
   let reasoning = false
@@ -254,7 +317,11 @@ function chunkParts(
   }
   return chunks.pipe(
     Stream.map(each),
-    Stream.concat(Stream.suspend(() => Stream.succeed(end()))),
+    Stream.concat(
+      Stream.suspend(() =>
+        complete() ? Stream.succeed(end()) : Stream.fail(new Error("the stream ended without [DONE]")),
+      ),
+    ),
     Stream.flattenIterable,
   )
 }

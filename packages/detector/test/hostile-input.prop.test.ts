@@ -1,0 +1,143 @@
+/**
+ * Hostile input costs the same work per character as prose does, give or take a constant: no
+ * per-push rescan of held text. Work is counted, not timed: a probe counts every character the
+ * detector reads (`charCodeAt`) and every character a search runs over (`indexOf`), while the
+ * stream is fed in small deltas. A rescan of held text on every push costs the held length per
+ * delta (hundreds of reads per character at the default hold of 4,096), so it fails the bound.
+ */
+import { fc, test } from "@fast-check/vitest"
+import { describe, expect } from "vitest"
+import { OPENER_ROWS, REASONING_ROWS, TOKEN_ROWS } from "../src/format-table.ts"
+import { createDetector, type DetectorOptions, formats, scan } from "../src/index.ts"
+import { cuts, TOOLS } from "./arbitraries.ts"
+import { feed, splitAt } from "./helpers.ts"
+
+/** Reads per input character allowed at 4-character deltas (prose costs ~1.4; the worst marker ~22). */
+const BOUND = 40
+
+/** Every marker of the format table: openers, body literals and closers, special tokens, reasoning blocks. */
+const MARKERS: readonly string[] = [
+  ...new Set([
+    ...[...OPENER_ROWS, ...TOKEN_ROWS].flatMap((row) => [
+      ...row.literals,
+      ...(row.body.kind === "tags" ? row.body.entries.map((e) => e.literal) : row.body.closers),
+    ]),
+    ...REASONING_ROWS.flatMap((row) => [...row.literals, ...row.close.map((c) => c.literal)]),
+  ]),
+]
+
+/** Characters read (and searched over) per input character, feeding `text` in `delta`-character pushes. */
+function readsPerChar(text: string, delta: number, options: DetectorOptions = {}): number {
+  const detector = createDetector({ tools: TOOLS, ...options })
+  const proto = String.prototype
+  const { charCodeAt, indexOf } = proto
+  let reads = 0
+  proto.charCodeAt = function (this: string, index: number): number {
+    reads++
+    return charCodeAt.call(this, index)
+  }
+  proto.indexOf = function (this: string, search: string, from?: number): number {
+    const at = indexOf.call(this, search, from)
+    reads += (at < 0 ? this.length : at) - Math.max(0, from ?? 0)
+    return at
+  }
+  try {
+    for (let i = 0; i < text.length; i += delta) detector.push(text.slice(i, i + delta))
+    detector.end()
+  } finally {
+    proto.charCodeAt = charCodeAt
+    proto.indexOf = indexOf
+  }
+  return reads / text.length
+}
+
+const repeat = (unit: string, size: number): string =>
+  unit.repeat(Math.ceil(size / unit.length)).slice(0, size)
+const SIZE = 12_000
+
+describe("hostile input: reads per character stay bounded (no per-push rescan of held text)", () => {
+  test.each([
+    ["one backtick run", repeat("`", SIZE)],
+    [
+      "backtick runs of every length",
+      Array.from({ length: 150 }, (_, k) => `${"`".repeat(k + 1)} x `).join(""),
+    ],
+    ["a `<` flood", repeat("<", SIZE)],
+    ["a `<|` flood (dozens of literals share the prefix)", repeat("<|", SIZE)],
+    ["fullwidth bars", repeat("<｜", SIZE)],
+    [
+      "a fence of every length, nested",
+      Array.from({ length: 300 }, (_, k) => `${"`".repeat(3 + (k % 40))}\n`).join(""),
+    ],
+    ["an opener followed by whitespace", `<tool_call>${repeat(" ", SIZE)}`],
+    [
+      "a JSON call followed by whitespace",
+      `<tool_call>{"name": "Bash", "arguments": {}}${repeat(" \n", SIZE)}`,
+    ],
+    ["an unterminated name string", `<tool_call>{"name": "${repeat("a", SIZE)}`],
+    ["long names, over and over", repeat(`<function=${"a".repeat(250)} `, SIZE)],
+    [
+      "a marker inside a possible code span, then a long backtick run",
+      `\`a <tool_call> ${repeat("`", SIZE)}`,
+    ],
+    [
+      "a long prefix cut at every push",
+      repeat(`<tool_call id="${"a".repeat(250)}" name="${"b".repeat(250)}`, SIZE),
+    ],
+  ])("%s", (_name, text) => {
+    expect(readsPerChar(text, 4)).toBeLessThanOrEqual(BOUND)
+  })
+
+  test.each(MARKERS.map((m) => [m]))("every prefix of %j, repeated", (marker) => {
+    const parts: string[] = []
+    for (let k = 1; k <= marker.length; k++) parts.push(marker.slice(0, k).repeat(40))
+    expect(readsPerChar(parts.join(""), 4)).toBeLessThanOrEqual(BOUND)
+  })
+
+  test.prop(
+    [
+      fc.array(fc.oneof(fc.constantFrom(...MARKERS), fc.constantFrom("`", "~", "<", " ", "\n", "｜", "a")), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      fc.nat(),
+      fc.integer({ min: 64, max: 8192 }),
+    ],
+    { numRuns: 40 },
+  )(
+    "any repeated mix of marker prefixes and hostile characters, under any hold cap",
+    (units, cut, maxHoldChars) => {
+      const unit = units.map((u, k) => (u.length > 1 ? u.slice(0, 1 + ((cut + k) % u.length)) : u)).join("")
+      expect(readsPerChar(repeat(unit, 6_000), 4, { maxHoldChars })).toBeLessThanOrEqual(BOUND)
+    },
+  )
+
+  test("every format enabled, the same bound", () => {
+    const all = { formats: formats.map((f) => f.id) }
+    expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
+  })
+})
+
+describe("hostile input: resumed decisions decide as a fresh read would", () => {
+  // Runs and candidates longer than a small hold cap, cut anywhere: the resumed walk, run counts
+  // and run memo must give what one read of the whole text gives.
+  const piece = fc.oneof(
+    fc.integer({ min: 1, max: 300 }).map((n) => "`".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => "~".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => " ".repeat(n)),
+    fc.integer({ min: 1, max: 300 }).map((n) => "a".repeat(n)),
+    fc.constantFrom(...MARKERS),
+    fc.constantFrom("\n", "\n\n", "<", '"', "{", "[", "｜", "<function=Bash>", '<tool_call>{"name": "Bash"'),
+  )
+  const text = fc.array(piece, { minLength: 1, maxLength: 12 }).map((p) => p.join(""))
+  test.prop([text.chain((t) => fc.tuple(fc.constant(t), cuts(t.length))), fc.integer({ min: 1, max: 160 })])(
+    "split invariance with long runs under a small hold cap",
+    ([input, points], maxHoldChars) => {
+      const options = { tools: TOOLS, maxHoldChars }
+      const whole = scan(input, options)
+      const parts = feed(splitAt(input, points), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
+})

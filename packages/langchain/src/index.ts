@@ -1,0 +1,5 @@
+export type { FailedResponse, RecoveryEvent, ToolCallRecoveryErrorCode } from "@tool-rescue/recovery"
+export { isToolCallRecoveryError, ToolCallRecoveryError } from "@tool-rescue/recovery"
+export type { ToolCallRecoveryOptions } from "./options.ts"
+export { toolCallRecoveryMiddleware } from "./tool-call-recovery-middleware.ts"
+export { unwrapChatModel, withToolCallRecovery } from "./with-tool-call-recovery.ts"

@@ -1,0 +1,95 @@
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
+import type { BaseMessage } from "@langchain/core/messages"
+import {
+  type NormalizedPart,
+  type OutputPart,
+  planTurn,
+  type ResolvedRecoveryOptions,
+  runTurn,
+} from "@tool-rescue/recovery"
+import type { ToolCallRecoveryOptions } from "./options.ts"
+import { retryMessages } from "./retry-messages.ts"
+import { historyRecoveries } from "./turn-mark.ts"
+import { turnRequest } from "./turn-request.ts"
+
+/** The options of a wrapped model, as given and resolved (validated once, when wrapping). */
+export interface RecoverySettings {
+  readonly options: ToolCallRecoveryOptions
+  readonly resolved: ResolvedRecoveryOptions
+}
+
+/** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
+export type CallOptions = Readonly<Record<string, unknown>> & { readonly signal?: AbortSignal }
+
+/**
+ * One model call, and the options the model has bound to itself. `ChatOpenAI` (and the models
+ * built on it) keeps what `bindTools` bound in `defaultOptions` and merges it only inside its own
+ * methods, so a call reached through `streamEvents` carries no `tools` in its options.
+ */
+export interface ModelCall {
+  readonly messages: BaseMessage[]
+  readonly options: CallOptions
+  readonly bound: unknown
+}
+
+/** One attempt of the call: the original messages, or a retry's, with the turn's signal. */
+export type Attempt<Raw> = (
+  messages: BaseMessage[],
+  options: CallOptions,
+) => AsyncIterable<NormalizedPart<Raw>>
+
+/** A call that recovery runs. */
+export interface RecoveryTurn<Raw> {
+  readonly parts: AsyncIterable<OutputPart<Raw>>
+  /** Recoveries the user turn had made before this call (the mark adds this call's). */
+  readonly recoveriesBefore: number
+}
+
+/**
+ * Plans one model call with `recovery`'s `planTurn` (skip rules, the turn's budget from the
+ * history's marks) and runs it through `runTurn`; `undefined` when the call is skipped (the
+ * planner reported `recovery-skipped`; the caller then calls the model as is). A retry sends the
+ * original messages plus the instruction, with the same call options and the turn's signal.
+ */
+export function recoveryTurn<Raw>(
+  settings: RecoverySettings,
+  { messages, options, bound }: ModelCall,
+  attempt: Attempt<Raw>,
+): RecoveryTurn<Raw> | undefined {
+  const request = turnRequest(
+    typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
+  )
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: historyRecoveries(messages) })
+  if (plan.kind === "skip") return undefined
+  const placement = settings.resolved.instructionPlacement
+  const parts = runTurn<Raw>({
+    tools: plan.tools,
+    recoveriesBefore: plan.recoveriesBefore,
+    signal: options.signal,
+    options: settings.options,
+    attempt: (_round, context) =>
+      attempt(
+        context.instruction === undefined
+          ? messages
+          : retryMessages(messages, context.instruction, placement),
+        { ...options, signal: context.signal },
+      ),
+  })
+  return { parts, recoveriesBefore: plan.recoveriesBefore }
+}
+
+/**
+ * The run manager handed to the wrapped model's own `_generate` / `_streamResponseChunks`: the
+ * same run (tracing, `handleLLMEnd`, errors) except `handleLLMNewToken`, which the adapter sends
+ * itself for the visible chunks only. A model reports every raw token through it, and LangGraph's
+ * `streamMode: "messages"` and `streamEvents` read those tokens: the markup would reach the
+ * screen through them.
+ */
+export function mutedTokens(
+  runManager: CallbackManagerForLLMRun | undefined,
+): CallbackManagerForLLMRun | undefined {
+  if (runManager === undefined) return undefined
+  return Object.create(runManager, {
+    handleLLMNewToken: { value: async () => undefined },
+  }) as CallbackManagerForLLMRun
+}

@@ -1,0 +1,150 @@
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages"
+import { tool } from "@langchain/core/tools"
+import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing"
+import { createAgent } from "langchain"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { isToolCallRecoveryError, toolCallRecoveryMiddleware, withToolCallRecovery } from "../src/index.ts"
+import { chatOpenAI, leak, replay, sentText } from "./support/harness.ts"
+
+const sample = leak("L8")
+const safePrefix = sample.text.slice(0, sample.text.indexOf("<tool_call>"))
+const answer = "BaseService is defined in services/base.py."
+
+function grepTool(runs: string[]) {
+  return tool(
+    async ({ pattern }) => {
+      runs.push(pattern)
+      return "services/base.py:3: class BaseService:"
+    },
+    { name: "GrepTool", description: "Searches files", schema: z.object({ pattern: z.string() }) },
+  )
+}
+
+const lastRole = (request: ReplayRequest) => request.body?.messages?.at(-1)?.role
+const retrying = (request: ReplayRequest) => sentText(request.body).includes("structured tool-call format")
+
+/** Leaks on a fresh question, calls the tool when asked to retry, answers after the tool result. */
+function agentScript(options: { leakAfterTool?: boolean } = {}) {
+  return (request: ReplayRequest): ReplayStep => {
+    if (lastRole(request) === "tool")
+      return options.leakAfterTool ? { content: sample.text } : { content: answer }
+    if (retrying(request))
+      return { toolCalls: [{ name: "GrepTool", arguments: '{"pattern":"class BaseService"}' }] }
+    return { content: sample.text, chunkSize: 2 }
+  }
+}
+
+const question = { messages: [{ role: "user", content: "Where is BaseService?" }] }
+
+function contentOf(message: BaseMessage): string {
+  return typeof message.content === "string" ? message.content : JSON.stringify(message.content)
+}
+
+describe("createAgent without tool-rescue (the problem, as the README's comparison states it)", () => {
+  it("takes the leak for the final answer: the tool never runs and the markup is the reply", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({ model: chatOpenAI(server), tools: [grepTool(runs)] })
+    const { messages } = await agent.invoke(question)
+    expect(runs).toEqual([])
+    expect(contentOf(messages.at(-1)!)).toBe(sample.text)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe("createAgent with toolCallRecoveryMiddleware", () => {
+  it("invoke: the tool runs once, the final message is the answer, no markup in any message", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({
+      model: chatOpenAI(server),
+      tools: [grepTool(runs)],
+      middleware: [toolCallRecoveryMiddleware()],
+    })
+    const { messages } = await agent.invoke(question)
+
+    expect(runs).toEqual(["class BaseService"])
+    expect(messages.at(-1)?.content).toBe(answer)
+    expect(messages.map((message) => message.type)).toEqual(["human", "ai", "tool", "ai"])
+    for (const message of messages) expect(contentOf(message)).not.toContain("<function=")
+    expect(messages.filter((message) => ToolMessage.isInstance(message))).toHaveLength(1)
+    expect(server.requests).toHaveLength(3)
+    // The tool result's request carries no trace of the malformed response.
+    expect(sentText(server.requests[2]!.body)).not.toContain("<tool_call>")
+  })
+
+  it("stream (messages mode): no streamed chunk carries markup, the safe prose is shown once", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({
+      model: chatOpenAI(server, { streaming: true }),
+      tools: [grepTool(runs)],
+      middleware: [toolCallRecoveryMiddleware()],
+    })
+    const texts: string[] = []
+    for await (const [chunk] of await agent.stream(question, { streamMode: "messages" })) {
+      texts.push(contentOf(chunk))
+    }
+    const shown = texts.join("")
+    expect(shown).not.toContain("<")
+    expect(shown).toContain(safePrefix.trim())
+    expect(shown.split(safePrefix.trim())).toHaveLength(2)
+    expect(shown).toContain(answer)
+    expect(runs).toEqual(["class BaseService"])
+  })
+
+  it("stream (messages mode) on a model without streaming: true, and streamEvents v2: no chunk carries markup", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({
+      model: chatOpenAI(server),
+      tools: [grepTool(runs)],
+      middleware: [toolCallRecoveryMiddleware()],
+    })
+    const texts: string[] = []
+    for await (const [chunk] of await agent.stream(question, { streamMode: "messages" }))
+      texts.push(contentOf(chunk))
+    expect(texts.join("")).not.toContain("<")
+    expect(texts.join("")).toContain(answer)
+
+    const streamed: string[] = []
+    for await (const event of agent.streamEvents(question, { version: "v2" })) {
+      if (event.event === "on_chat_model_stream") streamed.push(contentOf(event.data.chunk as BaseMessage))
+    }
+    expect(streamed.join("")).not.toContain("<")
+    expect(streamed.join("")).toContain(safePrefix.trim())
+    expect(runs).toEqual(["class BaseService", "class BaseService"])
+  })
+
+  it("a second leak in the same invocation rejects with repeated-markup; the next invocation has a fresh budget", async () => {
+    const server = await replay(agentScript({ leakAfterTool: true }))
+    const runs: string[] = []
+    const agent = createAgent({
+      model: chatOpenAI(server),
+      tools: [grepTool(runs)],
+      middleware: [toolCallRecoveryMiddleware()],
+    })
+    const error = await agent.invoke(question).catch((e: unknown) => e)
+    // createAgent wraps every error a middleware throws in its MiddlewareError, with `cause`.
+    expect(error).toMatchObject({ name: "ToolCallRecoveryError" })
+    const cause = (error as Error).cause
+    expect(isToolCallRecoveryError(cause)).toBe(true)
+    expect(cause).toMatchObject({ code: "repeated-markup" })
+    expect(runs).toEqual(["class BaseService"])
+    expect(server.requests).toHaveLength(3)
+
+    // A new invocation: its first leak is recovered again.
+    await agent.invoke(question).catch(() => undefined)
+    expect(server.requests.filter(retrying)).toHaveLength(2)
+  })
+
+  it("a model wrapped by withToolCallRecovery works as the agent's model too", async () => {
+    const server = await replay(agentScript())
+    const runs: string[] = []
+    const agent = createAgent({ model: withToolCallRecovery(chatOpenAI(server)), tools: [grepTool(runs)] })
+    const { messages } = await agent.invoke(question)
+    expect(runs).toEqual(["class BaseService"])
+    expect(AIMessage.isInstance(messages.at(-1)) && messages.at(-1)?.content).toBe(answer)
+  })
+})

@@ -1,0 +1,185 @@
+/**
+ * OpenTelemetry for recovery, through `@opentelemetry/api` only: with no SDK registered by the
+ * host every call below is the API's no-op, so a turn without markup costs one closure.
+ *
+ * The names are a stable contract (README "Telemetry"):
+ * - span `tool_rescue.recovery`, one per model call that started a recovery, from the
+ *   `recovery-started` event to the turn's end, with attributes
+ *   `tool_rescue.format`, `tool_rescue.tool`, `tool_rescue.outcome`, `tool_rescue.rounds`;
+ *   status ERROR when the outcome is not `recovered`;
+ * - counter `tool_rescue.outcomes` (unit `{markup}`), attributes `tool_rescue.format` and
+ *   `tool_rescue.outcome`: one per recovered, failed or kept-as-text markup of the turn.
+ */
+import { metrics, type Span, SpanStatusCode, trace } from "@opentelemetry/api"
+import type { Markup } from "@tool-rescue/detector"
+import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
+import type { RecoveryEvent } from "./types.ts"
+
+/**
+ * What a turn's recovery came to, as the `tool_rescue.outcome` attribute:
+ * - `recovered`: a retry answered without recoverable markup;
+ * - `repeated`: the turn ended with `repeated-markup`; `truncated`: with `truncated-call`;
+ * - `persist-failed`, `aborted`: the turn ended with that error; `provider-error`: the retry's
+ *   provider failed; `cancelled`: the consumer stopped reading during the recovery;
+ * - `not-offered`, `in-reasoning`: markup kept as text because it names no offered tool, or is a
+ *   rehearsal inside reasoning (never retried);
+ * - `announced`: an announced-but-missing call was retried.
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryOutcome } from "@tool-rescue/recovery"
+ *
+ * const alert = (outcome: RecoveryOutcome) => outcome === "repeated" || outcome === "truncated"
+ * ```
+ */
+export type RecoveryOutcome =
+  | "recovered"
+  | "repeated"
+  | "truncated"
+  | "persist-failed"
+  | "aborted"
+  | "provider-error"
+  | "cancelled"
+  | "not-offered"
+  | "in-reasoning"
+  | "announced"
+
+/**
+ * The instrumentation scope (tracer and meter name) of every span and counter.
+ *
+ * @example
+ * ```ts
+ * import { TELEMETRY_SCOPE } from "@tool-rescue/recovery"
+ *
+ * const ours = (scopeName: string) => scopeName === TELEMETRY_SCOPE
+ * ```
+ */
+export const TELEMETRY_SCOPE = "@tool-rescue/recovery"
+
+/**
+ * Per model call: receives the turn's events, then `end()` once the turn is over.
+ *
+ * @example
+ * ```ts
+ * import { createTurnTelemetry, type TurnTelemetry } from "@tool-rescue/recovery"
+ *
+ * const telemetry: TurnTelemetry = createTurnTelemetry()
+ * ```
+ */
+export interface TurnTelemetry {
+  record(event: RecoveryEvent): void
+  end(): void
+}
+
+/**
+ * Starts the telemetry of one model call. `runTurn` calls it; adapters need not.
+ *
+ * @example
+ * ```ts
+ * import { createTurnTelemetry } from "@tool-rescue/recovery"
+ *
+ * const telemetry = createTurnTelemetry()
+ * telemetry.record({ type: "recovery-succeeded", round: 1 })
+ * telemetry.end()
+ * ```
+ */
+export function createTurnTelemetry(): TurnTelemetry {
+  let span: Span | undefined
+  let rounds = 0
+  let format = "unknown"
+  let ended = false
+
+  const finish = (outcome: RecoveryOutcome) => {
+    count(format, outcome)
+    if (span === undefined) return
+    span.setAttributes({ "tool_rescue.outcome": outcome, "tool_rescue.rounds": rounds })
+    if (outcome !== "recovered") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
+    span.end()
+    span = undefined
+  }
+
+  return {
+    record(event) {
+      if (ended) return
+      switch (event.type) {
+        case "markup-detected": {
+          const kept = keptOutcome(event.markup, event.recoverable)
+          if (kept !== undefined) count(event.markup.format, kept)
+          return
+        }
+        case "recovery-started": {
+          rounds = event.round
+          const first = event.markup[0]
+          if (event.announced !== undefined) count("none", "announced")
+          if (span === undefined) {
+            format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
+            span = trace.getTracer(TELEMETRY_SCOPE).startSpan("tool_rescue.recovery", {
+              attributes: {
+                "tool_rescue.format": format,
+                ...((first?.toolName ?? event.announced) === undefined
+                  ? {}
+                  : { "tool_rescue.tool": first?.toolName ?? event.announced }),
+              },
+            })
+          }
+          return
+        }
+        case "recovery-succeeded":
+          rounds = event.round
+          finish("recovered")
+          return
+        case "recovery-failed":
+          rounds = event.round
+          finish(failedOutcome(event.error))
+          return
+        case "recovery-skipped":
+        case "unknown-tool-call":
+          return
+        default:
+          event satisfies never
+      }
+    },
+    end() {
+      if (ended) return
+      ended = true
+      // A span still open: the consumer stopped reading while the retry ran.
+      if (span !== undefined) finish("cancelled")
+    },
+  }
+}
+
+function keptOutcome(markup: Markup, recoverable: boolean): RecoveryOutcome | undefined {
+  if (recoverable) return undefined
+  if (markup.toolName !== undefined && !markup.offered) return "not-offered"
+  if (markup.inReasoning) return "in-reasoning"
+  return undefined
+}
+
+function failedOutcome(error: unknown): RecoveryOutcome {
+  if (!isToolCallRecoveryError(error)) return "provider-error"
+  switch (error.code) {
+    case "repeated-markup":
+      return "repeated"
+    case "persist-failed":
+      return "persist-failed"
+    case "aborted":
+      return "aborted"
+    default:
+      return error.code === "truncated-call" ? "truncated" : "provider-error"
+  }
+}
+
+/**
+ * The counter is looked up on every count, not cached: the metrics API has no proxy provider, so
+ * an instrument made before the host registers its SDK would stay a no-op forever. Counts are
+ * rare (a markup), and the SDK returns the same instrument for the same name.
+ */
+function count(format: string, outcome: RecoveryOutcome): void {
+  metrics
+    .getMeter(TELEMETRY_SCOPE)
+    .createCounter("tool_rescue.outcomes", {
+      description: "Tool-call markup written as text, by format and by what recovery made of it",
+      unit: "{markup}",
+    })
+    .add(1, { "tool_rescue.format": format, "tool_rescue.outcome": outcome })
+}
