@@ -6,7 +6,8 @@ import type { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { createDetector, type DetectorResult, type FormatId, scan } from "@tool-rescue/detector"
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
 import { type ToolCallRecoveryOptions, withToolCallRecovery } from "@tool-rescue/openai"
-import { type RecoveryEvent, ToolCallRecoveryError } from "@tool-rescue/recovery"
+import type { ToolCallRecoveryOptions as LangChainOptions } from "@tool-rescue/langchain"
+import { type RecoveryEvent, type RecoveryOptions, ToolCallRecoveryError } from "@tool-rescue/recovery"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
@@ -68,3 +69,19 @@ void isRecoveryError
 
 // testing
 void startReplayServer
+
+// Every adapter takes the shared options with the same names and types (DESIGN.md, "Public names").
+type Shared =
+  | "persistFailed"
+  | "onEvent"
+  | "maxRecoveries"
+  | "instructionPlacement"
+  | "evidence"
+  | "reasoning"
+  | "unknownToolMarkup"
+  | "announcedCalls"
+type SharedOf<T> = { [K in Shared]: K extends keyof T ? T[K] : "missing" }
+export type SharedAiSdk = Assert<Equal<SharedOf<ToolCallRecoveryMiddlewareOptions>, SharedOf<RecoveryOptions>>>
+export type SharedOpenAI = Assert<Equal<SharedOf<ToolCallRecoveryOptions>, SharedOf<RecoveryOptions>>>
+export type SharedEffect = Assert<Equal<SharedOf<ToolCallRecovery.Options>, SharedOf<RecoveryOptions>>>
+export type SharedLangChain = Assert<Equal<SharedOf<LangChainOptions>, SharedOf<RecoveryOptions>>>

@@ -19,8 +19,10 @@ export function toNormalizedPart(part: Part): NormalizedPart<Part> {
     case "tool-call":
       return { type: "tool-call", toolName: part.toolName, params: part.input, raw: part }
     case "finish":
-      return part.finishReason.unified === "error"
-        ? { type: "finish", raw: part, failed: true }
+      if (part.finishReason.unified === "error") return { type: "finish", raw: part, failed: true }
+      // The output limit: markup still open then is a call cut off (`truncated-call`).
+      return part.finishReason.unified === "length"
+        ? { type: "finish", raw: part, truncated: true }
         : { type: "finish", raw: part }
     case "error":
       return { type: "other", raw: part, failed: true }

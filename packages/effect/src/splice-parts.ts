@@ -21,9 +21,7 @@ export function normalizeStreamPart(part: StreamPart): NormalizedPart<StreamPart
     case "tool-call":
       return toolCall(part)
     case "finish":
-      return part.reason === "error"
-        ? { type: "finish", raw: part, failed: true }
-        : { type: "finish", raw: part }
+      return finishPart(part)
     case "error":
       // A provider error reported inside the stream: the attempt is final, never retried.
       return { type: "other", raw: part, failed: true }
@@ -43,13 +41,22 @@ export function normalizeContent(content: ReadonlyArray<ContentPart>): Array<Nor
       case "tool-call":
         return toolCall(part)
       case "finish":
-        return part.reason === "error"
-          ? { type: "finish", raw: part, failed: true }
-          : { type: "finish", raw: part }
+        return finishPart(part)
       default:
         return { type: "other", raw: part }
     }
   })
+}
+
+/**
+ * A finish part: `failed` for a provider error (final, never retried), `truncated` at the output
+ * limit (markup still open then is a call cut off: `truncated-call`).
+ */
+function finishPart<P extends { readonly reason: string }>(part: P): NormalizedPart<P> {
+  if (part.reason === "error") return { type: "finish", raw: part, failed: true }
+  return part.reason === "length"
+    ? { type: "finish", raw: part, truncated: true }
+    : { type: "finish", raw: part }
 }
 
 function toolCall<P extends Response.ToolCallPart<string, unknown>>(part: P): NormalizedPart<P> {

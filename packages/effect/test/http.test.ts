@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
-import { Effect, type Layer, Stream } from "effect"
+import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
 import {
@@ -124,6 +124,44 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       ),
     )
   }
+
+  it.effect(
+    'Chat.generateObject through the layer with unknownToolCalls "return": the value and a failed result',
+    () =>
+      withServer(
+        [
+          {
+            content: '{"a":1}',
+            toolCalls: [{ id: "c1", name: "DeleteEverything", arguments: '{"force": true}' }],
+            finishReason: "tool_calls",
+          },
+        ],
+        (server, model) =>
+          Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            const answer = yield* chat.generateObject({
+              prompt: "hi",
+              schema: Schema.Struct({ a: Schema.Number }),
+              toolkit,
+            })
+            assert.deepStrictEqual(answer.value, { a: 1 })
+            assert.deepStrictEqual(
+              (answer.content as ReadonlyArray<unknown>)
+                .filter(ToolCallRecovery.isToolCallErrorPart)
+                .map((part) => part.name),
+              ["DeleteEverything"],
+            )
+            assert.deepStrictEqual(historyShape(yield* Ref.get(chat.history)).results, [
+              ["c1", "DeleteEverything", true, "ToolNotFoundError"],
+            ])
+            assert.lengthOf(server.requests, 1)
+          }).pipe(
+            Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+            Effect.provide(model),
+            Effect.provide(recordingHandlers().layer),
+          ),
+      ),
+  )
 
   it.effect("a Chat through the layer: the next turn's history holds the real call, not the leak", () =>
     withServer([...leakThenCall, { content: "It exports a function." }], (server, model) =>

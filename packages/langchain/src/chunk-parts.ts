@@ -50,6 +50,25 @@ function isFinish(chunk: ChatGenerationChunk): boolean {
   )
 }
 
+/**
+ * The provider stopped at the output limit (OpenAI `finish_reason: "length"`, Ollama
+ * `done_reason: "length"`, Anthropic `stop_reason: "max_tokens"`): markup still open then is a
+ * call cut off (`truncated-call`).
+ */
+export function atOutputLimit(metadata: Readonly<Record<string, unknown>> | undefined): boolean {
+  return (
+    metadata?.finish_reason === "length" ||
+    metadata?.done_reason === "length" ||
+    metadata?.stop_reason === "max_tokens"
+  )
+}
+
+/** A finish part, `truncated` when the chunk says the output limit was reached. */
+function finishPart(chunk: ChatGenerationChunk, raw: ChunkRaw): NormalizedPart<ChunkRaw> {
+  const limit = atOutputLimit(chunk.generationInfo) || atOutputLimit(chunk.message.response_metadata)
+  return limit ? { type: "finish", raw, truncated: true } : { type: "finish", raw }
+}
+
 /** The chunk without its text and reasoning text: `content` is what is left of its content. */
 function restOf(chunk: ChatGenerationChunk, content: MessageContent): ChatGenerationChunk {
   const message = chunk.message
@@ -86,7 +105,9 @@ export function chunkParts(chunk: ChatGenerationChunk): NormalizedPart<ChunkRaw>
   }
   const { pieces, rest: restContent } = contentText(message.content)
   if (reasoning === "" && pieces.length === 0)
-    return [{ type: finish ? "finish" : "other", raw: { chunk, whole: true } }]
+    return [
+      finish ? finishPart(chunk, { chunk, whole: true }) : { type: "other", raw: { chunk, whole: true } },
+    ]
   const parts: NormalizedPart<ChunkRaw>[] = []
   if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: { chunk, whole: false } })
   for (const { text, block } of pieces)
@@ -98,7 +119,7 @@ export function chunkParts(chunk: ChatGenerationChunk): NormalizedPart<ChunkRaw>
     // Further calls started in the same chunk: the rest already carries them.
     for (const next of more)
       parts.push({ type: "tool-call", toolName: next.name, params: next.args, raw: EMPTY })
-  } else parts.push({ type: finish ? "finish" : "other", raw: rest })
+  } else parts.push(finish ? finishPart(chunk, rest) : { type: "other", raw: rest })
   return parts
 }
 

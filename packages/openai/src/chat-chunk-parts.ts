@@ -114,7 +114,13 @@ function carrierParts(
   if (names.length > 0) {
     return names.map((toolName, i) => ({ type: "tool-call", toolName, raw: i === 0 ? chunk : undefined }))
   }
-  return [finish ? { type: "finish", raw: chunk } : { type: "other", raw: chunk }]
+  if (!finish) return [{ type: "other", raw: chunk }]
+  // The output limit: markup still open then is a call cut off (`truncated-call`).
+  return [
+    chunk.choices[0]?.finish_reason === "length"
+      ? { type: "finish", raw: chunk, truncated: true }
+      : { type: "finish", raw: chunk },
+  ]
 }
 
 /** The ids of the tool calls a chunk introduces. */

@@ -43,7 +43,9 @@ export function completionParts(completion: ChatCompletion): NormalizedPart<Chat
     if (parsed !== undefined)
       parts.push({ type: "tool-call", toolName: parsed.name, params: parsed.params, raw: completion })
   }
-  parts.push({ type: "finish", raw: completion })
+  // The output limit: markup still open then is a call cut off (`truncated-call`).
+  const truncated = completion.choices?.[0]?.finish_reason === "length"
+  parts.push(truncated ? { type: "finish", raw: completion, truncated } : { type: "finish", raw: completion })
   return parts
 }
 

@@ -18,7 +18,7 @@
  */
 import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
 import type { ResponseStreamEvent } from "openai/resources/responses/responses"
-import { outputText, responseCall } from "./response-parts.ts"
+import { atOutputLimit, outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
 
 type Event = Record<string, unknown> & { readonly type: string }
@@ -60,7 +60,13 @@ export function eventParts(event: ResponseStreamEvent): NormalizedPart<ResponseS
       ]
     }
     default:
-      return [LIFECYCLE_END.has(e.type) ? { type: "finish", raw: event } : { type: "other", raw: event }]
+      if (!LIFECYCLE_END.has(e.type)) return [{ type: "other", raw: event }]
+      // The output limit: markup still open then is a call cut off (`truncated-call`).
+      return [
+        e.type === "response.incomplete" && atOutputLimit((e as { response?: unknown }).response)
+          ? { type: "finish", raw: event, truncated: true }
+          : { type: "finish", raw: event },
+      ]
   }
 }
 

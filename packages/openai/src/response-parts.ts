@@ -26,6 +26,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null
 }
 
+/**
+ * A Responses response stopped at the output limit (`status: "incomplete"` with
+ * `incomplete_details.reason: "max_output_tokens"`): markup still open then is a call cut off.
+ */
+export function atOutputLimit(response: unknown): boolean {
+  if (!isRecord(response) || response.status !== "incomplete") return false
+  const details = response.incomplete_details
+  return isRecord(details) && details.reason === "max_output_tokens"
+}
+
 function outputOf(response: Response): Item[] {
   return Array.isArray(response.output) ? (response.output as unknown as Item[]) : []
 }
@@ -63,7 +73,9 @@ export function responseParts(response: Response): NormalizedPart<ResponseRef>[]
       else if (part.type === "reasoning_text") parts.push({ type: "reasoning", text: part.text, id, raw })
     })
   })
-  parts.push({ type: "finish", raw: { response, item: -1, content: -1 } })
+  const raw = { response, item: -1, content: -1 }
+  // The output limit: markup still open then is a call cut off (`truncated-call`).
+  parts.push(atOutputLimit(response) ? { type: "finish", raw, truncated: true } : { type: "finish", raw })
   return parts
 }
 

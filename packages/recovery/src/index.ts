@@ -33,6 +33,7 @@ export {
 export {
   createTurnTelemetry,
   type RecoveryOutcome,
+  recoveryOutcome,
   TELEMETRY_SCOPE,
   type TurnTelemetry,
 } from "./turn-telemetry.ts"

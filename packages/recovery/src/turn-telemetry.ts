@@ -11,7 +11,6 @@
  *   `tool_rescue.outcome`: one per recovered, failed or kept-as-text markup of the turn.
  */
 import { metrics, type Span, SpanStatusCode, trace } from "@opentelemetry/api"
-import type { Markup } from "@tool-rescue/detector"
 import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { RecoveryEvent } from "./types.ts"
 
@@ -103,14 +102,14 @@ export function createTurnTelemetry(): TurnTelemetry {
       if (ended) return
       switch (event.type) {
         case "markup-detected": {
-          const kept = keptOutcome(event.markup, event.recoverable)
+          const kept = recoveryOutcome(event)
           if (kept !== undefined) count(event.markup.format, kept)
           return
         }
         case "recovery-started": {
           rounds = event.round
           const first = event.markup[0]
-          if (event.announced !== undefined) count("none", "announced")
+          if (recoveryOutcome(event) === "announced") count("none", "announced")
           if (span === undefined) {
             format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
             span = trace.getTracer(TELEMETRY_SCOPE).startSpan("tool_rescue.recovery", {
@@ -125,12 +124,9 @@ export function createTurnTelemetry(): TurnTelemetry {
           return
         }
         case "recovery-succeeded":
-          rounds = event.round
-          finish("recovered")
-          return
         case "recovery-failed":
           rounds = event.round
-          finish(failedOutcome(event.error))
+          finish(recoveryOutcome(event) ?? "provider-error")
           return
         case "recovery-skipped":
         case "unknown-tool-call":
@@ -148,11 +144,43 @@ export function createTurnTelemetry(): TurnTelemetry {
   }
 }
 
-function keptOutcome(markup: Markup, recoverable: boolean): RecoveryOutcome | undefined {
-  if (recoverable) return undefined
-  if (markup.toolName !== undefined && !markup.offered) return "not-offered"
-  if (markup.inReasoning) return "in-reasoning"
-  return undefined
+/**
+ * The outcome one event settles, or `undefined` for events that settle none: a
+ * `markup-detected` kept as text (`not-offered`, `in-reasoning`), an announced call's retry
+ * (`announced`), the end of a recovery (`recovered`, `repeated`, `truncated`, …). The
+ * `tool_rescue.outcomes` counter counts these; the proxy's `/metrics` reads the same.
+ *
+ * @example
+ * ```ts
+ * import { recoveryOutcome } from "@tool-rescue/recovery"
+ *
+ * recoveryOutcome({ type: "recovery-succeeded", round: 1 }) // "recovered"
+ * ```
+ */
+export function recoveryOutcome(event: RecoveryEvent): RecoveryOutcome | undefined {
+  switch (event.type) {
+    case "markup-detected":
+      switch (event.reason) {
+        case "not-offered":
+          return "not-offered"
+        case "in-reasoning":
+        case "in-reasoning-answer-follows":
+          return "in-reasoning"
+        default:
+          return undefined
+      }
+    case "recovery-started":
+      return event.announced === undefined ? undefined : "announced"
+    case "recovery-succeeded":
+      return "recovered"
+    case "recovery-failed":
+      return failedOutcome(event.error)
+    case "recovery-skipped":
+    case "unknown-tool-call":
+      return undefined
+    default:
+      return event satisfies never
+  }
 }
 
 function failedOutcome(error: unknown): RecoveryOutcome {
@@ -160,12 +188,14 @@ function failedOutcome(error: unknown): RecoveryOutcome {
   switch (error.code) {
     case "repeated-markup":
       return "repeated"
+    case "truncated-call":
+      return "truncated"
     case "persist-failed":
       return "persist-failed"
     case "aborted":
       return "aborted"
     default:
-      return error.code === "truncated-call" ? "truncated" : "provider-error"
+      return error.code satisfies never
   }
 }
 

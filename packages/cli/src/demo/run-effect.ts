@@ -1,9 +1,9 @@
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
+import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import type { TurnContext, TurnOutcome } from "./demo-turn.ts"
 import { demoSystemPrompt, toolDescriptions } from "./demo-world.ts"
-import { openAiCompatibleModel } from "./effect-chat-model.ts"
 
 const ReadFile = Tool.make("read_file", {
   description: toolDescriptions.read_file,

@@ -8,7 +8,8 @@ export type ScanChannel = "text" | "reasoning"
  * Why detected markup would not make tool-rescue retry: recovery's own {@link MarkupReason}, so
  * `scan` prints the reason the adapters act on (never one recomputed here).
  */
-export type NotRecoverableReason = Exclude<MarkupReason, "recoverable">
+/** Why markup is not retried; `unknown-tool` is retried (under `unknownToolMarkup: "retry"`), like `recoverable`. */
+export type NotRecoverableReason = Exclude<MarkupReason, "recoverable" | "unknown-tool">
 
 /** One markup found in one response. */
 export interface Finding {
@@ -68,7 +69,8 @@ export function createResponseScan(tools: readonly string[], policy: Policy, poo
           markup: found.markup,
           channel: found.channel,
           recoverable: found.recoverable,
-          reason: found.reason === "recoverable" ? undefined : found.reason,
+          reason:
+            found.reason === "recoverable" || found.reason === "unknown-tool" ? undefined : found.reason,
           text: found.text.slice(0, EXCERPT),
         }),
       )
