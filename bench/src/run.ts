@@ -15,6 +15,7 @@ import "./detector.bench.ts"
 import "./ai-sdk.bench.ts"
 import "./recovery.bench.ts"
 import "./announced.bench.ts"
+import "./proxy.bench.ts"
 
 const only = process.argv.slice(2)
 const results = new URL("../results/", import.meta.url)

@@ -48,6 +48,11 @@ const adapters: readonly Adapter[] = [
     title: "Effect · ToolCallRecovery.layer() over LanguageModel + streamText with a Toolkit",
     load: async () => (await import("./demo/run-effect.ts")).runEffectTurn,
   },
+  {
+    id: "proxy",
+    title: "proxy · plain fetch + SSE, no SDK, through tool-rescue serve",
+    load: async () => (await import("./demo/run-proxy.ts")).runProxyTurn,
+  },
 ]
 
 /** One check of a turn: what should have happened, and whether it did. */
@@ -85,7 +90,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   const only =
     values.only === undefined
       ? undefined
-      : choiceFlag(values, "only", ["openai", "ai-sdk", "effect"], "openai")
+      : choiceFlag(values, "only", ["openai", "ai-sdk", "effect", "proxy"], "openai")
   const style = createStyle(io.stdout, io.env)
   const trace = createDemoTrace(io.stdout, style)
   const started = performance.now()

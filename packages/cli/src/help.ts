@@ -26,7 +26,7 @@ Usage:
 
 Commands:
   demo    play a leaked tool call through the openai, AI SDK and Effect adapters
-          on a built-in replay server (no network, about 2 seconds)
+          and the proxy on a built-in replay server (no network, a few seconds)
   scan    find tool calls written as text in recorded responses (JSONL, JSON,
           SSE chunk streams, Responses outputs or plain text)
   probe   measure leak rate and recovery on a live OpenAI-compatible endpoint
@@ -52,8 +52,9 @@ ${EXIT_CODES}
  */
 export const demoHelp: string = `Usage: tool-rescue demo [options]
 
-Plays one agent turn through each adapter (openai, AI SDK, Effect) against an
-embedded OpenAI-compatible replay server on 127.0.0.1:
+Plays one agent turn through each adapter (openai, AI SDK, Effect, and a plain
+HTTP client through the recovery proxy) against an embedded OpenAI-compatible
+replay server on 127.0.0.1:
 
   1. the model streams prose and leaks a Qwen3-Coder call with the opening
      <tool_call> missing; the detector flags it and the markup never reaches
@@ -64,7 +65,8 @@ embedded OpenAI-compatible replay server on 127.0.0.1:
      (code "repeated-markup").
 
 Options:
-  --only <adapter>  run one adapter: openai, ai-sdk or effect
+  --only <adapter>  run one adapter: openai, ai-sdk, effect or proxy (a plain
+                    fetch client, no SDK, through tool-rescue serve)
   --keep            keep the scratch workspace and its failed-responses log
   -h, --help        show this help
 

@@ -99,7 +99,7 @@ describe("main", () => {
       ],
       [
         ["demo", "--only", "langchain"],
-        "tool-rescue demo: --only must be one of openai, ai-sdk, effect, got 'langchain' (see tool-rescue demo --help)\n",
+        "tool-rescue demo: --only must be one of openai, ai-sdk, effect, proxy, got 'langchain' (see tool-rescue demo --help)\n",
       ],
     ]
     for (const [argv, line] of cases) {

@@ -1,8 +1,7 @@
 /** Chat Completions (`POST /v1/chat/completions`) as a row of the protocol table. */
 
 import { chatApi } from "@tool-rescue/openai/wire"
-import { turnRecoveries } from "@tool-rescue/recovery"
-import { type AnyApi, callMark, isRecord, markId, type Protocol, type ProtocolError } from "./protocol.ts"
+import { type AnyApi, idMarks, isRecord, markId, type Protocol, type ProtocolError } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
 
 /** OpenAI's error body (Chat Completions and Responses). */
@@ -35,23 +34,9 @@ export const chatProtocol: Protocol = {
   sentinel: true,
   errorBody: openAiError,
   errorFrame: (error) => sseFrame(JSON.stringify(openAiError(error))),
-  turnRequest(body) {
-    // `@tool-rescue/openai`'s reading of the request (tool names, `n > 1`, …) as planTurn's input.
-    const plan = chatApi.plan(body)
-    return plan.kind === "recover" ? { tools: plan.tools } : { tools: [], unsupported: plan.reason }
-  },
-  recoveriesBefore(body) {
-    const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
-    return turnRecoveries(messages, {
-      startsTurn: (message) => isRecord(message) && message.role === "user",
-      recoveries: (message) =>
-        isRecord(message) && message.role === "tool"
-          ? callMark(message.tool_call_id)
-          : Math.max(0, ...callsOf(message).map((call) => (isRecord(call) ? callMark(call.id) : 0))),
-    })
-  },
-  usage: (item) => (isRecord(item) && isRecord(item.usage) ? item.usage : undefined),
-  withUsage: (item, usage) => (isRecord(item) ? { ...item, usage } : item),
+  // `@tool-rescue/openai`'s reading of the request (tools, tool choice, `n > 1`, the history's
+  // marks) as planTurn's input.
+  turnRequest: (body) => chatApi.request(body, idMarks),
   markCalls(item, recoveries) {
     if (!isRecord(item) || !Array.isArray(item.choices)) return item
     const choices = item.choices.map((choice) => {

@@ -9,7 +9,7 @@
  * structured tool call, `message_delta` the finish part; everything else is `other`.
  *
  * Back ({@link createMessagesSplicer}): the client sees one message whose block indexes count up
- * from 0 without gaps:
+ * from 0 without gaps, and whose usage is the sum of every attempt's (recovery's `sumUsage`):
  * - a text or thinking block's `content_block_start` is held until its first visible text, so a
  *   block whose text was all withheld markup never appears (its later events are dropped);
  * - after a retry starts, the retry's `message_start` is dropped (the client already has one)
@@ -17,7 +17,15 @@
  */
 
 import type { ApiAdapter, SplicerSettings } from "@tool-rescue/openai/wire"
-import { appendInstruction, type NormalizedPart, type OutputPart } from "@tool-rescue/recovery"
+import {
+  appendInstruction,
+  type NormalizedPart,
+  type OutputPart,
+  sumUsage,
+  type TurnRequest,
+  turnRecoveries,
+} from "@tool-rescue/recovery"
+import { isRecord } from "./protocol.ts"
 
 type Body = Readonly<Record<string, unknown>>
 type Event = Readonly<Record<string, unknown>> & { readonly type?: unknown }
@@ -29,10 +37,6 @@ export interface MessageRef {
   readonly message: Message
   /** Index in `content` (-1 for the message as a whole). */
   readonly block: number
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 /** Client tool names (`tools[].name` of tools without a server-tool `type`). */
@@ -105,6 +109,8 @@ export function createMessagesSplicer(_settings: SplicerSettings): MessagesSplic
   let round = 0
   let shown = 0
   let blocks = new Map<number, BlockState>()
+  /** Usage of the abandoned attempts (their `message_delta`s): the turn reports the sum. */
+  let spent: unknown
 
   const wireIndex = (event: Event): number => (typeof event.index === "number" ? event.index : 0)
   const stateOf = (event: Event): BlockState => {
@@ -132,6 +138,11 @@ export function createMessagesSplicer(_settings: SplicerSettings): MessagesSplic
     switch (raw.type) {
       case "message_start":
         if (round === 0) out.push(raw)
+        break
+      case "message_delta":
+        out.push(
+          spent === undefined || !isRecord(raw.usage) ? raw : { ...raw, usage: sumUsage(spent, raw.usage) },
+        )
         break
       case "content_block_start": {
         const state = stateOf(raw)
@@ -178,6 +189,8 @@ export function createMessagesSplicer(_settings: SplicerSettings): MessagesSplic
         case "attempt-start":
           round = part.round
           blocks = new Map()
+          for (const raw of part.discarded)
+            if (raw.type === "message_delta" && isRecord(raw.usage)) spent = sumUsage(spent, raw.usage)
           return []
         case "text":
         case "reasoning":
@@ -223,12 +236,17 @@ function messageParts(message: Message): NormalizedPart<MessageRef>[] {
 async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Promise<Message> {
   let released = new Map<number, string>()
   let final: Message | undefined
+  /** Usage of the abandoned attempts: the turn reports the sum. */
+  let spent: unknown
   for await (const part of output) {
     if (part.type === "text" || part.type === "reasoning") {
       if (part.raw !== undefined)
         released.set(part.raw.block, (released.get(part.raw.block) ?? "") + part.text)
-    } else if (part.type === "attempt-start") released = new Map()
-    else if (part.type === "finish") final = part.raw.message
+    } else if (part.type === "attempt-start") {
+      released = new Map()
+      const abandoned = part.discarded[0]?.message
+      if (isRecord(abandoned?.usage)) spent = sumUsage(spent, abandoned.usage)
+    } else if (part.type === "finish") final = part.raw.message
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a message")
   const content = Array.isArray(final.content) ? (final.content as unknown[]) : []
@@ -248,15 +266,64 @@ async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Pro
       if (text.length > 0) blocks.push({ ...(block as Block), [key]: text })
     }
   })
-  return changed ? { ...final, content: blocks } : final
+  const message = changed ? { ...final, content: blocks } : final
+  if (spent === undefined) return message
+  return { ...message, usage: isRecord(final.usage) ? sumUsage(spent, final.usage) : spent }
+}
+
+function blocksOf(message: unknown): unknown[] {
+  return isRecord(message) && Array.isArray(message.content) ? message.content : []
+}
+
+/** A user message that only carries tool results continues the turn; any other starts one. */
+function startsTurn(message: unknown): boolean {
+  if (!isRecord(message) || message.role !== "user") return false
+  const blocks = blocksOf(message)
+  return blocks.length === 0 || !blocks.every((block) => isRecord(block) && block.type === "tool_result")
+}
+
+type RecoveredCalls = Parameters<ApiAdapter<unknown, unknown, unknown, unknown>["request"]>[1]
+
+/** The largest mark on the calls a message makes (`tool_use`) or answers (`tool_result`). */
+function messageRecoveries(message: unknown, calls: RecoveredCalls): number {
+  let most = 0
+  for (const block of blocksOf(message)) {
+    if (!isRecord(block)) continue
+    if (block.type === "tool_use") most = Math.max(most, calls.recoveries(block.id, undefined))
+    else if (block.type === "tool_result")
+      most = Math.max(most, calls.recoveries(block.tool_use_id, undefined))
+  }
+  return most
 }
 
 /**
- * Every Messages request is planned by `@tool-rescue/recovery`'s `planTurn` (see
- * `messages-protocol.ts`), which holds the skip rules; this row only reads the tools.
+ * What a Messages request tells recovery's `planTurn` (which holds the skip rules): the client
+ * tools, `tool_choice` by kind, and the recoveries the turn's history shows.
  */
-function planMessages(body: Body): ReturnType<ApiAdapter<unknown, unknown, unknown, unknown>["plan"]> {
-  return { kind: "recover", tools: messagesToolNames(body) }
+function messagesRequest(body: Body, calls: RecoveredCalls): TurnRequest {
+  const choice = body.tool_choice
+  const kind = isRecord(choice) ? choice.type : undefined
+  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
+  return {
+    tools: messagesToolNames(body),
+    toolChoice: kind === "none" ? "none" : kind === "any" ? "required" : kind === "tool" ? "tool" : "auto",
+    recoveriesBefore: turnRecoveries(messages, {
+      startsTurn,
+      recoveries: (message) => messageRecoveries(message, calls),
+    }),
+  }
+}
+
+/** The ids of the `tool_use` block a streamed event starts. */
+function eventCallIds(event: Event): string[] {
+  const block = event.type === "content_block_start" ? event.content_block : undefined
+  return isRecord(block) && block.type === "tool_use" && typeof block.id === "string" ? [block.id] : []
+}
+
+/** The id of the `tool_use` block a non-streamed part came from. */
+function refCallIds(ref: MessageRef): string[] {
+  const block = Array.isArray(ref.message.content) ? (ref.message.content as unknown[])[ref.block] : undefined
+  return isRecord(block) && block.type === "tool_use" && typeof block.id === "string" ? [block.id] : []
 }
 
 /**
@@ -271,10 +338,14 @@ function planMessages(body: Body): ReturnType<ApiAdapter<unknown, unknown, unkno
  * ```
  */
 export const messagesApi: ApiAdapter<Event, Event, Message, MessageRef> = {
-  plan: planMessages,
+  request: messagesRequest,
+  // The proxy marks recovered calls in their ids, so no turn key is needed to tell turns apart.
+  turn: () => undefined,
   retryBody: messagesRetryBody,
   streamParts: messageEventParts,
+  streamCallIds: eventCallIds,
   createSplicer: createMessagesSplicer,
   dataParts: messageParts,
+  dataCallIds: refCallIds,
   result: messageResult,
 }

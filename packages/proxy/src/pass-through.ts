@@ -1,6 +1,6 @@
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { gatewayError } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 /** A request without a body may not carry one upstream either. */
@@ -15,7 +15,7 @@ const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD"])
 export async function passThrough(
   request: Request,
   context: ProxyContext,
-  body?: Uint8Array,
+  body?: Uint8Array<ArrayBuffer>,
 ): Promise<Response> {
   const url = new URL(request.url)
   const target = upstreamUrl(context.upstream, url.pathname, url.search)
@@ -34,7 +34,7 @@ export async function passThrough(
     const response = await sendUpstream(context, target, init, request.signal)
     return relay(response)
   } catch (error) {
-    return gatewayError(error)
+    return gatewayResponse(error)
   }
 }
 
@@ -48,15 +48,14 @@ export function relay(response: Response): Response {
 }
 
 /** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */
-function gatewayError(error: unknown): Response {
-  const timeout = UpstreamFailure.isInstance(error) && error.kind === "timeout"
-  const body = {
+function gatewayResponse(error: unknown): Response {
+  const { status, error: body } = gatewayError(error, undefined) ?? {
+    status: 502,
     error: {
       type: "upstream_error",
-      code: timeout ? "upstream-timeout" : "upstream-unreachable",
-      message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
-      param: null,
+      code: "upstream-unreachable",
+      message: "The upstream could not be reached.",
     },
   }
-  return Response.json(body, { status: timeout ? 504 : 502 })
+  return Response.json({ error: { ...body, param: null } }, { status })
 }

@@ -55,18 +55,13 @@ export interface Protocol {
   errorBody(error: ProtocolError): unknown
   /** The SSE frame of an error that ends a stream. */
   errorFrame(error: ProtocolError): string
-  /** The request as recovery's `planTurn` reads it (without the history's recoveries). */
-  turnRequest(body: Readonly<Record<string, unknown>>): Omit<TurnRequest, "recoveriesBefore">
   /**
-   * The recoveries the request's turn already made: the largest mark ({@link callMark}) on a
-   * tool-call id after the last user message — the ids of a recovered response come back in
-   * every later request of the agent's turn, so the proxy keeps no state between requests.
+   * The request as recovery's `planTurn` reads it: tools, tool choice, the protocol's own
+   * reasons, and the recoveries the turn already made — the largest mark ({@link callMark}) on a
+   * tool-call id after the last user message: the ids of a recovered response come back in every
+   * later request of the agent's turn, so the proxy keeps no state between requests.
    */
-  recoveriesBefore(body: Readonly<Record<string, unknown>>): number
-  /** The usage record an upstream event or body carries, or undefined. */
-  usage(item: unknown): unknown
-  /** `item` with its usage record replaced. */
-  withUsage(item: unknown, usage: unknown): unknown
+  turnRequest(body: Readonly<Record<string, unknown>>): TurnRequest
   /** `item` with the ids of its tool calls marked with `recoveries` ({@link markId}). */
   markCalls(item: unknown, recoveries: number): unknown
 }
@@ -74,6 +69,11 @@ export interface Protocol {
 /** Whether `value` is a plain JSON object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+/** The `type` of a JSON event (Responses and Anthropic name their events by it). */
+export function eventType(event: unknown): string | undefined {
+  return isRecord(event) && typeof event.type === "string" ? event.type : undefined
 }
 
 const MARK = /-retry(\d+)$/
@@ -91,4 +91,16 @@ export function callMark(id: unknown): number {
   if (typeof id !== "string") return 0
   const found = MARK.exec(id)
   return found === null ? 0 : Number(found[1])
+}
+
+/** The registry `ApiAdapter.request` reads the turn's marks from. */
+export type RecoveredCalls = Parameters<AnyApi["request"]>[1]
+
+/**
+ * The proxy's {@link RecoveredCalls}: the mark is in the id itself ({@link markId}), so there is
+ * nothing to remember — the history a client sends back carries it.
+ */
+export const idMarks: RecoveredCalls = {
+  mark: () => undefined,
+  recoveries: (id) => callMark(id),
 }

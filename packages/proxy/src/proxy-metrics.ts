@@ -3,14 +3,14 @@
  * counter set of our own rather than prom-client: prom-client needs Node built-ins (`cluster`,
  * `v8`, `perf_hooks`), and the proxy's handler runs on any web-standard runtime.
  */
-import { isToolCallRecoveryError, type MarkupReason, type RecoveryEvent } from "@tool-rescue/recovery"
+import { type RecoveryEvent, type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery"
 import type { ProtocolName } from "./protocol.ts"
 
 /**
- * How one leaked call ended: `recovered` by the retry, `repeated` in the retry (the turn ended
- * with `repeated-markup`), `failed` (the turn ended otherwise: a provider error, `persistFailed`,
- * an abort), or — for markup that never caused a retry — recovery's own reason on the
- * `markup-detected` event (`not-offered`, `in-reasoning-answer-follows`, `structured-call`, …).
+ * How one leaked call ended: recovery's own outcome of the event that settled it
+ * (`recoveryOutcome` of `@tool-rescue/recovery`, which its telemetry counts too): `recovered`,
+ * `repeated`, `truncated`, `persist-failed`, `aborted`, `provider-error`, or — for markup kept as
+ * text — `not-offered`, `in-reasoning`.
  *
  * @example
  * ```ts
@@ -19,7 +19,7 @@ import type { ProtocolName } from "./protocol.ts"
  * const good: LeakOutcome = "recovered"
  * ```
  */
-export type LeakOutcome = "recovered" | "repeated" | "failed" | Exclude<MarkupReason, "recoverable">
+export type LeakOutcome = RecoveryOutcome
 
 /**
  * The proxy's counters.
@@ -108,35 +108,20 @@ export function createProxyMetrics(): ProxyMetrics {
     turn(protocol) {
       // Formats of recoverable markup whose outcome the turn's end decides.
       const pending: string[] = []
-      const settle = (outcome: LeakOutcome) => {
+      const settle = (outcome: RecoveryOutcome) => {
         for (const format of pending) add(leaks, [protocol, format, outcome])
         pending.length = 0
       }
       return (event) => {
-        switch (event.type) {
-          case "markup-detected":
-            if (event.reason === "recoverable") pending.push(event.markup.format)
-            else add(leaks, [protocol, event.markup.format, event.reason])
-            break
-          case "recovery-started":
-            add(retries, [protocol])
-            break
-          case "recovery-succeeded":
-            settle("recovered")
-            break
-          case "recovery-failed":
-            settle(
-              isToolCallRecoveryError(event.error) && event.error.code === "repeated-markup"
-                ? "repeated"
-                : "failed",
-            )
-            break
-          case "recovery-skipped":
-          case "unknown-tool-call":
-            break
-          default:
-            event satisfies never
+        if (event.type === "recovery-started") add(retries, [protocol])
+        if (event.type === "markup-detected" && event.reason === "recoverable") {
+          pending.push(event.markup.format)
+          return
         }
+        const outcome = recoveryOutcome(event)
+        if (outcome === undefined) return
+        if (event.type === "markup-detected") add(leaks, [protocol, event.markup.format, outcome])
+        else settle(outcome)
       }
     },
     render: () => `${[requests, leaks, retries].map(renderCounter).join("\n")}\n`,

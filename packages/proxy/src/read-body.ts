@@ -1,5 +1,8 @@
 /** The request body as bytes, or `"too-large"` once it passes `limit` (the rest is not read). */
-export async function readBody(request: Request, limit: number): Promise<Uint8Array | "too-large"> {
+export async function readBody(
+  request: Request,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | "too-large"> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN)
   if (declared > limit) return "too-large"
   if (request.body === null) return new Uint8Array()

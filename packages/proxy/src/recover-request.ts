@@ -9,15 +9,15 @@ import {
   type OutputPart,
   planTurn,
   runTurn,
-  sumUsage,
+  type ToolCallRecoveryErrorCode,
 } from "@tool-rescue/recovery"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
-import type { Protocol, ProtocolError } from "./protocol.ts"
+import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
 import { readSse, sseFrame } from "./read-sse.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
@@ -34,10 +34,6 @@ interface Call {
   readonly recoveriesBefore: number
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
 const encoder = new TextEncoder()
@@ -95,10 +91,7 @@ export async function recoverRequest(
   const parsed = parseRequest(bytes)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   const { body } = parsed
-  const plan = planTurn(context.resolved, {
-    ...protocol.turnRequest(body),
-    recoveriesBefore: protocol.recoveriesBefore(body),
-  })
+  const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
     return passThrough(request, context, bytes)
@@ -189,14 +182,9 @@ function recoverStream(call: Call, first: Response): Response {
   const frames = new WeakMap<object, string>()
   let sentinel = false
 
-  /** The usage each attempt reported, by round (the turn reports their sum). */
-  const usages: unknown[] = []
   let round = 0
 
-  async function* events(
-    response: Response,
-    attempt: number,
-  ): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
+  async function* events(response: Response): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
     sentinel = false
     if (response.body === null) return
     for await (const sse of readSse(response.body)) {
@@ -214,8 +202,6 @@ function recoverStream(call: Call, first: Response): Response {
       const frame = sseFrame(sse.data, sse.event)
       if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
       if (typeof event === "object" && event !== null) frames.set(event, frame)
-      const usage = protocol.usage(event)
-      if (usage !== undefined) usages[attempt] = usage
       yield* api.streamParts(event)
     }
   }
@@ -226,10 +212,7 @@ function recoverStream(call: Call, first: Response): Response {
     options: turnOptions(call),
     recoveriesBefore: call.recoveriesBefore,
     attempt: async (attempt, { instruction, signal }) =>
-      events(
-        attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream"),
-        attempt,
-      ),
+      events(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
   })
   const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   const frameOf = (item: unknown): string =>
@@ -241,7 +224,7 @@ function recoverStream(call: Call, first: Response): Response {
       for await (const part of turn) {
         if (part.type === "attempt-start") round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
-          yield frameOf(recovered(call, item, round, usages))
+          yield frameOf(recovered(call, item, round))
       }
       if (protocol.sentinel && sentinel) yield "data: [DONE]\n\n"
     } catch (error) {
@@ -277,7 +260,6 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
   } catch {
     return new Response(text, { status: first.status, headers: clientResponseHeaders(first.headers) })
   }
-  const usages: unknown[] = [call.protocol.usage(data)]
   let round = 0
   const turn = runTurn<unknown>({
     tools: call.tools,
@@ -290,9 +272,7 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
       const response = await sendRetry(call, instruction, signal, "json")
       const next = await response.text()
       try {
-        const parsed: unknown = JSON.parse(next)
-        usages[attempt] = call.protocol.usage(parsed)
-        return fromArray(api.dataParts(parsed))
+        return fromArray(api.dataParts(JSON.parse(next)))
       } catch {
         throw new UpstreamFailure("status", {
           response: { status: response.status, headers: response.headers, text: next },
@@ -305,7 +285,6 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
       call,
       await api.result(turn, { tools: call.tools, returnToolCallErrors: false }),
       round,
-      usages,
     )
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
@@ -316,25 +295,20 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
 
 /**
  * An item of a retry (round ≥ 1) as the client gets it: its tool-call ids carry the turn's
- * recoveries so far (the mark later requests of the agent's turn bring back, see
- * `Protocol.recoveriesBefore`), and a usage record is the sum of every attempt's (recovery's
- * `sumUsage`: every attempt was billed).
+ * recoveries so far, the mark later requests of the agent's turn bring back (see
+ * `Protocol.turnRequest`). (Usage is summed over the attempts by each protocol's splice.)
  */
-function recovered(call: Call, item: unknown, round: number, usages: readonly unknown[]): unknown {
-  if (round === 0) return item
-  const { protocol } = call
-  let out = protocol.markCalls(item, call.recoveriesBefore + round)
-  const usage = protocol.usage(out)
-  if (usage !== undefined) {
-    let total: unknown
-    for (let i = 0; i < round; i++) if (usages[i] !== undefined) total = sumUsage(total, usages[i])
-    out = protocol.withUsage(out, sumUsage(total, usage))
-  }
-  return out
+function recovered(call: Call, item: unknown, round: number): unknown {
+  return round === 0 ? item : call.protocol.markCalls(item, call.recoveriesBefore + round)
 }
 
 /** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */
-const STATUS = { "repeated-markup": 422, "persist-failed": 500, aborted: 499, timeout: 504, unreachable: 502 }
+const STATUS: Readonly<Record<ToolCallRecoveryErrorCode, number>> = {
+  "repeated-markup": 422,
+  "truncated-call": 422,
+  "persist-failed": 500,
+  aborted: 499,
+}
 
 /** The proxy's own error for `error`, or undefined for an error it does not know (a cut stream). */
 function proxyError(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
@@ -344,18 +318,7 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
       error: { type: "tool_call_recovery_error", code: error.code, message: error.message },
     }
   }
-  if (UpstreamFailure.isInstance(error) && (error.kind === "timeout" || error.kind === "unreachable")) {
-    const timeout = error.kind === "timeout"
-    return {
-      status: STATUS[error.kind],
-      error: {
-        type: call.protocol.name === "messages" ? "api_error" : "upstream_error",
-        code: `upstream-${error.kind}`,
-        message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
-      },
-    }
-  }
-  return undefined
+  return gatewayError(error, call.protocol.name)
 }
 
 function failureResponse(call: Call, error: unknown): Response {

@@ -1,18 +1,13 @@
 /** OpenAI Responses (`POST /v1/responses`) as a row of the protocol table. */
 
 import { responsesApi } from "@tool-rescue/openai/wire"
-import { turnRecoveries } from "@tool-rescue/recovery"
 import { openAiError } from "./chat-protocol.ts"
-import { type AnyApi, callMark, isRecord, markId, type Protocol } from "./protocol.ts"
+import { type AnyApi, eventType, idMarks, isRecord, markId, type Protocol } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
 
 type Item = Record<string, unknown>
 
 const CALL_ITEMS: ReadonlySet<unknown> = new Set(["function_call", "custom_tool_call"])
-const OUTPUT_ITEMS: ReadonlySet<unknown> = new Set(["function_call_output", "custom_tool_call_output"])
-
-const typeName = (event: unknown): string | undefined =>
-  isRecord(event) && typeof event.type === "string" ? event.type : undefined
 
 function markItem(item: unknown, recoveries: number): unknown {
   return isRecord(item) && CALL_ITEMS.has(item.type)
@@ -35,8 +30,8 @@ function isEvent(item: Item): boolean {
 export const responsesProtocol: Protocol = {
   name: "responses",
   api: responsesApi as AnyApi,
-  eventName: typeName,
-  isStreamError: (event, name) => name === "error" || typeName(event) === "error",
+  eventName: eventType,
+  isStreamError: (event, name) => name === "error" || eventType(event) === "error",
   sentinel: false,
   errorBody: openAiError,
   errorFrame: (error) =>
@@ -44,30 +39,7 @@ export const responsesProtocol: Protocol = {
       JSON.stringify({ type: "error", code: error.code, message: error.message, ...openAiError(error) }),
       "error",
     ),
-  turnRequest(body) {
-    const plan = responsesApi.plan(body)
-    return plan.kind === "recover" ? { tools: plan.tools } : { tools: [], unsupported: plan.reason }
-  },
-  recoveriesBefore(body) {
-    const input = Array.isArray(body.input) ? (body.input as unknown[]) : []
-    return turnRecoveries(input, {
-      startsTurn: (item) => isRecord(item) && item.role === "user",
-      recoveries: (item) =>
-        isRecord(item) && (CALL_ITEMS.has(item.type) || OUTPUT_ITEMS.has(item.type))
-          ? callMark(item.call_id)
-          : 0,
-    })
-  },
-  usage(item) {
-    if (!isRecord(item)) return undefined
-    const response = isEvent(item) ? item.response : item
-    return isRecord(response) && isRecord(response.usage) ? response.usage : undefined
-  },
-  withUsage(item, usage) {
-    if (!isRecord(item)) return item
-    if (!isEvent(item)) return { ...item, usage }
-    return isRecord(item.response) ? { ...item, response: { ...item.response, usage } } : item
-  },
+  turnRequest: (body) => responsesApi.request(body, idMarks),
   markCalls(item, recoveries) {
     if (!isRecord(item)) return item
     if (!isEvent(item)) return markResponse(item, recoveries)

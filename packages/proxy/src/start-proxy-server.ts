@@ -47,6 +47,20 @@ export interface ProxyServer {
 }
 
 /**
+ * `proxy.fetch`, with SSE responses marked `transfer-encoding: chunked` for `@hono/node-server`:
+ * without it, the server reads up to three chunks of a body (waiting a timer tick for the
+ * second) to compute a `content-length`, which delays the first event of every stream.
+ */
+function streamingFetch(proxy: ToolRescueProxy): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const response = await proxy.fetch(request)
+    if ((response.headers.get("content-type") ?? "").includes("text/event-stream"))
+      response.headers.set("transfer-encoding", "chunked")
+    return response
+  }
+}
+
+/**
  * Starts the proxy on Node (`@hono/node-server`), bound to 127.0.0.1 unless `host` says
  * otherwise.
  *
@@ -63,10 +77,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const proxy = createProxy(proxyOptions)
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
-    const started = serve({ fetch: proxy.fetch, port, hostname: host, overrideGlobalObjects: false }, () => {
-      started.off("error", reject)
-      resolve(started)
-    })
+    const started = serve(
+      { fetch: streamingFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
+      () => {
+        started.off("error", reject)
+        resolve(started)
+      },
+    )
     started.once("error", reject)
   })
   const address = server.address() as AddressInfo
@@ -82,8 +99,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
         const cut = setTimeout(() => {
           if ("closeAllConnections" in server) server.closeAllConnections()
         }, graceMs)
+        // A keep-alive connection whose last request finishes during the grace period is idle
+        // from then on: close it then, not at the keep-alive timeout.
+        const sweep = setInterval(() => {
+          if ("closeIdleConnections" in server) server.closeIdleConnections()
+        }, 25)
         server.close(() => {
           clearTimeout(cut)
+          clearInterval(sweep)
           resolve()
         })
         if ("closeIdleConnections" in server) server.closeIdleConnections()

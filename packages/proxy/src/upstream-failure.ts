@@ -1,3 +1,4 @@
+import type { ProtocolError, ProtocolName } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
 
 /**
@@ -69,5 +70,26 @@ export class UpstreamFailure extends Error {
       // Not JSON: the caller frames it as the proxy's own error.
     }
     return undefined
+  }
+}
+
+/**
+ * The proxy's own answer to a `timeout` (504) or `unreachable` (502) failure, in the error type
+ * of `protocol` (`api_error` for Anthropic), or undefined for any other failure.
+ */
+export function gatewayError(
+  error: unknown,
+  protocol: ProtocolName | undefined,
+): { readonly status: number; readonly error: ProtocolError } | undefined {
+  if (!UpstreamFailure.isInstance(error) || (error.kind !== "timeout" && error.kind !== "unreachable"))
+    return undefined
+  const timeout = error.kind === "timeout"
+  return {
+    status: timeout ? 504 : 502,
+    error: {
+      type: protocol === "messages" ? "api_error" : "upstream_error",
+      code: `upstream-${error.kind}`,
+      message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
+    },
   }
 }

@@ -54,5 +54,7 @@ describe("split invariance through the proxy", () => {
         await harness.close()
       }
     },
+    // Dozens of runs, each a proxy and an upstream: well within this on a loaded machine.
+    120_000,
   )
 })

@@ -26,11 +26,13 @@ describe("200 concurrent streamed turns", () => {
         ? {
             content: `retry ${n}.`,
             toolCalls: [{ name: "read_file", arguments: `{"path":"${n}.ts"}` }],
-            chunkSize: 3,
+            chunkSize: 5,
           }
         : {
             content: `turn ${n} reads.\n<tool_call>\n<function=read_file>\n<parameter=path>\n${n}.ts\n</parameter>\n</function>\n</tool_call>`,
-            chunkSize: [2, 5, 1],
+            // Cut so that turns interleave mid-markup, in few deltas: 200 turns × 2 attempts run
+            // through client, proxy and upstream at once, on a machine that may be loaded.
+            chunkSize: [9, 23, 17],
           }
     })
     const client = new OpenAI({ baseURL: harness.proxy.url, apiKey: "k", maxRetries: 0 })
@@ -57,5 +59,5 @@ describe("200 concurrent streamed turns", () => {
     }
     expect(harness.turns()).toBe(2 * TURNS)
     expect(harness.failed).toHaveLength(TURNS)
-  })
+  }, 120_000)
 })

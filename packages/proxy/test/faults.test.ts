@@ -204,6 +204,6 @@ describe("a client that disconnects", () => {
         await upstream.close()
       }
     },
-    30_000,
+    120_000,
   )
 })

@@ -75,10 +75,10 @@ describe("one recovery per agent turn, across the turn's requests (the history c
     expect(ids).toEqual(["call_1_0-retry1"])
   })
 
-  it("Anthropic: a tool_result for a marked tool_use keeps the turn's budget spent", async () => {
+  it("Anthropic: usage is summed; a tool_result for a marked tool_use keeps the turn's budget spent", async () => {
     harness = await startHarness([
-      { content: QWEN_LEAK.replace("read_file", "Read") },
-      { toolCalls: [{ name: "Read", arguments: "{}" }] },
+      { content: QWEN_LEAK.replace("read_file", "Read"), usage: usage(10, 5) },
+      { toolCalls: [{ name: "Read", arguments: "{}" }], usage: usage(12, 7) },
       { content: QWEN_LEAK.replace("read_file", "Read") },
     ])
     const client = new Anthropic({
@@ -90,6 +90,7 @@ describe("one recovery per agent turn, across the turn's requests (the history c
     const first = await client.messages.create({ model: "m", max_tokens: 100, messages: [user], tools })
     const use = first.content.find((block) => block.type === "tool_use")!
     expect(use.type === "tool_use" && use.id).toBe("call_1_0-retry1")
+    expect(first.usage).toMatchObject({ input_tokens: 22, output_tokens: 12 })
     const second = await client.messages
       .create({
         model: "m",

@@ -1,0 +1,256 @@
+/**
+ * `pnpm e2e:agents [claude-code|codex|opencode …]` — opt-in, not part of `pnpm check`.
+ *
+ * Installs real agent CLIs from the npm registry into a scratch prefix and drives each one
+ * non-interactively through the recovery proxy (`startProxyServer`, as `tool-rescue serve` does)
+ * against the replay server, scripted like a model that leaks its first tool call as text:
+ *
+ *   request with tools, no tool result yet     → a Qwen3-Coder leak of the CLI's shell tool
+ *   the proxy's retry (carries the instruction) → the same call, structured
+ *   request after the tool result               → the final answer
+ *   request without tools (titles, summaries)   → plain text
+ *
+ * Checks per CLI: the leak never reaches the CLI's output, the tool ran exactly once (it appends
+ * a line to a file in the CLI's working directory), the CLI printed the final answer. How to run
+ * each CLI offline: `shared/notes/agent-clis.md`. Results: `e2e/results.md`.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import { startProxyServer } from "../src/node.ts"
+
+const FINAL = "E2E-FINAL-ANSWER: the marker file has one line."
+const MARKER = "ran.txt"
+
+interface Agent {
+  readonly id: string
+  readonly npm: string
+  readonly bin: string
+  /** The CLI's shell tool and the name of its command argument. */
+  readonly tool: string
+  readonly argument: string
+  readonly extraArguments?: Record<string, string>
+  command(proxyUrl: string, home: string, cwd: string): { args: string[]; env: Record<string, string> }
+}
+
+const PROMPT = `Append a line to ${MARKER} with the shell tool, then say you are done.`
+const SHELL = `echo ran >> ${MARKER}`
+const common = (home: string) => ({
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_DATA_HOME: join(home, ".local/share"),
+  NO_COLOR: "1",
+})
+
+const agents: readonly Agent[] = [
+  {
+    id: "claude-code",
+    npm: "@anthropic-ai/claude-code",
+    bin: "claude",
+    tool: "Bash",
+    argument: "command",
+    extraArguments: { description: "append a line" },
+    command: (url, home) => ({
+      args: ["-p", PROMPT, "--output-format", "text", "--allowedTools=Bash", "--model", "replay-model"],
+      env: {
+        ...common(home),
+        ANTHROPIC_BASE_URL: url.replace(/\/v1$/, ""),
+        ANTHROPIC_API_KEY: "e2e-key",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_ERROR_REPORTING: "1",
+      },
+    }),
+  },
+  {
+    id: "codex",
+    npm: "@openai/codex",
+    bin: "codex",
+    tool: "exec_command",
+    argument: "cmd",
+    command: (url, home) => ({
+      args: [
+        "exec",
+        "--strict-config",
+        "--ephemeral",
+        "--skip-git-repo-check",
+        "--sandbox",
+        "workspace-write",
+        "-m",
+        "replay-model",
+        "-c",
+        "model_provider=local",
+        "-c",
+        `model_providers.local={name="local",base_url="${url}",wire_api="responses",env_key="LOCAL_KEY"}`,
+        "-c",
+        "check_for_update_on_startup=false",
+        "-c",
+        "analytics.enabled=false",
+        PROMPT,
+      ],
+      env: { ...common(home), LOCAL_KEY: "e2e-key", CODEX_HOME: join(home, ".codex") },
+    }),
+  },
+  {
+    id: "opencode",
+    npm: "opencode-ai",
+    bin: "opencode",
+    tool: "bash",
+    argument: "command",
+    extraArguments: { description: "append a line" },
+    command: (url, home) => ({
+      args: ["run", "--pure", "-m", "local/replay-model", PROMPT],
+      env: {
+        ...common(home),
+        OPENCODE_CONFIG_CONTENT: JSON.stringify({
+          $schema: "https://opencode.ai/config.json",
+          provider: {
+            local: {
+              npm: "@ai-sdk/openai-compatible",
+              options: { baseURL: url, apiKey: "e2e-key" },
+              models: { "replay-model": { tool_call: true, limit: { context: 128000, output: 4096 } } },
+            },
+          },
+          model: "local/replay-model",
+          small_model: "local/replay-model",
+          autoupdate: false,
+          share: "disabled",
+        }),
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+        OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+        OPENCODE_DISABLE_SHARE: "1",
+      },
+    }),
+  },
+]
+
+/** The last input of a request is a tool result (in any of the three protocols). */
+function afterToolResult(request: ReplayRequest): boolean {
+  const body = request.body ?? {}
+  const last = (
+    Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : []
+  ).at(-1) as Record<string, unknown> | undefined
+  if (last === undefined) return false
+  if (last.role === "tool" || last.type === "function_call_output") return true
+  return (
+    Array.isArray(last.content) &&
+    last.content.some((part) => (part as { type?: unknown }).type === "tool_result")
+  )
+}
+
+function scriptFor(agent: Agent): (request: ReplayRequest) => ReplayStep {
+  const args = JSON.stringify({ [agent.argument]: SHELL, ...agent.extraArguments })
+  const leak =
+    `I'll append the line now.\n<function=${agent.tool}>\n<parameter=${agent.argument}>\n${SHELL}\n</parameter>\n` +
+    Object.entries(agent.extraArguments ?? {})
+      .map(([name, value]) => `<parameter=${name}>\n${value}\n</parameter>\n`)
+      .join("") +
+    "</function>\n</tool_call>"
+  return (request) => {
+    const tools = Array.isArray(request.body?.tools) && request.body.tools.length > 0
+    if (!tools) return { content: "E2E title" }
+    if (afterToolResult(request)) return { content: FINAL, chunkSize: 7 }
+    if (request.rawBody.includes("as plain text instead of a structured tool call"))
+      return { toolCalls: [{ name: agent.tool, arguments: args }] }
+    return { content: leak, chunkSize: 5 }
+  }
+}
+
+function run(bin: string, args: string[], env: Record<string, string>, cwd: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(bin, args, {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 180_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+const wanted = process.argv.slice(2)
+const selected = agents.filter((agent) => wanted.length === 0 || wanted.includes(agent.id))
+const prefix = mkdtempSync(join(tmpdir(), "tool-rescue-agents-"))
+const rows: string[] = []
+let failed = 0
+for (const agent of selected) {
+  console.error(`e2e: installing ${agent.npm} into ${prefix} …`)
+  execFileSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", agent.npm], {
+    stdio: "inherit",
+  })
+  const version = JSON.parse(
+    readFileSync(join(prefix, "node_modules", agent.npm, "package.json"), "utf8"),
+  ).version
+  const home = mkdtempSync(join(tmpdir(), `tool-rescue-${agent.id}-home-`))
+  const cwd = join(home, "work")
+  mkdirSync(cwd, { recursive: true })
+  mkdirSync(join(home, ".codex"), { recursive: true })
+  const upstream = await startReplayServer({ script: scriptFor(agent) })
+  const proxy = await startProxyServer({ upstream: upstream.url, port: 0, graceMs: 1000 })
+  try {
+    const { args, env } = agent.command(proxy.url, home, cwd)
+    const result = await run(join(prefix, "node_modules/.bin", agent.bin), args, env, cwd)
+    const output = result.stdout + result.stderr
+    let lines = 0
+    try {
+      lines = readFileSync(join(cwd, MARKER), "utf8").trim().split("\n").filter(Boolean).length
+    } catch {
+      lines = 0
+    }
+    const checks = {
+      "leak off screen": !output.includes(`<function=${agent.tool}>`) && !output.includes("</tool_call>"),
+      "tool ran once": lines === 1,
+      "final answer printed": result.stdout.includes("E2E-FINAL-ANSWER"),
+      "one retry":
+        upstream.requests.filter((r) => r.rawBody.includes("as plain text instead of")).length === 1,
+    }
+    const ok = Object.values(checks).every(Boolean)
+    if (!ok) {
+      failed++
+      console.error(`e2e: ${agent.id} failed (exit ${result.code}):\n${output.slice(-3000)}`)
+    }
+    rows.push(
+      `| ${agent.id} ${version} | ${Object.entries(checks)
+        .map(([name, pass]) => `${pass ? "✓" : "✗"} ${name}`)
+        .join(" · ")} | ${upstream.requests.length} |`,
+    )
+  } finally {
+    await proxy.close()
+    await upstream.close()
+  }
+}
+// The results file keeps the rows of CLIs not run this time.
+const resultsFile = new URL("./results.md", import.meta.url)
+let kept: string[] = []
+try {
+  kept = readFileSync(resultsFile, "utf8")
+    .split("\n")
+    .filter((line) => /^\| [a-z]/.test(line) && !selected.some((agent) => line.startsWith(`| ${agent.id} `)))
+} catch {
+  kept = []
+}
+const report = [
+  "# e2e: real agent CLIs through the proxy",
+  "",
+  `Node ${process.versions.node}. Each CLI leaks its first shell call as Qwen3-Coder text, the proxy retries, the structured call runs, the CLI prints the final answer.`,
+  "",
+  "| CLI | checks | upstream requests |",
+  "|---|---|---:|",
+  ...[...kept, ...rows].sort(),
+  "",
+].join("\n")
+writeFileSync(resultsFile, report)
+console.log(report)
+process.exit(failed === 0 ? 0 : 1)
