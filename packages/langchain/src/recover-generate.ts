@@ -2,6 +2,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
 import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
+import { isTruncated } from "./chunk-parts.ts"
 import { contentText, withText } from "./content-text.ts"
 import {
   type CallOptions,
@@ -125,7 +126,11 @@ function resultParts(result: ChatResult): NormalizedPart<ChatResult>[] {
     if (call.name !== undefined)
       parts.push({ type: "tool-call", toolName: call.name, params: call.args ?? "", raw: result })
   }
-  parts.push({ type: "finish", raw: result })
+  parts.push(
+    isTruncated(generation?.generationInfo, message.response_metadata)
+      ? { type: "finish", raw: result, truncated: true }
+      : { type: "finish", raw: result },
+  )
   return parts
 }
 
