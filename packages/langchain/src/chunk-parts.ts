@@ -41,6 +41,25 @@ function startedCalls(message: ChatGenerationChunk["message"]): { name: string; 
   return calls
 }
 
+/**
+ * The provider stopped at the output limit: finish reason `length` (Chat Completions) or
+ * `max_tokens` (Anthropic), or a Responses API response `incomplete` for `max_output_tokens`.
+ * Markup still open then is a call cut off, not a format mistake (`truncated-call`).
+ */
+export function isTruncated(
+  generationInfo: Readonly<Record<string, unknown>> | undefined,
+  metadata: Readonly<Record<string, unknown>> | undefined,
+): boolean {
+  const reason = generationInfo?.finish_reason ?? metadata?.finish_reason ?? metadata?.stop_reason
+  if (reason === "length" || reason === "max_tokens") return true
+  const incomplete = metadata?.incomplete_details
+  return (
+    typeof incomplete === "object" &&
+    incomplete !== null &&
+    (incomplete as { reason?: unknown }).reason === "max_output_tokens"
+  )
+}
+
 function isFinish(chunk: ChatGenerationChunk): boolean {
   const message = chunk.message
   return (
@@ -48,25 +67,6 @@ function isFinish(chunk: ChatGenerationChunk): boolean {
     message.response_metadata?.finish_reason != null ||
     (AIMessageChunk.isInstance(message) && message.usage_metadata !== undefined)
   )
-}
-
-/**
- * The provider stopped at the output limit (OpenAI `finish_reason: "length"`, Ollama
- * `done_reason: "length"`, Anthropic `stop_reason: "max_tokens"`): markup still open then is a
- * call cut off (`truncated-call`).
- */
-export function atOutputLimit(metadata: Readonly<Record<string, unknown>> | undefined): boolean {
-  return (
-    metadata?.finish_reason === "length" ||
-    metadata?.done_reason === "length" ||
-    metadata?.stop_reason === "max_tokens"
-  )
-}
-
-/** A finish part, `truncated` when the chunk says the output limit was reached. */
-function finishPart(chunk: ChatGenerationChunk, raw: ChunkRaw): NormalizedPart<ChunkRaw> {
-  const limit = atOutputLimit(chunk.generationInfo) || atOutputLimit(chunk.message.response_metadata)
-  return limit ? { type: "finish", raw, truncated: true } : { type: "finish", raw }
 }
 
 /** The chunk without its text and reasoning text: `content` is what is left of its content. */
@@ -104,10 +104,7 @@ export function chunkParts(chunk: ChatGenerationChunk): NormalizedPart<ChunkRaw>
     return [{ type: "text", text: message.content, raw: { chunk, whole: true } }]
   }
   const { pieces, rest: restContent } = contentText(message.content)
-  if (reasoning === "" && pieces.length === 0)
-    return [
-      finish ? finishPart(chunk, { chunk, whole: true }) : { type: "other", raw: { chunk, whole: true } },
-    ]
+  if (reasoning === "" && pieces.length === 0) return [restPart(finish, chunk, { chunk, whole: true })]
   const parts: NormalizedPart<ChunkRaw>[] = []
   if (reasoning !== "") parts.push({ type: "reasoning", text: reasoning, raw: { chunk, whole: false } })
   for (const { text, block } of pieces)
@@ -119,8 +116,16 @@ export function chunkParts(chunk: ChatGenerationChunk): NormalizedPart<ChunkRaw>
     // Further calls started in the same chunk: the rest already carries them.
     for (const next of more)
       parts.push({ type: "tool-call", toolName: next.name, params: next.args, raw: EMPTY })
-  } else parts.push(finish ? finishPart(chunk, rest) : { type: "other", raw: rest })
+  } else parts.push(restPart(finish, chunk, rest))
   return parts
+}
+
+/** The part carrying a chunk's non-text rest: the finish (with `truncated`), or anything else. */
+function restPart(finish: boolean, chunk: ChatGenerationChunk, raw: ChunkRaw): NormalizedPart<ChunkRaw> {
+  if (!finish) return { type: "other", raw }
+  return isTruncated(chunk.generationInfo, chunk.message.response_metadata)
+    ? { type: "finish", raw, truncated: true }
+    : { type: "finish", raw }
 }
 
 /** The raw of a part that has nothing left to yield (a second call of one chunk). */

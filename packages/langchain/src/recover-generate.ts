@@ -2,7 +2,7 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
 import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
-import { atOutputLimit } from "./chunk-parts.ts"
+import { isTruncated } from "./chunk-parts.ts"
 import { contentText, withText } from "./content-text.ts"
 import {
   type CallOptions,
@@ -127,7 +127,7 @@ function resultParts(result: ChatResult): NormalizedPart<ChatResult>[] {
       parts.push({ type: "tool-call", toolName: call.name, params: call.args ?? "", raw: result })
   }
   parts.push(
-    atOutputLimit(message.response_metadata)
+    isTruncated(generation?.generationInfo, message.response_metadata)
       ? { type: "finish", raw: result, truncated: true }
       : { type: "finish", raw: result },
   )

@@ -157,6 +157,24 @@ describe("ChatOpenAI: reasoning, hooks, aborts", () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it("a call cut off by the output limit (finish_reason length) is retried asking for concise arguments; cut off again, truncated-call", async () => {
+    const cut = sample.text.slice(0, sample.text.indexOf("</parameter>"))
+    for (const api of ["stream", "invoke"] as const) {
+      const { model, server } = await harness([
+        { content: cut, finishReason: "length" },
+        { content: cut, finishReason: "length" },
+      ])
+      const bound = model.bindTools(tools)
+      const error = await (api === "stream"
+        ? collect(await bound.stream(messages))
+        : bound.invoke(messages)
+      ).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: "truncated-call" })
+      expect(server.requests).toHaveLength(2)
+      expect(sentText(server.requests[1]!.body)).toMatch(/cut off by the output limit/)
+    }
+  })
+
   it("a persistFailed that rejects ends the turn with persist-failed, and no retry is sent", async () => {
     const { model, server } = await harness([{ content: sample.text }, { toolCalls: [call] }], {
       persistFailed: async () => {

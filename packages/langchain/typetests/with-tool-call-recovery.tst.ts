@@ -9,6 +9,7 @@ import { describe, expect, test } from "tstyche"
 import {
   isToolCallRecoveryError,
   type ToolCallRecoveryError,
+  type ToolCallRecoveryErrorCode,
   type ToolCallRecoveryOptions,
   toolCallRecoveryMiddleware,
   unwrapChatModel,
@@ -70,6 +71,9 @@ test("isToolCallRecoveryError narrows to the error with its code union", () => {
   const error: unknown = new Error("x")
   if (isToolCallRecoveryError(error)) {
     expect(error).type.toBe<ToolCallRecoveryError>()
-    expect(error.code).type.toBe<"repeated-markup" | "persist-failed" | "aborted">()
+    expect(error.code).type.toBe<ToolCallRecoveryErrorCode>()
+    expect<
+      "repeated-markup" | "persist-failed" | "aborted"
+    >().type.toBeAssignableTo<ToolCallRecoveryErrorCode>()
   }
 })
