@@ -46,7 +46,8 @@ export function flushQueue(m: Machine): void {
     if (q.block !== undefined && !q.block.answered && !m.ended) break
     m.found.push({ ...q.markup, answerFollows: q.block?.answered ?? false })
   }
-  if (k > 0) m.queue = m.queue.slice(k)
+  if (k === m.queue.length) m.queue.length = 0
+  else if (k > 0) m.queue = m.queue.slice(k)
 }
 
 export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end: number): boolean {

@@ -222,6 +222,8 @@ const ENVELOPED_FUNCTION_HEADER = seq(
     cut("<parameter=", "</function>", "</tool_call>"),
   ),
 )
+/** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
+const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
@@ -426,6 +428,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "qwen3-coder",
     ["<tool_call>"],
     seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
+    qwenBody("</tool_call>"),
+  ),
+  // A corrupted opener with a suffix (`<tool_call_1>`, `<tool_call:0>`) right before a real call.
+  opener(
+    "qwen3-coder",
+    ["<tool_call"],
+    seq(OPENER_SUFFIX, ws, peek(ENVELOPED_FUNCTION_HEADER)),
     qwenBody("</tool_call>"),
   ),
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).

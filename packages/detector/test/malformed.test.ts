@@ -79,6 +79,12 @@ const withheld: readonly Shape[] = [
     visible: "",
   },
   {
+    name: "a corrupted opener (a suffixed marker) right before a real call",
+    text: "<tool_call_1>\n<function=read_file>\n<parameter=path>\na\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:read_file open,close,struct"],
+    visible: "",
+  },
+  {
     name: "a stray </tool_call> after a call",
     text: '<tool_call>\n{"name": "read_file", "arguments": {}}\n</tool_call>\n</tool_call>\nDone.',
     markup: ["hermes:read_file open,close,struct"],
