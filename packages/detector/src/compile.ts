@@ -77,6 +77,8 @@ export interface CompiledReasoning {
 /** A body with its literals indexed. */
 export interface CompiledBody {
   readonly spec: BodySpec
+  /** The body's longest literal (part of the hold-back floor). */
+  readonly longest: number
   /** The state that reads the body. */
   readonly state: "markup-tags" | "markup-json" | "markup-pythonic"
   readonly entries: LiteralIndex<BodyEntry>
@@ -188,14 +190,29 @@ function buildIndex<T>(
   return { firsts, trigger, ns }
 }
 
-function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
+/**
+ * Compiled bodies by body spec. A spec is immutable module data (its row's own) and its compiled
+ * form depends on nothing else, so each is built once and never replaced: a memo of constants, not
+ * a cache of anyone's input. Compiling a format set then costs its tries and prose scanners only.
+ */
+const compiledBodies = new WeakMap<BodySpec, CompiledBody>()
+
+function bodyFor(spec: BodySpec): CompiledBody {
+  let body = compiledBodies.get(spec)
+  if (body === undefined) {
+    body = compileBody(spec)
+    compiledBodies.set(spec, body)
+  }
+  return body
+}
+
+function compileBody(spec: BodySpec): CompiledBody {
   const closerLiterals =
     spec.kind === "tags"
       ? spec.entries.filter((e) => e.role === "closer").map((e) => e.literal)
       : spec.closers
   const entries: BodyEntry[] =
     spec.kind === "tags" ? [...spec.entries] : spec.closers.map((literal) => ({ literal, role: "closer" }))
-  for (const e of entries) longest.value = Math.max(longest.value, e.literal.length)
   const ns = spec.kind === "tags" && spec.ns === true
   const index = buildIndex(
     entries.map((e) => [e.literal, e] as const),
@@ -212,6 +229,7 @@ function compileBody(spec: BodySpec, longest: { value: number }): CompiledBody {
   }
   return {
     spec,
+    longest: Math.max(0, ...entries.map((e) => e.literal.length)),
     state: spec.kind === "tags" ? "markup-tags" : spec.kind === "json" ? "markup-json" : "markup-pythonic",
     entries: index,
     scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
@@ -262,7 +280,9 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
       target.push([literal, { kind: "markup", row }])
       longest.value = Math.max(longest.value, literal.length)
     }
-    bodies.set(row, compileBody(row.body, longest))
+    const body = bodyFor(row.body)
+    longest.value = Math.max(longest.value, body.longest)
+    bodies.set(row, body)
   }
   const reasoningRows = REASONING_ROWS.filter(
     (row) => row.formats === undefined || row.formats.some((f) => enabled.has(f)),
