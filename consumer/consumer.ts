@@ -5,8 +5,8 @@ import type { LanguageModelV4Middleware } from "@ai-sdk/provider"
 import type { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { createDetector, type DetectorResult, type FormatId, scan } from "@tool-rescue/detector"
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
-import { type ToolCallRecoveryOptions, withToolCallRecovery } from "@tool-rescue/openai"
 import type { ToolCallRecoveryOptions as LangChainOptions } from "@tool-rescue/langchain"
+import { type ToolCallRecoveryOptions, withToolCallRecovery } from "@tool-rescue/openai"
 import { type RecoveryEvent, type RecoveryOptions, ToolCallRecoveryError } from "@tool-rescue/recovery"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { Schema } from "effect"
@@ -81,7 +81,9 @@ type Shared =
   | "unknownToolMarkup"
   | "announcedCalls"
 type SharedOf<T> = { [K in Shared]: K extends keyof T ? T[K] : "missing" }
-export type SharedAiSdk = Assert<Equal<SharedOf<ToolCallRecoveryMiddlewareOptions>, SharedOf<RecoveryOptions>>>
+export type SharedAiSdk = Assert<
+  Equal<SharedOf<ToolCallRecoveryMiddlewareOptions>, SharedOf<RecoveryOptions>>
+>
 export type SharedOpenAI = Assert<Equal<SharedOf<ToolCallRecoveryOptions>, SharedOf<RecoveryOptions>>>
 export type SharedEffect = Assert<Equal<SharedOf<ToolCallRecovery.Options>, SharedOf<RecoveryOptions>>>
 export type SharedLangChain = Assert<Equal<SharedOf<LangChainOptions>, SharedOf<RecoveryOptions>>>
