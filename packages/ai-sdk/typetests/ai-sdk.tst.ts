@@ -84,7 +84,7 @@ describe("toolCallRecoveryMiddleware", () => {
     const error: unknown = new Error("x")
     if (isToolCallRecoveryError(error)) {
       expect(error).type.toBe<ToolCallRecoveryError>()
-      expect(error.code).type.toBe<"repeated-markup" | "persist-failed" | "aborted">()
+      expect(error.code).type.toBe<"repeated-markup" | "persist-failed" | "aborted" | "truncated-call">()
     }
   })
 })

@@ -369,6 +369,9 @@ function endStream(m: Machine): DetectorResult {
     // Unreachable by design (every state decides at the end); kept so no input is ever lost.
     m.pos = m.buf.length
   }
+  // Release the text decided at the end before the queue is flushed: a visible answer in it
+  // (a held word disproved only now) still marks the reasoning before it as answered.
+  if (m.draft === undefined) release(m, m.pos)
   m.ended = true
   flushQueue(m)
   return settle(m)

@@ -108,6 +108,20 @@ describe("reasoning", () => {
     expect(isRecoverable(result.markup[0]!, { reasoning: "recover" })).toBe(true)
   })
 
+  // Found by @tool-rescue/testing's response property: an answer that the detector holds until
+  // the end (a word that may start a marker, such as DeepSeek's bare `function<｜tool▁sep｜>`) is
+  // still an answer that follows the reasoning.
+  test.each(["function", "func", "<invo", "The answer is `"])(
+    "an answer held until the end (%j) still makes the rehearsal answered, under any chunking",
+    (answer) => {
+      const text = `<think>\n${call}\n</think>\n\n${answer}`
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think,answered"])
+        expect(result.text).toBe(`<think>\n\n</think>\n\n${answer}`)
+      }
+    },
+  )
+
   test("a call inside reasoning with nothing after it is recoverable (Kimi-K2-Thinking, MiniMax)", () => {
     const result = scan(`<think>Let me read it. ${call}</think>\n`, { tools })
     expect(result.markup.map(brief)).toEqual(["hermes:read_file open,close,struct,think"])

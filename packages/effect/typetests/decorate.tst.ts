@@ -62,7 +62,7 @@ describe("isToolCallRecoveryError", () => {
       expect(error.reason).type.toBeAssignableTo<AiError.UnknownError>()
       expect(error).type.toBeAssignableTo<AiError.AiError>()
       expect(error.reason.metadata.toolRescue?.code).type.toBe<
-        "repeated-markup" | "persist-failed" | "aborted" | undefined
+        "repeated-markup" | "persist-failed" | "aborted" | "truncated-call" | undefined
       >()
     }
   })

@@ -73,7 +73,7 @@ test("isToolCallRecoveryError narrows to the error with its code union", () => {
     expect(error).type.toBe<ToolCallRecoveryError>()
     expect(error.code).type.toBe<ToolCallRecoveryErrorCode>()
     expect<
-      "repeated-markup" | "persist-failed" | "aborted"
+      "repeated-markup" | "persist-failed" | "aborted" | "truncated-call"
     >().type.toBeAssignableTo<ToolCallRecoveryErrorCode>()
   }
 })
