@@ -189,7 +189,10 @@ function exportsFile() {
   }
 }
 
-/** Every ```ts block of the READMEs, as its own module file. */
+/**
+ * Every ```ts block of the READMEs, as its own module file. A block whose info string says more
+ * than `ts` (```ts ai@6) is for other versions than the ones installed here and is not compiled.
+ */
 function readmeSnippets() {
   const readmes = [join(root, "README.md"), ...packages.map((p) => join(p.dir, "README.md"))].filter(
     existsSync,

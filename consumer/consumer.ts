@@ -2,7 +2,7 @@
 // with `skipLibCheck: false`. Each `Assert<Equal<…>>` fails to compile if a published type
 // drifts from what the sources promise (tstyche proves the same against the sources).
 import type { LanguageModelV4Middleware } from "@ai-sdk/provider"
-import type { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
+import type { ToolCallRecoveryMiddlewareOptions, toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { createDetector, type DetectorResult, type FormatId, scan } from "@tool-rescue/detector"
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
 import type { ToolCallRecoveryOptions as LangChainOptions } from "@tool-rescue/langchain"
@@ -81,9 +81,11 @@ type Shared =
   | "unknownToolMarkup"
   | "announcedCalls"
 type SharedOf<T> = { [K in Shared]: K extends keyof T ? T[K] : "missing" }
+// Mutual assignability: `Equal` tells an intersection from the same type written out.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 export type SharedAiSdk = Assert<
   Equal<SharedOf<ToolCallRecoveryMiddlewareOptions>, SharedOf<RecoveryOptions>>
 >
-export type SharedOpenAI = Assert<Equal<SharedOf<ToolCallRecoveryOptions>, SharedOf<RecoveryOptions>>>
-export type SharedEffect = Assert<Equal<SharedOf<ToolCallRecovery.Options>, SharedOf<RecoveryOptions>>>
-export type SharedLangChain = Assert<Equal<SharedOf<LangChainOptions>, SharedOf<RecoveryOptions>>>
+export type SharedOpenAI = Assert<Same<SharedOf<ToolCallRecoveryOptions>, SharedOf<RecoveryOptions>>>
+export type SharedEffect = Assert<Same<SharedOf<ToolCallRecovery.Options>, SharedOf<RecoveryOptions>>>
+export type SharedLangChain = Assert<Same<SharedOf<LangChainOptions>, SharedOf<RecoveryOptions>>>
