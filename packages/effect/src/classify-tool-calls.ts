@@ -1,3 +1,4 @@
+import { suggestToolNames } from "@tool-rescue/recovery"
 import { Cause, Context, Effect, Result, Schema } from "effect"
 import { AiError, Response, type Tool, Toolkit } from "effect/ai"
 import { jsonParams, makeToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"
@@ -45,7 +46,10 @@ export const classifyToolCall = (
     if (tool === undefined) {
       const error = toolkitError(
         part.name,
-        new AiError.ToolNotFoundError({ toolName: part.name, availableTools: Object.keys(tools) }),
+        new AiError.ToolNotFoundError({
+          toolName: part.name,
+          availableTools: nearestFirst(part.name, tools),
+        }),
       )
       return Effect.succeed(errorPart(part, checked.value, error))
     }
@@ -55,6 +59,16 @@ export const classifyToolCall = (
     if (classifier.resolution) return Effect.succeed(part)
     return validateParams(tool, part, checked.value)
   })
+
+/**
+ * "Did you mean": Effect's `ToolNotFoundError` carries the available tools, and the model reads
+ * them in order, so the names nearest the unknown one (recovery's `suggestToolNames`) come first.
+ */
+const nearestFirst = (name: string, tools: Readonly<Record<string, Tool.Any>>): string[] => {
+  const names = Object.keys(tools)
+  const near = suggestToolNames(name, names)
+  return [...near, ...names.filter((n) => !near.includes(n))]
+}
 
 /** Disabled resolution: validate as `Toolkit.handle` does, then keep Effect's encoded params. */
 const validateParams = (

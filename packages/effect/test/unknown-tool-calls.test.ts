@@ -158,6 +158,24 @@ describe.each(modes)("%s", (mode) => {
     )
   })
 
+  describe('unknownToolCalls: "return": did you mean', () => {
+    it.effect("the available tools name the nearest to the unknown one first", () =>
+      Effect.gen(function* () {
+        const { layer } = recordingHandlers()
+        const model = oneResponse(mode, [call("c1", "get_time", {}), finish("tool-calls")])
+        const parts = yield* runOurs(mode, { prompt: "hi", toolkit, unknownToolCalls: "return" }).pipe(
+          Effect.provide(model.layer),
+          Effect.provide(layer),
+        )
+        const [error] = errorParts(parts)
+        assert.isDefined(error)
+        const reason = error.error.reason as AiError.ToolNotFoundError
+        assert.deepStrictEqual(reason.availableTools, ["GetTime", "GetWeather"])
+        assert.include(reason.message, "Available tools: GetTime, GetWeather")
+      }),
+    )
+  })
+
   describe('unknownToolCalls: "return", resolution enabled', () => {
     it.effect("an unknown call becomes a tool-call-error; the known call still runs, once", () =>
       Effect.gen(function* () {
