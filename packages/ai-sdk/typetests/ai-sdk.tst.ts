@@ -1,4 +1,5 @@
 import type { LanguageModelV3Middleware, LanguageModelV4, LanguageModelV4Middleware } from "@ai-sdk/provider"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import { extractReasoningMiddleware, type LanguageModelMiddleware, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, test } from "tstyche"
@@ -101,5 +102,20 @@ describe("@tool-rescue/ai-sdk/v6", () => {
   test("takes the same options", () => {
     expect(toolCallRecoveryMiddlewareV6).type.toBeCallableWith({ instructionPlacement: "user" })
     expect(toolCallRecoveryMiddlewareV6).type.not.toBeCallableWith({ instructionPlacement: "assistant" })
+  })
+})
+
+describe("the options every adapter shares", () => {
+  test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
+    type Shared =
+      | "persistFailed"
+      | "onEvent"
+      | "maxRecoveries"
+      | "instructionPlacement"
+      | "evidence"
+      | "reasoning"
+      | "unknownToolMarkup"
+      | "announcedCalls"
+    expect<Pick<ToolCallRecoveryMiddlewareOptions, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
   })
 })

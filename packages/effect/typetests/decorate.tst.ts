@@ -1,3 +1,4 @@
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import type { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel, type Response } from "effect/ai"
 import { describe, expect, test } from "tstyche"
@@ -69,5 +70,20 @@ describe("isToolCallRecoveryError", () => {
 
   test("is the same guard in the namespace and at the top level", () => {
     expect(ToolCallRecovery.isToolCallRecoveryError).type.toBe(isToolCallRecoveryError)
+  })
+})
+
+describe("the options every adapter shares", () => {
+  test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
+    type Shared =
+      | "persistFailed"
+      | "onEvent"
+      | "maxRecoveries"
+      | "instructionPlacement"
+      | "evidence"
+      | "reasoning"
+      | "unknownToolMarkup"
+      | "announcedCalls"
+    expect<Pick<ToolCallRecovery.Options, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
   })
 })

@@ -3,9 +3,11 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { AIMessageChunk } from "@langchain/core/messages"
 import type { Runnable } from "@langchain/core/runnables"
 import { ChatOpenAI, type ChatOpenAICallOptions } from "@langchain/openai"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import type { AgentMiddleware } from "langchain"
 import { createAgent } from "langchain"
 import { describe, expect, test } from "tstyche"
+import type { ToolCallRecoveryOptions as SharedOptionsOf } from "../src/index.ts"
 import {
   isToolCallRecoveryError,
   type ToolCallRecoveryError,
@@ -76,4 +78,19 @@ test("isToolCallRecoveryError narrows to the error with its code union", () => {
       "repeated-markup" | "persist-failed" | "aborted" | "truncated-call"
     >().type.toBeAssignableTo<ToolCallRecoveryErrorCode>()
   }
+})
+
+describe("the options every adapter shares", () => {
+  test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
+    type Shared =
+      | "persistFailed"
+      | "onEvent"
+      | "maxRecoveries"
+      | "instructionPlacement"
+      | "evidence"
+      | "reasoning"
+      | "unknownToolMarkup"
+      | "announcedCalls"
+    expect<Pick<SharedOptionsOf, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
+  })
 })

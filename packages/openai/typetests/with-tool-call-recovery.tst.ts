@@ -1,3 +1,4 @@
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import type { APIPromise } from "openai"
 import OpenAI, { AzureOpenAI } from "openai"
 import type { ChatCompletionStream } from "openai/lib/ChatCompletionStream"
@@ -6,6 +7,7 @@ import type { Response, ResponseStreamEvent } from "openai/resources/responses/r
 import type { Stream } from "openai/streaming"
 import OldestOpenAI from "openai-oldest"
 import { describe, expect, test } from "tstyche"
+import type { ToolCallRecoveryOptions as SharedOptionsOf } from "../src/index.ts"
 import {
   type ChatCompletionChunkWithToolCallErrors,
   type ResponseStreamEventWithToolCallErrors,
@@ -110,5 +112,20 @@ describe("an option whose value is not statically known", () => {
     expect(withToolCallRecovery(client, { unknownToolCalls: mode }).responses.create(input)).type.toBe<
       APIPromise<Response & { tool_call_errors?: ToolCallError[] }>
     >()
+  })
+})
+
+describe("the options every adapter shares", () => {
+  test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
+    type Shared =
+      | "persistFailed"
+      | "onEvent"
+      | "maxRecoveries"
+      | "instructionPlacement"
+      | "evidence"
+      | "reasoning"
+      | "unknownToolMarkup"
+      | "announcedCalls"
+    expect<Pick<SharedOptionsOf, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
   })
 })
