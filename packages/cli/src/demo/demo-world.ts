@@ -40,6 +40,33 @@ export const toolDescriptions: { readonly read_file: string; readonly bash: stri
   bash: "Run a shell command in the workspace and return its output.",
 } as const
 
+/** The demo's tools as Chat Completions declares them (the `openai` client and the proxy's plain client). */
+export const chatTools: ReadonlyArray<{
+  readonly type: "function"
+  readonly function: {
+    readonly name: string
+    readonly description: string
+    readonly parameters: Record<string, unknown>
+  }
+}> = [
+  {
+    type: "function",
+    function: {
+      name: "read_file",
+      description: toolDescriptions.read_file,
+      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "bash",
+      description: toolDescriptions.bash,
+      parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+    },
+  },
+]
+
 /** The system prompt of every demo turn. */
 export const demoSystemPrompt: string =
   "You are a coding agent in the user's repository. Use the tools to look at files before you answer."

@@ -4,26 +4,7 @@ import OpenAI from "openai"
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions"
 import { addToolCallDelta, type ToolCallDraft } from "./add-tool-call-delta.ts"
 import type { TurnContext, TurnOutcome } from "./demo-turn.ts"
-import { demoSystemPrompt, toolDescriptions } from "./demo-world.ts"
-
-const tools: ChatCompletionTool[] = [
-  {
-    type: "function",
-    function: {
-      name: "read_file",
-      description: toolDescriptions.read_file,
-      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "bash",
-      description: toolDescriptions.bash,
-      parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-    },
-  },
-]
+import { chatTools, demoSystemPrompt } from "./demo-world.ts"
 
 /**
  * One agent turn with the official `openai` client wrapped by `withToolCallRecovery`: stream a
@@ -47,7 +28,7 @@ export async function runOpenAiTurn(context: TurnContext, outcome: TurnOutcome):
       const stream = await client.chat.completions.create({
         model: "replay-model",
         messages,
-        tools,
+        tools: [...chatTools] satisfies ChatCompletionTool[],
         stream: true,
       })
       const text: string[] = []

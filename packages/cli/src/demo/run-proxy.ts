@@ -1,25 +1,6 @@
 import { startProxyServer } from "@tool-rescue/proxy/node"
 import type { TurnContext, TurnOutcome } from "./demo-turn.ts"
-import { demoSystemPrompt, toolDescriptions } from "./demo-world.ts"
-
-const tools = [
-  {
-    type: "function",
-    function: {
-      name: "read_file",
-      description: toolDescriptions.read_file,
-      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "bash",
-      description: toolDescriptions.bash,
-      parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
-    },
-  },
-]
+import { chatTools, demoSystemPrompt } from "./demo-world.ts"
 
 interface Call {
   id: string
@@ -74,7 +55,7 @@ export async function runProxyTurn(context: TurnContext, outcome: TurnOutcome): 
       const response = await fetch(`${proxy.url}/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: "Bearer demo" },
-        body: JSON.stringify({ model: "replay-model", messages, tools, stream: true }),
+        body: JSON.stringify({ model: "replay-model", messages, tools: chatTools, stream: true }),
       })
       const text: string[] = []
       const calls = new Map<number, Call>()
