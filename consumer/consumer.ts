@@ -7,7 +7,12 @@ import { createDetector, type DetectorResult, type FormatId, scan } from "@tool-
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
 import type { ToolCallRecoveryOptions as LangChainOptions } from "@tool-rescue/langchain"
 import { type ToolCallRecoveryOptions, withToolCallRecovery } from "@tool-rescue/openai"
-import { type RecoveryEvent, type RecoveryOptions, ToolCallRecoveryError } from "@tool-rescue/recovery"
+import {
+  type RecoveryEvent,
+  type RecoveryOptions,
+  type SharedOptionName,
+  ToolCallRecoveryError,
+} from "@tool-rescue/recovery"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
@@ -71,16 +76,7 @@ void isRecoveryError
 void startReplayServer
 
 // Every adapter takes the shared options with the same names and types (DESIGN.md, "Public names").
-type Shared =
-  | "persistFailed"
-  | "onEvent"
-  | "maxRecoveries"
-  | "instructionPlacement"
-  | "evidence"
-  | "reasoning"
-  | "unknownToolMarkup"
-  | "announcedCalls"
-type SharedOf<T> = { [K in Shared]: K extends keyof T ? T[K] : "missing" }
+type SharedOf<T> = { [K in SharedOptionName]: K extends keyof T ? T[K] : "missing" }
 // Mutual assignability: `Equal` tells an intersection from the same type written out.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 export type SharedAiSdk = Assert<

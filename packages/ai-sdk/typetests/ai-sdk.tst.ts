@@ -1,5 +1,5 @@
 import type { LanguageModelV3Middleware, LanguageModelV4, LanguageModelV4Middleware } from "@ai-sdk/provider"
-import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions, SharedOptionName } from "@tool-rescue/recovery"
 import { extractReasoningMiddleware, type LanguageModelMiddleware, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { describe, expect, test } from "tstyche"
@@ -107,15 +107,8 @@ describe("@tool-rescue/ai-sdk/v6", () => {
 
 describe("the options every adapter shares", () => {
   test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
-    type Shared =
-      | "persistFailed"
-      | "onEvent"
-      | "maxRecoveries"
-      | "instructionPlacement"
-      | "evidence"
-      | "reasoning"
-      | "unknownToolMarkup"
-      | "announcedCalls"
-    expect<Pick<ToolCallRecoveryMiddlewareOptions, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
+    expect<Pick<ToolCallRecoveryMiddlewareOptions, SharedOptionName>>().type.toBe<
+      Pick<RecoveryOptions, SharedOptionName>
+    >()
   })
 })

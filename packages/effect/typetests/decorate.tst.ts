@@ -1,4 +1,4 @@
-import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions, SharedOptionName } from "@tool-rescue/recovery"
 import type { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel, type Response } from "effect/ai"
 import { describe, expect, test } from "tstyche"
@@ -75,15 +75,8 @@ describe("isToolCallRecoveryError", () => {
 
 describe("the options every adapter shares", () => {
   test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
-    type Shared =
-      | "persistFailed"
-      | "onEvent"
-      | "maxRecoveries"
-      | "instructionPlacement"
-      | "evidence"
-      | "reasoning"
-      | "unknownToolMarkup"
-      | "announcedCalls"
-    expect<Pick<ToolCallRecovery.Options, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
+    expect<Pick<ToolCallRecovery.Options, SharedOptionName>>().type.toBe<
+      Pick<RecoveryOptions, SharedOptionName>
+    >()
   })
 })

@@ -3,7 +3,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { AIMessageChunk } from "@langchain/core/messages"
 import type { Runnable } from "@langchain/core/runnables"
 import { ChatOpenAI, type ChatOpenAICallOptions } from "@langchain/openai"
-import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions, SharedOptionName } from "@tool-rescue/recovery"
 import type { AgentMiddleware } from "langchain"
 import { createAgent } from "langchain"
 import { describe, expect, test } from "tstyche"
@@ -82,15 +82,6 @@ test("isToolCallRecoveryError narrows to the error with its code union", () => {
 
 describe("the options every adapter shares", () => {
   test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
-    type Shared =
-      | "persistFailed"
-      | "onEvent"
-      | "maxRecoveries"
-      | "instructionPlacement"
-      | "evidence"
-      | "reasoning"
-      | "unknownToolMarkup"
-      | "announcedCalls"
-    expect<Pick<SharedOptionsOf, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
+    expect<Pick<SharedOptionsOf, SharedOptionName>>().type.toBe<Pick<RecoveryOptions, SharedOptionName>>()
   })
 })

@@ -1,4 +1,4 @@
-import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions, SharedOptionName } from "@tool-rescue/recovery"
 import type { APIPromise } from "openai"
 import OpenAI, { AzureOpenAI } from "openai"
 import type { ChatCompletionStream } from "openai/lib/ChatCompletionStream"
@@ -117,15 +117,6 @@ describe("an option whose value is not statically known", () => {
 
 describe("the options every adapter shares", () => {
   test("have recovery's names and types (unknownToolMarkup and announcedCalls included)", () => {
-    type Shared =
-      | "persistFailed"
-      | "onEvent"
-      | "maxRecoveries"
-      | "instructionPlacement"
-      | "evidence"
-      | "reasoning"
-      | "unknownToolMarkup"
-      | "announcedCalls"
-    expect<Pick<SharedOptionsOf, Shared>>().type.toBe<Pick<RecoveryOptions, Shared>>()
+    expect<Pick<SharedOptionsOf, SharedOptionName>>().type.toBe<Pick<RecoveryOptions, SharedOptionName>>()
   })
 })

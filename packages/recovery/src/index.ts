@@ -46,6 +46,7 @@ export type {
   OutputPart,
   RecoveryEvent,
   RecoveryOptions,
+  SharedOptionName,
   ToolCallRecoveryErrorCode,
   TurnInput,
 } from "./types.ts"

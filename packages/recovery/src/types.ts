@@ -186,6 +186,27 @@ export type RecoveryEvent =
   | { readonly type: "unknown-tool-call"; readonly toolName: string; readonly params: string }
 
 /**
+ * The option names every adapter takes with these same names and types (DESIGN.md, "Public
+ * names"); each adapter's type tests check its options against `Pick<RecoveryOptions, …>`.
+ *
+ * @example
+ * ```ts
+ * import type { RecoveryOptions, SharedOptionName } from "@tool-rescue/recovery"
+ *
+ * type Shared = Pick<RecoveryOptions, SharedOptionName>
+ * ```
+ */
+export type SharedOptionName =
+  | "persistFailed"
+  | "onEvent"
+  | "maxRecoveries"
+  | "instructionPlacement"
+  | "evidence"
+  | "reasoning"
+  | "unknownToolMarkup"
+  | "announcedCalls"
+
+/**
  * Options shared by every adapter.
  *
  * @example
