@@ -1,3 +1,5 @@
+import { normalizeToolName } from "./suggest-tool-names.ts"
+
 /**
  * Announced-but-missing calls: an answer that **ends** by announcing the use of an offered tool
  * ("I'll use the Glob tool to list the files.") while the response holds no call and no markup.
@@ -29,7 +31,7 @@ export function findAnnouncedCall(answer: string, tools: Iterable<string>): Anno
   if (sentence === undefined) return undefined
   const byName = new Map<string, string>()
   for (const tool of tools) {
-    const key = normalize(tool)
+    const key = normalizeToolName(tool)
     if (key !== "" && !byName.has(key)) byName.set(key, tool)
   }
   if (byName.size === 0) return undefined
@@ -101,8 +103,6 @@ const NEGATIONS = new Set([
   "wouldn't",
 ])
 const FILLERS = new Set(["the", "a", "an", "my", "our", "your", "this", "that"])
-/** Characters that do not count in a tool's name (`read_file` is `Read File` is `readFile`). */
-const SEPARATORS = new Set(["_", "-", ".", " ", "/", ":"])
 
 /** The number of words of an intent that starts at `i`, or 0. */
 function intentAt(words: readonly Word[], i: number): number {
@@ -132,23 +132,16 @@ function toolWithin(
   for (let k = from; k < Math.min(words.length, from + span); k++) {
     const word = words[k]!
     if (NEGATIONS.has(word.text)) return undefined
-    if (word.code) return byName.get(normalize(word.text))
+    if (word.code) return byName.get(normalizeToolName(word.text))
     let joined = ""
     for (let n = 0; n < 3 && k + n < words.length && !words[k + n]!.code; n++) {
-      joined += normalize(words[k + n]!.text)
+      joined += normalizeToolName(words[k + n]!.text)
       const tool = byName.get(joined)
       if (tool !== undefined) return tool
     }
     if (!FILLERS.has(word.text)) return undefined
   }
   return undefined
-}
-
-/** Lower case without separators: `Read-File`, `read_file` and `readFile` → `readfile`. */
-function normalize(name: string): string {
-  let out = ""
-  for (const ch of name.toLowerCase()) if (!SEPARATORS.has(ch)) out += ch
-  return out
 }
 
 /**

@@ -17,7 +17,7 @@ import type { InstructionContext, RecoveryOptions } from "./types.ts"
  * ```
  */
 export function defaultInstruction(context: InstructionContext): string {
-  const named = uniqueNames(context)
+  const named = markupNames(context, true)
   const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
   if (context.announced !== undefined) {
     const name = JSON.stringify(context.announced)
@@ -28,7 +28,7 @@ export function defaultInstruction(context: InstructionContext): string {
     )
   }
   // Only unknown names (retried under `unknownToolMarkup: "retry"`): say that the tool does not exist.
-  const unknown = named.length === 0 ? unknownNames(context) : []
+  const unknown = named.length === 0 ? markupNames(context, false) : []
   if (unknown.length > 0) {
     const [name] = unknown
     const near = suggestToolNames(name!, context.tools)
@@ -113,21 +113,18 @@ export function appendInstruction(text: string, instruction: string): string {
   return text.length === 0 ? instruction : `${text}\n\n${instruction}`
 }
 
-/** Names of the markup that are not offered (retried only under `unknownToolMarkup: "retry"`). */
-function unknownNames(context: InstructionContext): string[] {
+/**
+ * The tool names of the markup, each once, in order: the offered ones, or (`offered: false`)
+ * those not offered (retried only under `unknownToolMarkup: "retry"`).
+ */
+function markupNames(context: InstructionContext, offered: boolean): string[] {
   const names: string[] = []
   for (const m of context.markup) {
-    if (m.toolName !== undefined && !context.tools.includes(m.toolName) && !names.includes(m.toolName)) {
-      names.push(m.toolName)
-    }
-  }
-  return names
-}
-
-function uniqueNames(context: InstructionContext): string[] {
-  const names: string[] = []
-  for (const m of context.markup) {
-    if (m.toolName !== undefined && context.tools.includes(m.toolName) && !names.includes(m.toolName)) {
+    if (
+      m.toolName !== undefined &&
+      context.tools.includes(m.toolName) === offered &&
+      !names.includes(m.toolName)
+    ) {
       names.push(m.toolName)
     }
   }

@@ -18,11 +18,11 @@
  * ```
  */
 export function suggestToolNames(name: string, offered: Iterable<string>, limit = 3): string[] {
-  const wanted = normalize(name.slice(0, MAX_NAME))
+  const wanted = normalizeToolName(name.slice(0, MAX_NAME))
   const scored: Array<{ name: string; distance: number; index: number }> = []
   let index = 0
   for (const candidate of offered) {
-    const other = normalize(candidate.slice(0, MAX_NAME))
+    const other = normalizeToolName(candidate.slice(0, MAX_NAME))
     const distance = osaDistance(wanted, other)
     const allowed = Math.max(1, Math.floor(Math.max(wanted.length, other.length) * 0.4))
     if (distance <= allowed) scored.push({ name: candidate, distance, index })
@@ -35,8 +35,11 @@ export function suggestToolNames(name: string, offered: Iterable<string>, limit 
 /** The longest prefix of a name that is compared; tool names are far shorter. */
 const MAX_NAME = 128
 
-/** Lower case without separators: `Read-File`, `read_file` and `readFile` → `readfile`. */
-function normalize(name: string): string {
+/**
+ * Lower case without separators: `Read-File`, `read_file` and `readFile` → `readfile`. The one
+ * notion of "the same tool name" for suggestions and for announced calls.
+ */
+export function normalizeToolName(name: string): string {
   let out = ""
   for (const ch of name.toLowerCase()) if (!SEPARATORS.has(ch)) out += ch
   return out
