@@ -35,6 +35,8 @@ export type LeakOutcome = RecoveryOutcome
 export interface ProxyMetrics {
   /** Counts one request: `recovered` (recovery applied) or `passthrough`. */
   request(protocol: ProtocolName | "other", mode: "recovered" | "passthrough"): void
+  /** Counts an upstream request that failed: `timeout`, `unreachable` or `cut`. */
+  upstreamFailure(kind: "timeout" | "unreachable" | "cut"): void
   /** An `onEvent` listener for one recovered request. */
   turn(protocol: ProtocolName): (event: RecoveryEvent) => void
   /** The counters in Prometheus text format. */
@@ -77,7 +79,7 @@ function renderCounter(c: Counter): string {
 
 /**
  * Creates the counters: requests by protocol and mode, leaked calls by protocol, format and
- * outcome, and retries by protocol.
+ * outcome, retries by protocol, and upstream failures by kind.
  *
  * @example
  * ```ts
@@ -102,9 +104,15 @@ export function createProxyMetrics(): ProxyMetrics {
   const retries = counter("tool_rescue_proxy_retries_total", "Retries sent upstream after a leak.", [
     "protocol",
   ])
+  const upstreamFailures = counter(
+    "tool_rescue_proxy_upstream_failures_total",
+    "Upstream requests that timed out, could not connect, or were cut after the headers.",
+    ["kind"],
+  )
 
   return {
     request: (protocol, mode) => add(requests, [protocol, mode]),
+    upstreamFailure: (kind) => add(upstreamFailures, [kind]),
     turn(protocol) {
       // Formats of recoverable markup whose outcome the turn's end decides.
       const pending: string[] = []
@@ -124,6 +132,6 @@ export function createProxyMetrics(): ProxyMetrics {
         else settle(outcome)
       }
     },
-    render: () => `${[requests, leaks, retries].map(renderCounter).join("\n")}\n`,
+    render: () => `${[requests, leaks, retries, upstreamFailures].map(renderCounter).join("\n")}\n`,
   }
 }

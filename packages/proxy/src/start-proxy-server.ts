@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
 
 /**
  * Options of {@link startProxyServer}: the proxy's, plus where to listen.
@@ -47,16 +48,56 @@ export interface ProxyServer {
 }
 
 /**
- * `proxy.fetch`, with SSE responses marked `transfer-encoding: chunked` for `@hono/node-server`:
- * without it, the server reads up to three chunks of a body (waiting a timer tick for the
- * second) to compute a `content-length`, which delays the first event of every stream.
+ * Whether a response body failed the way upstreams do: its connection was cut, or it stalled
+ * past `upstreamIdleTimeoutMs`. Anything else is a bug and is left to the server to log.
  */
-function streamingFetch(proxy: ToolRescueProxy): (request: Request) => Promise<Response> {
-  return async (request) => {
+function isUpstreamEnd(error: unknown): boolean {
+  return UpstreamFailure.isInstance(error) && (error.kind === "cut" || error.kind === "timeout")
+}
+
+/**
+ * `body` for `@hono/node-server`, which logs every error of a response body (`console.error`,
+ * e.g. undici's `TypeError: terminated` for a cut upstream): a cut or stalled upstream stream
+ * (counted in the proxy's metrics already) cuts the client's connection instead, with nothing
+ * logged — the server's close listener then cancels this stream. Pulled on demand: nothing is
+ * buffered here.
+ */
+function cutQuietly(body: ReadableStream<Uint8Array>, connection: { destroy(): void }) {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let next: Awaited<ReturnType<typeof reader.read>>
+        try {
+          next = await reader.read()
+        } catch (error) {
+          if (!isUpstreamEnd(error)) throw error
+          connection.destroy()
+          return
+        }
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+/**
+ * `proxy.fetch` for `@hono/node-server`. SSE responses are marked `transfer-encoding: chunked`:
+ * without it, the server reads up to three chunks of a body (waiting a timer tick for the
+ * second) to compute a `content-length`, which delays the first event of every stream. Their
+ * bodies end quietly when the upstream's stream is cut ({@link cutQuietly}).
+ */
+function streamingFetch(proxy: ToolRescueProxy) {
+  return async (request: Request, env: { outgoing: { destroy(): void } }): Promise<Response> => {
     const response = await proxy.fetch(request)
-    if ((response.headers.get("content-type") ?? "").includes("text/event-stream"))
-      response.headers.set("transfer-encoding", "chunked")
-    return response
+    if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
+      return response
+    const headers = new Headers(response.headers)
+    headers.set("transfer-encoding", "chunked")
+    return new Response(cutQuietly(response.body, env.outgoing), { status: response.status, headers })
   }
 }
 
