@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
 /**
  * Options of {@link startProxyServer}: the proxy's, plus where to listen.
@@ -47,57 +47,20 @@ export interface ProxyServer {
   close(): Promise<void>
 }
 
-/**
- * Whether a response body failed the way upstreams do: its connection was cut, or it stalled
- * past `upstreamIdleTimeoutMs`. Anything else is a bug and is left to the server to log.
- */
-function isUpstreamEnd(error: unknown): boolean {
-  return UpstreamFailure.isInstance(error) && (error.kind === "cut" || error.kind === "timeout")
-}
+/** Tells `@hono/node-server` that the response was written already (its `X_ALREADY_SENT`). */
+const ALREADY_SENT = "x-hono-already-sent"
 
 /**
- * `body` for `@hono/node-server`, which logs every error of a response body (`console.error`,
- * e.g. undici's `TypeError: terminated` for a cut upstream): a cut or stalled upstream stream
- * (counted in the proxy's metrics already) cuts the client's connection instead, with nothing
- * logged — the server's close listener then cancels this stream. Pulled on demand: nothing is
- * buffered here.
+ * `proxy.fetch` for `@hono/node-server`: SSE responses are written by {@link writeEventStream}
+ * (headers at once, a cut upstream stream ends the client's quietly), the rest by the server.
  */
-function cutQuietly(body: ReadableStream<Uint8Array>, connection: { destroy(): void }) {
-  const reader = body.getReader()
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let next: Awaited<ReturnType<typeof reader.read>>
-        try {
-          next = await reader.read()
-        } catch (error) {
-          if (!isUpstreamEnd(error)) throw error
-          connection.destroy()
-          return
-        }
-        if (next.done) controller.close()
-        else controller.enqueue(next.value)
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  )
-}
-
-/**
- * `proxy.fetch` for `@hono/node-server`. SSE responses are marked `transfer-encoding: chunked`:
- * without it, the server reads up to three chunks of a body (waiting a timer tick for the
- * second) to compute a `content-length`, which delays the first event of every stream. Their
- * bodies end quietly when the upstream's stream is cut ({@link cutQuietly}).
- */
-function streamingFetch(proxy: ToolRescueProxy) {
-  return async (request: Request, env: { outgoing: { destroy(): void } }): Promise<Response> => {
+function nodeFetch(proxy: ToolRescueProxy) {
+  return async (request: Request, env: { outgoing: EventStreamOutgoing }): Promise<Response> => {
     const response = await proxy.fetch(request)
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
-    const headers = new Headers(response.headers)
-    headers.set("transfer-encoding", "chunked")
-    return new Response(cutQuietly(response.body, env.outgoing), { status: response.status, headers })
+    void writeEventStream(response, env.outgoing)
+    return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
   }
 }
 
@@ -119,7 +82,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
     const started = serve(
-      { fetch: streamingFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
+      { fetch: nodeFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
       () => {
         started.off("error", reject)
         resolve(started)
