@@ -314,7 +314,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     }
     requests.push(request)
     response.once("close", () => {
-      if (!response.writableEnded && !closed && !cutByServer.has(response)) request.closedByClient = true
+      if (!response.writableFinished && !closed && !cutByServer.has(response)) request.closedByClient = true
     })
 
     if (route === undefined) {
