@@ -194,7 +194,7 @@ describe("a client that disconnects", () => {
 })
 
 describe("what the server logs", () => {
-  it("nothing for a cut or stalled upstream stream (expected events, counted in /metrics)", async () => {
+  it("nothing for a cut or stalled recovered stream (expected events)", async () => {
     const logged = [
       vi.spyOn(console, "error").mockImplementation(() => undefined),
       vi.spyOn(console, "warn").mockImplementation(() => undefined),
