@@ -120,10 +120,15 @@ describe("a client that disconnects", () => {
   /**
    * Leaves at a random moment after its request reached the upstream (before the headers,
    * mid-stream, or while the upstream is silent): the upstream request it was waiting for is
-   * aborted, and no request follows. `script` stalls at its end, so the upstream request is
-   * still open whenever the client leaves.
+   * aborted, and no request follows. `steps` stall at their end, so the upstream request is
+   * still open whenever the client leaves. Streaming or not: a JSON body stalls half-way.
    */
-  async function leaveAt(name: string, steps: readonly ReplayStep[], delayMs: number): Promise<void> {
+  async function leaveAt(
+    name: string,
+    stream: boolean,
+    steps: readonly ReplayStep[],
+    delayMs: number,
+  ): Promise<void> {
     const client = protocolClients.find((c) => c.name === name)!
     let arrived: () => void = () => undefined
     const reached = new Promise<void>((resolve) => {
@@ -138,7 +143,7 @@ describe("a client that disconnects", () => {
       const response = fetch(`${harness.proxy.url}${client.path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...client.body, stream: true }),
+        body: JSON.stringify({ ...client.body, stream }),
         signal: controller.signal,
       })
       // Read what arrives, as a client shows it, until it leaves.
@@ -172,20 +177,21 @@ describe("a client that disconnects", () => {
   }
   const names = protocolClients.map((c) => c.name)
 
-  prop.prop([fc.constantFrom(...names), fc.integer({ min: 0, max: 50 })], { numRuns: 9 })(
+  prop.prop([fc.constantFrom(...names), fc.boolean(), fc.integer({ min: 0, max: 50 })], { numRuns: 12 })(
     "during the first attempt: the upstream request is aborted, and no retry starts",
-    (name, delayMs) => leaveAt(name, [slowLeak], delayMs),
+    (name, stream, delayMs) => leaveAt(name, stream, [slowLeak], delayMs),
     60_000,
   )
 
-  prop.prop([fc.constantFrom(...names), fc.integer({ min: 0, max: 30 })], { numRuns: 9 })(
+  prop.prop([fc.constantFrom(...names), fc.boolean(), fc.integer({ min: 0, max: 30 })], { numRuns: 12 })(
     "during the retry: the retry is aborted, and nothing follows it",
-    (name, delayMs) =>
+    (name, stream, delayMs) =>
       leaveAt(
         name,
+        stream,
         [
           { content: QWEN_LEAK },
-          { ...answer, chunkDelayMs: 2, interrupt: { kind: "stall", afterChunks: 2 } },
+          { ...answer, latencyMs: 5, chunkDelayMs: 2, interrupt: { kind: "stall", afterChunks: 2 } },
         ],
         delayMs,
       ),
