@@ -16,7 +16,7 @@ import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
-import { readSse, sseFrame } from "./read-sse.ts"
+import { readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
@@ -181,29 +181,32 @@ function recoverStream(call: Call, first: Response): Response {
   // received (no re-serialization on the clean path).
   const frames = new WeakMap<object, string>()
   let sentinel = false
-
   let round = 0
+  /** The attempt being read: whether its next part is already in memory. */
+  let source: SseItems<NormalizedPart<unknown>> | undefined
 
-  async function* events(response: Response): AsyncGenerator<NormalizedPart<unknown>, void, undefined> {
-    sentinel = false
-    if (response.body === null) return
-    for await (const sse of readSse(response.body)) {
-      if (sse.data === "[DONE]") {
-        sentinel = true
-        continue
-      }
-      let event: unknown
-      try {
-        event = JSON.parse(sse.data)
-      } catch (error) {
-        // A malformed stream is a provider error: the client's stream is cut like the upstream's.
-        throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
-      }
-      const frame = sseFrame(sse.data, sse.event)
-      if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
-      if (typeof event === "object" && event !== null) frames.set(event, frame)
-      yield* api.streamParts(event)
+  const toParts = (sse: SseEvent, out: NormalizedPart<unknown>[]): void => {
+    if (sse.data === "[DONE]") {
+      sentinel = true
+      return
     }
+    let event: unknown
+    try {
+      event = JSON.parse(sse.data)
+    } catch (error) {
+      // A malformed stream is a provider error: the client's stream is cut like the upstream's.
+      throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
+    }
+    const frame = sseFrame(sse.data, sse.event)
+    if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
+    if (typeof event === "object" && event !== null) frames.set(event, frame)
+    for (const part of api.streamParts(event)) out.push(part)
+  }
+
+  const parts = (response: Response): AsyncIterable<NormalizedPart<unknown>> => {
+    sentinel = false
+    source = response.body === null ? undefined : readSse(response.body, toParts)
+    return source ?? fromArray<NormalizedPart<unknown>>([])
   }
 
   const turn = runTurn<unknown>({
@@ -212,40 +215,63 @@ function recoverStream(call: Call, first: Response): Response {
     options: turnOptions(call),
     recoveriesBefore: call.recoveriesBefore,
     attempt: async (attempt, { instruction, signal }) =>
-      events(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
+      parts(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
   })
   const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   const frameOf = (item: unknown): string =>
     (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
     sseFrame(JSON.stringify(item), protocol.eventName(item))
 
-  async function* output(): AsyncGenerator<string, void, undefined> {
+  /**
+   * The client's next write: every frame the parts already read produce (one network chunk of
+   * the upstream is one write to the client, not one per event); `last` when the turn is over.
+   * An error the protocol has no frame for (a cut upstream stream) cuts the client's stream too,
+   * after the frames before it.
+   */
+  interface Write {
+    readonly text: string
+    /** The turn is over: close the client's stream after `text`. */
+    readonly last: boolean
+    /** The upstream stream was cut: cut the client's after `text`. */
+    readonly cut?: { readonly error: unknown }
+  }
+  async function nextWrite(): Promise<Write> {
+    let text = ""
     try {
-      for await (const part of turn) {
+      for (;;) {
+        const step = await turn.next()
+        if (step.done === true)
+          return { text: protocol.sentinel && sentinel ? `${text}data: [DONE]\n\n` : text, last: true }
+        const part = step.value
         if (part.type === "attempt-start") round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
-          yield frameOf(recovered(call, item, round))
+          text += frameOf(recovered(call, item, round))
+        if (text.length > 0 && source?.buffered !== true) return { text, last: false }
       }
-      if (protocol.sentinel && sentinel) yield "data: [DONE]\n\n"
     } catch (error) {
-      if (controller.signal.aborted) return
+      if (controller.signal.aborted) return { text, last: true }
       const frame = failureFrame(call, error)
-      if (frame === undefined) throw error
-      yield frame
+      return frame === undefined ? { text, last: false, cut: { error } } : { text: text + frame, last: true }
     }
   }
 
-  const iterator = output()
+  let cut: { readonly error: unknown } | undefined
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
-      const next = await iterator.next()
-      if (next.done === true) stream.close()
-      else stream.enqueue(encoder.encode(next.value))
+      if (cut !== undefined) throw cut.error
+      const write = await nextWrite()
+      if (write.text.length > 0) stream.enqueue(encoder.encode(write.text))
+      if (write.cut !== undefined) {
+        // After the frames before the cut have been read.
+        if (write.text.length === 0) throw write.cut.error
+        cut = write.cut
+      }
+      if (write.last) stream.close()
     },
     async cancel(reason) {
       // The client went away: abort the upstream request; no retry starts after this.
       controller.abort(reason)
-      await iterator.return(undefined)
+      await turn.return(undefined)
     },
   })
   return new Response(body, { status: first.status, headers: clientResponseHeaders(first.headers) })

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
+import { createUndiciFetch } from "./undici-fetch.ts"
 import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
 /**
@@ -66,7 +67,8 @@ function nodeFetch(proxy: ToolRescueProxy) {
 
 /**
  * Starts the proxy on Node (`@hono/node-server`), bound to 127.0.0.1 unless `host` says
- * otherwise.
+ * otherwise. Upstream requests use undici's `request` (a third of the memory of `fetch` per
+ * open stream) unless `fetch` is given.
  *
  * @example
  * ```ts
@@ -78,7 +80,8 @@ function nodeFetch(proxy: ToolRescueProxy) {
  */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const { port = 8787, host = "127.0.0.1", graceMs = 10_000, ...proxyOptions } = options
-  const proxy = createProxy(proxyOptions)
+  // On Node, upstream requests go through undici's `request` unless the caller gives a fetch.
+  const proxy = createProxy({ ...proxyOptions, fetch: proxyOptions.fetch ?? createUndiciFetch() })
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
     const started = serve(

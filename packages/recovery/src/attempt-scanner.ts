@@ -42,6 +42,11 @@ export interface AttemptScanner<Raw> {
   release(out: OutputPart<Raw>[]): void
   /** Back to a fresh state for the next attempt. */
   reset(): void
+  /**
+   * Characters of the attempt's text the scanner keeps beyond the parts it has not released yet:
+   * the withheld markup and, with `keepText`, the whole text. (What bounds a stream's memory.)
+   */
+  retained(): number
 }
 
 /** One markup of the attempt, with its channel and withheld text. */
@@ -57,7 +62,11 @@ export interface AttemptReport<Raw> {
   readonly markup: readonly FoundMarkup[]
   /** A structured tool-call part was seen. */
   readonly structuredCall: boolean
-  /** The full text (markup included) and reasoning. */
+  /**
+   * The full text (markup included) and reasoning, when the scanner was created with `keepText`
+   * (else empty: a stream's memory stays the detector's hold-back and the withheld markup, not the
+   * response).
+   */
   readonly text: string
   readonly reasoning: string
   /** `raw` of the non-text parts held at the barrier (the finish part and anything after it). */
@@ -71,6 +80,11 @@ export interface AttemptScannerOptions {
   readonly maxHoldChars: number | undefined
   /** Called for a structured call naming a tool that was not offered. */
   readonly onUnknownTool: (toolName: string, params: string) => void
+  /**
+   * Keep the attempt's whole text for {@link AttemptReport.text} (a `persistFailed` hook, an
+   * announced call's last sentence). @defaultValue false
+   */
+  readonly keepText?: boolean
 }
 
 const TEXT = 0
@@ -115,7 +129,8 @@ type Entry<Raw> = TextEntry<Raw> | PartEntry<Raw> | BarrierEntry<Raw>
 type TextPart<Raw> = Extract<NormalizedPart<Raw>, { readonly type: "text" | "reasoning" }>
 
 interface ChannelState<Raw> {
-  readonly detector: Detector
+  /** Created on the channel's first text (most streams have no reasoning channel). */
+  detector: Detector | undefined
   /** Characters pushed to this channel in the attempt. */
   length: number
   /** Channel offset where the current run (since the last reset) started. */
@@ -125,8 +140,14 @@ interface ChannelState<Raw> {
   /** Entries of this channel not fully decided, oldest first. */
   readonly pending: TextEntry<Raw>[]
   pendingHead: number
-  /** The channel's text, in pieces, joined once at the end. */
+  /** The channel's text, in pieces, joined once at the end (`keepText` only). */
   readonly texts: string[]
+  /**
+   * The withheld characters, in pieces, and the channel offset of each: markup text is read
+   * from them (markup is always withheld).
+   */
+  readonly withheld: string[]
+  readonly withheldAt: number[]
   /** Markup reported in this channel: the detector reports each markup once. */
   readonly found: RunMarkup[]
 }
@@ -135,12 +156,6 @@ interface RunMarkup {
   readonly markup: Markup
   /** The run of its channel (1-based) the markup was found in. */
   readonly run: number
-  /**
-   * The channel's `texts.length` and `length` when the markup was reported: its text is read
-   * back from there (see {@link markupText}), without walking or joining the whole attempt.
-   */
-  readonly pieces: number
-  readonly length: number
 }
 
 const NON_WHITESPACE = /\S/
@@ -161,6 +176,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     ...(options.formats === undefined ? {} : { formats: options.formats }),
     ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
   }
+  const keepText = options.keepText === true
   const channels: [ChannelState<Raw>, ChannelState<Raw>] = [newChannel(), newChannel()]
   const queue: Entry<Raw>[] = []
   let head = 0
@@ -177,13 +193,15 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
 
   function newChannel(): ChannelState<Raw> {
     return {
-      detector: createDetector(detectorOptions),
+      detector: undefined,
       length: 0,
       base: 0,
       frontier: 0,
       pending: [],
       pendingHead: 0,
       texts: [],
+      withheld: [],
+      withheldAt: [],
       found: [],
     }
   }
@@ -230,7 +248,8 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     const start = channel.length
     const text = part.text
     channel.length += text.length
-    channel.texts.push(text)
+    if (keepText) channel.texts.push(text)
+    channel.detector ??= createDetector(detectorOptions)
     const result = channel.detector.push(text)
     // Fast path, the common case: nothing queued, nothing held, nothing withheld. The part
     // leaves as the very object that arrived.
@@ -279,8 +298,10 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
 
   function endRun(index: ChannelIndex): void {
     const channel = channels[index]
-    apply(index, channel.detector.end())
-    channel.detector.reset()
+    if (channel.detector !== undefined) {
+      apply(index, channel.detector.end())
+      channel.detector.reset()
+    }
     channel.base = channel.length
   }
 
@@ -298,8 +319,6 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
         run: index === TEXT ? textRuns : reasoningRuns,
-        pieces: channel.texts.length,
-        length: channel.length,
       })
     }
     const { text, withheld } = result
@@ -347,8 +366,11 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       }
       const upto = Math.min(to, entry.end)
       if (upto > at) {
-        if (text === undefined) entry.split = true
-        else {
+        if (text === undefined) {
+          entry.split = true
+          channel.withheld.push(entry.part.text.slice(at - entry.start, upto - entry.start))
+          channel.withheldAt.push(at)
+        } else {
           const piece = text.slice(at - from, upto - from)
           entry.pieces.push(piece)
           if (entry.channel === TEXT) noteAnswer(entry.reasoningRunsBefore, entry.textRun, piece)
@@ -428,14 +450,15 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     const markup: FoundMarkup[] = []
     // Reasoning first, each channel in stream order.
     for (const index of [REASONING, TEXT] as const) {
-      const { found, texts } = channels[index]
+      const channel = channels[index]
+      const { found } = channel
       if (found.length === 0) continue
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
         markup.push({
           markup: settle(record.markup, index, record.run),
           channel: CHANNEL_NAMES[index],
-          text: markupText(texts, record),
+          text: markupText(channel, record.markup),
         })
       }
     }
@@ -479,13 +502,15 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
 
   function reset(): void {
     for (const channel of channels) {
-      channel.detector.reset()
+      channel.detector?.reset()
       channel.length = 0
       channel.base = 0
       channel.frontier = 0
       channel.pending.length = 0
       channel.pendingHead = 0
       channel.texts.length = 0
+      channel.withheld.length = 0
+      channel.withheldAt.length = 0
       channel.found.length = 0
     }
     queue.length = 0
@@ -500,21 +525,37 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     structuredCall = false
   }
 
-  return { push, end, release, reset }
+  function retained(): number {
+    let count = 0
+    for (const channel of channels) {
+      for (const piece of channel.texts) count += piece.length
+      for (const piece of channel.withheld) count += piece.length
+    }
+    return count
+  }
+
+  return { push, end, release, reset, retained }
 }
 
 /**
- * The withheld text of a markup, read from its channel's pieces: back from where they stood when
- * it was reported to the piece holding its start, then forward to its end.
+ * The text of a markup, read from its channel's withheld pieces (in offset order): a binary search
+ * for the piece holding its start, then forward to its end.
  */
-function markupText(pieces: readonly string[], { markup, pieces: count, length }: RunMarkup): string {
-  const { start, end } = markup
-  let k = count
-  let at = length // channel offset where pieces[k] starts
-  while (k > 0 && at > start) at -= pieces[--k]!.length
+function markupText(
+  { withheld, withheldAt }: { readonly withheld: readonly string[]; readonly withheldAt: readonly number[] },
+  { start, end }: Markup,
+): string {
+  let low = 0
+  let high = withheldAt.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if (withheldAt[mid]! + withheld[mid]!.length <= start) low = mid + 1
+    else high = mid
+  }
   const parts: string[] = []
-  for (; k < pieces.length && at < end; at += pieces[k++]!.length) {
-    parts.push(pieces[k]!.slice(Math.max(start - at, 0), end - at))
+  for (let k = low; k < withheld.length && withheldAt[k]! < end; k++) {
+    const at = withheldAt[k]!
+    parts.push(withheld[k]!.slice(Math.max(start - at, 0), end - at))
   }
   return parts.length === 1 ? parts[0]! : parts.join("")
 }

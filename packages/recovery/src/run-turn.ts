@@ -197,6 +197,9 @@ function createTurn<Raw>(
     formats: options.formats,
     maxHoldChars: options.maxHoldChars,
     onUnknownTool: (toolName, params) => emit({ type: "unknown-tool-call", toolName, params }),
+    // The whole text only for those who read it: otherwise a stream holds the detector's
+    // hold-back and withheld markup, not the response.
+    keepText: options.persistFailed !== undefined || options.announcedCalls === "retry",
   })
   const race = createAbortRace(signal)
   const out: OutputPart<Raw>[] = []
