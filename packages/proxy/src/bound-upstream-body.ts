@@ -1,3 +1,4 @@
+import type { ByteReader, ByteSource } from "./read-sse.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
 /** What {@link boundUpstreamBody} needs besides the response. */
@@ -12,22 +13,34 @@ export interface BodyBound {
   failed(kind: "timeout" | "cut"): void
 }
 
+/** The bounds of the upstream responses `sendUpstream` returned, until their body is read. */
+const bounds = new WeakMap<Response, BodyBound>()
+
 /**
- * `response` with its body bounded, for every reader of it (a streamed relay, the SSE reader,
- * `text()`):
- * - a read that waits `idleMs` for the upstream's next bytes aborts the upstream request and fails
- *   with {@link UpstreamFailure} `timeout`;
+ * Marks `response` (an upstream's, just received) as bounded by `bound`, and returns it. Its
+ * body is then read through {@link upstreamBody}, {@link upstreamStream} or
+ * {@link upstreamText} — never `response.body` or `response.text()` directly, which are not
+ * bounded. No stream is made until a reader asks for one: the SSE reader reads the body's own
+ * reader, bounded, with nothing in between.
+ */
+export function boundUpstreamBody(response: Response, bound: BodyBound): Response {
+  if (response.body !== null) bounds.set(response, bound)
+  return response
+}
+
+/**
+ * The reads of `source`, bounded by `bound`:
+ * - a read that waits `idleMs` for the upstream's next bytes aborts the upstream request and
+ *   fails with {@link UpstreamFailure} `timeout`;
  * - a read that fails otherwise (the connection was cut) fails with `cut`;
  * - once `signal` aborted, a failing read's error passes as it is (the client left).
  *
  * The idle clock runs only while a read waits: a client that reads slowly holds the upstream back
  * (backpressure) and is not an idle upstream. One timer per body at most, set when a read starts
  * with none pending and re-set for the time left when it fires during a later read, so chunks
- * cost no timer each. The body is pulled on demand (`highWaterMark` 0): nothing is buffered here.
+ * cost no timer each.
  */
-export function boundUpstreamBody(response: Response, bound: BodyBound): Response {
-  const source = response.body
-  if (source === null) return response
+function boundedReader(source: ReadableStream<Uint8Array>, bound: BodyBound): ByteReader {
   const reader = source.getReader()
   /** When the pending read started; undefined while no read waits. */
   let waitingSince: number | undefined
@@ -60,36 +73,72 @@ export function boundUpstreamBody(response: Response, bound: BodyBound): Respons
     return new UpstreamFailure("cut", { cause: error })
   }
 
-  const body = new ReadableStream<Uint8Array>(
+  return {
+    async read() {
+      waitingSince = performance.now()
+      timer ??= setTimeout(check, bound.idleMs)
+      let next: Awaited<ReturnType<ByteReader["read"]>>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        stop()
+        throw failure(error)
+      }
+      waitingSince = undefined
+      // The idle bound cancelled the source, which ends a pending read as if the body were done.
+      if (idle !== undefined) throw idle
+      if (next.done) stop()
+      return next
+    },
+    cancel(reason) {
+      stop()
+      return reader.cancel(reason)
+    },
+  }
+}
+
+/** The body of an upstream response as bounded reads (`response.body` for one not bounded). */
+export function upstreamBody(response: Response): ByteSource | null {
+  const source = response.body
+  const bound = bounds.get(response)
+  if (source === null || bound === undefined) return source
+  return { getReader: () => boundedReader(source, bound) }
+}
+
+/**
+ * The body of an upstream response as a stream to pass on (a relay), bounded. Pulled on
+ * demand (`highWaterMark` 0): nothing is buffered here.
+ */
+export function upstreamStream(response: Response): ReadableStream<Uint8Array> | null {
+  const body = upstreamBody(response)
+  if (body === null || body instanceof ReadableStream) return body
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        waitingSince = performance.now()
-        timer ??= setTimeout(check, bound.idleMs)
-        let next: Awaited<ReturnType<typeof reader.read>>
-        try {
-          next = await reader.read()
-        } catch (error) {
-          stop()
-          throw failure(error)
-        }
-        waitingSince = undefined
-        // The idle bound cancelled the source, which ends a pending read as if the body were done.
-        if (idle !== undefined) throw idle
-        if (next.done) {
-          stop()
-          controller.close()
-        } else controller.enqueue(next.value)
+        const next = await reader.read()
+        if (next.done) controller.close()
+        else controller.enqueue(next.value)
       },
-      cancel(reason) {
-        stop()
-        return reader.cancel(reason)
-      },
+      cancel: (reason) => reader.cancel(reason),
     },
     { highWaterMark: 0 },
   )
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  })
+}
+
+/** The body of an upstream response read whole as UTF-8 text, bounded. */
+export async function upstreamText(response: Response): Promise<string> {
+  const body = upstreamBody(response)
+  if (body === null) return ""
+  if (body instanceof ReadableStream) return response.text()
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  const parts: string[] = []
+  for (;;) {
+    const next = await reader.read()
+    if (next.done) break
+    parts.push(decoder.decode(next.value, { stream: true }))
+  }
+  parts.push(decoder.decode())
+  return parts.join("")
 }

@@ -1,3 +1,4 @@
+import { upstreamStream } from "./bound-upstream-body.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
 import { gatewayError } from "./upstream-failure.ts"
@@ -40,7 +41,7 @@ export async function passThrough(
 
 /** The upstream's response as the client's: status and body unchanged, hop-by-hop headers dropped. */
 export function relay(response: Response): Response {
-  return new Response(response.body, {
+  return new Response(upstreamStream(response), {
     status: response.status,
     statusText: response.statusText,
     headers: clientResponseHeaders(response.headers),

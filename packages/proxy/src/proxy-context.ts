@@ -22,7 +22,8 @@ export interface ProxyContext {
  * `upstreamTimeoutMs` bounds the wait for the response headers, `upstreamIdleTimeoutMs` each
  * wait for the body's next bytes — a long generation streams as long as it takes while bytes
  * keep coming. Throws {@link UpstreamFailure} `timeout` / `unreachable`, or the abort reason when
- * `signal` aborted; the body's reads fail with `timeout` / `cut` (see `boundUpstreamBody`).
+ * `signal` aborted. Read the response's body through `upstreamBody`, `upstreamStream` or
+ * `upstreamText` (`bound-upstream-body.ts`), whose reads fail with `timeout` / `cut`.
  */
 export async function sendUpstream(
   context: ProxyContext,

@@ -9,6 +9,20 @@ export interface SseEvent {
   readonly data: string
 }
 
+/** The reads {@link readSse} makes of a body: a `ReadableStream`'s reader, or a bounded one. */
+export interface ByteReader {
+  read(): Promise<
+    | { readonly done: true; readonly value?: Uint8Array | undefined }
+    | { readonly done: false; readonly value: Uint8Array }
+  >
+  cancel(reason?: unknown): Promise<void>
+}
+
+/** A body {@link readSse} reads: a `ReadableStream<Uint8Array>`, or the proxy's bounded upstream body. */
+export interface ByteSource {
+  getReader(): ByteReader
+}
+
 /**
  * The items an SSE body maps to, as an async iterator that also says whether the next item is
  * already read ({@link SseItems.buffered}): a consumer can batch what one network chunk carried
@@ -30,10 +44,7 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
  * array. An error `toItems` throws surfaces after the items of the events before it, and
  * cancels the body; so does `return()`. A body that fails (a cut stream) rejects `next()`.
  */
-export function readSse<T>(
-  body: ReadableStream<Uint8Array>,
-  toItems: (event: SseEvent, out: T[]) => void,
-): SseItems<T> {
+export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]) => void): SseItems<T> {
   const events: SseEvent[] = []
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => events.push({ event: message.event, data: message.data }),

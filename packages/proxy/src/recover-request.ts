@@ -11,6 +11,7 @@ import {
   runTurn,
   type ToolCallRecoveryErrorCode,
 } from "@tool-rescue/recovery"
+import { upstreamBody, upstreamText } from "./bound-upstream-body.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
@@ -166,7 +167,7 @@ async function sendRetry(
   )
   // Provider errors are final: the retry's error status is passed on, never retried.
   if (!response.ok || !hasContentType(response, contentType))
-    throw await UpstreamFailure.fromResponse(response)
+    throw UpstreamFailure.fromResponse(response, await upstreamText(response).catch(() => ""))
   return response
 }
 
@@ -205,7 +206,8 @@ function recoverStream(call: Call, first: Response): Response {
 
   const parts = (response: Response): AsyncIterable<NormalizedPart<unknown>> => {
     sentinel = false
-    source = response.body === null ? undefined : readSse(response.body, toParts)
+    const body = upstreamBody(response)
+    source = body === null ? undefined : readSse(body, toParts)
     return source ?? fromArray<NormalizedPart<unknown>>([])
   }
 
@@ -281,7 +283,7 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
   const api = call.protocol.api
   let text: string
   try {
-    text = await first.text()
+    text = await upstreamText(first)
   } catch (error) {
     // The body stalled (`upstreamIdleTimeoutMs`) or was cut: a provider error, not retried.
     return failureResponse(call, error)
@@ -302,7 +304,7 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
       if (attempt === 0) return fromArray(api.dataParts(data))
       round = attempt
       const response = await sendRetry(call, instruction, signal, "json")
-      const next = await response.text()
+      const next = await upstreamText(response)
       try {
         return fromArray(api.dataParts(JSON.parse(next)))
       } catch {

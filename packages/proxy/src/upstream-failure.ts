@@ -51,9 +51,8 @@ export class UpstreamFailure extends Error {
     return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true
   }
 
-  /** Reads `response` whole into a `status` failure. */
-  static async fromResponse(response: Response): Promise<UpstreamFailure> {
-    const text = await response.text().catch(() => "")
+  /** A `status` failure of `response`, whose body was read as `text`. */
+  static fromResponse(response: Response, text: string): UpstreamFailure {
     return new UpstreamFailure("status", {
       response: { status: response.status, headers: response.headers, text },
     })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { boundUpstreamBody } from "../src/bound-upstream-body.ts"
+import { boundUpstreamBody, upstreamBody, upstreamStream, upstreamText } from "../src/bound-upstream-body.ts"
 import { createProxy } from "../src/index.ts"
 import { UpstreamFailure } from "../src/upstream-failure.ts"
 import { protocolClients } from "./support/protocol-clients.ts"
@@ -32,17 +32,17 @@ function bound(source: ReadableStream<Uint8Array>, signal = new AbortController(
 }
 
 describe("boundUpstreamBody", () => {
-  it("passes the status, headers and bytes on unchanged", async () => {
+  it("passes the bytes on unchanged, read whole or as a stream", async () => {
     const { response, failed } = bound(body(["a", "bc"]))
     expect(response.status).toBe(201)
-    expect(response.headers.get("x-up")).toBe("1")
-    expect(await response.text()).toBe("abc")
+    expect(await upstreamText(response)).toBe("abc")
+    expect(await new Response(upstreamStream(bound(body(["d", "ef"])).response)).text()).toBe("def")
     expect(failed).toEqual([])
   })
 
   it("does not count a slow reader as an idle upstream: the clock runs only while a read waits", async () => {
     const { response, failed } = bound(body(["a", "b", "c"]))
-    const reader = response.body!.getReader()
+    const reader = upstreamBody(response)!.getReader()
     let text = ""
     for (;;) {
       const next = await reader.read()
@@ -54,20 +54,23 @@ describe("boundUpstreamBody", () => {
     expect(failed).toEqual([])
   })
 
-  it("a read that waits past idleMs aborts the upstream and fails with timeout", async () => {
-    const { response, failed, aborted } = bound(
-      new ReadableStream({ pull: () => new Promise(() => undefined) }),
-    )
-    const error = await response.text().catch((e: unknown) => e)
+  it("a read that waits past idleMs aborts the upstream and fails with timeout, read whole or as a stream", async () => {
+    const silent = () => new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) })
+    const { response, failed, aborted } = bound(silent())
+    const error = await upstreamText(response).catch((e: unknown) => e)
     expect(UpstreamFailure.isInstance(error) && error.kind).toBe("timeout")
     expect(aborted).toEqual([error])
     expect(failed).toEqual(["timeout"])
+    const relayed = await new Response(upstreamStream(bound(silent()).response))
+      .text()
+      .catch((e: unknown) => e)
+    expect(UpstreamFailure.isInstance(relayed) && relayed.kind).toBe("timeout")
   })
 
   it("a body that fails is a cut; once the caller's signal aborted, its error passes as it is", async () => {
     const reset = new TypeError("terminated")
     const cut = bound(body(["a"], reset))
-    const error = await cut.response.text().catch((e: unknown) => e)
+    const error = await upstreamText(cut.response).catch((e: unknown) => e)
     expect(UpstreamFailure.isInstance(error) && error.kind).toBe("cut")
     expect((error as Error).cause).toBe(reset)
     expect(cut.failed).toEqual(["cut"])
@@ -75,7 +78,7 @@ describe("boundUpstreamBody", () => {
     const controller = new AbortController()
     controller.abort()
     const left = bound(body([], reset), controller.signal)
-    expect(await left.response.text().catch((e: unknown) => e)).toBe(reset)
+    expect(await upstreamText(left.response).catch((e: unknown) => e)).toBe(reset)
     expect(left.failed).toEqual([])
   })
 })
