@@ -82,6 +82,7 @@ export async function recoverRequest(
   request: Request,
   context: ProxyContext,
 ): Promise<Response> {
+  const arrived = performance.now()
   const bytes = await readBody(request, context.maxBodyBytes)
   if (bytes === "too-large") {
     return errorResponse(protocol, 413, {
@@ -116,6 +117,7 @@ export async function recoverRequest(
     controller,
   }
 
+  context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)
   let first: Response
   try {
     first = await sendUpstream(
