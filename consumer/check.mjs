@@ -81,6 +81,24 @@ for (const pkg of packages) {
     fail(`${name}: "sideEffects": false lets a bundler drop the bin entry`)
 }
 
+// The proxy's users need no `openai` client: its declarations do not reach for `openai` types
+// (directly or through `@tool-rescue/openai`), and the adapter's `openai` peer is optional, so
+// installing the proxy (which uses the adapter's wire readers) does not install the client.
+for (const file of listFiles(join(work, "node_modules/@tool-rescue/proxy/dist"))) {
+  if (
+    file.endsWith(".d.ts") &&
+    /from ['"](?:openai|@tool-rescue\/openai)(?:\/[^'"]*)?['"]/.test(readFileSync(file, "utf8"))
+  )
+    fail(
+      `@tool-rescue/proxy: ${relative(work, file)} imports openai types; proxy users would need openai installed`,
+    )
+}
+if (
+  readJson(join(work, "node_modules/@tool-rescue/openai/package.json")).peerDependenciesMeta?.openai
+    ?.optional !== true
+)
+  fail("@tool-rescue/openai: the openai peer is not optional, so npm installs openai for every proxy user")
+
 // ---- 2. the files a user writes --------------------------------------------------------------
 writeFileSync(join(work, "package.json"), `${JSON.stringify({ type: "module", private: true }, null, 2)}\n`)
 writeFileSync(

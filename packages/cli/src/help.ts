@@ -180,7 +180,11 @@ Options:
   --max-recoveries <n>     retries per request (default 1)
   --placement <p>          where the instruction goes: system (default) or user
   --max-body-mb <n>        request body limit in MiB (default 32)
-  --upstream-timeout <s>   seconds to wait for the upstream's headers (default 300)
+  --upstream-timeout <s>   seconds to wait for the upstream's headers (default 300;
+                           env TOOL_RESCUE_UPSTREAM_TIMEOUT)
+  --upstream-idle-timeout <s>
+                           seconds the upstream may stay silent once its headers are
+                           in (default 300; env TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT)
   --grace <s>              seconds in-flight requests get on SIGTERM (default 10)
   -h, --help               show this help
 

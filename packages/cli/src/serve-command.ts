@@ -9,6 +9,8 @@ const FROM_ENV: ReadonlyArray<readonly [flag: string, env: string]> = [
   ["port", "TOOL_RESCUE_PORT"],
   ["host", "TOOL_RESCUE_HOST"],
   ["failed-log", "TOOL_RESCUE_FAILED_LOG"],
+  ["upstream-timeout", "TOOL_RESCUE_UPSTREAM_TIMEOUT"],
+  ["upstream-idle-timeout", "TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT"],
 ]
 
 function withEnv(values: ParsedValues, env: CliIo["env"]): ParsedValues {
@@ -59,6 +61,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
       placement: { type: "string" },
       "max-body-mb": { type: "string" },
       "upstream-timeout": { type: "string" },
+      "upstream-idle-timeout": { type: "string" },
       grace: { type: "string" },
     },
     0,
@@ -74,6 +77,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
     instructionPlacement: choiceFlag(values, "placement", ["system", "user"] as const, "system"),
     maxBodyBytes: integerFlag(values, "max-body-mb", 32, { min: 1, max: 4096 }) * 1024 * 1024,
     upstreamTimeoutMs: integerFlag(values, "upstream-timeout", 300, { min: 1, max: 86_400 }) * 1000,
+    upstreamIdleTimeoutMs: integerFlag(values, "upstream-idle-timeout", 300, { min: 1, max: 86_400 }) * 1000,
     graceMs: integerFlag(values, "grace", 10, { min: 0, max: 3600 }) * 1000,
     ...(failedLog === undefined ? {} : { persistFailed: createFailedLog(failedLog) }),
   }

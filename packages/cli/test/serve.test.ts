@@ -90,6 +90,45 @@ describe("tool-rescue serve", () => {
     }
   })
 
+  it("bounds an upstream that stalls after its headers (TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT): a 504 upstream-timeout", async () => {
+    const upstream = await startReplayServer({
+      script: [{ content: "never whole", interrupt: { kind: "stall", afterChunks: 0 } }],
+    })
+    const run = serve(["--port", "0", "--upstream", upstream.url], { TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT: "1" })
+    try {
+      const url = await run.url
+      const response = await fetch(`${url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "m",
+          messages: [{ role: "user", content: "read a.ts" }],
+          tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+        }),
+      })
+      expect(response.status).toBe(504)
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("upstream-timeout")
+      // The proxy aborted its upstream request (the replay server sees the close a moment later).
+      for (let i = 0; i < 400 && !upstream.requests[0]!.closedByClient; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(upstream.requests[0]!.closedByClient).toBe(true)
+      run.child.kill("SIGTERM")
+      expect(await run.exited).toBe(0)
+      expect(run.output().stderr).not.toContain("TypeError")
+    } finally {
+      run.child.kill("SIGKILL")
+      await upstream.close()
+    }
+  })
+
+  it("refuses an idle timeout that is not a whole number of seconds, with exit code 2", async () => {
+    const io = testIo()
+    expect(
+      await main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--upstream-idle-timeout", "0.5"], io),
+    ).toBe(2)
+    expect(io.stderr.text()).toContain("--upstream-idle-timeout must be an integer from 1 to 86400")
+  })
+
   it("refuses to start without an upstream, or with one that is not http(s), with exit code 2", async () => {
     const io = testIo()
     expect(await main(["serve"], io)).toBe(2)

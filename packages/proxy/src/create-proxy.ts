@@ -30,6 +30,14 @@ export interface ProxyOptions extends RecoveryOptions {
   readonly maxBodyBytes?: number
   /** Milliseconds to wait for the upstream's response headers (504 beyond it). @defaultValue 300000 */
   readonly upstreamTimeoutMs?: number
+  /**
+   * Milliseconds the upstream may stay silent once its headers are in: a read of its body (a
+   * stream, or a JSON body) that waits longer aborts the upstream request. The client gets the
+   * protocol's error (`upstream-timeout`): a 504 error body, or, in a recovered stream, the
+   * protocol's error event; a passed-through stream is cut. Never retried.
+   * @defaultValue 300000
+   */
+  readonly upstreamIdleTimeoutMs?: number
   /** The fetch used for upstream requests. @defaultValue `globalThis.fetch` */
   readonly fetch?: typeof globalThis.fetch
   /**
@@ -107,7 +115,15 @@ function upstreamOf(value: string | URL): URL {
 export function createProxy(options: ProxyOptions): ToolRescueProxy {
   if (typeof options !== "object" || options === null)
     throw new TypeError("tool-rescue proxy: options are required")
-  const { upstream, maxBodyBytes, upstreamTimeoutMs, fetch, metricsRegistry, ...recovery } = options
+  const {
+    upstream,
+    maxBodyBytes,
+    upstreamTimeoutMs,
+    upstreamIdleTimeoutMs,
+    fetch,
+    metricsRegistry,
+    ...recovery
+  } = options
   const resolved = resolveRecoveryOptions(recovery)
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
   const context: ProxyContext = {
@@ -117,6 +133,7 @@ export function createProxy(options: ProxyOptions): ToolRescueProxy {
     placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     upstreamTimeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
+    upstreamIdleTimeoutMs: positive("upstreamIdleTimeoutMs", upstreamIdleTimeoutMs, 300_000),
     fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
     metrics,
   }

@@ -52,6 +52,8 @@ export interface ProxyMetrics {
   request(protocol: ProtocolName | "other", mode: "recovered" | "passthrough"): void
   /** Observes latency the proxy added, in seconds. */
   added(protocol: ProtocolName, phase: AddedLatencyPhase, seconds: number): void
+  /** Counts an upstream request that failed: `timeout`, `unreachable` or `cut`. */
+  upstreamFailure(kind: "timeout" | "unreachable" | "cut"): void
   /** An `onEvent` listener for one recovered request. */
   turn(protocol: ProtocolName): (event: RecoveryEvent) => void
   /** The registry's metrics in the Prometheus text format. */
@@ -86,7 +88,8 @@ const LATENCY_BUCKETS = [
 
 /**
  * Creates the metrics: requests by protocol and mode, leaked calls by protocol, format and
- * outcome, retries by protocol, and the added latency by protocol and phase.
+ * outcome, retries by protocol, upstream failures by kind, and the added latency by protocol and
+ * phase.
  *
  * @example
  * ```ts
@@ -118,6 +121,12 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
     labelNames: ["protocol"] as const,
     registers,
   })
+  const upstreamFailures = new Counter({
+    name: "tool_rescue_proxy_upstream_failures_total",
+    help: "Upstream requests that timed out, could not connect, or were cut after the headers.",
+    labelNames: ["kind"] as const,
+    registers,
+  })
   const latency = new Histogram({
     name: "tool_rescue_proxy_added_latency_seconds",
     help: "Latency the proxy added: before the upstream request (request), and for a retry (recovery).",
@@ -129,6 +138,7 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
   return {
     request: (protocol, mode) => requests.inc({ protocol, mode }),
     added: (protocol, phase, seconds) => latency.observe({ protocol, phase }, seconds),
+    upstreamFailure: (kind) => upstreamFailures.inc({ kind }),
     turn(protocol) {
       // Formats of recoverable markup whose outcome the turn's end decides.
       const pending: string[] = []

@@ -284,7 +284,13 @@ function recoverStream(call: Call, first: Response): Response {
 
 async function recoverJson(call: Call, first: Response): Promise<Response> {
   const api = call.protocol.api
-  const text = await first.text()
+  let text: string
+  try {
+    text = await first.text()
+  } catch (error) {
+    // The body stalled (`upstreamIdleTimeoutMs`) or was cut: a provider error, not retried.
+    return failureResponse(call, error)
+  }
   let data: unknown
   try {
     data = JSON.parse(text)
@@ -371,6 +377,8 @@ function failureResponse(call: Call, error: unknown): Response {
 function failureFrame(call: Call, error: unknown): string | undefined {
   const { protocol } = call
   if (UpstreamFailure.isInstance(error)) {
+    // A cut upstream stream cuts the client's (the Node entry ends it quietly).
+    if (error.kind === "cut") return undefined
     const passed = error.upstreamFrame(protocol.name === "chat" ? undefined : "error")
     if (passed !== undefined) return passed
     if (error.kind === "status") {

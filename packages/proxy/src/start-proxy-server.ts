@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
 import { createUndiciFetch } from "./undici-fetch.ts"
+import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
 /**
  * Options of {@link startProxyServer}: the proxy's, plus where to listen.
@@ -47,17 +48,20 @@ export interface ProxyServer {
   close(): Promise<void>
 }
 
+/** Tells `@hono/node-server` that the response was written already (its `X_ALREADY_SENT`). */
+const ALREADY_SENT = "x-hono-already-sent"
+
 /**
- * `proxy.fetch`, with SSE responses marked `transfer-encoding: chunked` for `@hono/node-server`:
- * without it, the server reads up to three chunks of a body (waiting a timer tick for the
- * second) to compute a `content-length`, which delays the first event of every stream.
+ * `proxy.fetch` for `@hono/node-server`: SSE responses are written by {@link writeEventStream}
+ * (headers at once, a cut upstream stream ends the client's quietly), the rest by the server.
  */
-function streamingFetch(proxy: ToolRescueProxy): (request: Request) => Promise<Response> {
-  return async (request) => {
+function nodeFetch(proxy: ToolRescueProxy) {
+  return async (request: Request, env: { outgoing: EventStreamOutgoing }): Promise<Response> => {
     const response = await proxy.fetch(request)
-    if ((response.headers.get("content-type") ?? "").includes("text/event-stream"))
-      response.headers.set("transfer-encoding", "chunked")
-    return response
+    if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
+      return response
+    void writeEventStream(response, env.outgoing)
+    return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
   }
 }
 
@@ -81,7 +85,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
     const started = serve(
-      { fetch: streamingFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
+      { fetch: nodeFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
       () => {
         started.off("error", reject)
         resolve(started)

@@ -6,10 +6,12 @@ import { sseFrame } from "./read-sse.ts"
  * - `status`: the upstream answered a retry with an error status (or not with the expected
  *   content type); its response is passed on unchanged;
  * - `event`: the upstream stream carried an error event; it is passed on unchanged;
- * - `timeout`: no response headers within `upstreamTimeoutMs`;
- * - `unreachable`: the connection failed.
+ * - `timeout`: no response headers within `upstreamTimeoutMs`, or no body bytes for
+ *   `upstreamIdleTimeoutMs` (the upstream request is aborted);
+ * - `unreachable`: the connection failed before the response headers;
+ * - `cut`: the response body failed after the headers (the connection was cut).
  */
-export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable"
+export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable" | "cut"
 
 /** An upstream response, read whole. */
 export interface BufferedResponse {
@@ -73,23 +75,31 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** The gateway failures the proxy answers itself: their status and message. */
+const GATEWAY: Readonly<Partial<Record<UpstreamFailureKind, { status: number; message: string }>>> = {
+  timeout: { status: 504, message: "The upstream did not answer in time." },
+  unreachable: { status: 502, message: "The upstream could not be reached." },
+  cut: { status: 502, message: "The upstream's response was cut short." },
+}
+
 /**
- * The proxy's own answer to a `timeout` (504) or `unreachable` (502) failure, in the error type
- * of `protocol` (`api_error` for Anthropic), or undefined for any other failure.
+ * The proxy's own answer to a `timeout` (504), `unreachable` or `cut` (502) failure, in the
+ * error type of `protocol` (`api_error` for Anthropic), or undefined for any other failure. The
+ * code is `upstream-<kind>`.
  */
 export function gatewayError(
   error: unknown,
   protocol: ProtocolName | undefined,
 ): { readonly status: number; readonly error: ProtocolError } | undefined {
-  if (!UpstreamFailure.isInstance(error) || (error.kind !== "timeout" && error.kind !== "unreachable"))
-    return undefined
-  const timeout = error.kind === "timeout"
+  if (!UpstreamFailure.isInstance(error)) return undefined
+  const gateway = GATEWAY[error.kind]
+  if (gateway === undefined) return undefined
   return {
-    status: timeout ? 504 : 502,
+    status: gateway.status,
     error: {
       type: protocol === "messages" ? "api_error" : "upstream_error",
       code: `upstream-${error.kind}`,
-      message: timeout ? "The upstream did not answer in time." : "The upstream could not be reached.",
+      message: gateway.message,
     },
   }
 }

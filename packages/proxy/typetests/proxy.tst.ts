@@ -33,6 +33,8 @@ describe("createProxy", () => {
     })
     expect(createProxy).type.not.toBeCallableWith({ upstream: "http://x", instructionPlacement: "assistant" })
     expect<ProxyOptions["maxBodyBytes"]>().type.toBe<number | undefined>()
+    expect<ProxyOptions["upstreamIdleTimeoutMs"]>().type.toBe<number | undefined>()
+    expect(createProxy).type.not.toBeCallableWith({ upstream: "http://x", upstreamIdleTimeoutMs: "300" })
   })
 
   test("takes a prom-client registry; its metrics render asynchronously", () => {

@@ -69,6 +69,7 @@ export interface ReplayErrorBody {
  * @example
  * ```ts
  * const dropped = { content: "abcdef", chunkSize: 1, interrupt: { kind: "drop", afterChunks: 3 } } as const
+ * const stalled = { content: "abcdef", chunkSize: 1, interrupt: { kind: "stall", afterChunks: 2 } } as const
  * ```
  */
 export type ReplayInterrupt =
@@ -79,6 +80,12 @@ export type ReplayInterrupt =
   | { readonly kind: "error"; readonly afterChunks: number; readonly error?: ReplayErrorBody }
   /** Destroys the socket (no terminating chunk, no `[DONE]`). A non-streaming request gets no response at all. */
   | { readonly kind: "drop"; readonly afterChunks: number }
+  /**
+   * Stops sending and holds the connection open, silent, until the client goes away or the
+   * server closes: an upstream that stalls mid-body. A non-streaming request gets its headers
+   * and the first half of its JSON body, then nothing (`afterChunks` does not apply).
+   */
+  | { readonly kind: "stall"; readonly afterChunks: number }
 
 /**
  * `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`.
@@ -136,7 +143,7 @@ export interface ReplayReply {
   readonly finishReason?: ReplayFinishReason
   /** @defaultValue estimated from the text lengths (4 characters a token) */
   readonly usage?: ReplayUsage
-  /** Cut the response short: a mid-stream error or a dropped connection. */
+  /** Cut the response short: a mid-stream error, a dropped connection or a stall. */
   readonly interrupt?: ReplayInterrupt
   /** Extra response headers. */
   readonly headers?: Readonly<Record<string, string>>
@@ -238,6 +245,11 @@ export interface ReplayRequest {
   readonly body: ReplayRequestBody | undefined
   /** The body exactly as received. */
   readonly rawBody: string
+  /**
+   * Whether the client closed the connection before the response was complete (a disconnect,
+   * an abort, a proxy cutting its upstream request). Set when it happens.
+   */
+  readonly closedByClient: boolean
 }
 
 /**

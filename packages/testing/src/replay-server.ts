@@ -104,7 +104,8 @@ function headersOf(request: IncomingMessage): Record<string, string> {
  * `stream_options.include_usage`). `GET /v1/models` lists `models`. Malformed requests get
  * OpenAI-style error JSON (400 invalid JSON or missing `model`/`messages`, 404 unknown route,
  * 405 wrong method) and do not consume a step; a request beyond the script gets a 500 saying the
- * script is exhausted. Responses carry an `x-request-id` header (`req_replay_<n>`).
+ * script is exhausted. Responses carry an `x-request-id` header (`req_replay_<n>`). Each recorded
+ * request says whether its client went away before the response was complete (`closedByClient`).
  *
  * Note that the `openai` client retries 408/409/429/5xx and dropped connections twice by
  * default: each retry is a new request that takes the next step. Use `maxRetries: 0` to see
@@ -135,6 +136,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   const timers = new Set<{ timer: ReturnType<typeof setTimeout>; cancel: () => void }>()
   let turns = 0
   let closed = false
+  /** Responses the script cut (`drop`): their close is not the client's. */
+  const cutByServer = new WeakSet<ServerResponse>()
 
   /** Waits `ms`, or rejects with ClosedError when the server closes or `response` goes away first. */
   const sleep = (ms: number, response: ServerResponse): Promise<void> => {
@@ -157,6 +160,12 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       response.once("close", entry.cancel)
     })
   }
+
+  /** Holds `response` open, silent, until its client goes away (or the server closes: ClosedError). */
+  const stalled = (response: ServerResponse): Promise<void> =>
+    sleep(2 ** 31 - 1, response).catch((error: unknown) => {
+      if (!(error instanceof ClosedError) || closed) throw error
+    })
 
   const sendJson = (
     response: ServerResponse,
@@ -212,7 +221,20 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     const interrupt = step.interrupt
     if (!stream) {
       if (interrupt?.kind === "drop") {
+        cutByServer.add(response)
         response.destroy()
+        return
+      }
+      if (interrupt?.kind === "stall") {
+        const text = JSON.stringify(replyJson(api, reply, body))
+        response.writeHead(200, {
+          ...step.headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(text),
+          "x-request-id": `req_replay_${request.index}`,
+        })
+        response.write(text.slice(0, Math.floor(text.length / 2)))
+        await stalled(response)
         return
       }
       if (interrupt?.kind === "error") {
@@ -248,9 +270,14 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       response.end()
       return
     }
+    if (interrupt.kind === "stall") {
+      await stalled(response)
+      return
+    }
     if (interrupt.kind === "drop") {
       // Let the written frames reach the client before the reset, so "after N chunks" holds.
       await new Promise<void>((resolve) => response.write("", () => resolve()))
+      cutByServer.add(response)
       response.socket?.resetAndDestroy()
       return
     }
@@ -275,7 +302,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         invalidJson = true
       }
     }
-    const request: ReplayRequest = {
+    const request: { -readonly [K in keyof ReplayRequest]: ReplayRequest[K] } = {
       index: requests.length,
       method: incoming.method ?? "GET",
       path,
@@ -283,8 +310,12 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       headers: headersOf(incoming),
       body,
       rawBody,
+      closedByClient: false,
     }
     requests.push(request)
+    response.once("close", () => {
+      if (!response.writableFinished && !closed && !cutByServer.has(response)) request.closedByClient = true
+    })
 
     if (route === undefined) {
       sendError(response, request, 404, {

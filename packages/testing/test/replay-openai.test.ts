@@ -15,6 +15,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
+/** Resolves once `condition` holds (the server sees a client's close a moment after the client acts). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2))
+}
+
 const leak =
   "Let me read it.\n<tool_call>\n<function=read_file>\n<parameter=path>\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>"
 
@@ -204,6 +209,51 @@ describe("chat completions through the real openai client", () => {
     const failed = await client.chat.completions.create({ model: "m", messages }).catch((e: unknown) => e)
     expect((failed as APIError).status).toBe(500)
     expect((failed as APIError).message).toContain("nope")
+  })
+
+  it("stalls mid-stream after exactly the scripted chunks, and records the client that gives up", async () => {
+    const { server, client } = await serve([
+      { content: "abcdef", chunkSize: 2, interrupt: { kind: "stall", afterChunks: 2 } },
+      { content: "abcdef", chunkSize: 2, interrupt: { kind: "drop", afterChunks: 1 } },
+    ])
+    const controller = new AbortController()
+    const stream = await client.chat.completions.create(
+      { model: "m", messages, stream: true },
+      { signal: controller.signal },
+    )
+    let text = ""
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? ""
+      // The stall is silent: nothing arrives after the second delta, so the client gives up.
+      if (text === "abcd") controller.abort()
+    }
+    expect(text).toBe("abcd")
+    await waitFor(() => server.requests[0]!.closedByClient)
+    const dropped = await client.chat.completions.create({ model: "m", messages, stream: true })
+    await (async () => {
+      for await (const _ of dropped) {
+        // drain
+      }
+    })().catch(() => undefined)
+    // A scripted drop is the server's cut, not the client's.
+    expect(server.requests[1]!.closedByClient).toBe(false)
+  })
+
+  it("stalls a non-streaming response after its headers and half its body", async () => {
+    const { server } = await serve([{ content: "abcdef", interrupt: { kind: "stall", afterChunks: 0 } }])
+    const controller = new AbortController()
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", messages }),
+      signal: controller.signal,
+    })
+    expect(response.status).toBe(200)
+    const declared = Number(response.headers.get("content-length"))
+    const reader = response.body!.getReader()
+    const first = await reader.read()
+    expect(first.value!.byteLength).toBe(Math.floor(declared / 2))
+    controller.abort()
+    await waitFor(() => server.requests[0]!.closedByClient)
   })
 
   it("waits latencyMs before headers and chunkDelayMs before each delta", async () => {

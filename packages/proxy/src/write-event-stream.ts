@@ -1,0 +1,78 @@
+import { UpstreamFailure } from "./upstream-failure.ts"
+
+/** The part of Node's `ServerResponse` (HTTP/1.1 or HTTP/2) an event stream is written to. */
+export interface EventStreamOutgoing {
+  readonly destroyed: boolean
+  setHeader(name: string, value: string | readonly string[]): unknown
+  writeHead(status: number, statusMessage?: string): unknown
+  /** HTTP/1.1 only (an HTTP/2 response sends its headers with `writeHead`). */
+  flushHeaders?(): void
+  write(chunk: Uint8Array): boolean
+  end(): unknown
+  destroy(error?: Error): unknown
+  on(event: "drain" | "close", listener: () => void): unknown
+  off(event: "drain" | "close", listener: () => void): unknown
+}
+
+/**
+ * Whether a body failed the way upstreams do: its connection was cut, or it stalled past
+ * `upstreamIdleTimeoutMs` (both counted in the proxy's metrics where they happened).
+ */
+function isUpstreamEnd(error: unknown): boolean {
+  return UpstreamFailure.isInstance(error) && (error.kind === "cut" || error.kind === "timeout")
+}
+
+/** Resolves once `outgoing` can take more (`drain`) or is gone (`close`). */
+function writable(outgoing: EventStreamOutgoing): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off("drain", done)
+      outgoing.off("close", done)
+      resolve()
+    }
+    outgoing.on("drain", done)
+    outgoing.on("close", done)
+  })
+}
+
+/**
+ * Writes an SSE response to Node's `outgoing` — the job `@hono/node-server` does for other
+ * responses, done here for two reasons: the headers go out at once (the server would first read
+ * up to three chunks of a body of unknown length, waiting a timer tick for the second, to compute
+ * a `content-length`, delaying every stream's first event), and a body that fails the way
+ * upstreams do (a cut connection — undici's `TypeError: terminated` — or an idle timeout) cuts the
+ * client's connection quietly, where the server would `console.error` it. Any other failure is a
+ * bug: it is logged, as the server would, and the connection destroyed with it.
+ *
+ * Backpressure: the next chunk is read only once `outgoing` drained. A client that goes away
+ * (`close`) cancels the body, which aborts the upstream request. Never rejects.
+ */
+export async function writeEventStream(response: Response, outgoing: EventStreamOutgoing): Promise<void> {
+  if (response.body === null) return
+  const reader = response.body.getReader()
+  const cancel = () => void reader.cancel().catch(() => undefined)
+  outgoing.on("close", cancel)
+  try {
+    const cookies = response.headers.getSetCookie()
+    response.headers.forEach((value, name) => {
+      if (name !== "set-cookie") outgoing.setHeader(name, value)
+    })
+    if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
+    outgoing.writeHead(response.status, response.statusText || undefined)
+    outgoing.flushHeaders?.()
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      if (!outgoing.write(next.value)) await writable(outgoing)
+    }
+    if (!outgoing.destroyed) outgoing.end()
+  } catch (error) {
+    if (isUpstreamEnd(error)) outgoing.destroy()
+    else {
+      console.error(error)
+      outgoing.destroy(error instanceof Error ? error : new Error(String(error)))
+    }
+  } finally {
+    outgoing.off("close", cancel)
+  }
+}

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from "vitest"
+import { type Harness, startHarness } from "./support/harness.ts"
+
+let harness: Harness | undefined
+afterEach(async () => {
+  await harness?.close()
+  harness = undefined
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** More than loopback's socket buffers hold, so a client that stops reading holds the proxy back. */
+const BIG = "0123456789abcdef".repeat(1024 * 1024) // 16 MiB
+const request = { model: "m", stream: true, messages: [{ role: "user", content: "go" }] }
+
+async function post(h: Harness, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${h.proxy.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(request),
+    ...(signal === undefined ? {} : { signal }),
+  })
+}
+
+describe("an event stream written to a slow client", () => {
+  it("waits for the client (backpressure) without taking it for an idle upstream, and loses nothing", async () => {
+    harness = await startHarness([{ content: BIG, chunkSize: 64 * 1024 }], { upstreamIdleTimeoutMs: 100 })
+    const response = await post(harness)
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = decoder.decode((await reader.read()).value, { stream: true })
+    // Far longer than the idle timeout: the proxy stops reading the upstream meanwhile.
+    await sleep(500)
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      text += decoder.decode(next.value, { stream: true })
+    }
+    let content = ""
+    for (const line of text.split("\n\n")) {
+      if (!line.startsWith("data: {")) continue
+      content +=
+        (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
+          .content ?? ""
+    }
+    expect(content.length).toBe(BIG.length)
+    expect(content === BIG).toBe(true)
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true)
+  })
+
+  it("a client that leaves while the proxy waits for it aborts the upstream request", async () => {
+    harness = await startHarness([{ content: BIG, chunkSize: 64 * 1024 }])
+    const controller = new AbortController()
+    const response = await post(harness, controller.signal)
+    await response.body!.getReader().read()
+    await sleep(100)
+    controller.abort()
+    const upstream = harness.upstream.requests[0]!
+    for (let i = 0; i < 400 && !upstream.closedByClient; i++) await sleep(5)
+    expect(upstream.closedByClient).toBe(true)
+  })
+})
