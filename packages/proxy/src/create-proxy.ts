@@ -1,5 +1,6 @@
 import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
 import { Hono } from "hono"
+import type { Registry } from "prom-client"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
@@ -39,6 +40,11 @@ export interface ProxyOptions extends RecoveryOptions {
   readonly upstreamIdleTimeoutMs?: number
   /** The fetch used for upstream requests. @defaultValue `globalThis.fetch` */
   readonly fetch?: typeof globalThis.fetch
+  /**
+   * The prom-client registry `/metrics` serves the proxy's metrics from (your app's, to add
+   * yours or to serve ours from your own endpoint). @defaultValue a registry of the proxy's own
+   */
+  readonly metricsRegistry?: Registry
 }
 
 /**
@@ -53,7 +59,7 @@ export interface ProxyOptions extends RecoveryOptions {
  * ```
  */
 export interface ToolRescueProxy {
-  /** Handles one request (the signature of `fetch`, Bun's and Deno's `serve`, edge workers). */
+  /** Handles one request (the signature of `fetch`, Bun's and Deno's `serve`). */
   fetch(request: Request): Promise<Response>
   readonly metrics: ProxyMetrics
 }
@@ -90,7 +96,7 @@ function upstreamOf(value: string | URL): URL {
 
 /**
  * Creates the recovery proxy as a web-standard `Request → Response` handler (Hono inside, so it
- * runs on Node, Bun, Deno and edge workers). Routes:
+ * runs on Node, Bun and Deno: prom-client, its metrics client, needs Node's built-ins). Routes:
  * - `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`: recovered, streaming
  *   and not (the same contract as the library adapters, per request);
  * - `GET /healthz`: `{"status":"ok"}`; `GET /metrics`: Prometheus text;
@@ -103,15 +109,23 @@ function upstreamOf(value: string | URL): URL {
  * import { createProxy } from "@tool-rescue/proxy"
  *
  * const proxy = createProxy({ upstream: "http://127.0.0.1:8000/v1", maxRecoveries: 1 })
- * export default { fetch: proxy.fetch } // Bun, Deno, Cloudflare Workers
+ * export default { fetch: proxy.fetch } // Bun's and Deno's `serve`
  * ```
  */
 export function createProxy(options: ProxyOptions): ToolRescueProxy {
   if (typeof options !== "object" || options === null)
     throw new TypeError("tool-rescue proxy: options are required")
-  const { upstream, maxBodyBytes, upstreamTimeoutMs, upstreamIdleTimeoutMs, fetch, ...recovery } = options
+  const {
+    upstream,
+    maxBodyBytes,
+    upstreamTimeoutMs,
+    upstreamIdleTimeoutMs,
+    fetch,
+    metricsRegistry,
+    ...recovery
+  } = options
   const resolved = resolveRecoveryOptions(recovery)
-  const metrics = createProxyMetrics()
+  const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
   const context: ProxyContext = {
     upstream: upstreamOf(upstream),
     recovery,
@@ -126,8 +140,8 @@ export function createProxy(options: ProxyOptions): ToolRescueProxy {
 
   const app = new Hono()
   app.get("/healthz", (c) => c.json({ status: "ok" }))
-  app.get("/metrics", (c) =>
-    c.body(metrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }),
+  app.get("/metrics", async (c) =>
+    c.body(await metrics.render(), 200, { "content-type": metrics.contentType }),
   )
   for (const [path, name] of ROUTES)
     app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context))

@@ -1,3 +1,9 @@
 export { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
 export type { ProtocolError, ProtocolName } from "./protocol.ts"
-export { createProxyMetrics, type LeakOutcome, type ProxyMetrics } from "./proxy-metrics.ts"
+export {
+  type AddedLatencyPhase,
+  createProxyMetrics,
+  type LeakOutcome,
+  type ProxyMetrics,
+  type ProxyMetricsOptions,
+} from "./proxy-metrics.ts"

@@ -1,9 +1,10 @@
 /**
- * The proxy's counters in the Prometheus text exposition format (version 0.0.4). A minimal
- * counter set of our own rather than prom-client: prom-client needs Node built-ins (`cluster`,
- * `v8`, `perf_hooks`), and the proxy's handler runs on any web-standard runtime.
+ * The proxy's metrics, through prom-client: counters of requests, leaks and retries, and a
+ * histogram of the latency the proxy adds, in a registry of the proxy's own (or the host's, so
+ * one `/metrics` serves both).
  */
 import { type RecoveryEvent, type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery"
+import { Counter, Histogram, Registry } from "prom-client"
 import type { ProtocolName } from "./protocol.ts"
 
 /**
@@ -22,64 +23,73 @@ import type { ProtocolName } from "./protocol.ts"
 export type LeakOutcome = RecoveryOutcome
 
 /**
- * The proxy's counters.
+ * Where the proxy adds latency: `request` — from a recovered request's arrival to its upstream
+ * request (reading and checking the body, planning the turn); `recovery` — from the decision to
+ * retry a leak to the end of the turn (what the retry cost the client).
+ *
+ * @example
+ * ```ts
+ * import type { AddedLatencyPhase } from "@tool-rescue/proxy"
+ *
+ * const phase: AddedLatencyPhase = "recovery"
+ * ```
+ */
+export type AddedLatencyPhase = "request" | "recovery"
+
+/**
+ * The proxy's metrics.
  *
  * @example
  * ```ts
  * import { createProxy } from "@tool-rescue/proxy"
  *
  * const proxy = createProxy({ upstream: "http://127.0.0.1:11434/v1" })
- * console.log(proxy.metrics.render()) // # HELP tool_rescue_proxy_requests_total …
+ * console.log(await proxy.metrics.render()) // # HELP tool_rescue_proxy_requests_total …
  * ```
  */
 export interface ProxyMetrics {
   /** Counts one request: `recovered` (recovery applied) or `passthrough`. */
   request(protocol: ProtocolName | "other", mode: "recovered" | "passthrough"): void
+  /** Observes latency the proxy added, in seconds. */
+  added(protocol: ProtocolName, phase: AddedLatencyPhase, seconds: number): void
   /** Counts an upstream request that failed: `timeout`, `unreachable` or `cut`. */
   upstreamFailure(kind: "timeout" | "unreachable" | "cut"): void
   /** An `onEvent` listener for one recovered request. */
   turn(protocol: ProtocolName): (event: RecoveryEvent) => void
-  /** The counters in Prometheus text format. */
-  render(): string
-}
-
-interface Counter {
-  readonly name: string
-  readonly help: string
-  readonly labels: readonly string[]
-  /** Keyed by the label values joined with NUL (a character no label value holds). */
-  readonly values: Map<string, number>
-}
-
-function counter(name: string, help: string, labels: readonly string[]): Counter {
-  return { name, help, labels, values: new Map() }
-}
-
-function add(c: Counter, values: readonly string[]): void {
-  const key = values.join("\u0000")
-  c.values.set(key, (c.values.get(key) ?? 0) + 1)
-}
-
-/** Label value escaping of the text format: backslash, double quote and line feed. */
-function escapeLabel(value: string): string {
-  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n")
-}
-
-function renderCounter(c: Counter): string {
-  const lines = [`# HELP ${c.name} ${c.help}`, `# TYPE ${c.name} counter`]
-  for (const [key, value] of c.values) {
-    const labels = key
-      .split("\u0000")
-      .map((v, i) => `${c.labels[i]}="${escapeLabel(v)}"`)
-      .join(",")
-    lines.push(`${c.name}{${labels}} ${value}`)
-  }
-  return lines.join("\n")
+  /** The registry's metrics in the Prometheus text format. */
+  render(): Promise<string>
+  /** The `content-type` of {@link ProxyMetrics.render}'s text. */
+  readonly contentType: string
 }
 
 /**
- * Creates the counters: requests by protocol and mode, leaked calls by protocol, format and
- * outcome, retries by protocol, and upstream failures by kind.
+ * Options of {@link createProxyMetrics}.
+ *
+ * @example
+ * ```ts
+ * import type { ProxyMetricsOptions } from "@tool-rescue/proxy"
+ * import { Registry } from "prom-client"
+ *
+ * const options: ProxyMetricsOptions = { registry: new Registry() }
+ * ```
+ */
+export interface ProxyMetricsOptions {
+  /**
+   * The prom-client registry the metrics are registered in (your app's, to serve them with its
+   * own). @defaultValue a new registry of the proxy's own
+   */
+  readonly registry?: Registry
+}
+
+/** Sub-millisecond to a minute: the request phase is a fraction of a millisecond, a retry seconds. */
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+]
+
+/**
+ * Creates the metrics: requests by protocol and mode, leaked calls by protocol, format and
+ * outcome, retries by protocol, upstream failures by kind, and the added latency by protocol and
+ * phase.
  *
  * @example
  * ```ts
@@ -87,51 +97,79 @@ function renderCounter(c: Counter): string {
  *
  * const metrics = createProxyMetrics()
  * metrics.request("chat", "passthrough")
- * metrics.render().includes('tool_rescue_proxy_requests_total{protocol="chat",mode="passthrough"} 1') // true
+ * ;(await metrics.render()).includes('tool_rescue_proxy_requests_total{protocol="chat",mode="passthrough"} 1') // true
  * ```
  */
-export function createProxyMetrics(): ProxyMetrics {
-  const requests = counter(
-    "tool_rescue_proxy_requests_total",
-    "Requests by protocol and whether recovery applied.",
-    ["protocol", "mode"],
-  )
-  const leaks = counter(
-    "tool_rescue_proxy_leaks_total",
-    "Tool calls written as text, by format and outcome.",
-    ["protocol", "format", "outcome"],
-  )
-  const retries = counter("tool_rescue_proxy_retries_total", "Retries sent upstream after a leak.", [
-    "protocol",
-  ])
-  const upstreamFailures = counter(
-    "tool_rescue_proxy_upstream_failures_total",
-    "Upstream requests that timed out, could not connect, or were cut after the headers.",
-    ["kind"],
-  )
+export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetrics {
+  const registry = options.registry ?? new Registry()
+  const registers = [registry]
+  const requests = new Counter({
+    name: "tool_rescue_proxy_requests_total",
+    help: "Requests by protocol and whether recovery applied.",
+    labelNames: ["protocol", "mode"] as const,
+    registers,
+  })
+  const leaks = new Counter({
+    name: "tool_rescue_proxy_leaks_total",
+    help: "Tool calls written as text, by format and outcome.",
+    labelNames: ["protocol", "format", "outcome"] as const,
+    registers,
+  })
+  const retries = new Counter({
+    name: "tool_rescue_proxy_retries_total",
+    help: "Retries sent upstream after a leak.",
+    labelNames: ["protocol"] as const,
+    registers,
+  })
+  const upstreamFailures = new Counter({
+    name: "tool_rescue_proxy_upstream_failures_total",
+    help: "Upstream requests that timed out, could not connect, or were cut after the headers.",
+    labelNames: ["kind"] as const,
+    registers,
+  })
+  const latency = new Histogram({
+    name: "tool_rescue_proxy_added_latency_seconds",
+    help: "Latency the proxy added: before the upstream request (request), and for a retry (recovery).",
+    labelNames: ["protocol", "phase"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  })
 
   return {
-    request: (protocol, mode) => add(requests, [protocol, mode]),
-    upstreamFailure: (kind) => add(upstreamFailures, [kind]),
+    request: (protocol, mode) => requests.inc({ protocol, mode }),
+    added: (protocol, phase, seconds) => latency.observe({ protocol, phase }, seconds),
+    upstreamFailure: (kind) => upstreamFailures.inc({ kind }),
     turn(protocol) {
       // Formats of recoverable markup whose outcome the turn's end decides.
       const pending: string[] = []
+      let retrying: number | undefined
       const settle = (outcome: RecoveryOutcome) => {
-        for (const format of pending) add(leaks, [protocol, format, outcome])
+        for (const format of pending) leaks.inc({ protocol, format, outcome })
         pending.length = 0
       }
       return (event) => {
-        if (event.type === "recovery-started") add(retries, [protocol])
+        if (event.type === "recovery-started") {
+          retries.inc({ protocol })
+          retrying ??= performance.now()
+        }
+        if (
+          retrying !== undefined &&
+          (event.type === "recovery-succeeded" || event.type === "recovery-failed")
+        ) {
+          latency.observe({ protocol, phase: "recovery" }, (performance.now() - retrying) / 1000)
+          retrying = undefined
+        }
         if (event.type === "markup-detected" && event.reason === "recoverable") {
           pending.push(event.markup.format)
           return
         }
         const outcome = recoveryOutcome(event)
         if (outcome === undefined) return
-        if (event.type === "markup-detected") add(leaks, [protocol, event.markup.format, outcome])
+        if (event.type === "markup-detected") leaks.inc({ protocol, format: event.markup.format, outcome })
         else settle(outcome)
       }
     },
-    render: () => `${[requests, leaks, retries, upstreamFailures].map(renderCounter).join("\n")}\n`,
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
   }
 }

@@ -1,10 +1,21 @@
-/** The request body as bytes, or `"too-large"` once it passes `limit` (the rest is not read). */
+/**
+ * The request body as bytes, or `"too-large"` once it passes `limit` (the rest is not read).
+ * A body with a declared length within the limit is read whole (`arrayBuffer()`: on Node,
+ * `@hono/node-server` reads it straight from the socket, with no web request or stream made for
+ * it); a body without one is read chunk by chunk and cut at the limit.
+ */
 export async function readBody(
   request: Request,
   limit: number,
 ): Promise<Uint8Array<ArrayBuffer> | "too-large"> {
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN)
+  const length = request.headers.get("content-length")
+  const declared = length === null ? Number.NaN : Number(length)
   if (declared > limit) return "too-large"
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    const body = new Uint8Array(await request.arrayBuffer())
+    // HTTP framing holds the body to its declared length; a runtime that does not is cut here.
+    return body.byteLength > limit ? "too-large" : body
+  }
   if (request.body === null) return new Uint8Array()
   const reader = request.body.getReader()
   const parts: Uint8Array[] = []

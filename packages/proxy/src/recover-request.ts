@@ -29,7 +29,8 @@ interface Call {
   readonly context: ProxyContext
   readonly target: URL
   readonly headers: Headers
-  readonly body: Body
+  /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
+  readonly bytes: Uint8Array<ArrayBuffer>
   readonly tools: readonly string[]
   /** Recoveries the agent's turn made in earlier requests (read from the history's marks). */
   readonly recoveriesBefore: number
@@ -38,6 +39,7 @@ interface Call {
 }
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 
 /** The protocol's error as an HTTP response. */
 function errorResponse(protocol: Protocol, status: number, error: ProtocolError): Response {
@@ -81,6 +83,7 @@ export async function recoverRequest(
   request: Request,
   context: ProxyContext,
 ): Promise<Response> {
+  const arrived = performance.now()
   const bytes = await readBody(request, context.maxBodyBytes)
   if (bytes === "too-large") {
     return errorResponse(protocol, 413, {
@@ -109,12 +112,13 @@ export async function recoverRequest(
     context,
     target: upstreamUrl(context.upstream, url.pathname, url.search),
     headers: upstreamRequestHeaders(request.headers),
-    body,
+    bytes,
     tools: plan.tools,
     recoveriesBefore: plan.recoveriesBefore,
     controller,
   }
 
+  context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)
   let first: Response
   try {
     first = await sendUpstream(
@@ -156,7 +160,8 @@ async function sendRetry(
   signal: AbortSignal,
   contentType: string,
 ) {
-  const retry = call.protocol.api.retryBody(call.body, instruction ?? "", call.context.placement)
+  const body = JSON.parse(decoder.decode(call.bytes)) as Body
+  const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
   const headers = new Headers(call.headers)
   headers.set("content-type", "application/json")
   const response = await sendUpstream(

@@ -105,6 +105,6 @@ describe.each(protocolClients)("$name: a JSON body cut after its headers", (clie
       code: "upstream-cut",
       type: client.name === "messages" ? "api_error" : "upstream_error",
     })
-    expect(proxy.metrics.render()).toContain('tool_rescue_proxy_upstream_failures_total{kind="cut"} 1')
+    expect(await proxy.metrics.render()).toContain('tool_rescue_proxy_upstream_failures_total{kind="cut"} 1')
   })
 })

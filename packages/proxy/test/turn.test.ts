@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import OpenAI from "openai"
+import { Counter, Registry } from "prom-client"
 import { afterEach, describe, expect, it } from "vitest"
 import { type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
 
@@ -124,5 +125,30 @@ describe("one recovery per agent turn, across the turn's requests (the history c
       /tool_rescue_proxy_leaks_total\{protocol="chat",format="[a-z0-9-]+",outcome="recovered"\} 1/,
     )
     expect(metrics).toContain('tool_rescue_proxy_retries_total{protocol="chat"} 1')
+    // One observation per phase: the request's own processing, and the retry.
+    expect(metrics).toContain(
+      'tool_rescue_proxy_added_latency_seconds_count{protocol="chat",phase="request"} 1',
+    )
+    expect(metrics).toContain(
+      'tool_rescue_proxy_added_latency_seconds_count{protocol="chat",phase="recovery"} 1',
+    )
+  })
+
+  it("serves its metrics from the host's prom-client registry when given one", async () => {
+    const registry = new Registry()
+    const own = new Counter({ name: "app_jobs_total", help: "The app's own.", registers: [registry] })
+    own.inc()
+    harness = await startHarness([{ content: "Hello." }], { metricsRegistry: registry })
+    await fetch(`${harness.proxy.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", messages: [user], tools: [READ_FILE_TOOL] }),
+    }).then((r) => r.text())
+    const served = await fetch(`${harness.proxy.url.replace(/\/v1$/, "")}/metrics`)
+    expect(served.headers.get("content-type")).toBe(registry.contentType)
+    const text = await served.text()
+    expect(text).toContain("app_jobs_total 1")
+    expect(await registry.metrics()).toContain(
+      'tool_rescue_proxy_requests_total{protocol="chat",mode="recovered"} 1',
+    )
   })
 })

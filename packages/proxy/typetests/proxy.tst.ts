@@ -1,7 +1,10 @@
 import type { FailedResponse, RecoveryEvent } from "@tool-rescue/recovery"
+import { Registry } from "prom-client"
 import { describe, expect, test } from "tstyche"
 import {
+  type AddedLatencyPhase,
   createProxy,
+  createProxyMetrics,
   type LeakOutcome,
   type ProtocolName,
   type ProxyOptions,
@@ -32,6 +35,13 @@ describe("createProxy", () => {
     expect<ProxyOptions["maxBodyBytes"]>().type.toBe<number | undefined>()
     expect<ProxyOptions["upstreamIdleTimeoutMs"]>().type.toBe<number | undefined>()
     expect(createProxy).type.not.toBeCallableWith({ upstream: "http://x", upstreamIdleTimeoutMs: "300" })
+  })
+
+  test("takes a prom-client registry; its metrics render asynchronously", () => {
+    expect(createProxy).type.toBeCallableWith({ upstream: "http://x", metricsRegistry: new Registry() })
+    expect(createProxy).type.not.toBeCallableWith({ upstream: "http://x", metricsRegistry: {} })
+    expect(createProxyMetrics({ registry: new Registry() }).render()).type.toBe<Promise<string>>()
+    expect<AddedLatencyPhase>().type.toBe<"request" | "recovery">()
   })
 
   test("names its protocols and leak outcomes", () => {
