@@ -335,6 +335,9 @@ const recoverStream = (
       const parts = runTurn<StreamPart>({
         tools: plan.tools,
         recoveriesBefore: plan.recoveriesBefore,
+        // Effect providers end every complete stream with a `finish` part: one that ends
+        // without it was cut short.
+        finishRequired: true,
         signal: controller.signal,
         ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {

@@ -18,8 +18,9 @@ const ABORTED: unique symbol = Symbol("aborted")
  * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
  *
  * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
- *   stream (a part with `failed: true`) → the attempt's `finish` part (held until now) is
- *   yielded and the turn ends: provider errors are final, never retried;
+ *   stream (a part with `failed: true`, or with `input.finishRequired` a stream that ends without
+ *   a `finish` part) → the attempt's `finish` part (held until now) is yielded and the turn
+ *   ends: provider errors are final, never retried;
  * - recoverable markup and a retry left → events, `persistFailed(failed)` is awaited, an
  *   `{ type: "attempt-start", round }` part is yielded and `attempt(round, { instruction })` runs;
  * - recoverable markup and no retry left → throws {@link ToolCallRecoveryError} `"repeated-markup"`.
@@ -98,6 +99,8 @@ interface Turn<Raw> {
   readonly out: OutputPart<Raw>[]
   /** Set when the turn is aborted through `input.signal`; `next` then races it. */
   readonly raced: boolean
+  /** `input.finishRequired`: an attempt that ends without a `finish` part was cut short. */
+  readonly finishRequired: boolean
   /** Starts attempt `round`; throws the error that ends the turn when it may not start. */
   start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>>
   /** The next part of the attempt, raced against the signal. */
@@ -126,21 +129,25 @@ interface Turn<Raw> {
 }
 
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced } = t
+  const { scanner, out, raced, finishRequired } = t
   try {
     for (let round = 0; ; round++) {
       const iterator = await t.start(round)
       let finished = false
       let failed = false
       let truncated = false
+      let sawFinish = false
       try {
         for (;;) {
           // No race without a signal: the hot path stays one await per part.
           const step = raced ? await t.next(iterator) : await iterator.next()
           if (step.done === true) break
           const part = step.value
-          if ((part.type === "other" || part.type === "finish") && part.failed === true) failed = true
-          if (part.type === "finish" && part.truncated === true) truncated = true
+          if (part.type === "finish") {
+            sawFinish = true
+            if (part.failed === true) failed = true
+            if (part.truncated === true) truncated = true
+          } else if (part.type === "other" && part.failed === true) failed = true
           const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
@@ -149,6 +156,9 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
           }
         }
         finished = true
+        // Cut short: the stream closed before the finish its protocol always sends. Judged like a
+        // provider error (never retried), whatever markup it held.
+        if (finishRequired && !sawFinish) failed = true
       } catch (error) {
         finished = true
         throw t.streamError(round, error, iterator)
@@ -219,6 +229,7 @@ function createTurn<Raw>(
     scanner,
     out,
     raced: signal !== undefined,
+    finishRequired: input.finishRequired === true,
 
     async start(round) {
       if (aborted()) throw round > 0 ? fail(round, abortError(round)) : signal?.reason

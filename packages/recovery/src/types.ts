@@ -300,6 +300,16 @@ export interface TurnInput<Raw> {
    * with `repeated-markup` at once. Retry rounds still count from 1. @defaultValue 0
    */
   readonly recoveriesBefore?: number | undefined
+  /**
+   * The provider's protocol ends every complete attempt with a `finish` part (the AI SDK's
+   * stream protocol, Chat Completions' `finish_reason`, the Responses lifecycle end, Effect's
+   * `finish`). An attempt whose stream then ends without one was cut short: it is judged like a
+   * provider error — its markup stays withheld and is reported (`provider-error`), it is never
+   * retried, and nothing is added to the stream. Leave unset where a complete stream may lack a
+   * finish (LangChain models that report no finish metadata): the end of the stream is then the
+   * end of the response. @defaultValue false
+   */
+  readonly finishRequired?: boolean | undefined
 }
 
 /**

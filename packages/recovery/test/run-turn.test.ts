@@ -259,6 +259,30 @@ describe("errors that are not markup", () => {
     expect(events.at(-1)).toEqual({ type: "recovery-failed", round: 1, error: providerError })
   })
 
+  test("with finishRequired, a stream that ends without its finish is cut short: markup withheld, never retried", async () => {
+    const { parts, attempts, events, threw } = await run([[text("Reading.\n"), text(QWEN.slice(0, 40))]], {
+      finishRequired: true,
+    })
+    expect(threw).toBe(false)
+    expect(attempts).toHaveLength(1)
+    // Neither shown as text nor completed with an invented finish.
+    expect(parts).toEqual([text("Reading.\n")])
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "markup-detected",
+        recoverable: false,
+        reason: "provider-error",
+        text: QWEN.slice(0, 40),
+      }),
+    ])
+  })
+
+  test("without finishRequired, the end of the stream is the end of the response", async () => {
+    const { attempts, events } = await run([[text(QWEN)], [call("read_file"), finish()]])
+    expect(attempts).toHaveLength(2)
+    expect(events.map((e) => e.type)).toContain("recovery-succeeded")
+  })
+
   test("an attempt function that rejects is a provider error", async () => {
     const providerError = new Error("connect ECONNREFUSED")
     const parts: unknown[] = []

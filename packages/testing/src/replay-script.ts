@@ -79,6 +79,12 @@ export type ReplayInterrupt =
   | { readonly kind: "error"; readonly afterChunks: number; readonly error?: ReplayErrorBody }
   /** Destroys the socket (no terminating chunk, no `[DONE]`). A non-streaming request gets no response at all. */
   | { readonly kind: "drop"; readonly afterChunks: number }
+  /**
+   * Ends the response cleanly, as if it were complete, with no terminating chunk (no
+   * `finish_reason`, no `[DONE]`, no `response.completed`, no `message_stop`): a server or proxy
+   * that closes early without an error. A non-streaming request gets its JSON body cut in half.
+   */
+  | { readonly kind: "end"; readonly afterChunks: number }
 
 /**
  * `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`.
