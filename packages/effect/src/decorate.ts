@@ -342,8 +342,10 @@ const recoverStream = (
         ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {
           if (instruction === undefined) {
-            const first = attemptStream(inner.streamText(turn.request), turn.context, signal)
-            return recordResolved(first, resolvedBefore(turn), resolved)
+            const isResolved = resolvedBefore(turn)
+            return attemptStream(inner.streamText(turn.request), turn.context, signal, (part) => {
+              if (isResolved(part)) resolved.push(part)
+            })
           }
           const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
           const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
@@ -351,7 +353,7 @@ const recoverStream = (
         },
       })
       return Stream.fromAsyncIterable(
-        splice(parts, makeStreamSplicer(plan.recoveriesBefore)),
+        mapParts(parts, makeStreamSplicer(plan.recoveriesBefore)),
         (error) => error,
       ).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
@@ -360,40 +362,78 @@ const recoverStream = (
     }),
   )
 
-/** Yields the mapped parts, dropping the ones that map to nothing (attempt boundaries). */
-async function* splice<Raw, Out>(
-  parts: AsyncIterable<OutputPart<Raw>>,
+/**
+ * The mapped parts of `parts`, dropping the ones that map to nothing (attempt boundaries). A
+ * hand-written iterator, not an async generator: it is on the path of every part, and a generator
+ * adds a resume and a promise per part.
+ */
+function mapParts<Raw, Out>(
+  parts: AsyncIterator<OutputPart<Raw>>,
   map: (part: OutputPart<Raw>) => Out | undefined,
-): AsyncGenerator<Out, void, undefined> {
-  for await (const part of parts) {
-    const mapped = map(part)
-    if (mapped !== undefined) yield mapped
+): AsyncIterableIterator<Out> {
+  const onStep = (
+    step: IteratorResult<OutputPart<Raw>>,
+  ): IteratorResult<Out> | Promise<IteratorResult<Out>> => {
+    if (step.done === true) return { done: true, value: undefined }
+    const mapped = map(step.value)
+    return mapped === undefined ? parts.next().then(onStep) : { done: false, value: mapped }
+  }
+  return {
+    next: () => parts.next().then(onStep),
+    return: async () => {
+      await parts.return?.()
+      return { done: true, value: undefined }
+    },
+    [Symbol.asyncIterator]() {
+      return this
+    },
   }
 }
 
-/** One streamed attempt as normalized parts; the inner stream's failure is thrown as an {@link InnerFailure}. */
-async function* attemptStream(
+/**
+ * One streamed attempt as normalized parts; the inner stream's failure is thrown as an
+ * {@link InnerFailure}. `onPart` sees each of the stream's parts (the first attempt records the
+ * approvals resolved before the call). A hand-written iterator for the same reason as
+ * {@link mapParts}; aborting `signal` closes the stream at once, even while a `next()` is pending.
+ */
+function attemptStream(
   stream: Stream.Stream<StreamPart, unknown, unknown>,
   context: Context.Context<never>,
   signal: AbortSignal,
-): AsyncGenerator<NormalizedPart<StreamPart>, void, undefined> {
+  onPart?: (part: StreamPart) => void,
+): AsyncIterableIterator<NormalizedPart<StreamPart>> {
   const guarded = stream.pipe(Stream.catchCause((cause) => Stream.succeed(new InnerFailure(cause))))
-  const iterator = Stream.toAsyncIterableWith(guarded as Stream.Stream<StreamPart | InnerFailure>, context)[
+  const source = Stream.toAsyncIterableWith(guarded as Stream.Stream<StreamPart | InnerFailure>, context)[
     Symbol.asyncIterator
   ]()
   // `return()` interrupts the running fiber even while a `next()` is pending: abort is prompt.
-  const stop = () => void iterator.return?.()
+  const stop = () => void source.return?.()
   signal.addEventListener("abort", stop, { once: true })
-  try {
-    for (;;) {
-      const step = await iterator.next()
-      if (step.done === true) return
-      if (step.value instanceof InnerFailure) throw step.value
-      yield normalizeStreamPart(step.value)
+  let closed = false
+  const close = async (): Promise<IteratorReturnResult<undefined>> => {
+    if (!closed) {
+      closed = true
+      signal.removeEventListener("abort", stop)
+      await source.return?.()
     }
-  } finally {
-    signal.removeEventListener("abort", stop)
-    await iterator.return?.()
+    return { done: true, value: undefined }
+  }
+  const onStep = (
+    step: IteratorResult<StreamPart | InnerFailure>,
+  ): IteratorResult<NormalizedPart<StreamPart>> | Promise<IteratorResult<NormalizedPart<StreamPart>>> => {
+    if (step.done === true) return close()
+    const part = step.value
+    if (part instanceof InnerFailure) return close().then(() => Promise.reject(part))
+    onPart?.(part)
+    return { done: false, value: normalizeStreamPart(part) }
+  }
+  const onError = (error: unknown): Promise<never> => close().then(() => Promise.reject(error))
+  return {
+    next: () => (closed ? close() : source.next().then(onStep, onError)),
+    return: close,
+    [Symbol.asyncIterator]() {
+      return this
+    },
   }
 }
 
