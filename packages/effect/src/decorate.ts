@@ -2,7 +2,6 @@
 import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
-  type OutputPart,
   placeInstruction,
   planTurn,
   type RecoveryOptions,
@@ -12,8 +11,10 @@ import {
   type TurnPlan,
   type TurnRequest,
 } from "@tool-rescue/recovery"
-import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
+import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { attemptStream } from "./attempt-stream.ts"
+import { InnerFailure } from "./inner-failure.ts"
 import { promptOperations } from "./prompt-operations.ts"
 import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
@@ -22,11 +23,11 @@ import {
   makeContentCollector,
   makeStreamSplicer,
   normalizeContent,
-  normalizeStreamPart,
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
 import { recoveriesInTurn } from "./turn-marks.ts"
+import { turnStream } from "./turn-stream.ts"
 import {
   checkUnknownToolCalls,
   returningUnknownToolCalls,
@@ -186,14 +187,6 @@ export type WithRecovery<Self> =
 type Request = LanguageModel.GenerateTextOptions<any>
 type Inner = ReturnType<typeof untyped>
 
-/** A failure of the inner service, carried through `runTurn` (which rethrows it unchanged). */
-class InnerFailure {
-  readonly cause: Cause.Cause<unknown>
-  constructor(cause: Cause.Cause<unknown>) {
-    this.cause = cause
-  }
-}
-
 interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
@@ -352,90 +345,12 @@ const recoverStream = (
           return attemptStream(stream, turn.context, signal)
         },
       })
-      return Stream.fromAsyncIterable(
-        mapParts(parts, makeStreamSplicer(plan.recoveriesBefore)),
-        (error) => error,
-      ).pipe(
+      return turnStream(parts, makeStreamSplicer(plan.recoveriesBefore)).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
         Stream.ensuring(Effect.sync(() => controller.abort())),
       )
     }),
   )
-
-/**
- * The mapped parts of `parts`, dropping the ones that map to nothing (attempt boundaries). A
- * hand-written iterator, not an async generator: it is on the path of every part, and a generator
- * adds a resume and a promise per part.
- */
-function mapParts<Raw, Out>(
-  parts: AsyncIterator<OutputPart<Raw>>,
-  map: (part: OutputPart<Raw>) => Out | undefined,
-): AsyncIterableIterator<Out> {
-  const onStep = (
-    step: IteratorResult<OutputPart<Raw>>,
-  ): IteratorResult<Out> | Promise<IteratorResult<Out>> => {
-    if (step.done === true) return { done: true, value: undefined }
-    const mapped = map(step.value)
-    return mapped === undefined ? parts.next().then(onStep) : { done: false, value: mapped }
-  }
-  return {
-    next: () => parts.next().then(onStep),
-    return: async () => {
-      await parts.return?.()
-      return { done: true, value: undefined }
-    },
-    [Symbol.asyncIterator]() {
-      return this
-    },
-  }
-}
-
-/**
- * One streamed attempt as normalized parts; the inner stream's failure is thrown as an
- * {@link InnerFailure}. `onPart` sees each of the stream's parts (the first attempt records the
- * approvals resolved before the call). A hand-written iterator for the same reason as
- * {@link mapParts}; aborting `signal` closes the stream at once, even while a `next()` is pending.
- */
-function attemptStream(
-  stream: Stream.Stream<StreamPart, unknown, unknown>,
-  context: Context.Context<never>,
-  signal: AbortSignal,
-  onPart?: (part: StreamPart) => void,
-): AsyncIterableIterator<NormalizedPart<StreamPart>> {
-  const guarded = stream.pipe(Stream.catchCause((cause) => Stream.succeed(new InnerFailure(cause))))
-  const source = Stream.toAsyncIterableWith(guarded as Stream.Stream<StreamPart | InnerFailure>, context)[
-    Symbol.asyncIterator
-  ]()
-  // `return()` interrupts the running fiber even while a `next()` is pending: abort is prompt.
-  const stop = () => void source.return?.()
-  signal.addEventListener("abort", stop, { once: true })
-  let closed = false
-  const close = async (): Promise<IteratorReturnResult<undefined>> => {
-    if (!closed) {
-      closed = true
-      signal.removeEventListener("abort", stop)
-      await source.return?.()
-    }
-    return { done: true, value: undefined }
-  }
-  const onStep = (
-    step: IteratorResult<StreamPart | InnerFailure>,
-  ): IteratorResult<NormalizedPart<StreamPart>> | Promise<IteratorResult<NormalizedPart<StreamPart>>> => {
-    if (step.done === true) return close()
-    const part = step.value
-    if (part instanceof InnerFailure) return close().then(() => Promise.reject(part))
-    onPart?.(part)
-    return { done: false, value: normalizeStreamPart(part) }
-  }
-  const onError = (error: unknown): Promise<never> => close().then(() => Promise.reject(error))
-  return {
-    next: () => (closed ? close() : source.next().then(onStep, onError)),
-    return: close,
-    [Symbol.asyncIterator]() {
-      return this
-    },
-  }
-}
 
 const recoverGenerate = (
   inner: Inner,
