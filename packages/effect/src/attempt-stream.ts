@@ -29,7 +29,8 @@ export function attemptStream(
   // Interrupts the pull in flight: the turn's signal, or our own `return()`.
   const stopped = new AbortController()
   const stop = () => stopped.abort()
-  signal.addEventListener("abort", stop, { once: true })
+  if (signal.aborted) stop()
+  else signal.addEventListener("abort", stop, { once: true })
   // The stream's services are all in `context`.
   const run = Effect.runPromiseExitWith(context) as <A, E>(
     effect: Effect.Effect<A, E, unknown>,
@@ -39,7 +40,8 @@ export function attemptStream(
   let pull: Pull.Pull<Chunk, unknown, void, unknown> | undefined
   let chunk: Chunk = []
   let at = 0
-  let pending: Promise<Step> | undefined
+  /** The pull in flight (its exit: never rejects), and none once it has settled. */
+  let inflight: Promise<unknown> | undefined
   let closing: Promise<Step> | undefined
 
   const take = (): Step => {
@@ -48,7 +50,7 @@ export function attemptStream(
     return { done: false, value: normalizeStreamPart(part) }
   }
   const onExit = (exit: Exit.Exit<Chunk, unknown>): Step | Promise<Step> => {
-    pending = undefined
+    inflight = undefined
     if (Exit.isSuccess(exit)) {
       chunk = exit.value
       at = 0
@@ -58,7 +60,7 @@ export function attemptStream(
     if (Pull.isDoneCause(exit.cause) || (stopped.signal.aborted && Cause.hasInterruptsOnly(exit.cause))) {
       return close()
     }
-    return close().then(() => Promise.reject(new InnerFailure(exit.cause)))
+    return close(exit).then(() => Promise.reject(new InnerFailure(exit.cause)))
   }
   const pullNext = (): Promise<Step> => {
     if (pull === undefined) {
@@ -68,18 +70,17 @@ export function attemptStream(
         return pullNext()
       })
     }
-    pending = run(pull, { signal: stopped.signal }).then(onExit)
-    return pending
+    const exit = run(pull, { signal: stopped.signal })
+    inflight = exit
+    return exit.then(onExit)
   }
-  const close = (): Promise<Step> => {
+  const close = (exit: Exit.Exit<unknown, unknown> = Exit.void): Promise<Step> => {
     if (closing !== undefined) return closing
     stopped.abort()
     signal.removeEventListener("abort", stop)
-    const settled = pending?.then(
-      () => undefined,
-      () => undefined,
-    )
-    closing = Promise.resolve(settled).then(() => run(Scope.close(scope, Exit.void)).then(() => DONE))
+    // The scope closes once nothing runs in it any more (the pull in flight was interrupted).
+    const settled = Promise.all([opened, inflight])
+    closing = settled.then(() => run(Scope.close(scope, exit)).then(() => DONE))
     return closing
   }
   return {
@@ -88,7 +89,7 @@ export function attemptStream(
       if (at < chunk.length) return Promise.resolve(take())
       return pullNext()
     },
-    return: close,
+    return: () => close(),
     [Symbol.asyncIterator]() {
       return this
     },
