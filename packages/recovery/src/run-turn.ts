@@ -10,6 +10,16 @@ import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./to
 import { createTurnTelemetry } from "./turn-telemetry.ts"
 import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
+/**
+ * A provider error reported inside an attempt's stream: the raw of the first part marked
+ * `failed`, or an `Error` with {@link CUT_SHORT} for a stream that ended without its finish.
+ */
+interface ProviderFailure {
+  readonly error: unknown
+}
+
+const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut short)"
+
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
 
@@ -121,7 +131,7 @@ interface Turn<Raw> {
   decide(
     round: number,
     report: AttemptReport<Raw>,
-    failed: boolean,
+    failure: ProviderFailure | undefined,
     truncated: boolean,
   ): Promise<OutputPart<Raw> | undefined>
   /** The turn ended, whichever way. */
@@ -134,7 +144,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
     for (let round = 0; ; round++) {
       const iterator = await t.start(round)
       let finished = false
-      let failed = false
+      let failure: ProviderFailure | undefined
       let truncated = false
       let sawFinish = false
       try {
@@ -145,9 +155,9 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
           const part = step.value
           if (part.type === "finish") {
             sawFinish = true
-            if (part.failed === true) failed = true
+            if (part.failed === true) failure ??= { error: part.raw }
             if (part.truncated === true) truncated = true
-          } else if (part.type === "other" && part.failed === true) failed = true
+          } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
           const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
@@ -158,7 +168,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
         finished = true
         // Cut short: the stream closed before the finish its protocol always sends. Judged like a
         // provider error (never retried), whatever markup it held.
-        if (finishRequired && !sawFinish) failed = true
+        if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
       } catch (error) {
         finished = true
         throw t.streamError(round, error, iterator)
@@ -169,7 +179,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report, failed, truncated)
+      const next = await t.decide(round, report, failure, truncated)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
       if (next === undefined) return
@@ -264,7 +274,8 @@ function createTurn<Raw>(
       await closeIdle(iterator)
     },
 
-    async decide(round, report, failed, truncated) {
+    async decide(round, report, failure, truncated) {
+      const failed = failure !== undefined
       const judgement = judgeAttempt(report, policy, failed)
       const recoverable: Markup[] = []
       for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
@@ -291,7 +302,14 @@ function createTurn<Raw>(
           ? findAnnouncedCall(report.text, tools)?.toolName
           : undefined
       if (!judgement.retry && announced === undefined) {
-        if (round > 0 && !failed) emit({ type: "recovery-succeeded", round })
+        // A retry that ended in a provider error inside its stream failed, like one that threw.
+        if (round > 0) {
+          emit(
+            failure === undefined
+              ? { type: "recovery-succeeded", round }
+              : { type: "recovery-failed", round, error: failure.error },
+          )
+        }
         scanner.release(out)
         done = true
         return undefined

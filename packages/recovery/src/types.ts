@@ -150,7 +150,9 @@ export type Channel = "text" | "reasoning"
  * - `recovery-started`: a retry of round `round` is about to be sent for `markup`.
  * - `recovery-succeeded`: the retry of round `round` produced no recoverable markup.
  * - `recovery-failed`: the recovery ended without success (`error` is a
- *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too).
+ *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too; for a retry
+ *   whose stream reported the error inside it, the raw of that `failed` part, or an `Error` for a
+ *   stream cut before its finish with `finishRequired`, which end the turn without throwing).
  * - `recovery-skipped`: an adapter chose not to run recovery for a request (see `reportSkipped`).
  * - `unknown-tool-call`: a structured call named a tool that was not offered.
  *

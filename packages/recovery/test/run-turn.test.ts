@@ -283,6 +283,20 @@ describe("errors that are not markup", () => {
     expect(events.map((e) => e.type)).toContain("recovery-succeeded")
   })
 
+  test("a retry whose stream reports a provider error, or is cut short, ends with recovery-failed", async () => {
+    const failedPart = { type: "other", raw: "error chunk", failed: true } as const
+    const reported = await run([
+      [text(HERMES), finish()],
+      [text("Part"), failedPart, finish()],
+    ])
+    expect(reported.threw).toBe(false)
+    expect(reported.events.at(-1)).toEqual({ type: "recovery-failed", round: 1, error: "error chunk" })
+    const cut = await run([[text(HERMES), finish()], [text("Part")]], { finishRequired: true })
+    expect(cut.threw).toBe(false)
+    expect(cut.events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1, error: expect.any(Error) })
+    expect(cut.events.some((e) => e.type === "recovery-succeeded")).toBe(false)
+  })
+
   test("an attempt function that rejects is a provider error", async () => {
     const providerError = new Error("connect ECONNREFUSED")
     const parts: unknown[] = []

@@ -122,6 +122,15 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(span?.attributes["tool_rescue.outcome"]).toBe("cancelled")
   })
 
+  test("a retry whose stream reports a provider error ends the span as 'provider-error'", async () => {
+    await run([
+      [leak, finish()],
+      [text("partial"), { type: "other", raw: "error chunk", failed: true }, finish()],
+    ])
+    const [span] = await finishedSpans()
+    expect(span?.attributes["tool_rescue.outcome"]).toBe("provider-error")
+  })
+
   test("a turn without markup makes no span and no count", async () => {
     const before = await outcomes()
     await run([[text("Just an answer."), finish()]])
