@@ -10,7 +10,7 @@
 import { ToolCallRecovery } from "@tool-rescue/effect"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, type Response, Tool, Toolkit } from "effect/ai"
-import { median, registerSuite } from "./suite.ts"
+import { interleavedPairs, median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. Times are CPU time (see `cpuMs`) of one `streamText` call, in ms. */
 export interface EffectBenchResult {
@@ -106,28 +106,8 @@ export async function benchEffect(
   const deltas = options.deltas ?? 5000
   const iterations = options.iterations ?? 15
   const layer = model(parts(deltas))
-  for (let i = 0; i < 3; i++) {
-    await step(layer, false)
-    await step(layer, true)
-  }
-  const bare: number[] = []
-  const layered: number[] = []
-  const ratios: number[] = []
-  for (let i = 0; i < iterations; i++) {
-    // Alternate the order too: the second run of a pair may profit from a warmer heap.
-    let b: number
-    let l: number
-    if (i % 2 === 0) {
-      b = await step(layer, false)
-      l = await step(layer, true)
-    } else {
-      l = await step(layer, true)
-      b = await step(layer, false)
-    }
-    bare.push(b)
-    layered.push(l)
-    ratios.push(l / b)
-  }
+  const { base: bare, variant: layered } = await interleavedPairs(iterations, 3, (on) => step(layer, on))
+  const ratios = layered.map((l, i) => l / bare[i]!)
   const bareMs = median(bare)
   const layeredMs = median(layered)
   return {

@@ -180,12 +180,7 @@ async function startProxyProcess(upstream: string): Promise<ProxyProcess> {
 }
 
 /** The proxy's heap per stream held open mid-answer (`tools`: recovered; else passed through). */
-async function idleHeap(
-  upstream: SseUpstream,
-  proxy: ProxyProcess,
-  count: number,
-  tools: boolean,
-): Promise<number> {
+async function idleHeap(proxy: ProxyProcess, count: number, tools: boolean): Promise<number> {
   const before = await proxy.heap()
   const controller = new AbortController()
   const readers = await Promise.all(
@@ -237,9 +232,9 @@ export async function benchProxy(): Promise<ProxyBench> {
     }
     const idleStreams = 200
     // Once to warm the paths, then measured.
-    await idleHeap(upstream, proxy, idleStreams, true)
-    const idleRecovered = await idleHeap(upstream, proxy, idleStreams, true)
-    const idlePassThrough = await idleHeap(upstream, proxy, idleStreams, false)
+    await idleHeap(proxy, idleStreams, true)
+    const idleRecovered = await idleHeap(proxy, idleStreams, true)
+    const idlePassThrough = await idleHeap(proxy, idleStreams, false)
     return { rows, idleStreams, idleRecovered, idlePassThrough }
   } finally {
     await proxy.close()
