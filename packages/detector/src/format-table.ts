@@ -197,6 +197,13 @@ export const TOOL = "{tool}"
 
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
+const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{"), ws, lit('"name"'))))
+/**
+ * Tags models wrap a Hermes call in instead of `<tool_call>` (llama.cpp `common_chat_parse_hermes_2_pro`
+ * accepts each of them, tests/chat: `<tool>`, `<response>`, `<json>`, `<xml>`, `<JSON>`).
+ */
+const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
@@ -349,11 +356,13 @@ const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
 const HARMONY_TO = seq(lit("to="), opt(lit("functions.")), name("ident"))
 /** A recipient whose channel came before it: the rest of the header is optional. */
 const HARMONY_AFTER_CHANNEL = seq(HARMONY_TO, HARMONY_CONSTRAIN, HARMONY_MESSAGE)
-/** A recipient with no channel before it: a channel after it, or the confirmation. */
-const HARMONY_RECIPIENT = seq(
-  HARMONY_TO,
-  alt(seq(HARMONY_CHANNEL, HARMONY_CONSTRAIN, HARMONY_MESSAGE), seq(HARMONY_CONSTRAIN, HARMONY_CONFIRMED)),
+/** What follows a recipient with no channel before it: a channel, or the confirmation. */
+const HARMONY_RECIPIENT_TAIL = alt(
+  seq(HARMONY_CHANNEL, HARMONY_CONSTRAIN, HARMONY_MESSAGE),
+  seq(HARMONY_CONSTRAIN, HARMONY_CONFIRMED),
 )
+/** A recipient with no channel before it. */
+const HARMONY_RECIPIENT = seq(HARMONY_TO, HARMONY_RECIPIENT_TAIL)
 const harmonyBody = json("none", "<|call|>")
 /** With its special tokens stripped, `<|call|>` is stripped too: its absence cuts nothing off. */
 const strippedHarmonyBody: BodySpec = { ...harmonyBody, closerOptional: true }
@@ -440,6 +449,9 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
   opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
   opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
+  // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
+  // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.
+  ...HERMES_WRAPPERS.map((tag) => opener("hermes", [`<${tag}>`], JSON_CALL_START, json("keys", `</${tag}>`))),
   // granite-20b-fc writes `<function_call>{…}` with no closer (#17): the closer is not due.
   opener("hermes", ["<function_call>"], JSON_START, {
     ...json("keys", "</function_call>"),
@@ -490,6 +502,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "functionary",
     ["<function="],
     seq(FUNCTION_NAME, lit(">"), ws, peek(lit("{"))),
+    tags(closers("</function>")),
+    { gate: true, structured: true },
+  ),
+  // The attribute spelling llama.cpp's Hermes parser also reads (`<function name="NAME">\n{json}`).
+  opener(
+    "functionary",
+    ['<function name="'],
+    seq(QUOTED_NAME, ws, lit(">"), ws, peek(lit("{"))),
     tags(closers("</function>")),
     { gate: true, structured: true },
   ),
@@ -643,7 +663,9 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "harmony",
     ["to=functions."],
-    seq(name("ident"), HARMONY_CONSTRAIN, HARMONY_CONFIRMED),
+    // Also the role header without its `<|start|>assistant` (llama.cpp tests/chat:
+    // ` to=functions.NAME<|channel|>commentary <|constrain|>json<|message|>{…}`).
+    seq(name("ident"), HARMONY_RECIPIENT_TAIL),
     strippedHarmonyBody,
   ),
   // MiniMax M2 (#14), M3 (#15), M1 (#16).
@@ -768,8 +790,8 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("seed-oss", ["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
   // Functionary v3.2: `>>>NAME\n{…}` at a line start (#25b); `all` is plain text by definition.
   // The next call follows the payload directly (`{…}>>>NAME`: "closing: next `>>>`").
+  // Text comes before a call with no line break (llama.cpp tests/chat: `What's up?>>>NAME\n{…}`).
   opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
-    where: "line",
     gate: true,
     glued: true,
   }),

@@ -1,0 +1,512 @@
+/**
+ * Peer parser test strings and real leaks, one row each: the text, where it comes from, and what the
+ * detector must do with it. Texts are the peers' model outputs as their tests write them (the vLLM,
+ * SGLang, llama.cpp and Ollama test suites) or as the bug report quotes them. None of them is in the
+ * labelled corpus (`fixtures/corpus.jsonl`).
+ *
+ * `markup`: `format:tool` of each reported markup in order (`?` when no name is read); `[]` means
+ * plain prose or code, shown unchanged. `recover`: the tools of the recoverable markup under the
+ * default policy (default: every named tool of `markup`). `tools`: the tools offered (default: the
+ * named tools of `markup`).
+ */
+export interface PeerString {
+  readonly source: string
+  readonly text: string
+  readonly markup: readonly string[]
+  readonly tools?: readonly string[]
+  readonly recover?: readonly (string | undefined)[]
+  readonly visible?: string
+}
+
+const VLLM = "vllm-project/vllm"
+const LLAMA_CPP = "ggml-org/llama.cpp"
+
+// vLLM tests/tool_use/test_qwen3coder_tool_parser.py
+const QWEN3 = `${VLLM} tests/tool_use/test_qwen3coder_tool_parser.py`
+const dallas =
+  "<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n"
+const qwenWeather = `<tool_call>\n<function=get_current_weather>\n${dallas}</function>\n</tool_call>`
+
+// vLLM tests/tool_use/test_kimi_k2_tool_parser.py
+const KIMI = `${VLLM} tests/tool_use/test_kimi_k2_tool_parser.py`
+// vLLM tests/tool_use/test_glm4_moe_tool_parser.py
+const GLM = `${VLLM} tests/tool_use/test_glm4_moe_tool_parser.py`
+const MISTRAL = `${VLLM} tests/tool_use/test_mistral_tool_parser.py`
+const SEED = `${VLLM} tests/tool_use/test_seed_oss_tool_parser.py`
+const XLAM = `${VLLM} tests/tool_use/test_xlam_tool_parser.py`
+const DSV31 = `${VLLM} tests/tool_use/test_deepseekv31_tool_parser.py`
+const MINIMAX_M2 = `${VLLM} tests/tool_use/test_minimax_m2_tool_parser.py`
+const SF = '{"city": "San Francisco", "state": "CA", "unit": "celsius"}'
+const DALLAS_JSON = '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
+
+export const PEER_STRINGS: readonly PeerString[] = [
+  // --- Qwen3-Coder ------------------------------------------------------------------------------
+  { source: QWEN3, text: "This is a test response without any tool calls", markup: [] },
+  { source: QWEN3, text: qwenWeather, markup: ["qwen3-coder:get_current_weather"], visible: "" },
+  {
+    source: QWEN3,
+    text: `Sure! Let me check the weather for you.${qwenWeather}`,
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "Sure! Let me check the weather for you.",
+  },
+  {
+    source: QWEN3,
+    text: '<tool_call>\n<function=calculate_area>\n<parameter=shape>\nrectangle\n</parameter>\n<parameter=dimensions>\n{"width": 10, \n "height": 20}\n</parameter>\n<parameter=precision>\n2\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:calculate_area"],
+  },
+  {
+    source: QWEN3,
+    text: `${qwenWeather}\n${qwenWeather.replace("Dallas", "Orlando").replace("TX", "FL")}`,
+    markup: ["qwen3-coder:get_current_weather", "qwen3-coder:get_current_weather"],
+    visible: "\n",
+  },
+  {
+    source: QWEN3,
+    text: 'Let me calculate that area for you.<tool_call>\n<function=calculate_area>\n<parameter=shape>\ncircle\n</parameter>\n<parameter=dimensions>\n{"radius": 15.5}\n</parameter>\n<parameter=precision>\n3\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:calculate_area"],
+    visible: "Let me calculate that area for you.",
+  },
+  {
+    source: `${QWEN3} (fallback, no tags)`,
+    text: "<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${QWEN3} (type conversion)`,
+    text: '<tool_call>\n<function=test_types>\n<parameter=int_param>\n42\n</parameter>\n<parameter=float_param>\n3.14\n</parameter>\n<parameter=bool_param>\ntrue\n</parameter>\n<parameter=str_param>\nhello world\n</parameter>\n<parameter=obj_param>\n{"key": "value"}\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:test_types"],
+  },
+  {
+    source: `${QWEN3} (missing </parameter>)`,
+    text: "Let me check the weather for you:\n<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "Let me check the weather for you:\n",
+  },
+  {
+    source: `${QWEN3} (streaming incremental)`,
+    text: "I'll check the weather.<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "I'll check the weather.",
+  },
+
+  // --- Hermes -----------------------------------------------------------------------------------
+  {
+    source: `${VLLM} tests/entrypoints/openai/tool_parsers/test_hermes_tool_parser.py (reasoning closed, no opener)`,
+    text: '用户可能希望得到一个具体的例子。\n\n总结下来，给出一个范例参数。\n</think>\n\n<tool_call>\n{"name": "internet_search", "arguments": {"question": "5MW燃气轮机设计参数 空气流量 压气机压比 转速"}}\n</tool_call>\n\n ',
+    markup: ["hermes:internet_search"],
+  },
+
+  // --- Mistral ----------------------------------------------------------------------------------
+  { source: MISTRAL, text: "This is a test", markup: [] },
+  {
+    source: MISTRAL,
+    text: '[TOOL_CALLS][{"name": "add", "arguments":{"a": 3.5, "b": 4}}]',
+    markup: ["mistral:add"],
+    visible: "",
+  },
+  {
+    source: MISTRAL,
+    text: `[TOOL_CALLS] [{"name": "get_current_weather", "arguments":${SF}}]`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (arguments before name)`,
+    text: `[TOOL_CALLS] [{"arguments":${SF}, "name": "get_current_weather"}]`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (arguments before name, a name inside the arguments)`,
+    text: '[TOOL_CALLS] [{"arguments":{"name": "John Doe"}, "name": "get_age"}]',
+    markup: ["mistral:get_age"],
+  },
+  {
+    source: `${MISTRAL} (v11 tokenizer)`,
+    text: '[TOOL_CALLS]add{"a": 3.5, "b": 4}',
+    markup: ["mistral:add"],
+    visible: "",
+  },
+  {
+    source: `${MISTRAL} (v11 tokenizer)`,
+    text: `[TOOL_CALLS]get_current_weather${SF}`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (streaming, odd spacing)`,
+    text: '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]',
+    markup: ["mistral:add"],
+  },
+  {
+    source: `${MISTRAL} (streaming, two calls, the second object left unclosed)`,
+    text: `[TOOL_CALLS][{"name": "add", "arguments": {"a": 3.5, "b": 4}}, {"name": "get_current_weather", "arguments":${SF}]`,
+    markup: ["mistral:add", "mistral:get_current_weather"],
+  },
+
+  // --- Kimi K2 ----------------------------------------------------------------------------------
+  {
+    source: KIMI,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing"} <|tool_call_end|> <|tool_call_begin|>\nfunctions.get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll get the weather and news for LA today. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"latitude": 34.0522, "longitude": -118.2437}<|tool_call_end|><|tool_call_begin|>functions.get_news:1<|tool_call_argument_begin|>{"content": "Los Angeles today"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_news"],
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll help you with multiple tasks. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "New York"}<|tool_call_end|><|tool_call_begin|>functions.get_news:1<|tool_call_argument_begin|>{"topic": "technology"}<|tool_call_end|><|tool_call_begin|>functions.send_email:2<|tool_call_argument_begin|>{"to": "user@example.com", "subject": "Daily Update"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_news", "kimi-k2:send_email"],
+  },
+  {
+    source: `${KIMI} (mixed spacing)`,
+    text: "Mixed spacing test. <|tool_calls_section_begin|> <|tool_call_begin|> functions.test:0 <|tool_call_argument_begin|> {} <|tool_call_end|><|tool_call_begin|>functions.test2:1<|tool_call_argument_begin|>{}<|tool_call_end|> <|tool_calls_section_end|>",
+    markup: ["kimi-k2:test", "kimi-k2:test2"],
+    visible: "Mixed spacing test. ",
+  },
+  {
+    source: `${KIMI} (angle brackets in the JSON)`,
+    text: 'I need to process HTML content. <|tool_calls_section_begin|><|tool_call_begin|>functions.process_html:0<|tool_call_argument_begin|>{"html": "<div>content</div>", "text": "normal text"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:process_html"],
+  },
+  {
+    source: `${KIMI} (newlines in the JSON)`,
+    text: 'I need to process formatted JSON. <|tool_calls_section_begin|><|tool_call_begin|>functions.process_data:0<|tool_call_argument_begin|>{\n  "name": "test",\n  "value": 123,\n  "nested": {\n    "key": "value"\n  }\n}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:process_data"],
+  },
+  {
+    source: `${KIMI} (invalid JSON in the first call)`,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.invalid_get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing" <|tool_call_end|> <|tool_call_begin|>\nfunctions.valid_get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:invalid_get_weather", "kimi-k2:valid_get_weather"],
+  },
+
+  // --- GLM-4.5 ----------------------------------------------------------------------------------
+  {
+    source: GLM,
+    text: "<tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Dallas</arg_value>\n    <arg_key>state</arg_key>\n    <arg_value>TX</arg_value>\n    <arg_key>unit</arg_key>\n    <arg_value>fahrenheit</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: GLM,
+    text: "<tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Dallas</arg_value>\n    </tool_call>\n    <tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Orlando</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather", "glm:get_current_weather"],
+  },
+  {
+    source: GLM,
+    text: "I'll help you check the weather. <tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Seattle</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: `${GLM} (after a thinking block)`,
+    text: "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n",
+  },
+  {
+    source: `${GLM} (malformed arg key)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Seattle</arg_value>\n<arg_key>incomplete_arg\n<arg_value>value</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+  },
+  {
+    source: `${GLM} (no arguments)`,
+    text: "<tool_call>get_current_time\n</tool_call>",
+    markup: ["glm:get_current_time"],
+  },
+  {
+    source: `${GLM} (prose between two calls)`,
+    text: "I will help you get the weather info.\n\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Shanghai</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather", "glm:get_weather"],
+    visible:
+      "I will help you get the weather info.\n\n\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n",
+  },
+  {
+    source: `${GLM} (streaming: an opener with nothing after it yet, at the end)`,
+    text: "I will help you get the weather<tool_call>",
+    markup: [],
+  },
+  {
+    source: `${GLM} (incomplete: no </tool_call>)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>",
+    markup: ["glm:get_weather"],
+  },
+
+  // --- Seed-OSS ---------------------------------------------------------------------------------
+  {
+    source: SEED,
+    text: "<seed:think>\n</seed:cot_budget_reflect>\n</seed:cot_budget_reflect>\nThe current thinking budget is 0, so I will directly start answering the question.\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n</function>\n</seed:tool_call>",
+    markup: ["seed-oss:get_weather"],
+  },
+  {
+    source: `${SEED} (a rehearsal of the call inside reasoning, then the call)`,
+    text: '<seed:think>\nGot it. Let me format the function call correctly. The format is <seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>. Wait, but does the unit parameter accept "celsius"? Let me go with that.</seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>',
+    markup: ["seed-oss:get_weather", "seed-oss:get_weather"],
+    recover: ["get_weather", "get_weather"],
+  },
+
+  // --- xLAM -------------------------------------------------------------------------------------
+  { source: XLAM, text: "This is a test", markup: [] },
+  {
+    source: XLAM,
+    text: `[{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}, {"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}]`,
+    markup: ["xlam:get_current_weather", "xlam:get_current_weather"],
+  },
+  {
+    source: `${XLAM} (after a thinking block)`,
+    text: `<think>I'll help you with that.</think>[{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}]`,
+    markup: ["xlam:get_current_weather"],
+    visible: "<think>I'll help you with that.</think>",
+  },
+  {
+    source: `${XLAM} (a [TOOL_CALLS] token after prose)`,
+    text: `I'll check the weather for you.[TOOL_CALLS][{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}]`,
+    markup: ["mistral:get_current_weather"],
+    visible: "I'll check the weather for you.",
+  },
+
+  // --- DeepSeek V3.1 ----------------------------------------------------------------------------
+  {
+    source: DSV31,
+    text: 'normal text<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:foo"],
+    visible: "normal text",
+  },
+  {
+    source: DSV31,
+    text: 'some prefix text<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>bar<｜tool▁sep｜>{"y":2}<｜tool▁call▁end｜><｜tool▁calls▁end｜> some suffix text',
+    markup: ["deepseek-v3:foo", "deepseek-v3:bar"],
+    visible: "some prefix text some suffix text",
+  },
+
+  // --- MiniMax M2 -------------------------------------------------------------------------------
+  {
+    source: MINIMAX_M2,
+    text: '<minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:get_weather"],
+  },
+  {
+    source: MINIMAX_M2,
+    text: '<minimax:tool_call><invoke name="search_web"><parameter name="query_tag">["technology", "events"]</parameter><parameter name="query_list">["OpenAI", "latest", "release"]</parameter></invoke><invoke name="search_web"><parameter name="query_tag">["technology", "events"]</parameter><parameter name="query_list">["Gemini", "latest", "release"]</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:search_web", "minimax-m2:search_web"],
+  },
+  {
+    source: `${MINIMAX_M2} (extra attributes in the tags, vllm#32827)`,
+    text: '<minimax:tool_call><invoke name="execute_command" description="Run a command"><parameter name="command" type="string">ls -la</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:execute_command"],
+  },
+  {
+    source: `${MINIMAX_M2} (extra attributes, non-streaming)`,
+    text: '<minimax:tool_call><invoke name="test_func" extra="ignored"><parameter name="arg1" type="string">value1</parameter><parameter name="arg2" description="(e.g. example)">value2</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:test_func"],
+  },
+  // --- llama.cpp tests/chat/*.cpp (per-template parser tests; `special_function` is their tool) ---
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser`,
+    text: '{"name": "special_function", "parameters": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser (built-in tools)`,
+    text: "<|python_tag|>code_interpreter.call(code=\"print('hey')\")",
+    markup: ["llama3-json:code_interpreter"],
+  },
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser (built-in tools)`,
+    text: "<|python_tag|>python.call(code=\"print('hey')\")",
+    markup: ["llama3-json:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (text, then a call)`,
+    text: 'all\nHello, world!\nnono\nWhat\'s up?>>>special_function\n{"arg1": 1}\n',
+    markup: ["functionary:special_function"],
+    visible: "all\nHello, world!\nnono\nWhat's up?\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (text only)`,
+    text: "all\nHello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (a call after analysis)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (no <|constrain|>, cut in the payload)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>commentary to=functions.special_function<|message|>{\"arg1",
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (a call in the analysis channel)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant<|channel|>analysis to=functions.special_function <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (commentary text, then a call)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>commentary<|message|>Hello, world!\nWhat's up?<|end|><|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{\"arg1\": 1}",
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (the recipient in the role header, no <|start|>)`,
+    text: ' to=functions.special_function<|channel|>commentary <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (the recipient in the role header)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant to=functions.special_function<|channel|>analysis <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (QwQ: reasoning opened by the template)`,
+    text: 'I\'m\nthinking</think>\n<tool_call>{"name": "special_function", "arguments": {"arg1": 1}}</tool_call>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser`,
+    text: 'Hello, world!\nWhat\'s up?<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>',
+    markup: ["hermes:special_function"],
+    visible: "Hello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (cut inside the JSON)`,
+    text: 'Let\'s call something\n<tool_call>{"name"',
+    markup: ["hermes:?"],
+    recover: [],
+    visible: "Let's call something\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function=NAME>{json})`,
+    text: '<function=special_function>{"arg1": 1}</function>',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function name="NAME">)`,
+    text: '<function name="special_function">\n{"arg1": 1}\n</function>',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<tool>)`,
+    text: '<tool>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</tool>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<tools>)`,
+    text: '<tools>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</tools>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<response>)`,
+    text: '<response>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</response>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<json>)`,
+    text: '<json>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</json>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<xml>)`,
+    text: '<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<JSON>)`,
+    text: '<JSON>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</JSON>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (bare JSON at the start)`,
+    text: '{"name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (bare JSON at the start, a line break inside)`,
+    text: '{\n  "name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (a fenced call: an example under our fence rule)`,
+    text: '```json\n  {"name": "special_function", "arguments": {"arg1": 1}}\n```',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function_call> in a fence: an example under our fence rule)`,
+    text: '```json\n\n                    <function_call> {"name": "special_function", "arguments": {"arg1": 1}} \n                    </function_call> \n``` ',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (two calls)`,
+    text: '<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>\n<tool_call>\n{"name": "python", "arguments": {"code":"print(\'hello\')"}}\n</tool_call>',
+    markup: ["hermes:special_function", "hermes:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (two <function=NAME>{json} calls)`,
+    text: '<function=special_function>{"arg1": 1}</function>\n<function=python>{"code":"print(\'hello\')"}</function>',
+    markup: ["functionary:special_function", "functionary:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser ("This is not a tool call:" then a call object)`,
+    text: 'This is not a tool call:\n{"name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (reasoning, then an answer)`,
+    text: "<think>I'm\nthinking</think>Hello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    // Indented by 20 spaces after a blank line: an indented code block (CommonMark §4.4), so an
+    // example under the promise that code is never flagged, although llama.cpp parses it.
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (indented: code under our Markdown rule)`,
+    text: ' \n                    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>test\n```json\n{ "success" : true } \n```<｜tool▁call▁end｜> ',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (indented at the start: code under our Markdown rule)`,
+    text: '                    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (unindented)`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>test\n```json\n{ "success" : true } \n```<｜tool▁call▁end｜> ',
+    markup: ["deepseek-v3:test"],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (after reasoning)`,
+    text: '<think>I\'m\nthinking</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (<｜tool▁calls｜>, no per-call marker)`,
+    text: '<｜tool▁calls｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (a call after reasoning)`,
+    text: '<|START_THINKING|>I\'m\nthinking<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "special_function", "parameters": {"arg1": 1}}\n]<|END_ACTION|>',
+    markup: ["command-r7b:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (cut inside the tool name)`,
+    text: '<|START_THINKING|>I\'m\nthinking<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "special',
+    markup: ["command-r7b:?"],
+    recover: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (a response block)`,
+    text: "<|START_THINKING|>I'm\nthinking<|END_THINKING|><|START_RESPONSE|>Hello, world!\nWhat's up?<|END_RESPONSE|>",
+    markup: [],
+  },
+]
