@@ -204,6 +204,8 @@ const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{
  * accepts each of them, tests/chat: `<tool>`, `<response>`, `<json>`, `<xml>`, `<JSON>`).
  */
 const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
+/** `k=`: a Python keyword argument begins. */
+const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
@@ -576,6 +578,20 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
     gate: true,
   }),
+  // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
+  // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
+  // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
+  opener(
+    "pythonic",
+    ["["],
+    seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))),
+    pythonic("list"),
+    {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    },
+  ),
   opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
   // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
   opener(

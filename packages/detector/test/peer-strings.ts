@@ -20,6 +20,7 @@ export interface PeerString {
 
 const VLLM = "vllm-project/vllm"
 const LLAMA_CPP = "ggml-org/llama.cpp"
+const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
 
 // vLLM tests/tool_use/test_qwen3coder_tool_parser.py
 const QWEN3 = `${VLLM} tests/tool_use/test_qwen3coder_tool_parser.py`
@@ -508,5 +509,206 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${LLAMA_CPP} test_command_r7b_parser (a response block)`,
     text: "<|START_THINKING|>I'm\nthinking<|END_THINKING|><|START_RESPONSE|>Hello, world!\nWhat's up?<|END_RESPONSE|>",
     markup: [],
+  },
+  // --- SGLang test/srt/test_function_call_parser.py ---------------------------------------------
+  {
+    source: `${SGLANG} TestPythonicDetector`,
+    text: "This is just normal text without any tool calls.",
+    markup: [],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (after prose)`,
+    text: "Here's a tool call: [get_weather(location='New York', unit='celsius')]",
+    markup: ["pythonic:get_weather"],
+    visible: "Here's a tool call: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (after prose)`,
+    text: "This is some text before [get_weather(location='London')]",
+    markup: ["pythonic:get_weather"],
+    visible: "This is some text before ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (cut inside the arguments)`,
+    text: "Let me check the weather: [get_weather(location=",
+    markup: ["pythonic:get_weather"],
+    visible: "Let me check the weather: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector`,
+    text: "[search(query='python programming')]",
+    markup: ["pythonic:search"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (text after the call)`,
+    text: "[get_weather(location='Tokyo')] Here's the forecast:",
+    markup: ["pythonic:get_weather"],
+    visible: " Here's the forecast:",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (two lists, prose between)`,
+    text: "[get_weather(location='Berlin')] and [search(query='restaurants')]",
+    markup: ["pythonic:get_weather", "pythonic:search"],
+    visible: " and ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (a lone bracket at the end)`,
+    text: "Let's try this: [",
+    markup: [],
+    tools: ["get_weather", "search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (nested brackets)`,
+    text: "[get_weather(location='New York', unit='celsius', data=[1, 2, 3])]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (nested dicts)`,
+    text: "[search(query='test', config={'options': [1, 2], 'nested': {'key': 'value'}})]",
+    markup: ["pythonic:search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (two calls, nested brackets)`,
+    text: "[get_weather(location='Paris', data=[10, 20]), search(query='test', filters=['a', 'b'])]",
+    markup: ["pythonic:get_weather", "pythonic:search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (<|python_start|> after prose)`,
+    text: "Here's a call: <|python_start|>[get_weather(location='Tokyo', data=[1, 2, 3])]<|python_end|>",
+    markup: ["pythonic:get_weather"],
+    visible: "Here's a call: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (<|python_start|> between sentences)`,
+    text: "User wants to get the weather in Mars. <|python_start|>[get_weather(location='Mars', unit='celsius')]<|python_end|> In this way we will get the weather in Mars.",
+    markup: ["pythonic:get_weather"],
+    visible: "User wants to get the weather in Mars.  In this way we will get the weather in Mars.",
+  },
+  {
+    source: `${SGLANG} TestMistralDetector (brackets and a fence inside a JSON string)`,
+    text: '[TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":{"decision":"","content":"```\\nTOOL: Access a weather API or service\\nOBSERVATION: Retrieve the current weather data\\nANSWER: The weather is as follows: [City Name] - [Weather Conditions] - [Temperature]\\n```"}}]',
+    markup: ["mistral:make_next_step_decision"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestMistralDetector (text before)`,
+    text: 'Here is some text before the tool call: [TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":{"decision":"ANSWER", "content":"The answer is 42"}}]',
+    markup: ["mistral:make_next_step_decision"],
+    visible: "Here is some text before the tool call: ",
+  },
+  {
+    source: `${SGLANG} TestBaseFormatDetector (two objects, comma-separated, in one envelope)`,
+    text: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_tourist_attractions", "arguments": {"city": "London"}}</tool_call>',
+    markup: ["hermes:get_weather", "hermes:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestBaseFormatDetector (a tool that is not offered, cut off)`,
+    text: '<tool_call>{"name": "invalid_tool", ',
+    tools: ["get_weather", "get_tourist_attractions"],
+    markup: ["hermes:invalid_tool"],
+    recover: [],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector`,
+    text: '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    markup: ["llama3-json:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (\`;\` between calls)`,
+    text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "get_tourist_attractions", "parameters": {"city": "Paris"}}',
+    markup: ["llama3-json:get_weather", "llama3-json:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (<|python_tag|> before each call)`,
+    text: '<|python_tag|>{"name": "get_weather", "parameters": {}}<|python_tag|>{"name": "get_tourist_attractions", "parameters": {}}',
+    markup: ["llama3-json:get_weather", "llama3-json:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (text after the call)`,
+    text: '{"name": "get_weather", "parameters": {}} Some follow-up text',
+    markup: ["llama3-json:get_weather"],
+    visible: " Some follow-up text",
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (<|python_tag|> after prose)`,
+    text: 'Some intro. <|python_tag|>{"name": "get_weather", "parameters": {}}',
+    markup: ["llama3-json:get_weather"],
+    visible: "Some intro. ",
+  },
+  {
+    source: `${SGLANG} TestKimiK2Detector`,
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_call_begin|>functions.get_tourist_attractions:1<|tool_call_argument_begin|>{"city": "London"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestKimiK2Detector (cut inside the arguments)`,
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"',
+    markup: ["kimi-k2:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestDeepSeekV3Detector (multi-token chunks)`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Shanghai"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_tourist_attractions\n```json\n{"city": "Beijing"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_weather", "deepseek-v3:get_tourist_attractions"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (no parameters)`,
+    text: "<tool_call>\n<function=get_current_weather>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (special characters in a value)`,
+    text: "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas->TX\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (cut after a parameter)`,
+    text: "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (indented lines inside the call)`,
+    text: "I'll check the weather.<tool_call>\n        <function=get_current_weather>\n        <parameter=city>\n        Dallas\n        </parameter>\n        <parameter=state>\n        TX\n        </parameter>\n        </function>\n        </tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "I'll check the weather.",
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (two indented calls, text between)`,
+    text: '<tool_call>\n        <function=get_current_weather>\n        <parameter=city>\n        Dallas\n        </parameter>\n        </function>\n        </tool_call>\n        Some text in between.\n        <tool_call>\n        <function=calculate_area>\n        <parameter=shape>\n        circle\n        </parameter>\n        <parameter=dimensions>\n        {"radius": 5}\n        </parameter>\n        </function>\n        </tool_call>',
+    markup: ["qwen3-coder:get_current_weather", "qwen3-coder:calculate_area"],
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (two calls glued)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2024-06-27</arg_value>\n</tool_call><tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Shanghai</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2024-06-28</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather", "glm:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (a tool that is not offered)`,
+    text: "<tool_call>invalid_func\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>",
+    tools: ["get_weather"],
+    markup: ["glm:invalid_func"],
+    recover: [],
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (escaped JSON in a value)`,
+    text: '<tool_call>todo_write\n<arg_key>todos</arg_key>\n<arg_value>[{\\"id\\": \\"1\\", \\"task\\": \\"Check for hard-coded issues in the backend code\\", \\"status\\": \\"in_progress\\"}]</arg_value>\n</tool_call>',
+    markup: ["glm:todo_write"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (two calls in a list)`,
+    text: '[{"name": "get_weather", "parameters": {"location": "Tokyo"}},{"name": "get_weather", "parameters": {"location": "Paris"}}]',
+    markup: ["xlam:get_weather", "xlam:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (leading and trailing whitespace)`,
+    text: '  [{"name": "get_weather", "parameters": {"location": "Tokyo"}}]  ',
+    markup: ["xlam:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (a \`}\` inside a string)`,
+    text: '[{"name": "get_weather", "parameters": {"location": "has } inside"}}]',
+    markup: ["xlam:get_weather"],
   },
 ]
