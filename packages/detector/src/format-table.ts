@@ -6,7 +6,22 @@
  * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
-import { alt, cut, end, lit, name, not, nsLit, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import {
+  alt,
+  cut,
+  cutIn,
+  end,
+  lit,
+  name,
+  not,
+  nsLit,
+  opt,
+  type Pattern,
+  peek,
+  seq,
+  word,
+  ws,
+} from "./pattern.ts"
 import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
@@ -399,9 +414,12 @@ const step3Entries: BodyEntry[] = [
 const argTags = structure("<arg_key>", "<arg_value>")
 const glmBody = tags(argTags, closers("</tool_call>"))
 
-/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
-const LLAMA_CALL_AFTER_PROSE: Pattern = seq(
-  lit('name"'),
+/**
+ * `: "NAME", "parameters": {` (or `"arguments"`) after a `"name"` key: the keys that make a JSON
+ * object a call (vLLM's llama3_json and SGLang's JSON array parsers read exactly these). An object
+ * that only has a `"name"` (`{"name": "my-app", "version": "1.0.0"}`, a list of people) is data.
+ */
+const CALL_KEYS_AFTER_NAME: Pattern = seq(
   ws,
   lit(":"),
   ws,
@@ -416,6 +434,10 @@ const LLAMA_CALL_AFTER_PROSE: Pattern = seq(
   ws,
   peek(lit("{")),
 )
+/** `"name": "NAME", "parameters": {`: a call object's first keys, or a stream cut off inside them. */
+const CALL_KEYS: Pattern = seq(ws, lit('"name"'), cutIn(CALL_KEYS_AFTER_NAME))
+/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
+const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -553,7 +575,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(seq(word("ident"), lit("(")))),
     pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
   ),
-  opener("llama3-json", ["{"], seq(ws, lit('"name"'), ws, lit(":")), json("keys"), {
+  opener("llama3-json", ["{"], CALL_KEYS, json("keys"), {
     where: "anchor",
     opening: false,
     bodyAt: 0,
@@ -566,7 +588,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     gate: true,
   }),
   // xLAM: a JSON list of calls at the start (#23).
-  opener("xlam", ["["], seq(ws, lit("{"), ws, lit('"name"')), json("keys"), {
+  opener("xlam", ["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
     where: "anchor",
     opening: false,
     bodyAt: 0,

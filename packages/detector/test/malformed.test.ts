@@ -184,6 +184,9 @@ describe("prose is never swallowed", () => {
     ["Markdown [links](https://example.com), [get_weather] alone and [x] boxes stay prose."],
     ["Python indexes like items[get_weather(0)] or rows[len(rows) - 1] stay prose."],
     ["Call [get_time(tz='CET')] only if it is offered."],
+    // JSON data that merely has a "name" is no call: a call object names its arguments too.
+    ['{"name": "my-app", "version": "1.0.0", "private": true}'],
+    ['[{"name": "Alice", "age": 30}, {"name": "Bob", "age": 25}]'],
     // The extra Hermes wrappers need a call object (`"name"` first) right inside.
     ['The API answers <response>{"status": "ok"}</response> and <json>{"a": 1}</json>.'],
   ])("%j is shown whole", (text) => {

@@ -19,6 +19,7 @@ export interface PeerString {
 }
 
 const VLLM = "vllm-project/vllm"
+const VLLM_TP = `${VLLM} tests/entrypoints/openai/tool_parsers`
 const LLAMA_CPP = "ggml-org/llama.cpp"
 const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
 
@@ -710,5 +711,94 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${SGLANG} TestJsonArrayParser (a \`}\` inside a string)`,
     text: '[{"name": "get_weather", "parameters": {"location": "has } inside"}}]',
     markup: ["xlam:get_weather"],
+  },
+  // --- vLLM tests/entrypoints/openai/tool_parsers: Llama 3 JSON, Llama 4 pythonic --------------
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (prose around the call)`,
+    text: 'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?',
+    markup: ["llama3-json:getOpenIncidentsTool"],
+    visible: "Here is the result:  Would you like to know more?",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py`,
+    text: '{"name": "searchTool", "parameters": {"query": "test query", "limit": 10}}',
+    markup: ["llama3-json:searchTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (invalid JSON in the arguments)`,
+    text: '{"name": "invalidTool", "parameters": {invalid json}',
+    tools: ["searchTool"],
+    markup: ["llama3-json:invalidTool"],
+    recover: [],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py ("arguments")`,
+    text: '{"name": "searchTool", "arguments": {"query": "test"}}',
+    markup: ["llama3-json:searchTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (three, \`;\` with spaces)`,
+    text: '{"name": "searchTool", "parameters": {"query": "test1"}} ; {"name": "getOpenIncidentsTool", "parameters": {}} ; {"name": "searchTool", "parameters": {"query": "test2"}}',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool", "llama3-json:searchTool"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (three after prose, prose after)`,
+    text: 'Here are the results: {"name": "searchTool", "parameters": {"query": "test1"}}; {"name": "getOpenIncidentsTool", "parameters": {}}; {"name": "searchTool", "parameters": {"query": "test2"}} Would you like to know more?',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool", "llama3-json:searchTool"],
+    visible: "Here are the results:  Would you like to know more?",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (deep nesting)`,
+    text: '{"name": "simpleTool", "parameters": {"value": "test"}}; {"name": "complexTool", "parameters": {"config": {"database": {"connection": {"pool": {"size": 10}}}}}}',
+    markup: ["llama3-json:simpleTool", "llama3-json:complexTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (braces and escaped quotes in strings)`,
+    text: '{"name": "parserTool", "parameters": {"text": "He said \\"Hello {world}\\" [complex]", "nested": {"inner": "more {brackets}"}}}',
+    markup: ["llama3-json:parserTool"],
+    visible: "",
+  },
+  { source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py`, text: "How can I help you today?", markup: [] },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (more types)`,
+    text: "[register_user(name='Doe', age=9, address={'city': 'LA', 'state': 'CA'}, role=None, passed_test=True, aliases=['John', 'Johnny'])]",
+    markup: ["pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (no arguments)`,
+    text: "[get_weather()]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (an empty dict)`,
+    text: "[do_something_cool(additional_data={})]",
+    markup: ["pythonic:do_something_cool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (escaped quotes)`,
+    text: "[get_weather(city='Martha\\'s Vineyard', metric='\\\"cool units\\\"')]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (two calls, no spaces)`,
+    text: "[get_weather(city='LA',metric='C'),register_user(name='Doe',age=9)]",
+    markup: ["pythonic:get_weather", "pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (<|python_start|>, three calls)`,
+    text: "<|python_start|>[get_weather(city='LA', metric='C'), get_weather(), do_something_cool(steps=[])]<|python_end|>",
+    markup: ["pythonic:get_weather", "pythonic:get_weather", "pythonic:do_something_cool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (<|python_start|> with no closer)`,
+    text: "<|python_start|>[get_weather(city='LA', metric='C'),register_user(name='Doe', age=9)]",
+    markup: ["pythonic:get_weather", "pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (regex-hostile prose)`,
+    text: "hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+    tools: ["get_weather"],
   },
 ]
