@@ -912,6 +912,8 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("command-r7b", "close", ["<|END_ACTION|>"]),
   token("seed-oss", "open", ["<seed:tool_call>"]),
   token("internlm", "open", ["<|action_start|>"]),
+  // Its plugin marker on its own (`<|action_start|><|plugin|>not json<|action_end|>`, vLLM's tests).
+  token("internlm", "call", ["<|plugin|>"]),
   token("internlm", "close", ["<|action_end|>"]),
   token("lfm2", "open", ["<|tool_call_start|>"]),
   token("apertus", "open", ["<|tools_prefix|>"]),
