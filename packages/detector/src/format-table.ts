@@ -853,6 +853,15 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+  // LongCat-Flash: Hermes JSON in its own tag (vLLM `longcat`, Ollama `longcatflash.go`).
+  opener("longcat", ["<longcat_tool_call>"], JSON_START, json("keys", "</longcat_tool_call>")),
+  // GigaChat 3: the role `function call`, its `<|role_sep|>`, then one call object (vLLM and SGLang
+  // `gigachat3`). With special tokens stripped the object follows the role directly
+  // (`function call{"name": …}`, vLLM's tests); the literal holds the `{` so prose never stops it.
+  opener("gigachat3", ["function call<|role_sep|>"], JSON_CALL_START, json("keys")),
+  opener("gigachat3", ["function call{"], peek(seq(ws, lit('"name"'))), json("keys"), {
+    bodyAt: "function call".length,
+  }),
   // Cline / Roo-Code prompt XML (#36): `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
   opener("cline-xml", [`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
     perTool: true,

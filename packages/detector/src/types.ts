@@ -44,6 +44,8 @@ export type FormatId =
   | "nemotron"
   | "apertus"
   | "apriel"
+  | "longcat"
+  | "gigachat3"
   | "cline-xml"
 
 /**

@@ -187,6 +187,8 @@ describe("prose is never swallowed", () => {
     // JSON data that merely has a "name" is no call: a call object names its arguments too.
     ['{"name": "my-app", "version": "1.0.0", "private": true}'],
     ['[{"name": "Alice", "age": 30}, {"name": "Bob", "age": 25}]'],
+    // GigaChat's role needs its `<|role_sep|>` or a call object glued to it.
+    ["A function call {like this} or a function call{x} is prose."],
     // The extra Hermes wrappers need a call object (`"name"` first) right inside.
     ['The API answers <response>{"status": "ok"}</response> and <json>{"a": 1}</json>.'],
   ])("%j is shown whole", (text) => {

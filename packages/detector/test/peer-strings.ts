@@ -21,6 +21,8 @@ export interface PeerString {
 const VLLM = "vllm-project/vllm"
 const VLLM_TP = `${VLLM} tests/entrypoints/openai/tool_parsers`
 const LLAMA_CPP = "ggml-org/llama.cpp"
+const SGLANG_GIGACHAT = "sgl-project/sglang python/sglang/srt/function_call/gigachat3_detector.py"
+const OLLAMA = "ollama/ollama model/parsers"
 const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
 
 // vLLM tests/tool_use/test_qwen3coder_tool_parser.py
@@ -971,5 +973,111 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${VLLM_TP}/test_olmo3_tool_parser.py (three calls, one a line)`,
     text: "<function_calls>get_weather(city='San Francisco', metric='celsius')\nget_weather()\ndo_something_cool(steps=[])</function_calls>",
     markup: ["olmo3:get_weather", "olmo3:get_weather", "olmo3:do_something_cool"],
+  },
+  // --- Ollama model/parsers ---------------------------------------------------------------------
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go`,
+    text: "<function=exec_command>\n<parameter=cmd>\nls -la\n</parameter>\n</function>",
+    markup: ["qwen3-coder:exec_command"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (an orphan </tool_call> after the call)`,
+    text: "<function=exec_command>\n<parameter=cmd>\nls -la\n</parameter>\n</function>\n</tool_call>\ndone",
+    markup: ["qwen3-coder:exec_command"],
+    visible: "\ndone",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (prose with an unclosed header)`,
+    text: "the tag <function=foo is documented here",
+    tools: ["exec_command"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (garbage payload)`,
+    text: "<function=<<not xml>></function>",
+    tools: ["exec_command"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go`,
+    text: '[TOOL_CALLS]get_weather[ARGS]{"location": "San Francisco"}',
+    markup: ["mistral:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (nested objects)`,
+    text: '[TOOL_CALLS]create_entities[ARGS]{"entities": [{"entityType": "Person", "name": "Jack", "observations": ["Works as a baker at Big Baker Co."]}]}',
+    markup: ["mistral:create_entities"],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (braces and escaped quotes in strings)`,
+    text: '[TOOL_CALLS]format[ARGS]{"template": "Hello {name}!", "query": "say \\"hello\\""}',
+    markup: ["mistral:format"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (a tool that is not offered)`,
+    text: '[TOOL_CALLS]unknown_tool[ARGS]{"a": 1}',
+    tools: ["known_tool"],
+    markup: ["mistral:unknown_tool"],
+    recover: [],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (invalid JSON)`,
+    text: "[TOOL_CALLS]test[ARGS]{invalid json}",
+    markup: ["mistral:test"],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (backslashes in a value)`,
+    text: '[TOOL_CALLS]path[ARGS]{"dir": "C:\\\\Users\\\\test"}',
+    markup: ["mistral:path"],
+  },
+  // --- vLLM: LongCat-Flash and GigaChat 3 (families added to the catalogue from these tests) -------
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py`,
+    text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>',
+    markup: ["longcat:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (two calls)`,
+    text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\n<longcat_tool_call>{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}</longcat_tool_call>',
+    markup: ["longcat:get_weather", "longcat:get_time"],
+    visible: "\n",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (prose around the call)`,
+    text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+    markup: ["longcat:get_weather"],
+    visible: "Let me check the weather for you.\n\nHere is the result.",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (malformed: cut in the arguments)`,
+    text: '<longcat_tool_call>{"name": "func", "arguments": {',
+    markup: ["longcat:func"],
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (malformed: not JSON)`,
+    text: "Some text with <longcat_tool_call>invalid json",
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_gigachat3_tool_parser.py (special tokens stripped)`,
+    text: 'function call{"name": "manage_user_memory", "arguments": {"action": "create", "id": "preferences"}}',
+    markup: ["gigachat3:manage_user_memory"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_gigachat3_tool_parser.py (nested arguments)`,
+    text: 'function call{"name": "manage_user_memory", "arguments": {"action": "create", "id": "preferences", "content": {"short_answers": true, "hate_emojis": true}}}',
+    markup: ["gigachat3:manage_user_memory"],
+  },
+  {
+    source: `${SGLANG_GIGACHAT} (the shape its regex reads: <|role_sep|>, a line break, the object)`,
+    text: 'function call<|role_sep|>\n{"name": "manage_user_memory", "arguments": {}}',
+    markup: ["gigachat3:manage_user_memory"],
+    visible: "",
   },
 ]
