@@ -220,6 +220,12 @@ export const formats: readonly FormatInfo[] = Object.freeze([
     'function call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
   ),
   info(
+    "kimi-k3",
+    "Moonshot Kimi K3 (XTML)",
+    "get_weather",
+    '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+  ),
+  info(
     "cline-xml",
     "Cline / Roo-Code prompt XML (opt-in)",
     "read_file",

@@ -410,6 +410,14 @@ const step3Entries: BodyEntry[] = [
   ...callEnds("</steptml:invoke>"),
 ]
 
+// --- Kimi K3 "XTML": `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>` (vLLM `kimi_k3`) -----------------
+const K3_CALL = '<|open|>call tool="'
+const k3Entries: BodyEntry[] = [
+  call(K3_CALL, QUOTED_NAME),
+  ...structure("<|open|>argument"),
+  ...callEnds("<|close|>call<|sep|>"),
+]
+
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 const glmBody = tags(argTags, closers("</tool_call>"))
@@ -853,6 +861,17 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+  // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
+  // call without its section (the section tokens are special tokens: prose never holds them).
+  opener(
+    "kimi-k3",
+    ["<|open|>tools<|sep|>"],
+    seq(ws, peek(lit(K3_CALL))),
+    tags(k3Entries, closers("<|close|>tools<|sep|>")),
+  ),
+  opener("kimi-k3", [K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
+    opening: false,
+  }),
   // LongCat-Flash: Hermes JSON in its own tag (vLLM `longcat`, Ollama `longcatflash.go`).
   opener("longcat", ["<longcat_tool_call>"], JSON_START, json("keys", "</longcat_tool_call>")),
   // GigaChat 3: the role `function call`, its `<|role_sep|>`, then one call object (vLLM and SGLang
@@ -961,6 +980,14 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     where: "anywhere",
     confirm: EMPTY,
     close: [{ literal: "</thinking>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["kimi-k3"],
+    literals: ["<|open|>think<|sep|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|close|>think<|sep|>", peek: false }],
     harmony: false,
   },
   {

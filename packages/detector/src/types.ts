@@ -46,6 +46,7 @@ export type FormatId =
   | "apriel"
   | "longcat"
   | "gigachat3"
+  | "kimi-k3"
   | "cline-xml"
 
 /**

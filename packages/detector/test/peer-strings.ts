@@ -22,6 +22,14 @@ const VLLM = "vllm-project/vllm"
 const VLLM_TP = `${VLLM} tests/entrypoints/openai/tool_parsers`
 const LLAMA_CPP = "ggml-org/llama.cpp"
 const SGLANG_GIGACHAT = "sgl-project/sglang python/sglang/srt/function_call/gigachat3_detector.py"
+const K3 = `${VLLM} tests/tool_use/test_kimi_k3_tool_parser.py`
+// The test's own builders: `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
+const k3Arg = (key: string, type: string, value: string): string =>
+  `<|open|>argument key="${key}" type="${type}"<|sep|>${value}<|close|>argument<|sep|>`
+const k3Call = (tool: string, ...args: string[]): string =>
+  `<|open|>call tool="${tool}" index="1"<|sep|>${args.join("")}<|close|>call<|sep|>`
+const k3Tools = (...calls: string[]): string => `<|open|>tools<|sep|>${calls.join("")}<|close|>tools<|sep|>`
+const k3Response = (content: string): string => `<|open|>response<|sep|>${content}<|close|>response<|sep|>`
 const OLLAMA = "ollama/ollama model/parsers"
 const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
 
@@ -1078,6 +1086,41 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${SGLANG_GIGACHAT} (the shape its regex reads: <|role_sep|>, a line break, the object)`,
     text: 'function call<|role_sep|>\n{"name": "manage_user_memory", "arguments": {}}',
     markup: ["gigachat3:manage_user_memory"],
+    visible: "",
+  },
+  // --- vLLM: Kimi K3 XTML (a family added to the catalogue from these tests) ----------------------
+  {
+    source: `${K3} (after a response block; typed arguments)`,
+    text: `${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1"), k3Arg("flag", "boolean", "true"), k3Arg("text", "string", "raw")))}`,
+    markup: ["kimi-k3:calc"],
+    visible: k3Response("answer"),
+  },
+  {
+    source: `${K3} (after reasoning and a response block)`,
+    text: `<|open|>think<|sep|>step<|close|>think<|sep|>${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
+    markup: ["kimi-k3:calc"],
+  },
+  {
+    source: `${K3} (the response opener consumed by the template)`,
+    text: `<|close|>response<|sep|>${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
+    markup: ["kimi-k3:calc"],
+    visible: "<|close|>response<|sep|>",
+  },
+  {
+    source: `${K3} (truncated inside the call header)`,
+    text: '<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="calc" index="1"',
+    markup: ["kimi-k3:calc"],
+  },
+  {
+    source: `${K3} (streamed, the section never closed)`,
+    text: `<|open|>response<|sep|>Hi<|open|>tools<|sep|>${k3Call("calc", k3Arg("x", "number", "1"))}`,
+    markup: ["kimi-k3:calc"],
+    visible: "<|open|>response<|sep|>Hi",
+  },
+  {
+    source: `${K3} (a call with no arguments)`,
+    text: k3Tools(k3Call("calc")),
+    markup: ["kimi-k3:calc"],
     visible: "",
   },
 ]
