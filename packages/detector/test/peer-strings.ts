@@ -1123,4 +1123,122 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["kimi-k3:calc"],
     visible: "",
   },
+  // --- llama.cpp tests/chat: Functionary v3.1, FireFunction v2, Granite, generic ------------------
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_1_llama_3_1_parser (cut before the closer)`,
+    text: '<function=special_function>{"arg1": 1}<',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_firefunction_v2_parser (a leading space)`,
+    text: ' functools[{"name": "special_function", "arguments": {"arg1": 1}}]',
+    markup: ["phi4-functools:special_function"],
+    visible: " ",
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (a <response> block of prose is no call)`,
+    text: "<think>I'm\nthinking</think><response>Hello, world!\nWhat's up?</response>",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (cut after the name)`,
+    text: '<|tool_call|>[{"name": "special_function"',
+    markup: ["granite:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (after reasoning, cut as a second call starts)`,
+    text: '<think>I\'m\nthinking</think><|tool_call|>[{"name": "special_function", "arguments": {"arg1": 1}, {',
+    markup: ["granite:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (a grammar-forced response object: data, not a call)`,
+    text: '{\n  "response": "Hello, world!\\nWhat\'s up?"\n}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  // --- llama.cpp tests/chat: Qwen3-Coder XML ---------------------------------------------------------
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (spaces around the tags)`,
+    text: " <tool_call>\n<function=special_function> <parameter=arg1>1\n</parameter>\n</function> </tool_call>\n\n\n",
+    markup: ["qwen3-coder:special_function"],
+    visible: " \n\n\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (indented tags)`,
+    text: "<tool_call>\n  <function=special_function>\n    <parameter=arg1>\n      1\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (code with indentation in a value)`,
+    text: '<tool_call>\n  <function=code_function>\n    <parameter=code>\ndef hello():\n    print("Hello, World!")\n    return True\n    </parameter>\n  </function>\n</tool_call>',
+    markup: ["qwen3-coder:code_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (HTML in a value)`,
+    text: "<tool_call>\n  <function=html_function>\n    <parameter=content>\n      <script>alert('xss')</script><img src=x onerror=alert(1)>\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:html_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (text before, compact)`,
+    text: "I'll help you search for products. <tool_call><function=compact_function><parameter=param>value</parameter></function></tool_call>",
+    markup: ["qwen3-coder:compact_function"],
+    visible: "I'll help you search for products. ",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (tabs and a carriage return in a value)`,
+    text: "<tool_call>\n  <function=control_function>\n    <parameter=text>\nLine1\nLine2\tTabbed\rCarriage return\n\tindented line\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:control_function"],
+  },
+  // --- llama.cpp tests/chat: GLM 4.5/4.6, MiniMax M2, Nemotron v3 -----------------------------------
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (a leading newline)`,
+    text: "\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    markup: ["glm:special_function"],
+    visible: "\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (text after the call)`,
+    text: "\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>Hello, world!\nWhat's up?",
+    markup: ["glm:special_function"],
+    visible: "\nHello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (interleaved reasoning, then a call)`,
+    text: "\n<think>I'm\nthinking</think>Hello, world!\n<think>Thinking2</think>What's up?\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    markup: ["glm:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (quotes in a value)`,
+    text: '<tool_call>web_search\n<arg_key>query</arg_key>\n<arg_value>"From Zero" Linkin Park album tracklist complete songs</arg_value>\n<arg_key>limit</arg_key>\n<arg_value>3</arg_value>\n</tool_call>',
+    markup: ["glm:web_search"],
+  },
+  {
+    source: `${LLAMA_CPP} test_minimax_m2_parser (reasoning opened by the template, text after)`,
+    text: 'I\'m\nthinking</think><minimax:tool_call>\n<invoke name="special_function">\n<parameter name="arg1">1</parameter>\n</invoke>\n</minimax:tool_call>Hello, world!\nWhat\'s up?',
+    markup: ["minimax-m2:special_function"],
+    visible: "I'm\nthinking</think>Hello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_minimax_m2_parser (text, a blank line, the call)`,
+    text: 'I\'m\nthinking\n</think>\n\nHello, world!\nWhat\'s up?\n\n<minimax:tool_call>\n<invoke name="special_function_with_opt">\n<parameter name="arg1">1</parameter>\n<parameter name="arg2">2</parameter>\n</invoke>\n</minimax:tool_call>\n',
+    markup: ["minimax-m2:special_function_with_opt"],
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (after reasoning opened by the template)`,
+    text: "I'm\nthinking\n</think>\n<tool_call>\n<function=special_function>\n<parameter=arg1>\n1\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (no </parameter>, a blank line in the value)`,
+    text: '<tool_call>\n<function=python>\n<parameter=code>\ndef hello():\n    print("Hello, world!")\n\nhello()\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:python"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (a JSON answer after reasoning: data, not a call)`,
+    text: 'I need to output the invoice details in JSON\n</think>\n{"amount": 123.45, "date": "2025-12-03"}',
+    tools: ["special_function"],
+    markup: [],
+  },
 ]
