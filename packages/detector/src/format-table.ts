@@ -226,12 +226,24 @@ const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
-/** `NAME` or a quoted name with spaces (`<function="get current temperature">`, llama.cpp's Functionary tests). */
-const FUNCTION_NAME = alt(seq(lit('"'), QUOTED_NAME), name("function"))
+/**
+ * `NAME`, a quoted name with spaces (`<function="get current temperature">`, llama.cpp's Functionary
+ * tests) or an unquoted one (`<function=get current temperature>`, Ollama's Qwen3-Coder tests): the
+ * plain name first, then the spaced one, each only when the `>` follows (no backtracking).
+ */
+const FUNCTION_NAME = alt(
+  seq(lit('"'), QUOTED_NAME),
+  seq(name("function"), peek(lit(">"))),
+  seq(name("quoted"), peek(lit(">"))),
+)
 /** The header, in a peek: it captures nothing (the body's `<function=` starts the call). */
 const FUNCTION_HEADER = seq(
   lit("<function="),
-  alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
+  alt(
+    seq(lit('"'), word("quoted", 256), lit('"')),
+    seq(word("function", 256), peek(lit(">"))),
+    seq(word("quoted", 256), peek(lit(">"))),
+  ),
   lit(">"),
 )
 /**

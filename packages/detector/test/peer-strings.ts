@@ -1241,4 +1241,38 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["special_function"],
     markup: [],
   },
+  // --- Ollama model/parsers/qwen3coder_test.go ------------------------------------------------------
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (a tag-like envelope around prose is no call)`,
+    text: "before1<tool_call>in tool call</tool_call>after1<tool_call>in tool call 2</tool_call>after2",
+    tools: ["exec"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with spaces, unquoted)`,
+    text: "<tool_call>\n<function=get current temperature>\n<parameter=location with spaces>\nSan Francisco\n</parameter>\n<parameter=unit with spaces>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get current temperature"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with spaces, unquoted, no envelope)`,
+    text: "<function=get current temperature>\n<parameter=location with spaces>\nSan Francisco\n</parameter>\n</function>",
+    markup: ["qwen3-coder:get current temperature"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with quotes)`,
+    text: '<tool_call>\n<function="get current temperature">\n<parameter="location with spaces">\nSan Francisco\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:get current temperature"],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (angle brackets and ampersands in a value)`,
+    text: '<tool_call>\n<function=exec>\n<parameter=command>\nls && echo "a > b and a < b"\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:exec"],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (Unicode names)`,
+    text: "<tool_call>\n<function=获取天气>\n<parameter=城市>\n北京\n</parameter>\n<parameter=message>\nHello! 你好! 🌟 مرحبا\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:获取天气"],
+  },
 ]
