@@ -1275,4 +1275,48 @@ export const PEER_STRINGS: readonly PeerString[] = [
     text: "<tool_call>\n<function=获取天气>\n<parameter=城市>\n北京\n</parameter>\n<parameter=message>\nHello! 你好! 🌟 مرحبا\n</parameter>\n</function>\n</tool_call>",
     markup: ["qwen3-coder:获取天气"],
   },
+  // --- Ollama model/parsers/gemma4_test.go -----------------------------------------------------------
+  {
+    source: `${OLLAMA}/gemma4_test.go`,
+    text: '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>,units:<|"|>metric<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (numbers, null, nested objects)`,
+    text: "<|tool_call>call:set_optional{value:null,nested:{value:null}}<tool_call|>",
+    markup: ["gemma4:set_optional"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (unescaped quotes and a multi-line Markdown value)`,
+    text: '<|tool_call>call:edit{edits:[\n  {newText:<|"|># Gemma4 + openclaude speed optimization guide\n\nUse "nvfp4" only after validating tool calls.\n<|"|>,oldText:<|"|># Gemma4 + openclaude speed optimization guide\n\nUse the default quantization.\n<|"|>}\n]}<tool_call|>',
+    markup: ["gemma4:edit"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (two calls back to back)`,
+    text: '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|><|tool_call>call:get_weather{location:<|"|>London<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather", "gemma4:get_weather"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (after thought)`,
+    text: '<|channel>thought\nI need to check the weather<channel|><|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (text before)`,
+    text: 'Let me check that for you.<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+    visible: "Let me check that for you.",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (no closer at the end)`,
+    text: '<|tool_call>call:search{query:<|"|>say "hello" and "bye"<|"|>}',
+    markup: ["gemma4:search"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (Windows path)`,
+    text: '<|tool_call>call:open_file{path:<|"|>C:\\users\\bob\\file.txt<|"|>}<tool_call|>',
+    markup: ["gemma4:open_file"],
+  },
 ]
