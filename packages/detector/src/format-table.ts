@@ -939,6 +939,8 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
+  // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
+  token("harmony", "close", ["<|call|>"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),

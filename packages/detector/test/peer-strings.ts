@@ -30,6 +30,10 @@ const k3Call = (tool: string, ...args: string[]): string =>
   `<|open|>call tool="${tool}" index="1"<|sep|>${args.join("")}<|close|>call<|sep|>`
 const k3Tools = (...calls: string[]): string => `<|open|>tools<|sep|>${calls.join("")}<|close|>tools<|sep|>`
 const k3Response = (content: string): string => `<|open|>response<|sep|>${content}<|close|>response<|sep|>`
+const HARMONY_ANALYSIS =
+  '<|channel|>analysis<|message|>User asks: "What is the weather in Tokyo?" We need to use get_current_weather tool.<|end|>'
+const harmonyCall = (name: string, constrain: string, args: string): string =>
+  `<|start|>assistant<|channel|>commentary to=functions.${name}${constrain}<|message|>${args}<|call|>`
 const OLLAMA = "ollama/ollama model/parsers"
 const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
 
@@ -1318,5 +1322,35 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${OLLAMA}/gemma4_test.go (Windows path)`,
     text: '<|tool_call>call:open_file{path:<|"|>C:\\users\\bob\\file.txt<|"|>}<tool_call|>',
     markup: ["gemma4:open_file"],
+  },
+  // --- vLLM tests/tool_use/test_openai_tool_parser.py (rendered with openai_harmony) -----------------
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (analysis, then a call)`,
+    text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}')}`,
+    markup: ["harmony:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (pretty-printed arguments)`,
+    text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{\n"location": "Tokyo"\n}')}`,
+    markup: ["harmony:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (four calls: no content type, not JSON, no arguments)`,
+    text: [
+      HARMONY_ANALYSIS,
+      harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}'),
+      harmonyCall("no_content_type", "", '{"location": "Tokyo"}'),
+      harmonyCall("not_json_no_content_type", "", "foo"),
+      harmonyCall("no_args", " <|constrain|>json", ""),
+    ].join(""),
+    markup: [
+      "harmony:get_current_weather",
+      "harmony:no_content_type",
+      "harmony:not_json_no_content_type",
+      // The JSON reader stops at `foo`, which stays visible; its `<|call|>` is withheld on its own.
+      "harmony:?",
+      "harmony:no_args",
+    ],
+    recover: ["get_current_weather", "no_content_type", "not_json_no_content_type", "no_args"],
   },
 ]
