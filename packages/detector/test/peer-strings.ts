@@ -1353,4 +1353,76 @@ export const PEER_STRINGS: readonly PeerString[] = [
     ],
     recover: ["get_current_weather", "no_content_type", "not_json_no_content_type", "no_args"],
   },
+  // --- llama.cpp tests/chat: DeepSeek V3.1, Apertus, LFM2, Ministral 3 --------------------------------
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (reasoning opened by the template)`,
+    text: 'REASONING</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time"],
+    visible: "REASONING</think>",
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (content, then two calls)`,
+    text: 'CONTENT<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time", "deepseek-v3:get_weather"],
+    visible: "CONTENT",
+  },
+  {
+    // llama.cpp files the first call under reasoning (its template opened the block); the output
+    // alone does not say so (no `<think>`), so both calls are reported.
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (a call inside reasoning the template opened)`,
+    text: 'REASONING<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time2<｜tool▁sep｜>{"city": "Tokyo2"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>REASONING</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time2", "deepseek-v3:get_time"],
+  },
+  {
+    source: `${LLAMA_CPP} test_apertus_parser`,
+    text: '<|tools_prefix|>[{"special_function": {"arg1": 1}}]<|tools_suffix|>',
+    markup: ["apertus:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_apertus_parser (after its reasoning block, text after)`,
+    text: '<|inner_prefix|>I\'m\nthinking<|inner_suffix|><|tools_prefix|>[{"special_function": {"arg1": 1}}]<|tools_suffix|>Hello, world!\nWhat\'s up?',
+    markup: ["apertus:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (JSON list, pretty-printed)`,
+    text: '<|tool_call_start|>[{\n    "name": "get_current_time",\n    "arguments": {\n        "location": "Paris"\n    }\n}]<|tool_call_end|>',
+    markup: ["lfm2:get_current_time"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (two calls, text before)`,
+    text: 'Let me check the weather for you.<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}, {"name": "get_time", "arguments": {"timezone": "UTC"}}]<|tool_call_end|>',
+    markup: ["lfm2:get_weather", "lfm2:get_time"],
+    visible: "Let me check the weather for you.",
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (text after)`,
+    text: '<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>Here\'s the result.',
+    markup: ["lfm2:get_weather"],
+    visible: "Here's the result.",
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (after [THINK])`,
+    text: '[THINK]I\'m\nthinking[/THINK][TOOL_CALLS]special_function[ARGS]{"arg1":1}',
+    markup: ["mistral:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (two calls)`,
+    text: '[TOOL_CALLS]special_function[ARGS]{"arg1": 1}[TOOL_CALLS]special_function_with_opt[ARGS]{"arg1": 1, "arg2": 2}',
+    markup: ["mistral:special_function", "mistral:special_function_with_opt"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (a fenced JSON answer after reasoning)`,
+    text: '[THINK]I need to output the invoice details in JSON[/THINK]```json\n{"amount": 123.45, "date": "2025-12-03"}\n```',
+    tools: ["special_function"],
+    markup: [],
+  },
 ]
