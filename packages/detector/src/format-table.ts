@@ -323,7 +323,15 @@ const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
 const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name("ident"))
 
 // --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
-const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
+/**
+ * The DSML marker as V4 writes it (`｜DSML｜`, U+FF5C) and as it degrades in the wild: ASCII bars,
+ * doubled bars (`<||DSML||tool_calls>`, `<｜｜DSML｜｜…`, deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks
+ * PR #687), and a space before the tag name (`<||DSML|| invoke name=…>`).
+ */
+const DSML = BARS.flatMap((bar) => [bar, bar + bar]).flatMap((bars) => [
+  `${bars}DSML${bars}`,
+  `${bars}DSML${bars} `,
+])
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
 const dsmlEntries: BodyEntry[] = [
   ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),

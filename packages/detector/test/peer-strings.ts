@@ -1425,4 +1425,24 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["special_function"],
     markup: [],
   },
+  // --- Real leaks: degraded DeepSeek V4 DSML (deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks PR #687) --
+  {
+    source: "deepseek-ai/DeepSeek-V3#1244 (DeepSeek V4 Pro: ASCII doubled bars)",
+    text: '<||DSML||tool_calls><||DSML||invoke name="search_news">\n<||DSML||parameter name="query" string="true">Orellana política</||DSML||parameter>\n</||DSML||invoke>\n</||DSML||tool_calls>',
+    markup: ["deepseek-dsml:search_news"],
+    visible: "",
+  },
+  {
+    source: "AgentFlocks/flocks PR #687 (the fullwidth doubled bars it reports, around a call of ours)",
+    text: 'Let me look that up.\n\n<｜｜DSML｜｜tool_calls>\n<｜｜DSML｜｜invoke name="web_search">\n<｜｜DSML｜｜parameter name="query" string="true">weather Paris</｜｜DSML｜｜parameter>\n</｜｜DSML｜｜invoke>\n</｜｜DSML｜｜tool_calls>',
+    markup: ["deepseek-dsml:web_search"],
+    visible: "Let me look that up.\n\n",
+  },
+  {
+    source:
+      "deepseek-ai/DeepSeek-V3#1244 (the reported `<||DSML|| invoke name=…>` spacing, the call completed by us)",
+    text: '<||DSML|| invoke name="push_question">\n<||DSML|| parameter name="text" string="true">What next?</||DSML|| parameter>\n</||DSML|| invoke>',
+    markup: ["deepseek-dsml:push_question"],
+    visible: "",
+  },
 ]
