@@ -1445,4 +1445,57 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["deepseek-dsml:push_question"],
     visible: "",
   },
+  // --- Real leaks quoted in public issues ----------------------------------------------------------
+  {
+    source: "anomalyco/opencode#50206 (DeepSeek v4.1 flash: spaced DSML, the invoke written as a parameter)",
+    text: '<｜DSML｜ parameter name="edit">\n <｜DSML｜ parameter name="edits" string="false">[...]</｜DSML｜ parameter>\n <｜DSML｜ parameter name="path" string="true">/home/ubuntu/project/src/main.rs</｜DSML｜ parameter>\n</｜DSML｜ invoke>',
+    // Its DSML tokens are withheld; with no invoke there is no call to name (a parameter name is not
+    // a tool name), and the `</…>` closers stay visible (prose is full of closing tags).
+    tools: ["edit", "read"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?", "deepseek-dsml:?"],
+    recover: [],
+  },
+  {
+    source: "anomalyco/opencode#43385 (MiMo V2.5: a tml: namespace on Anthropic-style XML)",
+    text: '<tml:function_calls>\n<invoke name="bash">\n<parameter name="command">some-command</parameter>\n</invoke>\n</tml:function_calls>',
+    markup: ["anthropic-xml:bash"],
+    visible: "",
+  },
+  {
+    source: "anomalyco/opencode#13762 (a bare Qwen3-Coder call cut off before its closers)",
+    text: "I need to fetch the opencode.nvim README from the repository to understand\nthe actual documentation claims about snacks.nvim requirements.\n\n<function=webfetch>\n<parameter=url>\nhttps://raw.githubusercontent.com/opencodeai/opencode.nvim/main/README.md\n</parameter>\n<parameter=format>\nmarkdown\n</parameter>",
+    markup: ["qwen3-coder:webfetch"],
+    visible:
+      "I need to fetch the opencode.nvim README from the repository to understand\nthe actual documentation claims about snacks.nvim requirements.\n\n",
+  },
+  {
+    source: "anomalyco/opencode#1406 (qwen2.5:14b)",
+    text: '<tool_call>{"name":"write", "arguments": {"filePath":"fast_sort.py", "content": "here is code content"}}</tool_call>',
+    markup: ["hermes:write"],
+    visible: "",
+  },
+  {
+    source: "sgl-project/sglang#31763 (Qwen3.6-27B without the qwen3_coder parser)",
+    text: "<tool_call>\n<function=get_highest_load_line>\n<parameter=limit>10</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_highest_load_line"],
+  },
+  {
+    source: "Bike4Mind/bike4mind#1119 (Bedrock Kimi: spaced section tokens)",
+    text: '<|tool_calls_section_begin|> <|tool_call_begin|> functions.math_evaluate:0 <|tool_call_argument_begin|> {"expression": "384 * 27"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:math_evaluate"],
+    visible: "",
+  },
+  {
+    source: "NousResearch/hermes-agent#24534 (Kimi K2.6 via OpenRouter)",
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.web_search:0<|tool_call_argument_begin|>{"query": "latest news"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:web_search"],
+  },
+  {
+    // Left as prose: an envelope and a header with raw text where the parameter tag belongs is what
+    // a prose mention looks like too (`<tool_call> <function=read_file> and the rest…`).
+    source: "lidge-jun/opencodex#5499 (MiMo v2.6: no <parameter=…> before the value; left as prose)",
+    text: '并立即给出 canonical final。<tool_call><function=exec>const results = await Promise.allSettled([\n  tools.exec_command({ cmd: "git status --short --branch", workdir: "...", yield_time_ms: 10000 }),\n  ...\n</parameter></function></tool_call>',
+    tools: ["exec"],
+    markup: [],
+  },
 ]
