@@ -1498,4 +1498,41 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["exec"],
     markup: [],
   },
+  // --- vLLM: DeepSeek V3.2 DSML, MiniMax M1 ----------------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py`,
+    text: '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="location" string="true">Hangzhou</｜DSML｜parameter>\n<｜DSML｜parameter name="date" string="true">2024-01-16</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py (compact, two invokes, a space before the closer)`,
+    text: '<｜DSML｜function_calls><｜DSML｜invoke name="get_current_weather"><｜DSML｜parameter name="location" string="true">北京</｜DSML｜parameter><｜DSML｜parameter name="time" string="true">2025-03-21</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name="get_current_weather"><｜DSML｜parameter name="location" string="true">北京</｜DSML｜parameter></｜DSML｜invoke> </｜DSML｜function_calls>',
+    markup: ["deepseek-dsml:get_current_weather", "deepseek-dsml:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (two calls, one a line)`,
+    text: '<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}\n{"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}\n</tool_calls>',
+    markup: ["minimax-m1:get_current_weather", "minimax-m1:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (no closer)`,
+    text: '<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Boston", "state": "MA"}}',
+    markup: ["minimax-m1:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (a rehearsal in <think>, then an answer and the call)`,
+    text: '<think>I should use a tool. <tool_calls>\n{"name": "ignored_tool", "arguments": {"should": "ignore"}}\n</tool_calls></think>\n\nLet me help you with the weather. <tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Miami", "state": "FL", "unit": "fahrenheit"}}\n</tool_calls>',
+    tools: ["get_current_weather", "ignored_tool"],
+    markup: ["minimax-m1:ignored_tool", "minimax-m1:get_current_weather"],
+    recover: ["get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (invalid JSON between two calls)`,
+    text: '<tool_calls>\n{"name": "valid_tool", "arguments": {"city": "Seattle"}}\n{invalid json here}\n{"name": "another_valid_tool", "arguments": {"param": "value"}}\n</tool_calls>',
+    // The envelope is withheld whole; the line that is not a call object is its own unnamed span.
+    markup: ["minimax-m1:valid_tool", "minimax-m1:?", "minimax-m1:another_valid_tool"],
+  },
 ]
