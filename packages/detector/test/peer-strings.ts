@@ -1535,4 +1535,45 @@ export const PEER_STRINGS: readonly PeerString[] = [
     // The envelope is withheld whole; the line that is not a call object is its own unnamed span.
     markup: ["minimax-m1:valid_tool", "minimax-m1:?", "minimax-m1:another_valid_tool"],
   },
+  // --- Ollama model/parsers/commandr_test.go (Command-R: the fence is the envelope) ---------------------
+  {
+    source: `${OLLAMA}/commandr_test.go`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"location": "San Francisco", "unit": "celsius"}\n    }\n]\n```',
+    markup: ["command-r:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (two calls)`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"location": "New York"}\n    },\n    {\n        "tool_name": "get_time",\n        "parameters": {"timezone": "EST"}\n    }\n]\n```',
+    markup: ["command-r:get_weather", "command-r:get_time"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (directly-answer: the model declines every tool)`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "directly-answer",\n        "parameters": {}\n    }\n]\n```',
+    tools: ["get_weather"],
+    markup: ["command-r:directly-answer"],
+    recover: [],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (text before the action)`,
+    text: 'I\'ll look up the weather for you.\nAction: ```json\n[{"tool_name": "get_weather", "parameters": {"location": "NYC"}}]\n```',
+    markup: ["command-r:get_weather"],
+    visible: "I'll look up the weather for you.\n",
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (no closing fence)`,
+    text: 'Action: ```json\n[{"tool_name": "bash", "parameters": {"command": "pwd"}}]',
+    markup: ["command-r:bash"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (a single object, no list)`,
+    text: 'Action: ```json\n{\n    "tool_name": "read_file",\n    "parameters": {"path": "/etc/hosts"}\n}\n```',
+    markup: ["command-r:read_file"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (a word that starts like Action)`,
+    text: "Here is my response. Actually, let me think...",
+    tools: ["bash"],
+    markup: [],
+  },
 ]
