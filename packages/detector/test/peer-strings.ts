@@ -1576,4 +1576,40 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["bash"],
     markup: [],
   },
+  // --- vLLM tests/entrypoints/openai/tool_parsers/test_qwen3xml_tool_parser.py ------------------------
+  {
+    // vLLM's XML parser needs the <tool_call> wrapper; the missing opener is the common real leak
+    // (FORMATS.md §3), so an offered name with its structure is a call here.
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (no <tool_call> wrapper: vLLM's XML parser says text)`,
+    text: "<function=quick>\n<parameter=z>\nhello\n</parameter>\n</function>",
+    markup: ["qwen3-coder:quick"],
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (HTML in a value, a < at a split)`,
+    text: '<tool_call>\n<function=f>\n<parameter=h>\n<img src="photo.jpg" alt="A < B"><div><p>Hello <em>world</em></p></div>before<!-- comment -->after\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (look-alike tags in a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\n</param></func></tool><parameter><function><tool_call_x></tool_calls> a<<b\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
+  {
+    // A `<function=…>` header inside a value starts another call in the same envelope: both are
+    // withheld (vLLM keeps it as the value's text).
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (a structural tag inside a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\n<function=other>\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f", "qwen3-coder:other"],
+    tools: ["f"],
+    recover: ["f"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (a </function> inside a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\ntext</function>more\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
 ]
