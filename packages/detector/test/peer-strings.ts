@@ -1612,4 +1612,33 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["qwen3-coder:f"],
     visible: "",
   },
+  // --- Ollama model/parsers/glm47_test.go ------------------------------------------------------------
+  {
+    source: `${OLLAMA}/glm47_test.go (reasoning opened by the template, an answer, then the call)`,
+    text: "plan</think>Answer<tool_call>calculate<arg_key>count</arg_key><arg_value>3</arg_value><arg_key>enabled</arg_key><arg_value>true</arg_value></tool_call>",
+    markup: ["glm:calculate"],
+    visible: "plan</think>Answer",
+  },
+  {
+    // A known limit: the body reader has no value context, so a `</tool_call>` written inside an
+    // argument value ends the call there (Ollama's GLM parser reads on to `</arg_value>`); the rest
+    // of the value is shown. Reading values would swallow the answer whenever a model drops a
+    // `</arg_value>`, and GLM's arg tags are often malformed in real output (vllm-project/vllm#49248,
+    // PR #54971).
+    source: `${OLLAMA}/glm47_test.go (an envelope closer inside an argument value: ends the call early)`,
+    text: "<tool_call>write_file<arg_key>path</arg_key><arg_value>docs/format.md</arg_value><arg_key>content</arg_key><arg_value>Wrap each call in <tool_call> and </tool_call>; this text is part of the argument.</arg_value></tool_call>",
+    markup: ["glm:write_file"],
+    visible: "; this text is part of the argument.</arg_value></tool_call>",
+  },
+  {
+    source: `${OLLAMA}/glm47_test.go (three calls, one a line)`,
+    text: "plan</think>\n<tool_call>first<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>\n<tool_call>second<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>\n<tool_call>third<arg_key>c</arg_key><arg_value>3</arg_value></tool_call>",
+    markup: ["glm:first", "glm:second", "glm:third"],
+  },
+  {
+    source: `${OLLAMA}/glm47_test.go (comparison operators in a value)`,
+    text: "<tool_call>exec\n<arg_key>expr</arg_key>\n<arg_value>a < b && c > d</arg_value>\n</tool_call>",
+    markup: ["glm:exec"],
+    visible: "",
+  },
 ]
