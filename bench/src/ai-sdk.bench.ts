@@ -11,7 +11,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider"
 import { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { jsonSchema, streamText, tool, wrapLanguageModel } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
-import { median, registerSuite } from "./suite.ts"
+import { interleavedPairs, median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. Times are CPU time (see `cpuMs`) of one `streamText` step, in ms. */
 export interface AiSdkBenchResult {
@@ -125,28 +125,8 @@ export async function benchAiSdk(
   const deltas = options.deltas ?? 10_000
   const iterations = options.iterations ?? 25
   const script = parts(deltas)
-  for (let i = 0; i < 3; i++) {
-    await step(script, false)
-    await step(script, true)
-  }
-  const bare: number[] = []
-  const wrapped: number[] = []
-  const ratios: number[] = []
-  for (let i = 0; i < iterations; i++) {
-    // Alternate the order too: the second run of a pair may profit from a warmer heap.
-    let b: number
-    let w: number
-    if (i % 2 === 0) {
-      b = await step(script, false)
-      w = await step(script, true)
-    } else {
-      w = await step(script, true)
-      b = await step(script, false)
-    }
-    bare.push(b)
-    wrapped.push(w)
-    ratios.push((w - b) / b)
-  }
+  const { base: bare, variant: wrapped } = await interleavedPairs(iterations, 3, (on) => step(script, on))
+  const ratios = wrapped.map((w, i) => (w - bare[i]!) / bare[i]!)
   const modelBare: number[] = []
   const modelWrapped: number[] = []
   for (let i = 0; i < iterations; i++) {

@@ -30,3 +30,31 @@ export function median(values: readonly number[]): number {
 export function registeredSuites(): readonly Suite[] {
   return suites
 }
+
+/**
+ * Times two variants of one workload in interleaved pairs, after `warmups` pairs, alternating
+ * which runs first (the second run of a pair may profit from a warmer heap): machine noise hits
+ * both alike. `run(variant)` returns one timing. Returns the timings of each, pair by pair.
+ */
+export async function interleavedPairs(
+  iterations: number,
+  warmups: number,
+  run: (variant: boolean) => Promise<number>,
+): Promise<{ readonly base: number[]; readonly variant: number[] }> {
+  for (let i = 0; i < warmups; i++) {
+    await run(false)
+    await run(true)
+  }
+  const base: number[] = []
+  const variant: number[] = []
+  for (let i = 0; i < iterations; i++) {
+    if (i % 2 === 0) {
+      base.push(await run(false))
+      variant.push(await run(true))
+    } else {
+      variant.push(await run(true))
+      base.push(await run(false))
+    }
+  }
+  return { base, variant }
+}

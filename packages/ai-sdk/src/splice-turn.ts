@@ -68,6 +68,9 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   const turn = runTurn<Part>({
     tools: plan.tools,
     recoveriesBefore: plan.recoveriesBefore,
+    // The V4 stream protocol ends every complete response with `finish` (AI SDK core takes a
+    // stream without one for incomplete): a provider stream that just closes was cut short.
+    finishRequired: true,
     attempt: async (round, context) => {
       if (round === 0) {
         firstTaken = true

@@ -41,7 +41,9 @@ import { spliceTurn, type TurnSetup } from "./splice-turn.ts"
  * Structured calls, aborts and calls to unknown tools (`NoSuchToolError` → tool error) behave
  * exactly as without the middleware. Provider errors are final: a rejected request, an `error`
  * part in the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut without a
- * finish) passes through unchanged and is never retried, markup or not. A request with no tools,
+ * finish) passes through unchanged and is never retried, markup or not; so does a provider
+ * stream that just closes with neither a `finish` nor an `error` part (cut short: markup held
+ * then is neither shown nor retried). A request with no tools,
  * or with `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so).
  *
  * The AI SDK keeps reading a step's stream after a consumer stops reading `textStream` (a

@@ -6,7 +6,14 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { isToolCallRecoveryError, type RecoveryEvent, type RecoveryOptions } from "@tool-rescue/recovery"
 import { type ReplayServer, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
-import { generateText, isStepCount, type ModelMessage, streamText, tool } from "ai"
+import {
+  generateText,
+  isStepCount,
+  type LanguageModelMiddleware,
+  type ModelMessage,
+  streamText,
+  tool,
+} from "ai"
 import { afterEach, describe, expect, test } from "vitest"
 import { z } from "zod"
 import { toolCallRecoveryMiddleware } from "../src/index.ts"
@@ -21,7 +28,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-async function serve(script: readonly ReplayStep[], options: RecoveryOptions = {}) {
+async function serve(
+  script: readonly ReplayStep[],
+  options: RecoveryOptions = {},
+  inner: readonly LanguageModelMiddleware[] = [],
+) {
   const server = await startReplayServer({ script })
   servers.push(server)
   const provider = createOpenAICompatible({
@@ -34,7 +45,10 @@ async function serve(script: readonly ReplayStep[], options: RecoveryOptions = {
   const { wrapLanguageModel } = await import("ai")
   const model = wrapLanguageModel({
     model: provider.chatModel("qwen3-coder"),
-    middleware: toolCallRecoveryMiddleware({ ...options, onEvent: (event) => events.push(event) }),
+    middleware: [
+      toolCallRecoveryMiddleware({ ...options, onEvent: (event) => events.push(event) }),
+      ...inner,
+    ],
   })
   const started = () => events.filter((event) => event.type === "recovery-started").length
   return { server, model, events, started }
@@ -171,6 +185,7 @@ describe("provider errors are final", () => {
   for (const interrupt of [
     { kind: "error", afterChunks: 40 },
     { kind: "drop", afterChunks: 40 },
+    { kind: "end", afterChunks: 40 },
   ] as const) {
     test(`${interrupt.kind} after the markup: passed through, never retried`, async () => {
       const { server, model, events } = await serve([
@@ -196,12 +211,50 @@ describe("provider errors are final", () => {
       expect(errors.some(isToolCallRecoveryError)).toBe(false)
       expect(shown).toBe("Deleting it.\n")
       expect(events.some((e) => e.type === "recovery-started")).toBe(false)
-      // An error chunk ends the attempt as a failed one (its markup is reported as such); a cut
+      // An error chunk, or a clean end without a finish reason (the provider reports an error
+      // part for it), ends the attempt as a failed one: its markup is reported as such. A reset
       // connection errors the attempt before any judgement.
       const reasons = events.flatMap((e) => (e.type === "markup-detected" ? [e.reason] : []))
-      expect(reasons).toEqual(interrupt.kind === "error" ? ["provider-error"] : [])
+      expect(reasons).toEqual(interrupt.kind === "drop" ? [] : ["provider-error"])
     })
   }
+
+  test("a provider stream that closes with neither a finish nor an error part is cut short: never retried", async () => {
+    // A provider that just closes its stream when the connection ends early (no `finish`, no
+    // `error` part), as some community providers do: emulated under the middleware.
+    const closesQuietly: LanguageModelMiddleware = {
+      specificationVersion: "v4",
+      wrapStream: async ({ doStream }) => {
+        const result = await doStream()
+        const stream = result.stream.pipeThrough(
+          new TransformStream({
+            transform(part, controller) {
+              if (part.type !== "finish" && part.type !== "error") controller.enqueue(part)
+            },
+          }),
+        )
+        return { ...result, stream }
+      },
+    }
+    const { server, model, events } = await serve(
+      [{ content: LEAK, chunkSize: 2, interrupt: { kind: "end", afterChunks: 40 } }, call("old.log")],
+      {},
+      [closesQuietly],
+    )
+    const { tools, executed } = deleteTool()
+    const result = streamText({ model, prompt: "Clean up.", tools, maxRetries: 0, onError() {} })
+    let shown = ""
+    for await (const part of result.fullStream) if (part.type === "text-delta") shown += part.text
+    expect(server.requests).toHaveLength(1)
+    expect(executed).toEqual([])
+    // The markup held at the cut is neither shown nor retried; the AI SDK records the partial step
+    // as it does without the middleware (finish reason "other": no finish chunk came).
+    expect(shown).toBe("Deleting it.\n")
+    expect(await result.finishReason).toBe("other")
+    expect(events.some((e) => e.type === "recovery-started")).toBe(false)
+    const detected = events.flatMap((e) => (e.type === "markup-detected" ? [[e.reason, e.text]] : []))
+    expect(detected).toEqual([["provider-error", LEAK.slice("Deleting it.\n".length, 80)]])
+  })
 })
 
 describe("skip rules", () => {

@@ -218,6 +218,7 @@ function stateText(m: Machine): boolean {
         continue
       }
       m.checkStart = m.checkPos = m.base + i
+      m.checkReturn = "text"
       m.state = "code-check"
       return true
     }

@@ -208,6 +208,24 @@ export const formats: readonly FormatInfo[] = Object.freeze([
     '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>',
   ),
   info(
+    "longcat",
+    "Meituan LongCat-Flash",
+    "get_weather",
+    '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</longcat_tool_call>',
+  ),
+  info(
+    "gigachat3",
+    "Sber GigaChat 3",
+    "get_weather",
+    'function call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
+  ),
+  info(
+    "kimi-k3",
+    "Moonshot Kimi K3 (XTML)",
+    "get_weather",
+    '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+  ),
+  info(
     "cline-xml",
     "Cline / Roo-Code prompt XML (opt-in)",
     "read_file",

@@ -6,7 +6,22 @@
  * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
-import { alt, cut, end, lit, name, not, nsLit, opt, type Pattern, peek, seq, word, ws } from "./pattern.ts"
+import {
+  alt,
+  cut,
+  cutIn,
+  end,
+  lit,
+  name,
+  not,
+  nsLit,
+  opt,
+  type Pattern,
+  peek,
+  seq,
+  word,
+  ws,
+} from "./pattern.ts"
 import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
@@ -197,17 +212,38 @@ export const TOOL = "{tool}"
 
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
+const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{"), ws, lit('"name"'))))
+/**
+ * Tags models wrap a Hermes call in instead of `<tool_call>` (llama.cpp `common_chat_parse_hermes_2_pro`
+ * accepts each of them, tests/chat: `<tool>`, `<response>`, `<json>`, `<xml>`, `<JSON>`).
+ */
+const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
+/** `k=`: a Python keyword argument begins. */
+const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
-/** `NAME` or a quoted name with spaces (`<function="get current temperature">`, llama.cpp's Functionary tests). */
-const FUNCTION_NAME = alt(seq(lit('"'), QUOTED_NAME), name("function"))
+/**
+ * `NAME`, a quoted name with spaces (`<function="get current temperature">`, llama.cpp's Functionary
+ * tests) or an unquoted one (`<function=get current temperature>`, Ollama's Qwen3-Coder tests): the
+ * plain name first, then the spaced one, each only when the `>` follows (no backtracking).
+ */
+const FUNCTION_NAME = alt(
+  seq(lit('"'), QUOTED_NAME),
+  seq(name("function"), peek(lit(">"))),
+  seq(name("quoted"), peek(lit(">"))),
+)
 /** The header, in a peek: it captures nothing (the body's `<function=` starts the call). */
 const FUNCTION_HEADER = seq(
   lit("<function="),
-  alt(seq(lit('"'), word("quoted", 256), lit('"')), word("function", 256)),
+  alt(
+    seq(lit('"'), word("quoted", 256), lit('"')),
+    seq(word("function", 256), peek(lit(">"))),
+    seq(word("quoted", 256), peek(lit(">"))),
+  ),
   lit(">"),
 )
 /**
@@ -287,7 +323,15 @@ const deepseekBody: BodySpec = tags(deepseekEntries, closers(...DS_CALLS_END))
 const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name("ident"))
 
 // --- DeepSeek V3.2 / V4 DSML -------------------------------------------------------------------
-const DSML = BARS.map((bar) => `${bar}DSML${bar}`)
+/**
+ * The DSML marker as V4 writes it (`｜DSML｜`, U+FF5C) and as it degrades in the wild: ASCII bars,
+ * doubled bars (`<||DSML||tool_calls>`, `<｜｜DSML｜｜…`, deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks
+ * PR #687), and a space before the tag name (`<||DSML|| invoke name=…>`).
+ */
+const DSML = BARS.flatMap((bar) => [bar, bar + bar]).flatMap((bars) => [
+  `${bars}DSML${bars}`,
+  `${bars}DSML${bars} `,
+])
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
 const dsmlEntries: BodyEntry[] = [
   ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),
@@ -349,11 +393,13 @@ const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
 const HARMONY_TO = seq(lit("to="), opt(lit("functions.")), name("ident"))
 /** A recipient whose channel came before it: the rest of the header is optional. */
 const HARMONY_AFTER_CHANNEL = seq(HARMONY_TO, HARMONY_CONSTRAIN, HARMONY_MESSAGE)
-/** A recipient with no channel before it: a channel after it, or the confirmation. */
-const HARMONY_RECIPIENT = seq(
-  HARMONY_TO,
-  alt(seq(HARMONY_CHANNEL, HARMONY_CONSTRAIN, HARMONY_MESSAGE), seq(HARMONY_CONSTRAIN, HARMONY_CONFIRMED)),
+/** What follows a recipient with no channel before it: a channel, or the confirmation. */
+const HARMONY_RECIPIENT_TAIL = alt(
+  seq(HARMONY_CHANNEL, HARMONY_CONSTRAIN, HARMONY_MESSAGE),
+  seq(HARMONY_CONSTRAIN, HARMONY_CONFIRMED),
 )
+/** A recipient with no channel before it. */
+const HARMONY_RECIPIENT = seq(HARMONY_TO, HARMONY_RECIPIENT_TAIL)
 const harmonyBody = json("none", "<|call|>")
 /** With its special tokens stripped, `<|call|>` is stripped too: its absence cuts nothing off. */
 const strippedHarmonyBody: BodySpec = { ...harmonyBody, closerOptional: true }
@@ -384,13 +430,24 @@ const step3Entries: BodyEntry[] = [
   ...callEnds("</steptml:invoke>"),
 ]
 
+// --- Kimi K3 "XTML": `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>` (vLLM `kimi_k3`) -----------------
+const K3_CALL = '<|open|>call tool="'
+const k3Entries: BodyEntry[] = [
+  call(K3_CALL, QUOTED_NAME),
+  ...structure("<|open|>argument"),
+  ...callEnds("<|close|>call<|sep|>"),
+]
+
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 const glmBody = tags(argTags, closers("</tool_call>"))
 
-/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
-const LLAMA_CALL_AFTER_PROSE: Pattern = seq(
-  lit('name"'),
+/**
+ * `: "NAME", "parameters": {` (or `"arguments"`) after a `"name"` key: the keys that make a JSON
+ * object a call (vLLM's llama3_json and SGLang's JSON array parsers read exactly these). An object
+ * that only has a `"name"` (`{"name": "my-app", "version": "1.0.0"}`, a list of people) is data.
+ */
+const CALL_KEYS_AFTER_NAME: Pattern = seq(
   ws,
   lit(":"),
   ws,
@@ -405,6 +462,10 @@ const LLAMA_CALL_AFTER_PROSE: Pattern = seq(
   ws,
   peek(lit("{")),
 )
+/** `"name": "NAME", "parameters": {`: a call object's first keys, or a stream cut off inside them. */
+const CALL_KEYS: Pattern = seq(ws, lit('"name"'), cutIn(CALL_KEYS_AFTER_NAME))
+/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
+const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -440,6 +501,9 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
   opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
   opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
+  // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
+  // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.
+  ...HERMES_WRAPPERS.map((tag) => opener("hermes", [`<${tag}>`], JSON_CALL_START, json("keys", `</${tag}>`))),
   // granite-20b-fc writes `<function_call>{…}` with no closer (#17): the closer is not due.
   opener("hermes", ["<function_call>"], JSON_START, {
     ...json("keys", "</function_call>"),
@@ -493,6 +557,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     tags(closers("</function>")),
     { gate: true, structured: true },
   ),
+  // The attribute spelling llama.cpp's Hermes parser also reads (`<function name="NAME">\n{json}`).
+  opener(
+    "functionary",
+    ['<function name="'],
+    seq(QUOTED_NAME, ws, lit(">"), ws, peek(lit("{"))),
+    tags(closers("</function>")),
+    { gate: true, structured: true },
+  ),
   opener(
     "qwen3-coder",
     ["<function="],
@@ -531,7 +603,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(seq(word("ident"), lit("(")))),
     pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
   ),
-  opener("llama3-json", ["{"], seq(ws, lit('"name"'), ws, lit(":")), json("keys"), {
+  opener("llama3-json", ["{"], CALL_KEYS, json("keys"), {
     where: "anchor",
     opening: false,
     bodyAt: 0,
@@ -544,7 +616,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     gate: true,
   }),
   // xLAM: a JSON list of calls at the start (#23).
-  opener("xlam", ["["], seq(ws, lit("{"), ws, lit('"name"')), json("keys"), {
+  opener("xlam", ["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
     where: "anchor",
     opening: false,
     bodyAt: 0,
@@ -556,6 +628,20 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
     gate: true,
   }),
+  // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
+  // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
+  // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
+  opener(
+    "pythonic",
+    ["["],
+    seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))),
+    pythonic("list"),
+    {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    },
+  ),
   opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
   // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
   opener(
@@ -643,7 +729,9 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener(
     "harmony",
     ["to=functions."],
-    seq(name("ident"), HARMONY_CONSTRAIN, HARMONY_CONFIRMED),
+    // Also the role header without its `<|start|>assistant` (llama.cpp tests/chat:
+    // ` to=functions.NAME<|channel|>commentary <|constrain|>json<|message|>{…}`).
+    seq(name("ident"), HARMONY_RECIPIENT_TAIL),
     strippedHarmonyBody,
   ),
   // MiniMax M2 (#14), M3 (#15), M1 (#16).
@@ -768,8 +856,8 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("seed-oss", ["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
   // Functionary v3.2: `>>>NAME\n{…}` at a line start (#25b); `all` is plain text by definition.
   // The next call follows the payload directly (`{…}>>>NAME`: "closing: next `>>>`").
+  // Text comes before a call with no line break (llama.cpp tests/chat: `What's up?>>>NAME\n{…}`).
   opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
-    where: "line",
     gate: true,
     glued: true,
   }),
@@ -793,6 +881,26 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   ),
   opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
   opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+  // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
+  // call without its section (the section tokens are special tokens: prose never holds them).
+  opener(
+    "kimi-k3",
+    ["<|open|>tools<|sep|>"],
+    seq(ws, peek(lit(K3_CALL))),
+    tags(k3Entries, closers("<|close|>tools<|sep|>")),
+  ),
+  opener("kimi-k3", [K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
+    opening: false,
+  }),
+  // LongCat-Flash: Hermes JSON in its own tag (vLLM `longcat`, Ollama `longcatflash.go`).
+  opener("longcat", ["<longcat_tool_call>"], JSON_START, json("keys", "</longcat_tool_call>")),
+  // GigaChat 3: the role `function call`, its `<|role_sep|>`, then one call object (vLLM and SGLang
+  // `gigachat3`). With special tokens stripped the object follows the role directly
+  // (`function call{"name": …}`, vLLM's tests); the literal holds the `{` so prose never stops it.
+  opener("gigachat3", ["function call<|role_sep|>"], JSON_CALL_START, json("keys")),
+  opener("gigachat3", ["function call{"], peek(seq(ws, lit('"name"'))), json("keys"), {
+    bodyAt: "function call".length,
+  }),
   // Cline / Roo-Code prompt XML (#36): `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
   opener("cline-xml", [`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
     perTool: true,
@@ -839,6 +947,8 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   ),
   token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
+  // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
+  token("harmony", "close", ["<|call|>"]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
@@ -852,6 +962,8 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("command-r7b", "close", ["<|END_ACTION|>"]),
   token("seed-oss", "open", ["<seed:tool_call>"]),
   token("internlm", "open", ["<|action_start|>"]),
+  // Its plugin marker on its own (`<|action_start|><|plugin|>not json<|action_end|>`, vLLM's tests).
+  token("internlm", "call", ["<|plugin|>"]),
   token("internlm", "close", ["<|action_end|>"]),
   token("lfm2", "open", ["<|tool_call_start|>"]),
   token("apertus", "open", ["<|tools_prefix|>"]),
@@ -890,6 +1002,14 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     where: "anywhere",
     confirm: EMPTY,
     close: [{ literal: "</thinking>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["kimi-k3"],
+    literals: ["<|open|>think<|sep|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|close|>think<|sep|>", peek: false }],
     harmony: false,
   },
   {

@@ -217,6 +217,8 @@ export interface Machine {
   checkStart: number
   /** Absolute offset the code-span check resumes at. */
   checkPos: number
+  /** Where the code-span check returns: prose, or a line start (a line-anchored opener, `Action:`). */
+  checkReturn: "text" | "line-start"
   // --- reasoning blocks and start-anchored formats ---------------------------------------------
   /** Start-anchored formats may still start (start of response, or right after reasoning). */
   anchor: boolean
@@ -287,6 +289,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     codeUntil: -1,
     checkStart: 0,
     checkPos: 0,
+    checkReturn: "text",
     anchor: true,
     reasoning: undefined,
     block: undefined,

@@ -69,7 +69,17 @@ export function stateLineStart(m: Machine): boolean {
   } else if (m.lineIndent <= 3 && c < 128 && m.tables.line.trigger[c] !== 0) {
     const hit = matchStart(m, m.tables.line, i)
     if (hit === MORE) return false
-    if (hit !== FAIL && hit.start.kind === "markup") return openMarkup(m, i, hit.start.row, hit.end, hit.name)
+    if (hit !== FAIL && hit.start.kind === "markup") {
+      // An inline code span crosses line ends within its paragraph (CommonMark §6.1): inside a
+      // possible span the opener is an example, unless the span never closes.
+      if (m.runs.length === 0) return openMarkup(m, i, hit.start.row, hit.end, hit.name)
+      if (m.base + i >= m.codeUntil) {
+        m.checkStart = m.checkPos = m.base + i
+        m.checkReturn = "line-start"
+        m.state = "code-check"
+        return true
+      }
+    }
   }
   m.state = "text"
   return true
@@ -322,7 +332,7 @@ export function stateCodeCheck(m: Machine): boolean {
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.
         m.codeUntil = m.base + i
-        m.state = "text"
+        m.state = m.checkReturn
         return true
       }
       i = j
@@ -341,7 +351,7 @@ export function stateCodeCheck(m: Machine): boolean {
   }
   // No run closes before the paragraph ends: every open run is literal, the marker is real.
   dropRuns(m)
-  m.state = "text"
+  m.state = m.checkReturn
   return true
 }
 

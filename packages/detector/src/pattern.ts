@@ -75,6 +75,8 @@ export type Pattern =
   | { readonly kind: "end" }
   /** The stream ends here or inside one of `texts` (a header cut off before its payload): consumes the rest. */
   | { readonly kind: "cut"; readonly texts: readonly string[] }
+  /** The item, or the stream ending inside it (a call cut off in the middle of its header): consumes the rest. */
+  | { readonly kind: "cut-in"; readonly item: Pattern }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture {
@@ -106,6 +108,8 @@ export const nsLit = (text: string): Pattern => {
 }
 /** Matches when the stream ends here or after a proper prefix of one of `texts` (`<|constr`). */
 export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
+/** Matches `item`, or the end of the stream inside it (`{"name": "get_weather", "par` then nothing). */
+export const cutIn = (item: Pattern): Pattern => ({ kind: "cut-in", item })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
@@ -236,6 +240,12 @@ export function match(
         if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : MORE
       }
       return FAIL
+    }
+    case "cut-in": {
+      if (!streamEnd) return match(pattern.item, text, i, limit, final, capture, streamEnd)
+      // At the end of the stream, an item that would ask for more was cut off inside: it matches.
+      const j = match(pattern.item, text, i, limit, false, capture, streamEnd)
+      return j === MORE ? limit : j
     }
     default:
       return pattern satisfies never

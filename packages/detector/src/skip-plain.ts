@@ -12,7 +12,7 @@
  * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
  * position remembered, so that every search covers the text once. Both stop at the same places.
  */
-import { BACKTICK, CR, LF, TILDE } from "./char-codes.ts"
+import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
 
 /** What a scan stops at. */
 export interface Scanner {
@@ -26,11 +26,12 @@ export interface Scanner {
   readonly chars: readonly string[]
   /**
    * Literals starting with a letter (common in prose, slow to search for): each is searched from its
-   * first non-letter character on (`=functions.` of `to=functions.`, which `indexOf` finds as fast as
-   * a single character), then checked backwards.
+   * first character that is neither a letter nor a space on (`=functions.` of `to=functions.`,
+   * `<|role_sep|>` of `function call<|role_sep|>`, which `indexOf` finds as fast as a single
+   * character), then checked backwards.
    */
   readonly literals: readonly string[]
-  /** Per literal: the offset of its first non-letter character (0 when it has none). */
+  /** Per literal: the offset of its first character that is neither a letter nor a space (0 when none). */
   readonly anchors: readonly number[]
   /**
    * The same scanner without stops at blank lines, for prose with no open inline-code run: a
@@ -78,9 +79,11 @@ export function makeScanner(
   const chars: string[] = []
   for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) chars.push(String.fromCharCode(c))
   const words = unique.filter((l) => letter(l.charCodeAt(0)))
+  // A space would make a poor anchor: `indexOf(" call{")` stops at every word of prose.
+  const plain = (c: number): boolean => letter(c) || c === SPACE
   const anchors = words.map((l) => {
     let k = 0
-    while (k < l.length && letter(l.charCodeAt(k))) k++
+    while (k < l.length && plain(l.charCodeAt(k))) k++
     return k < l.length ? k : 0
   })
   const scanner = {

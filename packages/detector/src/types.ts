@@ -44,6 +44,9 @@ export type FormatId =
   | "nemotron"
   | "apertus"
   | "apriel"
+  | "longcat"
+  | "gigachat3"
+  | "kimi-k3"
   | "cline-xml"
 
 /**

@@ -96,3 +96,15 @@ describe("blockquotes stay prose", () => {
     expect(scan(text, { tools }).markup.map((m) => m.toolName)).toEqual(["read_file"])
   })
 })
+
+describe("inline code spans cross line ends (CommonMark §6.1)", () => {
+  const action = 'Action: ```json\n[{"tool_name": "get_weather", "parameters": {"city": "Paris"}}]\n```'
+
+  test("a line-anchored opener inside a span that closes on a later line is an example", () => {
+    expectCode(`Write \`\`\`\` I'll check.\n${action} \`\`\`\` exactly.`)
+  })
+
+  test("after a backtick run that never closes in its paragraph, the opener is a call", () => {
+    expectCalls(`A stray \`\`\`\` run.\n${action}`, ["command-r:get_weather open,close,struct"])
+  })
+})

@@ -12,6 +12,7 @@ const NO_CLOSER = new Set<FormatId>([
   "granite",
   "xlam",
   "phi4-functools",
+  "gigachat3",
 ])
 
 /** Two calls in one response, in each format's own way of writing several. */

@@ -180,6 +180,17 @@ describe("prose is never swallowed", () => {
     ['Here: {"name": "get_weather"} is the shape, with "parameters" after it.'],
     ["Usage: tool [OPTIONS] [ARGS] (Mistral's [ARGS] and [CALL_ID] alone are not envelope tokens)."],
     ["The <function=read_file> header, with no parameter after it."],
+    // A pythonic list after prose needs an offered name and keyword arguments (or none).
+    ["Markdown [links](https://example.com), [get_weather] alone and [x] boxes stay prose."],
+    ["Python indexes like items[get_weather(0)] or rows[len(rows) - 1] stay prose."],
+    ["Call [get_time(tz='CET')] only if it is offered."],
+    // JSON data that merely has a "name" is no call: a call object names its arguments too.
+    ['{"name": "my-app", "version": "1.0.0", "private": true}'],
+    ['[{"name": "Alice", "age": 30}, {"name": "Bob", "age": 25}]'],
+    // GigaChat's role needs its `<|role_sep|>` or a call object glued to it.
+    ["A function call {like this} or a function call{x} is prose."],
+    // The extra Hermes wrappers need a call object (`"name"` first) right inside.
+    ['The API answers <response>{"status": "ok"}</response> and <json>{"a": 1}</json>.'],
   ])("%j is shown whole", (text) => {
     expect(detect(text)).toMatchObject({ text, markup: [] })
   })

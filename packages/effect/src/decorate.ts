@@ -2,7 +2,6 @@
 import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
-  type OutputPart,
   placeInstruction,
   planTurn,
   type RecoveryOptions,
@@ -12,8 +11,10 @@ import {
   type TurnPlan,
   type TurnRequest,
 } from "@tool-rescue/recovery"
-import { type Cause, type Context, Effect, Exit, Layer, Option, Stream } from "effect"
+import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { attemptStream } from "./attempt-stream.ts"
+import { InnerFailure } from "./inner-failure.ts"
 import { promptOperations } from "./prompt-operations.ts"
 import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
@@ -22,11 +23,11 @@ import {
   makeContentCollector,
   makeStreamSplicer,
   normalizeContent,
-  normalizeStreamPart,
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
 import { recoveriesInTurn } from "./turn-marks.ts"
+import { turnStream } from "./turn-stream.ts"
 import {
   checkUnknownToolCalls,
   returningUnknownToolCalls,
@@ -186,14 +187,6 @@ export type WithRecovery<Self> =
 type Request = LanguageModel.GenerateTextOptions<any>
 type Inner = ReturnType<typeof untyped>
 
-/** A failure of the inner service, carried through `runTurn` (which rethrows it unchanged). */
-class InnerFailure {
-  readonly cause: Cause.Cause<unknown>
-  constructor(cause: Cause.Cause<unknown>) {
-    this.cause = cause
-  }
-}
-
 interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
@@ -335,64 +328,29 @@ const recoverStream = (
       const parts = runTurn<StreamPart>({
         tools: plan.tools,
         recoveriesBefore: plan.recoveriesBefore,
+        // Effect providers end every complete stream with a `finish` part: one that ends
+        // without it was cut short.
+        finishRequired: true,
         signal: controller.signal,
         ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {
           if (instruction === undefined) {
-            const first = attemptStream(inner.streamText(turn.request), turn.context, signal)
-            return recordResolved(first, resolvedBefore(turn), resolved)
+            const isResolved = resolvedBefore(turn)
+            return attemptStream(inner.streamText(turn.request), turn.context, signal, (part) => {
+              if (isResolved(part)) resolved.push(part)
+            })
           }
           const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
           const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
           return attemptStream(stream, turn.context, signal)
         },
       })
-      return Stream.fromAsyncIterable(
-        splice(parts, makeStreamSplicer(plan.recoveriesBefore)),
-        (error) => error,
-      ).pipe(
+      return turnStream(parts, makeStreamSplicer(plan.recoveriesBefore)).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
         Stream.ensuring(Effect.sync(() => controller.abort())),
       )
     }),
   )
-
-/** Yields the mapped parts, dropping the ones that map to nothing (attempt boundaries). */
-async function* splice<Raw, Out>(
-  parts: AsyncIterable<OutputPart<Raw>>,
-  map: (part: OutputPart<Raw>) => Out | undefined,
-): AsyncGenerator<Out, void, undefined> {
-  for await (const part of parts) {
-    const mapped = map(part)
-    if (mapped !== undefined) yield mapped
-  }
-}
-
-/** One streamed attempt as normalized parts; the inner stream's failure is thrown as an {@link InnerFailure}. */
-async function* attemptStream(
-  stream: Stream.Stream<StreamPart, unknown, unknown>,
-  context: Context.Context<never>,
-  signal: AbortSignal,
-): AsyncGenerator<NormalizedPart<StreamPart>, void, undefined> {
-  const guarded = stream.pipe(Stream.catchCause((cause) => Stream.succeed(new InnerFailure(cause))))
-  const iterator = Stream.toAsyncIterableWith(guarded as Stream.Stream<StreamPart | InnerFailure>, context)[
-    Symbol.asyncIterator
-  ]()
-  // `return()` interrupts the running fiber even while a `next()` is pending: abort is prompt.
-  const stop = () => void iterator.return?.()
-  signal.addEventListener("abort", stop, { once: true })
-  try {
-    for (;;) {
-      const step = await iterator.next()
-      if (step.done === true) return
-      if (step.value instanceof InnerFailure) throw step.value
-      yield normalizeStreamPart(step.value)
-    }
-  } finally {
-    signal.removeEventListener("abort", stop)
-    await iterator.return?.()
-  }
-}
 
 const recoverGenerate = (
   inner: Inner,

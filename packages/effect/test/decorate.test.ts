@@ -69,6 +69,33 @@ describe("streamText through the layer", () => {
   )
 
   it.effect(
+    "a provider stream that ends with no finish part was cut short: markup withheld, never retried",
+    () =>
+      Effect.gen(function* () {
+        const events: RecoveryEvent[] = []
+        // Cut inside the call: text-start and the deltas, then the stream just ends.
+        const cut = leakStream.slice(0, -2)
+        const model = scriptedModel({ stream: [cut, callStream()] })
+        const parts = yield* LanguageModel.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(
+          Stream.runCollect,
+          Effect.provide(ToolCallRecovery.layer({ onEvent: (event) => events.push(event) })),
+          Effect.provide(model.layer),
+          Effect.provide(fileHandlers().layer),
+        )
+        assert.lengthOf(model.requests, 1)
+        assert.strictEqual(streamedText(parts), "Let me check that. ")
+        assert.isFalse(
+          parts.some((part) => part.type === "finish"),
+          "no finish is invented",
+        )
+        assert.deepStrictEqual(
+          events.map((event) => (event.type === "markup-detected" ? event.reason : event.type)),
+          ["provider-error"],
+        )
+      }),
+  )
+
+  it.effect(
     "a second malformed response fails with a non-retryable AiError from module ToolCallRecovery",
     () =>
       Effect.gen(function* () {

@@ -248,6 +248,8 @@ for (const mode of modes) {
   for (const interrupt of [
     { kind: "error", afterChunks: 12 },
     { kind: "drop", afterChunks: 12 },
+    // A clean end without a finish (no finish_reason, no [DONE]; half a JSON body when not streaming).
+    { kind: "end", afterChunks: 12 },
   ] as const) {
     it.effect(`a provider ${interrupt.kind} after the markup is final: no retry (${mode})`, () =>
       withServer([{ ...leak, interrupt }, { content: "unreachable" }], (server, model) =>

@@ -259,6 +259,10 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
     const turn = runTurn<StreamRaw>({
       tools: call.tools,
       recoveriesBefore: call.recoveriesBefore,
+      // Chat Completions streams end with a `finish_reason`, Responses streams with their
+      // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
+      // without `[DONE]`) was cut short.
+      finishRequired: true,
       signal: outer.signal,
       options: settings.recovery,
       attempt: async (round, context) => {

@@ -260,6 +260,46 @@ describe("skip rules and provider errors", () => {
   })
 })
 
+describe("a stream that ends before its finish is cut short, never retried", () => {
+  // The server closes cleanly after 40 chunks, inside the markup: no finish_reason, no [DONE],
+  // no response.completed. The client ends quietly, so only recovery can tell.
+  const cut: ReplayStep = { content: LEAK, chunkSize: 2, interrupt: { kind: "end", afterChunks: 40 } }
+  const reasons = (events: readonly { type: string; reason?: string }[]) =>
+    events.flatMap((e) => (e.type === "markup-detected" ? [e.reason] : []))
+
+  it("chat completions", async () => {
+    const { client, server, events } = await harness([cut, call("old.log", "call_1")])
+    const stream = await client.chat.completions.create({
+      model: "m",
+      messages: [user],
+      tools: [{ type: "function", function: { name: "delete_file", parameters: {} } }],
+      stream: true,
+    })
+    let shown = ""
+    for await (const chunk of stream) shown += chunk.choices[0]?.delta.content ?? ""
+    expect(shown).toBe("Deleting it.\n")
+    expect(server.requests).toHaveLength(1)
+    expect(started(events)).toBe(0)
+    expect(reasons(events)).toEqual(["provider-error"])
+  })
+
+  it("responses", async () => {
+    const { client, server, events } = await harness([cut, call("old.log", "call_1")])
+    const stream = await client.responses.create({
+      model: "m",
+      input: "Clean up.",
+      tools: [responsesTool("delete_file")],
+      stream: true,
+    })
+    let shown = ""
+    for await (const event of stream) if (event.type === "response.output_text.delta") shown += event.delta
+    expect(shown).toBe("Deleting it.\n")
+    expect(server.requests).toHaveLength(1)
+    expect(started(events)).toBe(0)
+    expect(reasons(events)).toEqual(["provider-error"])
+  })
+})
+
 describe("reasoning fields (recovery's reasoningField)", () => {
   it("reads reasoning_content, reasoning and thinking, in chunks and in completions", async () => {
     const { chunkParts } = await import("../src/chat-chunk-parts.ts")

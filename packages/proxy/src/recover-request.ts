@@ -221,6 +221,9 @@ function recoverStream(call: Call, first: Response): Response {
     signal: controller.signal,
     options: turnOptions(call),
     recoveriesBefore: call.recoveriesBefore,
+    // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
+    // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
+    finishRequired: true,
     attempt: async (attempt, { instruction, signal }) =>
       parts(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
   })

@@ -10,6 +10,16 @@ import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./to
 import { createTurnTelemetry } from "./turn-telemetry.ts"
 import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
+/**
+ * A provider error reported inside an attempt's stream: the raw of the first part marked
+ * `failed`, or an `Error` with {@link CUT_SHORT} for a stream that ended without its finish.
+ */
+interface ProviderFailure {
+  readonly error: unknown
+}
+
+const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut short)"
+
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
 
@@ -18,8 +28,9 @@ const ABORTED: unique symbol = Symbol("aborted")
  * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
  *
  * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
- *   stream (a part with `failed: true`) → the attempt's `finish` part (held until now) is
- *   yielded and the turn ends: provider errors are final, never retried;
+ *   stream (a part with `failed: true`, or with `input.finishRequired` a stream that ends without
+ *   a `finish` part) → the attempt's `finish` part (held until now) is yielded and the turn
+ *   ends: provider errors are final, never retried;
  * - recoverable markup and a retry left → events, `persistFailed(failed)` is awaited, an
  *   `{ type: "attempt-start", round }` part is yielded and `attempt(round, { instruction })` runs;
  * - recoverable markup and no retry left → throws {@link ToolCallRecoveryError} `"repeated-markup"`.
@@ -98,6 +109,8 @@ interface Turn<Raw> {
   readonly out: OutputPart<Raw>[]
   /** Set when the turn is aborted through `input.signal`; `next` then races it. */
   readonly raced: boolean
+  /** `input.finishRequired`: an attempt that ends without a `finish` part was cut short. */
+  readonly finishRequired: boolean
   /** Starts attempt `round`; throws the error that ends the turn when it may not start. */
   start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>>
   /** The next part of the attempt, raced against the signal. */
@@ -118,7 +131,7 @@ interface Turn<Raw> {
   decide(
     round: number,
     report: AttemptReport<Raw>,
-    failed: boolean,
+    failure: ProviderFailure | undefined,
     truncated: boolean,
   ): Promise<OutputPart<Raw> | undefined>
   /** The turn ended, whichever way. */
@@ -126,21 +139,25 @@ interface Turn<Raw> {
 }
 
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced } = t
+  const { scanner, out, raced, finishRequired } = t
   try {
     for (let round = 0; ; round++) {
       const iterator = await t.start(round)
       let finished = false
-      let failed = false
+      let failure: ProviderFailure | undefined
       let truncated = false
+      let sawFinish = false
       try {
         for (;;) {
           // No race without a signal: the hot path stays one await per part.
           const step = raced ? await t.next(iterator) : await iterator.next()
           if (step.done === true) break
           const part = step.value
-          if ((part.type === "other" || part.type === "finish") && part.failed === true) failed = true
-          if (part.type === "finish" && part.truncated === true) truncated = true
+          if (part.type === "finish") {
+            sawFinish = true
+            if (part.failed === true) failure ??= { error: part.raw }
+            if (part.truncated === true) truncated = true
+          } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
           const whole = scanner.push(part, out)
           if (whole !== undefined) yield whole
           else if (out.length > 0) {
@@ -149,6 +166,9 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
           }
         }
         finished = true
+        // Cut short: the stream closed before the finish its protocol always sends. Judged like a
+        // provider error (never retried), whatever markup it held.
+        if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
       } catch (error) {
         finished = true
         throw t.streamError(round, error, iterator)
@@ -159,7 +179,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report, failed, truncated)
+      const next = await t.decide(round, report, failure, truncated)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
       if (next === undefined) return
@@ -222,6 +242,7 @@ function createTurn<Raw>(
     scanner,
     out,
     raced: signal !== undefined,
+    finishRequired: input.finishRequired === true,
 
     async start(round) {
       if (aborted()) throw round > 0 ? fail(round, abortError(round)) : signal?.reason
@@ -256,7 +277,8 @@ function createTurn<Raw>(
       await closeIdle(iterator)
     },
 
-    async decide(round, report, failed, truncated) {
+    async decide(round, report, failure, truncated) {
+      const failed = failure !== undefined
       const judgement = judgeAttempt(report, policy, failed)
       const recoverable: Markup[] = []
       for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
@@ -283,7 +305,14 @@ function createTurn<Raw>(
           ? findAnnouncedCall(report.text, tools)?.toolName
           : undefined
       if (!judgement.retry && announced === undefined) {
-        if (round > 0 && !failed) emit({ type: "recovery-succeeded", round })
+        // A retry that ended in a provider error inside its stream failed, like one that threw.
+        if (round > 0) {
+          emit(
+            failure === undefined
+              ? { type: "recovery-succeeded", round }
+              : { type: "recovery-failed", round, error: failure.error },
+          )
+        }
         scanner.release(out)
         done = true
         return undefined

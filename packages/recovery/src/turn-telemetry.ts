@@ -2,6 +2,11 @@
  * OpenTelemetry for recovery, through `@opentelemetry/api` only: with no SDK registered by the
  * host every call below is the API's no-op, so a turn without markup costs one closure.
  *
+ * The API is loaded by a dynamic `import()` on the first span or count, not with this module: a
+ * program that only judges responses (the CLI's `scan`, `createResponseJudge`) never loads it,
+ * and a turn without markup never does either. Until the import resolves, spans and counts wait
+ * in order with the times they happened at, so nothing is lost or misdated.
+ *
  * The names are a stable contract (README "Telemetry"):
  * - span `tool_rescue.recovery`, one per model call that started a recovery, from the
  *   `recovery-started` event to the turn's end, with attributes
@@ -10,7 +15,7 @@
  * - counter `tool_rescue.outcomes` (unit `{markup}`), attributes `tool_rescue.format` and
  *   `tool_rescue.outcome`: one per recovered, failed or kept-as-text markup of the turn.
  */
-import { metrics, type Span, SpanStatusCode, trace } from "@opentelemetry/api"
+import type { Span } from "@opentelemetry/api"
 import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { RecoveryEvent } from "./types.ts"
 
@@ -83,18 +88,25 @@ export interface TurnTelemetry {
  * ```
  */
 export function createTurnTelemetry(): TurnTelemetry {
-  let span: Span | undefined
+  let span: SpanState = { name: "none" }
   let rounds = 0
   let format = "unknown"
   let ended = false
 
   const finish = (outcome: RecoveryOutcome) => {
     count(format, outcome)
-    if (span === undefined) return
-    span.setAttributes({ "tool_rescue.outcome": outcome, "tool_rescue.rounds": rounds })
-    if (outcome !== "recovered") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
-    span.end()
-    span = undefined
+    if (span.name === "none") return
+    const open = span
+    span = { name: "none" }
+    const endTime = Date.now()
+    const attributes = { "tool_rescue.outcome": outcome, "tool_rescue.rounds": rounds }
+    withApi((otel) => {
+      if (open.span === undefined) return
+      open.span.setAttributes(attributes)
+      if (outcome !== "recovered") open.span.setStatus({ code: otel.SpanStatusCode.ERROR, message: outcome })
+      // A span started late carries its recorded start time: its end must come from the same clock.
+      open.span.end(open.dated ? endTime : undefined)
+    })
   }
 
   return {
@@ -110,15 +122,21 @@ export function createTurnTelemetry(): TurnTelemetry {
           rounds = event.round
           const first = event.markup[0]
           if (recoveryOutcome(event) === "announced") count("none", "announced")
-          if (span === undefined) {
+          if (span.name === "none") {
             format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
-            span = trace.getTracer(TELEMETRY_SCOPE).startSpan("tool_rescue.recovery", {
-              attributes: {
-                "tool_rescue.format": format,
-                ...((first?.toolName ?? event.announced) === undefined
-                  ? {}
-                  : { "tool_rescue.tool": first?.toolName ?? event.announced }),
-              },
+            const tool = first?.toolName ?? event.announced
+            const attributes = {
+              "tool_rescue.format": format,
+              ...(tool === undefined ? {} : { "tool_rescue.tool": tool }),
+            }
+            const open: OpenSpan = { name: "open", span: undefined, dated: false }
+            const startTime = Date.now()
+            span = open
+            withApi((otel, late) => {
+              open.dated = late
+              open.span = otel.trace
+                .getTracer(TELEMETRY_SCOPE)
+                .startSpan("tool_rescue.recovery", late ? { attributes, startTime } : { attributes })
             })
           }
           return
@@ -139,9 +157,20 @@ export function createTurnTelemetry(): TurnTelemetry {
       if (ended) return
       ended = true
       // A span still open: the consumer stopped reading while the retry ran.
-      if (span !== undefined) finish("cancelled")
+      if (span.name === "open") finish("cancelled")
     },
   }
+}
+
+/** The turn's `tool_rescue.recovery` span: none, or open (created once the API has loaded). */
+type SpanState = { readonly name: "none" } | OpenSpan
+
+interface OpenSpan {
+  readonly name: "open"
+  /** `undefined` until the API has loaded and the span was started. */
+  span: Span | undefined
+  /** Started late, with its recorded start time: its end is dated too. */
+  dated: boolean
 }
 
 /**
@@ -205,11 +234,86 @@ function failedOutcome(error: unknown): RecoveryOutcome {
  * rare (a markup), and the SDK returns the same instrument for the same name.
  */
 function count(format: string, outcome: RecoveryOutcome): void {
-  metrics
-    .getMeter(TELEMETRY_SCOPE)
-    .createCounter("tool_rescue.outcomes", {
-      description: "Tool-call markup written as text, by format and by what recovery made of it",
-      unit: "{markup}",
-    })
-    .add(1, { "tool_rescue.format": format, "tool_rescue.outcome": outcome })
+  const attributes = { "tool_rescue.format": format, "tool_rescue.outcome": outcome }
+  withApi((otel) =>
+    otel.metrics
+      .getMeter(TELEMETRY_SCOPE)
+      .createCounter("tool_rescue.outcomes", {
+        description: "Tool-call markup written as text, by format and by what recovery made of it",
+        unit: "{markup}",
+      })
+      .add(1, attributes),
+  )
+}
+
+type OpenTelemetryApi = typeof import("@opentelemetry/api")
+
+/** An operation on the API; `late` when it waited for the import. */
+type ApiOperation = (otel: OpenTelemetryApi, late: boolean) => void
+
+/**
+ * Where the process-wide import of `@opentelemetry/api` stands. `unavailable`: the import failed
+ * (a bundle that left the optional API out); telemetry is then off and turns go on untouched.
+ */
+type ApiState =
+  | { readonly name: "unloaded" }
+  | { readonly name: "loading"; readonly waiting: ApiOperation[]; readonly loaded: Promise<void> }
+  | { readonly name: "loaded"; readonly otel: OpenTelemetryApi }
+  | { readonly name: "unavailable" }
+
+let api: ApiState = { name: "unloaded" }
+
+/** Runs `operation` now when the API is loaded, else queues it (in order) and starts the import. */
+function withApi(operation: ApiOperation): void {
+  switch (api.name) {
+    case "loaded":
+      operation(api.otel, false)
+      return
+    case "loading":
+      api.waiting.push(operation)
+      return
+    case "unloaded":
+      void loadTelemetryApi()
+      withApi(operation)
+      return
+    case "unavailable":
+      return
+    default:
+      api satisfies never
+  }
+}
+
+/**
+ * Loads `@opentelemetry/api` once (the first span or count does it) and runs what waited for it.
+ * Not exported from the package: tests await it to read spans right after a turn.
+ */
+export function loadTelemetryApi(): Promise<void> {
+  switch (api.name) {
+    case "loading":
+      return api.loaded
+    case "loaded":
+    case "unavailable":
+      return Promise.resolve()
+    case "unloaded": {
+      const waiting: ApiOperation[] = []
+      const loaded = import("@opentelemetry/api").then(
+        (otel) => {
+          api = { name: "loaded", otel }
+          for (const operation of waiting) {
+            // No turn to report to any more: a faulty SDK must not become an unhandled rejection.
+            try {
+              operation(otel, true)
+            } catch {}
+          }
+        },
+        () => {
+          api = { name: "unavailable" }
+        },
+      )
+      api = { name: "loading", waiting, loaded }
+      return loaded
+    }
+    default:
+      return api satisfies never
+  }
 }

@@ -150,7 +150,9 @@ export type Channel = "text" | "reasoning"
  * - `recovery-started`: a retry of round `round` is about to be sent for `markup`.
  * - `recovery-succeeded`: the retry of round `round` produced no recoverable markup.
  * - `recovery-failed`: the recovery ended without success (`error` is a
- *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too).
+ *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too; for a retry
+ *   whose stream reported the error inside it, the raw of that `failed` part, or an `Error` for a
+ *   stream cut before its finish with `finishRequired`, which end the turn without throwing).
  * - `recovery-skipped`: an adapter chose not to run recovery for a request (see `reportSkipped`).
  * - `unknown-tool-call`: a structured call named a tool that was not offered.
  *
@@ -300,6 +302,16 @@ export interface TurnInput<Raw> {
    * with `repeated-markup` at once. Retry rounds still count from 1. @defaultValue 0
    */
   readonly recoveriesBefore?: number | undefined
+  /**
+   * The provider's protocol ends every complete attempt with a `finish` part (the AI SDK's
+   * stream protocol, Chat Completions' `finish_reason`, the Responses lifecycle end, Effect's
+   * `finish`). An attempt whose stream then ends without one was cut short: it is judged like a
+   * provider error — its markup stays withheld and is reported (`provider-error`), it is never
+   * retried, and nothing is added to the stream. Leave unset where a complete stream may lack a
+   * finish (LangChain models that report no finish metadata): the end of the stream is then the
+   * end of the response. @defaultValue false
+   */
+  readonly finishRequired?: boolean | undefined
 }
 
 /**

@@ -35,8 +35,11 @@ interface AttemptSpec {
   readonly segments: readonly Segment[]
   /** Each segment's text cut into deltas (the testing kit's `chunked`: cuts at marker characters, inside surrogate pairs, one-character runs). */
   readonly pieces: readonly (readonly string[])[]
-  /** `error-part`: a provider error reported inside the stream (a `failed` part), then the finish. */
-  readonly ending: "finish" | "finish-then-other" | "error" | "error-part"
+  /**
+   * `error-part`: a provider error reported inside the stream (a `failed` part), then the finish.
+   * `cut`: the stream just ends, with no finish part (a connection closed early).
+   */
+  readonly ending: "finish" | "finish-then-other" | "error" | "error-part" | "cut"
   /** The provider throws its own error once the signal is aborted (else it ignores the signal). */
   readonly respectsSignal: boolean
 }
@@ -46,6 +49,8 @@ type Persist = "ok" | "throw" | "reject" | "abort"
 interface TurnSpec {
   readonly attempts: readonly AttemptSpec[]
   readonly maxRecoveries: number
+  /** `finishRequired`: the protocol always ends a complete attempt with a finish part. */
+  readonly finishRequired: boolean
   /** Recoveries earlier model calls of the user turn made (they count against maxRecoveries). */
   readonly recoveriesBefore: number
   readonly persist: readonly Persist[]
@@ -118,6 +123,7 @@ const attemptSpec: fc.Arbitrary<AttemptSpec> = fc.array(segment, { maxLength: 6 
       "finish-then-other",
       "error",
       "error-part",
+      "cut",
     ),
     respectsSignal: fc.boolean(),
   }),
@@ -129,6 +135,7 @@ const budgetOf = (spec: TurnSpec): number => Math.max(0, spec.maxRecoveries - sp
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   attempts: fc.array(attemptSpec, { minLength: 1, maxLength: 4 }),
   maxRecoveries: fc.nat({ max: 2 }),
+  finishRequired: fc.boolean(),
   recoveriesBefore: fc.oneof(fc.constant(0), fc.nat({ max: 3 })),
   persist: fc.array(fc.constantFrom<Persist>("ok", "ok", "ok", "throw", "reject", "abort"), {
     minLength: 3,
@@ -160,7 +167,7 @@ function partsOf(spec: AttemptSpec, round: number): NormalizedPart<string>[] {
     }
   })
   if (spec.ending === "error-part") parts.push({ type: "other", raw: `error:${round}`, failed: true })
-  if (spec.ending !== "error") parts.push({ type: "finish", raw: `finish:${round}` })
+  if (spec.ending !== "error" && spec.ending !== "cut") parts.push({ type: "finish", raw: `finish:${round}` })
   if (spec.ending === "finish-then-other") parts.push({ type: "other", raw: `after:${round}` })
   return parts
 }
@@ -290,6 +297,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
       attempt,
       signal: controller.signal,
       recoveriesBefore: spec.recoveriesBefore,
+      finishRequired: spec.finishRequired,
       options: {
         maxRecoveries: spec.maxRecoveries,
         onEvent: (event) => observed.events.push(event),
@@ -402,6 +410,8 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
         const previous = o.attempts[next.round - 1]!
         const prevSpec = specOf(previous.round)
         expect(previous.completed).toBe(true)
+        // A stream cut before its finish is a provider error when the protocol always sends one.
+        if (spec.finishRequired) expect(prevSpec.ending).not.toBe("cut")
         expect(hasCall(prevSpec)).toBe(false)
         expect(recoverable(prevSpec)).toBe(true)
         expect(spec.persist[previous.round] ?? "ok").toBe("ok")
@@ -459,19 +469,23 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
             expect(o.attempts).toHaveLength(round + 1)
             break
           }
-          // A provider error inside the stream is final: passed through, never retried.
-          if (!recoverable(a) || hasCall(a) || a.ending === "error-part") {
+          // A provider error inside the stream is final: passed through, never retried; so is a
+          // stream cut before the finish its protocol always sends.
+          const cut = a.ending === "cut"
+          if (!recoverable(a) || hasCall(a) || a.ending === "error-part" || (cut && spec.finishRequired)) {
             expect(o.threw).toBe(false)
             expect(o.attempts).toHaveLength(round + 1)
-            // The finish part (and anything after it) arrives last, once.
+            // The finish part (and anything after it) arrives last, once; a cut stream has none.
             const last = slices.at(-1)!
-            const tail =
-              a.ending === "finish-then-other"
+            if (cut) expect(last.filter((p) => p.type === "finish")).toEqual([])
+            const tail = cut
+              ? []
+              : a.ending === "finish-then-other"
                 ? ["finish", "other"]
                 : a.ending === "error-part"
                   ? ["other", "finish"]
                   : ["finish"]
-            expect(last.slice(-tail.length).map((p) => p.type)).toEqual(tail)
+            expect(last.slice(last.length - tail.length).map((p) => p.type)).toEqual(tail)
             if (round === 0 && !a.segments.some((s) => s.kind === "leak")) {
               // A clean response passes through byte for byte: the same text in each channel (a
               // held-back marker prefix may split a delta in two, never change it), and the very

@@ -259,6 +259,44 @@ describe("errors that are not markup", () => {
     expect(events.at(-1)).toEqual({ type: "recovery-failed", round: 1, error: providerError })
   })
 
+  test("with finishRequired, a stream that ends without its finish is cut short: markup withheld, never retried", async () => {
+    const { parts, attempts, events, threw } = await run([[text("Reading.\n"), text(QWEN.slice(0, 40))]], {
+      finishRequired: true,
+    })
+    expect(threw).toBe(false)
+    expect(attempts).toHaveLength(1)
+    // Neither shown as text nor completed with an invented finish.
+    expect(parts).toEqual([text("Reading.\n")])
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "markup-detected",
+        recoverable: false,
+        reason: "provider-error",
+        text: QWEN.slice(0, 40),
+      }),
+    ])
+  })
+
+  test("without finishRequired, the end of the stream is the end of the response", async () => {
+    const { attempts, events } = await run([[text(QWEN)], [call("read_file"), finish()]])
+    expect(attempts).toHaveLength(2)
+    expect(events.map((e) => e.type)).toContain("recovery-succeeded")
+  })
+
+  test("a retry whose stream reports a provider error, or is cut short, ends with recovery-failed", async () => {
+    const failedPart = { type: "other", raw: "error chunk", failed: true } as const
+    const reported = await run([
+      [text(HERMES), finish()],
+      [text("Part"), failedPart, finish()],
+    ])
+    expect(reported.threw).toBe(false)
+    expect(reported.events.at(-1)).toEqual({ type: "recovery-failed", round: 1, error: "error chunk" })
+    const cut = await run([[text(HERMES), finish()], [text("Part")]], { finishRequired: true })
+    expect(cut.threw).toBe(false)
+    expect(cut.events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1, error: expect.any(Error) })
+    expect(cut.events.some((e) => e.type === "recovery-succeeded")).toBe(false)
+  })
+
   test("an attempt function that rejects is a provider error", async () => {
     const providerError = new Error("connect ECONNREFUSED")
     const parts: unknown[] = []

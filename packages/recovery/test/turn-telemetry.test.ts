@@ -6,7 +6,9 @@ import {
   type ResourceMetrics,
 } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { afterAll, beforeEach, describe, expect, test } from "vitest"
+import { scan } from "@tool-rescue/detector"
+import { afterAll, beforeEach, describe, expect, test, vi } from "vitest"
+import { loadTelemetryApi } from "../src/turn-telemetry.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
 // A host's OpenTelemetry SDK, in memory: what an operator's exporter would receive.
@@ -30,8 +32,13 @@ afterAll(() => {
   metrics.disable()
 })
 
-/** `tool_rescue.outcomes` data points as `format/outcome → value`. */
+/**
+ * `tool_rescue.outcomes` data points as `format/outcome → value`. Awaits the lazy import of
+ * `@opentelemetry/api` first: a turn's first span or count starts it, and what it recorded meanwhile
+ * is applied once it resolves.
+ */
 async function outcomes(): Promise<Record<string, number>> {
+  await loadTelemetryApi()
   const { resourceMetrics } = (await reader.collect()) as { resourceMetrics: ResourceMetrics }
   const counts: Record<string, number> = {}
   for (const scope of resourceMetrics.scopeMetrics) {
@@ -45,6 +52,12 @@ async function outcomes(): Promise<Record<string, number>> {
     }
   }
   return counts
+}
+
+/** Finished spans, once the lazy import of the API (if a turn started it) has resolved. */
+async function finishedSpans() {
+  await loadTelemetryApi()
+  return spans.getFinishedSpans()
 }
 
 const leak = text("<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>")
@@ -61,7 +74,7 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
       [text("Reading.\n"), leak, finish()],
       [call("read_file", '{"path":"a.ts"}'), finish()],
     ])
-    const [span, ...more] = spans.getFinishedSpans()
+    const [span, ...more] = await finishedSpans()
     expect(more).toEqual([])
     expect(span?.name).toBe("tool_rescue.recovery")
     expect(span?.attributes).toEqual({
@@ -79,7 +92,7 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     const before = await outcomes()
     const result = await run([[leak, finish()]])
     expect(result.threw).toBe(true)
-    const [span] = spans.getFinishedSpans()
+    const [span] = await finishedSpans()
     expect(span?.attributes["tool_rescue.outcome"]).toBe("repeated")
     expect(span?.attributes["tool_rescue.rounds"]).toBe(1)
     expect(span?.status.code).toBe(2) // ERROR
@@ -90,7 +103,7 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
   test("markup naming a tool that is not offered is counted, with no span (nothing was retried)", async () => {
     const before = await outcomes()
     await run([[notOffered, finish()]])
-    expect(spans.getFinishedSpans()).toEqual([])
+    expect(await finishedSpans()).toEqual([])
     const after = await outcomes()
     expect((after["qwen3-coder/not-offered"] ?? 0) - (before["qwen3-coder/not-offered"] ?? 0)).toBe(1)
   })
@@ -105,14 +118,61 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
         onPart: (part) => part.type === "attempt-start",
       },
     )
-    const [span] = spans.getFinishedSpans()
+    const [span] = await finishedSpans()
     expect(span?.attributes["tool_rescue.outcome"]).toBe("cancelled")
+  })
+
+  test("a retry whose stream reports a provider error ends the span as 'provider-error'", async () => {
+    await run([
+      [leak, finish()],
+      [text("partial"), { type: "other", raw: "error chunk", failed: true }, finish()],
+    ])
+    const [span] = await finishedSpans()
+    expect(span?.attributes["tool_rescue.outcome"]).toBe("provider-error")
   })
 
   test("a turn without markup makes no span and no count", async () => {
     const before = await outcomes()
     await run([[text("Just an answer."), finish()]])
-    expect(spans.getFinishedSpans()).toEqual([])
+    expect(await finishedSpans()).toEqual([])
     expect(await outcomes()).toEqual(before)
+  })
+
+  test("what a turn records before @opentelemetry/api has loaded is applied once it has, with its own times", async () => {
+    // A fresh module: the API not imported yet, as in a process whose first turn this is.
+    vi.resetModules()
+    const fresh = await import("../src/turn-telemetry.ts")
+    const before = await outcomes()
+    const [markup] = scan("<tool_call>\n<function=read_file>\n</function>\n</tool_call>", {
+      tools: ["read_file"],
+    }).markup
+    // Our clock, set far from the SDK's own (performance-based) one, so a span dated by the SDK
+    // when the import resolved would show. Later than the time origin: earlier epoch numbers mean
+    // "relative to the time origin" to the SDK.
+    const startedAt = Math.ceil(performance.timeOrigin) + 1e11
+    vi.useFakeTimers({ toFake: ["Date"], now: startedAt })
+    const telemetry = fresh.createTurnTelemetry()
+    telemetry.record({ type: "recovery-started", round: 1, markup: markup === undefined ? [] : [markup] })
+    vi.setSystemTime(startedAt + 5000)
+    telemetry.record({ type: "recovery-failed", round: 1, error: new Error("provider down") })
+    telemetry.end()
+    vi.useRealTimers()
+    // The import is still in flight: nothing has reached the SDK yet.
+    expect(spans.getFinishedSpans()).toEqual([])
+    await fresh.loadTelemetryApi()
+    const [span, ...more] = spans.getFinishedSpans()
+    expect(more).toEqual([])
+    expect(span?.attributes).toEqual({
+      "tool_rescue.format": "qwen3-coder",
+      "tool_rescue.tool": "read_file",
+      "tool_rescue.outcome": "provider-error",
+      "tool_rescue.rounds": 1,
+    })
+    expect(span?.status.code).toBe(2)
+    // Dated when the events happened, not when the import resolved.
+    expect(span?.startTime).toEqual([Math.floor(startedAt / 1000), (startedAt % 1000) * 1e6])
+    expect(span?.duration).toEqual([5, 0])
+    const after = await outcomes()
+    expect((after["qwen3-coder/provider-error"] ?? 0) - (before["qwen3-coder/provider-error"] ?? 0)).toBe(1)
   })
 })

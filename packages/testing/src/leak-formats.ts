@@ -714,6 +714,48 @@ export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, 
         render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
       }),
       row({
+        // Meituan LongCat-Flash (vLLM `longcat`): Hermes JSON in its own tag.
+        id: "longcat",
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [
+              open("<longcat_tool_call>"),
+              ...jsonCall(call, "arguments", true),
+              close("</longcat_tool_call>"),
+            ]),
+            "\n",
+          ),
+      }),
+      row({
+        // Sber GigaChat 3 (vLLM and SGLang `gigachat3`): the `function call` role, then one object.
+        id: "gigachat3",
+        hasClosing: never,
+        render: (calls) =>
+          perCall(
+            calls.map((call) => [open("function call<|role_sep|>\n"), ...jsonCall(call, "arguments", true)]),
+            "\n",
+          ),
+      }),
+      row({
+        // Kimi K3 XTML (vLLM `kimi_k3`): `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
+        id: "kimi-k3",
+        innerHeader: always,
+        render: (calls) => ({
+          head: [open("<|open|>tools<|sep|>")],
+          calls: calls.map((call, i) => [
+            syntax(`<|open|>call tool="${call.name}" index="${i + 1}"<|sep|>`),
+            ...call.args.flatMap(([key, arg]) => [
+              syntax(`<|open|>argument key="${key}" type="${typeof arg}"<|sep|>`),
+              raw(arg),
+              syntax("<|close|>argument<|sep|>"),
+            ]),
+            syntax("<|close|>call<|sep|>"),
+          ]),
+          separator: "",
+          tail: [close("<|close|>tools<|sep|>")],
+        }),
+      }),
+      row({
         // Row 36: a client prompt protocol, detected only when the format is enabled explicitly.
         id: "cline-xml",
         nameGated: true,

@@ -86,6 +86,12 @@ export type ReplayInterrupt =
    * and the first half of its JSON body, then nothing (`afterChunks` does not apply).
    */
   | { readonly kind: "stall"; readonly afterChunks: number }
+  /**
+   * Ends the response cleanly, as if it were complete, with no terminating chunk (no
+   * `finish_reason`, no `[DONE]`, no `response.completed`, no `message_stop`): a server or proxy
+   * that closes early without an error. A non-streaming request gets its JSON body cut in half.
+   */
+  | { readonly kind: "end"; readonly afterChunks: number }
 
 /**
  * `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`.

@@ -241,6 +241,16 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         sendError(response, request, 500, interrupt.error ?? {}, step.headers)
         return
       }
+      if (interrupt?.kind === "end") {
+        const json = JSON.stringify(replyJson(api, reply, body))
+        response.writeHead(200, {
+          ...step.headers,
+          "content-type": "application/json",
+          "x-request-id": `req_replay_${request.index}`,
+        })
+        response.end(json.slice(0, json.length >> 1))
+        return
+      }
       sendJson(response, request, 200, replyJson(api, reply, body), step.headers)
       return
     }
@@ -266,7 +276,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       writeFrame(response, frame)
       sent++
     }
-    if (interrupt === undefined || sent === frames.length) {
+    if (interrupt === undefined || sent === frames.length || interrupt.kind === "end") {
       response.end()
       return
     }

@@ -199,6 +199,25 @@ describe("chat completions through the real openai client", () => {
     expect(text).toBe("abcd")
   })
 
+  it("ends a stream cleanly after the scripted chunks, with no finish_reason and no [DONE]", async () => {
+    const { client } = await serve([
+      { content: "abcdef", chunkSize: 2, interrupt: { kind: "end", afterChunks: 2 } },
+    ])
+    const stream = await client.chat.completions.create({ model: "m", messages, stream: true })
+    const reasons: unknown[] = []
+    let text = ""
+    // The client ends quietly: nothing tells the consumer that the response was cut short.
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? ""
+      reasons.push(chunk.choices[0]?.finish_reason)
+    }
+    expect(text).toBe("abcd")
+    expect(reasons.every((reason) => reason == null)).toBe(true)
+    // Non-streaming: the JSON body is cut short, so the client cannot parse it.
+    const { client: json } = await serve([{ content: "abcdef", interrupt: { kind: "end", afterChunks: 0 } }])
+    await expect(json.chat.completions.create({ model: "m", messages })).rejects.toBeInstanceOf(Error)
+  })
+
   it("drops a non-streaming request without a response, and errors a non-streaming interrupt with 500", async () => {
     const { client } = await serve([
       { content: "x", interrupt: { kind: "drop", afterChunks: 0 } },

@@ -61,6 +61,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal
   /** Recoveries earlier model calls of the turn made. */
   readonly recoveriesBefore?: number
+  /** `TurnInput.finishRequired`: an attempt that ends without a finish part was cut short. */
+  readonly finishRequired?: boolean
   /** Called with each yielded part; return true to stop reading (a consumer `break`). */
   readonly onPart?: (part: OutputPart, index: number) => unknown
 }
@@ -82,6 +84,7 @@ export async function run<Raw = unknown>(
       attempt: scripted(scripts, attempts),
       ...(run.signal === undefined ? {} : { signal: run.signal }),
       recoveriesBefore: run.recoveriesBefore,
+      finishRequired: run.finishRequired,
       options: {
         ...run.options,
         onEvent: (event) => {

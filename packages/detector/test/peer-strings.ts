@@ -1,0 +1,1644 @@
+/**
+ * Peer parser test strings and real leaks, one row each: the text, where it comes from, and what the
+ * detector must do with it. Texts are the peers' model outputs as their tests write them (the vLLM,
+ * SGLang, llama.cpp and Ollama test suites) or as the bug report quotes them. None of them is in the
+ * labelled corpus (`fixtures/corpus.jsonl`).
+ *
+ * `markup`: `format:tool` of each reported markup in order (`?` when no name is read); `[]` means
+ * plain prose or code, shown unchanged. `recover`: the tools of the recoverable markup under the
+ * default policy (default: every named tool of `markup`). `tools`: the tools offered (default: the
+ * named tools of `markup`).
+ */
+export interface PeerString {
+  readonly source: string
+  readonly text: string
+  readonly markup: readonly string[]
+  readonly tools?: readonly string[]
+  readonly recover?: readonly (string | undefined)[]
+  readonly visible?: string
+}
+
+const VLLM = "vllm-project/vllm"
+const VLLM_TP = `${VLLM} tests/entrypoints/openai/tool_parsers`
+const LLAMA_CPP = "ggml-org/llama.cpp"
+const SGLANG_GIGACHAT = "sgl-project/sglang python/sglang/srt/function_call/gigachat3_detector.py"
+const K3 = `${VLLM} tests/tool_use/test_kimi_k3_tool_parser.py`
+// The test's own builders: `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
+const k3Arg = (key: string, type: string, value: string): string =>
+  `<|open|>argument key="${key}" type="${type}"<|sep|>${value}<|close|>argument<|sep|>`
+const k3Call = (tool: string, ...args: string[]): string =>
+  `<|open|>call tool="${tool}" index="1"<|sep|>${args.join("")}<|close|>call<|sep|>`
+const k3Tools = (...calls: string[]): string => `<|open|>tools<|sep|>${calls.join("")}<|close|>tools<|sep|>`
+const k3Response = (content: string): string => `<|open|>response<|sep|>${content}<|close|>response<|sep|>`
+const HARMONY_ANALYSIS =
+  '<|channel|>analysis<|message|>User asks: "What is the weather in Tokyo?" We need to use get_current_weather tool.<|end|>'
+const harmonyCall = (name: string, constrain: string, args: string): string =>
+  `<|start|>assistant<|channel|>commentary to=functions.${name}${constrain}<|message|>${args}<|call|>`
+const OLLAMA = "ollama/ollama model/parsers"
+const SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
+
+// vLLM tests/tool_use/test_qwen3coder_tool_parser.py
+const QWEN3 = `${VLLM} tests/tool_use/test_qwen3coder_tool_parser.py`
+const dallas =
+  "<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n"
+const qwenWeather = `<tool_call>\n<function=get_current_weather>\n${dallas}</function>\n</tool_call>`
+
+// vLLM tests/tool_use/test_kimi_k2_tool_parser.py
+const KIMI = `${VLLM} tests/tool_use/test_kimi_k2_tool_parser.py`
+// vLLM tests/tool_use/test_glm4_moe_tool_parser.py
+const GLM = `${VLLM} tests/tool_use/test_glm4_moe_tool_parser.py`
+const MISTRAL = `${VLLM} tests/tool_use/test_mistral_tool_parser.py`
+const SEED = `${VLLM} tests/tool_use/test_seed_oss_tool_parser.py`
+const XLAM = `${VLLM} tests/tool_use/test_xlam_tool_parser.py`
+const DSV31 = `${VLLM} tests/tool_use/test_deepseekv31_tool_parser.py`
+const MINIMAX_M2 = `${VLLM} tests/tool_use/test_minimax_m2_tool_parser.py`
+const SF = '{"city": "San Francisco", "state": "CA", "unit": "celsius"}'
+const DALLAS_JSON = '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
+
+export const PEER_STRINGS: readonly PeerString[] = [
+  // --- Qwen3-Coder ------------------------------------------------------------------------------
+  { source: QWEN3, text: "This is a test response without any tool calls", markup: [] },
+  { source: QWEN3, text: qwenWeather, markup: ["qwen3-coder:get_current_weather"], visible: "" },
+  {
+    source: QWEN3,
+    text: `Sure! Let me check the weather for you.${qwenWeather}`,
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "Sure! Let me check the weather for you.",
+  },
+  {
+    source: QWEN3,
+    text: '<tool_call>\n<function=calculate_area>\n<parameter=shape>\nrectangle\n</parameter>\n<parameter=dimensions>\n{"width": 10, \n "height": 20}\n</parameter>\n<parameter=precision>\n2\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:calculate_area"],
+  },
+  {
+    source: QWEN3,
+    text: `${qwenWeather}\n${qwenWeather.replace("Dallas", "Orlando").replace("TX", "FL")}`,
+    markup: ["qwen3-coder:get_current_weather", "qwen3-coder:get_current_weather"],
+    visible: "\n",
+  },
+  {
+    source: QWEN3,
+    text: 'Let me calculate that area for you.<tool_call>\n<function=calculate_area>\n<parameter=shape>\ncircle\n</parameter>\n<parameter=dimensions>\n{"radius": 15.5}\n</parameter>\n<parameter=precision>\n3\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:calculate_area"],
+    visible: "Let me calculate that area for you.",
+  },
+  {
+    source: `${QWEN3} (fallback, no tags)`,
+    text: "<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${QWEN3} (type conversion)`,
+    text: '<tool_call>\n<function=test_types>\n<parameter=int_param>\n42\n</parameter>\n<parameter=float_param>\n3.14\n</parameter>\n<parameter=bool_param>\ntrue\n</parameter>\n<parameter=str_param>\nhello world\n</parameter>\n<parameter=obj_param>\n{"key": "value"}\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:test_types"],
+  },
+  {
+    source: `${QWEN3} (missing </parameter>)`,
+    text: "Let me check the weather for you:\n<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "Let me check the weather for you:\n",
+  },
+  {
+    source: `${QWEN3} (streaming incremental)`,
+    text: "I'll check the weather.<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "I'll check the weather.",
+  },
+
+  // --- Hermes -----------------------------------------------------------------------------------
+  {
+    source: `${VLLM} tests/entrypoints/openai/tool_parsers/test_hermes_tool_parser.py (reasoning closed, no opener)`,
+    text: '用户可能希望得到一个具体的例子。\n\n总结下来，给出一个范例参数。\n</think>\n\n<tool_call>\n{"name": "internet_search", "arguments": {"question": "5MW燃气轮机设计参数 空气流量 压气机压比 转速"}}\n</tool_call>\n\n ',
+    markup: ["hermes:internet_search"],
+  },
+
+  // --- Mistral ----------------------------------------------------------------------------------
+  { source: MISTRAL, text: "This is a test", markup: [] },
+  {
+    source: MISTRAL,
+    text: '[TOOL_CALLS][{"name": "add", "arguments":{"a": 3.5, "b": 4}}]',
+    markup: ["mistral:add"],
+    visible: "",
+  },
+  {
+    source: MISTRAL,
+    text: `[TOOL_CALLS] [{"name": "get_current_weather", "arguments":${SF}}]`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (arguments before name)`,
+    text: `[TOOL_CALLS] [{"arguments":${SF}, "name": "get_current_weather"}]`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (arguments before name, a name inside the arguments)`,
+    text: '[TOOL_CALLS] [{"arguments":{"name": "John Doe"}, "name": "get_age"}]',
+    markup: ["mistral:get_age"],
+  },
+  {
+    source: `${MISTRAL} (v11 tokenizer)`,
+    text: '[TOOL_CALLS]add{"a": 3.5, "b": 4}',
+    markup: ["mistral:add"],
+    visible: "",
+  },
+  {
+    source: `${MISTRAL} (v11 tokenizer)`,
+    text: `[TOOL_CALLS]get_current_weather${SF}`,
+    markup: ["mistral:get_current_weather"],
+  },
+  {
+    source: `${MISTRAL} (streaming, odd spacing)`,
+    text: '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]',
+    markup: ["mistral:add"],
+  },
+  {
+    source: `${MISTRAL} (streaming, two calls, the second object left unclosed)`,
+    text: `[TOOL_CALLS][{"name": "add", "arguments": {"a": 3.5, "b": 4}}, {"name": "get_current_weather", "arguments":${SF}]`,
+    markup: ["mistral:add", "mistral:get_current_weather"],
+  },
+
+  // --- Kimi K2 ----------------------------------------------------------------------------------
+  {
+    source: KIMI,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing"} <|tool_call_end|> <|tool_call_begin|>\nfunctions.get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll get the weather and news for LA today. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"latitude": 34.0522, "longitude": -118.2437}<|tool_call_end|><|tool_call_begin|>functions.get_news:1<|tool_call_argument_begin|>{"content": "Los Angeles today"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_news"],
+  },
+  {
+    source: KIMI,
+    text: 'I\'ll help you with multiple tasks. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "New York"}<|tool_call_end|><|tool_call_begin|>functions.get_news:1<|tool_call_argument_begin|>{"topic": "technology"}<|tool_call_end|><|tool_call_begin|>functions.send_email:2<|tool_call_argument_begin|>{"to": "user@example.com", "subject": "Daily Update"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_news", "kimi-k2:send_email"],
+  },
+  {
+    source: `${KIMI} (mixed spacing)`,
+    text: "Mixed spacing test. <|tool_calls_section_begin|> <|tool_call_begin|> functions.test:0 <|tool_call_argument_begin|> {} <|tool_call_end|><|tool_call_begin|>functions.test2:1<|tool_call_argument_begin|>{}<|tool_call_end|> <|tool_calls_section_end|>",
+    markup: ["kimi-k2:test", "kimi-k2:test2"],
+    visible: "Mixed spacing test. ",
+  },
+  {
+    source: `${KIMI} (angle brackets in the JSON)`,
+    text: 'I need to process HTML content. <|tool_calls_section_begin|><|tool_call_begin|>functions.process_html:0<|tool_call_argument_begin|>{"html": "<div>content</div>", "text": "normal text"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:process_html"],
+  },
+  {
+    source: `${KIMI} (newlines in the JSON)`,
+    text: 'I need to process formatted JSON. <|tool_calls_section_begin|><|tool_call_begin|>functions.process_data:0<|tool_call_argument_begin|>{\n  "name": "test",\n  "value": 123,\n  "nested": {\n    "key": "value"\n  }\n}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:process_data"],
+  },
+  {
+    source: `${KIMI} (invalid JSON in the first call)`,
+    text: 'I\'ll help you check the weather. <|tool_calls_section_begin|> <|tool_call_begin|>\nfunctions.invalid_get_weather:0 <|tool_call_argument_begin|> {"city": "Beijing" <|tool_call_end|> <|tool_call_begin|>\nfunctions.valid_get_weather:1 <|tool_call_argument_begin|> {"city": "Shanghai"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:invalid_get_weather", "kimi-k2:valid_get_weather"],
+  },
+
+  // --- GLM-4.5 ----------------------------------------------------------------------------------
+  {
+    source: GLM,
+    text: "<tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Dallas</arg_value>\n    <arg_key>state</arg_key>\n    <arg_value>TX</arg_value>\n    <arg_key>unit</arg_key>\n    <arg_value>fahrenheit</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: GLM,
+    text: "<tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Dallas</arg_value>\n    </tool_call>\n    <tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Orlando</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather", "glm:get_current_weather"],
+  },
+  {
+    source: GLM,
+    text: "I'll help you check the weather. <tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>Seattle</arg_value>\n    </tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "I'll help you check the weather. ",
+  },
+  {
+    source: `${GLM} (after a thinking block)`,
+    text: "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n",
+  },
+  {
+    source: `${GLM} (malformed arg key)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Seattle</arg_value>\n<arg_key>incomplete_arg\n<arg_value>value</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+  },
+  {
+    source: `${GLM} (no arguments)`,
+    text: "<tool_call>get_current_time\n</tool_call>",
+    markup: ["glm:get_current_time"],
+  },
+  {
+    source: `${GLM} (prose between two calls)`,
+    text: "I will help you get the weather info.\n\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Shanghai</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather", "glm:get_weather"],
+    visible:
+      "I will help you get the weather info.\n\n\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n",
+  },
+  {
+    source: `${GLM} (streaming: an opener with nothing after it yet, at the end)`,
+    text: "I will help you get the weather<tool_call>",
+    markup: [],
+  },
+  {
+    source: `${GLM} (incomplete: no </tool_call>)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>",
+    markup: ["glm:get_weather"],
+  },
+
+  // --- Seed-OSS ---------------------------------------------------------------------------------
+  {
+    source: SEED,
+    text: "<seed:think>\n</seed:cot_budget_reflect>\n</seed:cot_budget_reflect>\nThe current thinking budget is 0, so I will directly start answering the question.\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n</function>\n</seed:tool_call>",
+    markup: ["seed-oss:get_weather"],
+  },
+  {
+    source: `${SEED} (a rehearsal of the call inside reasoning, then the call)`,
+    text: '<seed:think>\nGot it. Let me format the function call correctly. The format is <seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>. Wait, but does the unit parameter accept "celsius"? Let me go with that.</seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>',
+    markup: ["seed-oss:get_weather", "seed-oss:get_weather"],
+    recover: ["get_weather", "get_weather"],
+  },
+
+  // --- xLAM -------------------------------------------------------------------------------------
+  { source: XLAM, text: "This is a test", markup: [] },
+  {
+    source: XLAM,
+    text: `[{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}, {"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}]`,
+    markup: ["xlam:get_current_weather", "xlam:get_current_weather"],
+  },
+  {
+    source: `${XLAM} (after a thinking block)`,
+    text: `<think>I'll help you with that.</think>[{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}]`,
+    markup: ["xlam:get_current_weather"],
+    visible: "<think>I'll help you with that.</think>",
+  },
+  {
+    source: `${XLAM} (a [TOOL_CALLS] token after prose)`,
+    text: `I'll check the weather for you.[TOOL_CALLS][{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}]`,
+    markup: ["mistral:get_current_weather"],
+    visible: "I'll check the weather for you.",
+  },
+
+  // --- DeepSeek V3.1 ----------------------------------------------------------------------------
+  {
+    source: DSV31,
+    text: 'normal text<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:foo"],
+    visible: "normal text",
+  },
+  {
+    source: DSV31,
+    text: 'some prefix text<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>bar<｜tool▁sep｜>{"y":2}<｜tool▁call▁end｜><｜tool▁calls▁end｜> some suffix text',
+    markup: ["deepseek-v3:foo", "deepseek-v3:bar"],
+    visible: "some prefix text some suffix text",
+  },
+
+  // --- MiniMax M2 -------------------------------------------------------------------------------
+  {
+    source: MINIMAX_M2,
+    text: '<minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:get_weather"],
+  },
+  {
+    source: MINIMAX_M2,
+    text: '<minimax:tool_call><invoke name="search_web"><parameter name="query_tag">["technology", "events"]</parameter><parameter name="query_list">["OpenAI", "latest", "release"]</parameter></invoke><invoke name="search_web"><parameter name="query_tag">["technology", "events"]</parameter><parameter name="query_list">["Gemini", "latest", "release"]</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:search_web", "minimax-m2:search_web"],
+  },
+  {
+    source: `${MINIMAX_M2} (extra attributes in the tags, vllm#32827)`,
+    text: '<minimax:tool_call><invoke name="execute_command" description="Run a command"><parameter name="command" type="string">ls -la</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:execute_command"],
+  },
+  {
+    source: `${MINIMAX_M2} (extra attributes, non-streaming)`,
+    text: '<minimax:tool_call><invoke name="test_func" extra="ignored"><parameter name="arg1" type="string">value1</parameter><parameter name="arg2" description="(e.g. example)">value2</parameter></invoke></minimax:tool_call>',
+    markup: ["minimax-m2:test_func"],
+  },
+  // --- llama.cpp tests/chat/*.cpp (per-template parser tests; `special_function` is their tool) ---
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser`,
+    text: '{"name": "special_function", "parameters": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser (built-in tools)`,
+    text: "<|python_tag|>code_interpreter.call(code=\"print('hey')\")",
+    markup: ["llama3-json:code_interpreter"],
+  },
+  {
+    source: `${LLAMA_CPP} test_llama_3_x_parser (built-in tools)`,
+    text: "<|python_tag|>python.call(code=\"print('hey')\")",
+    markup: ["llama3-json:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (text, then a call)`,
+    text: 'all\nHello, world!\nnono\nWhat\'s up?>>>special_function\n{"arg1": 1}\n',
+    markup: ["functionary:special_function"],
+    visible: "all\nHello, world!\nnono\nWhat's up?\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (text only)`,
+    text: "all\nHello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (a call after analysis)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (no <|constrain|>, cut in the payload)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>commentary to=functions.special_function<|message|>{\"arg1",
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (a call in the analysis channel)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant<|channel|>analysis to=functions.special_function <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (commentary text, then a call)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>commentary<|message|>Hello, world!\nWhat's up?<|end|><|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{\"arg1\": 1}",
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (the recipient in the role header, no <|start|>)`,
+    text: ' to=functions.special_function<|channel|>commentary <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (the recipient in the role header)`,
+    text: '<|channel|>analysis<|message|>I\'m\nthinking<|end|><|start|>assistant to=functions.special_function<|channel|>analysis <|constrain|>json<|message|>{"arg1": 1}',
+    markup: ["harmony:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only)`,
+    text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (QwQ: reasoning opened by the template)`,
+    text: 'I\'m\nthinking</think>\n<tool_call>{"name": "special_function", "arguments": {"arg1": 1}}</tool_call>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser`,
+    text: 'Hello, world!\nWhat\'s up?<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>',
+    markup: ["hermes:special_function"],
+    visible: "Hello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (cut inside the JSON)`,
+    text: 'Let\'s call something\n<tool_call>{"name"',
+    markup: ["hermes:?"],
+    recover: [],
+    visible: "Let's call something\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function=NAME>{json})`,
+    text: '<function=special_function>{"arg1": 1}</function>',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function name="NAME">)`,
+    text: '<function name="special_function">\n{"arg1": 1}\n</function>',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<tool>)`,
+    text: '<tool>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</tool>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<tools>)`,
+    text: '<tools>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</tools>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<response>)`,
+    text: '<response>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</response>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<json>)`,
+    text: '<json>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</json>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<xml>)`,
+    text: '<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<JSON>)`,
+    text: '<JSON>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</JSON>',
+    markup: ["hermes:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (bare JSON at the start)`,
+    text: '{"name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (bare JSON at the start, a line break inside)`,
+    text: '{\n  "name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (a fenced call: an example under our fence rule)`,
+    text: '```json\n  {"name": "special_function", "arguments": {"arg1": 1}}\n```',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (<function_call> in a fence: an example under our fence rule)`,
+    text: '```json\n\n                    <function_call> {"name": "special_function", "arguments": {"arg1": 1}} \n                    </function_call> \n``` ',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (two calls)`,
+    text: '<tool_call>\n{"name": "special_function", "arguments": {"arg1": 1}}\n</tool_call>\n<tool_call>\n{"name": "python", "arguments": {"code":"print(\'hello\')"}}\n</tool_call>',
+    markup: ["hermes:special_function", "hermes:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (two <function=NAME>{json} calls)`,
+    text: '<function=special_function>{"arg1": 1}</function>\n<function=python>{"code":"print(\'hello\')"}</function>',
+    markup: ["functionary:special_function", "functionary:python"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser ("This is not a tool call:" then a call object)`,
+    text: 'This is not a tool call:\n{"name": "special_function", "arguments": {"arg1": 1}}',
+    markup: ["llama3-json:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_hermes_2_pro_parser (reasoning, then an answer)`,
+    text: "<think>I'm\nthinking</think>Hello, world!\nWhat's up?",
+    markup: [],
+  },
+  {
+    // Indented by 20 spaces after a blank line: an indented code block (CommonMark §4.4), so an
+    // example under the promise that code is never flagged, although llama.cpp parses it.
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (indented: code under our Markdown rule)`,
+    text: ' \n                    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>test\n```json\n{ "success" : true } \n```<｜tool▁call▁end｜> ',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (indented at the start: code under our Markdown rule)`,
+    text: '                    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\n',
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (unindented)`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>test\n```json\n{ "success" : true } \n```<｜tool▁call▁end｜> ',
+    markup: ["deepseek-v3:test"],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (after reasoning)`,
+    text: '<think>I\'m\nthinking</think>\n\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_r1_parser (<｜tool▁calls｜>, no per-call marker)`,
+    text: '<｜tool▁calls｜>function<｜tool▁sep｜>special_function\n```json\n{"arg1": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (a call after reasoning)`,
+    text: '<|START_THINKING|>I\'m\nthinking<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "special_function", "parameters": {"arg1": 1}}\n]<|END_ACTION|>',
+    markup: ["command-r7b:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (cut inside the tool name)`,
+    text: '<|START_THINKING|>I\'m\nthinking<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "special',
+    markup: ["command-r7b:?"],
+    recover: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_command_r7b_parser (a response block)`,
+    text: "<|START_THINKING|>I'm\nthinking<|END_THINKING|><|START_RESPONSE|>Hello, world!\nWhat's up?<|END_RESPONSE|>",
+    markup: [],
+  },
+  // --- SGLang test/srt/test_function_call_parser.py ---------------------------------------------
+  {
+    source: `${SGLANG} TestPythonicDetector`,
+    text: "This is just normal text without any tool calls.",
+    markup: [],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (after prose)`,
+    text: "Here's a tool call: [get_weather(location='New York', unit='celsius')]",
+    markup: ["pythonic:get_weather"],
+    visible: "Here's a tool call: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (after prose)`,
+    text: "This is some text before [get_weather(location='London')]",
+    markup: ["pythonic:get_weather"],
+    visible: "This is some text before ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (cut inside the arguments)`,
+    text: "Let me check the weather: [get_weather(location=",
+    markup: ["pythonic:get_weather"],
+    visible: "Let me check the weather: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector`,
+    text: "[search(query='python programming')]",
+    markup: ["pythonic:search"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (text after the call)`,
+    text: "[get_weather(location='Tokyo')] Here's the forecast:",
+    markup: ["pythonic:get_weather"],
+    visible: " Here's the forecast:",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (two lists, prose between)`,
+    text: "[get_weather(location='Berlin')] and [search(query='restaurants')]",
+    markup: ["pythonic:get_weather", "pythonic:search"],
+    visible: " and ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (a lone bracket at the end)`,
+    text: "Let's try this: [",
+    markup: [],
+    tools: ["get_weather", "search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (nested brackets)`,
+    text: "[get_weather(location='New York', unit='celsius', data=[1, 2, 3])]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (nested dicts)`,
+    text: "[search(query='test', config={'options': [1, 2], 'nested': {'key': 'value'}})]",
+    markup: ["pythonic:search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (two calls, nested brackets)`,
+    text: "[get_weather(location='Paris', data=[10, 20]), search(query='test', filters=['a', 'b'])]",
+    markup: ["pythonic:get_weather", "pythonic:search"],
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (<|python_start|> after prose)`,
+    text: "Here's a call: <|python_start|>[get_weather(location='Tokyo', data=[1, 2, 3])]<|python_end|>",
+    markup: ["pythonic:get_weather"],
+    visible: "Here's a call: ",
+  },
+  {
+    source: `${SGLANG} TestPythonicDetector (<|python_start|> between sentences)`,
+    text: "User wants to get the weather in Mars. <|python_start|>[get_weather(location='Mars', unit='celsius')]<|python_end|> In this way we will get the weather in Mars.",
+    markup: ["pythonic:get_weather"],
+    visible: "User wants to get the weather in Mars.  In this way we will get the weather in Mars.",
+  },
+  {
+    source: `${SGLANG} TestMistralDetector (brackets and a fence inside a JSON string)`,
+    text: '[TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":{"decision":"","content":"```\\nTOOL: Access a weather API or service\\nOBSERVATION: Retrieve the current weather data\\nANSWER: The weather is as follows: [City Name] - [Weather Conditions] - [Temperature]\\n```"}}]',
+    markup: ["mistral:make_next_step_decision"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestMistralDetector (text before)`,
+    text: 'Here is some text before the tool call: [TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":{"decision":"ANSWER", "content":"The answer is 42"}}]',
+    markup: ["mistral:make_next_step_decision"],
+    visible: "Here is some text before the tool call: ",
+  },
+  {
+    source: `${SGLANG} TestBaseFormatDetector (two objects, comma-separated, in one envelope)`,
+    text: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_tourist_attractions", "arguments": {"city": "London"}}</tool_call>',
+    markup: ["hermes:get_weather", "hermes:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestBaseFormatDetector (a tool that is not offered, cut off)`,
+    text: '<tool_call>{"name": "invalid_tool", ',
+    tools: ["get_weather", "get_tourist_attractions"],
+    markup: ["hermes:invalid_tool"],
+    recover: [],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector`,
+    text: '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    markup: ["llama3-json:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (\`;\` between calls)`,
+    text: '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "get_tourist_attractions", "parameters": {"city": "Paris"}}',
+    markup: ["llama3-json:get_weather", "llama3-json:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (<|python_tag|> before each call)`,
+    text: '<|python_tag|>{"name": "get_weather", "parameters": {}}<|python_tag|>{"name": "get_tourist_attractions", "parameters": {}}',
+    markup: ["llama3-json:get_weather", "llama3-json:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (text after the call)`,
+    text: '{"name": "get_weather", "parameters": {}} Some follow-up text',
+    markup: ["llama3-json:get_weather"],
+    visible: " Some follow-up text",
+  },
+  {
+    source: `${SGLANG} TestLlama32Detector (<|python_tag|> after prose)`,
+    text: 'Some intro. <|python_tag|>{"name": "get_weather", "parameters": {}}',
+    markup: ["llama3-json:get_weather"],
+    visible: "Some intro. ",
+  },
+  {
+    source: `${SGLANG} TestKimiK2Detector`,
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_call_begin|>functions.get_tourist_attractions:1<|tool_call_argument_begin|>{"city": "London"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:get_weather", "kimi-k2:get_tourist_attractions"],
+  },
+  {
+    source: `${SGLANG} TestKimiK2Detector (cut inside the arguments)`,
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"',
+    markup: ["kimi-k2:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestDeepSeekV3Detector (multi-token chunks)`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Shanghai"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_tourist_attractions\n```json\n{"city": "Beijing"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_weather", "deepseek-v3:get_tourist_attractions"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (no parameters)`,
+    text: "<tool_call>\n<function=get_current_weather>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (special characters in a value)`,
+    text: "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas->TX\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (cut after a parameter)`,
+    text: "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX",
+    markup: ["qwen3-coder:get_current_weather"],
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (indented lines inside the call)`,
+    text: "I'll check the weather.<tool_call>\n        <function=get_current_weather>\n        <parameter=city>\n        Dallas\n        </parameter>\n        <parameter=state>\n        TX\n        </parameter>\n        </function>\n        </tool_call>",
+    markup: ["qwen3-coder:get_current_weather"],
+    visible: "I'll check the weather.",
+  },
+  {
+    source: `${SGLANG} TestQwen3CoderDetector (two indented calls, text between)`,
+    text: '<tool_call>\n        <function=get_current_weather>\n        <parameter=city>\n        Dallas\n        </parameter>\n        </function>\n        </tool_call>\n        Some text in between.\n        <tool_call>\n        <function=calculate_area>\n        <parameter=shape>\n        circle\n        </parameter>\n        <parameter=dimensions>\n        {"radius": 5}\n        </parameter>\n        </function>\n        </tool_call>',
+    markup: ["qwen3-coder:get_current_weather", "qwen3-coder:calculate_area"],
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (two calls glued)`,
+    text: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2024-06-27</arg_value>\n</tool_call><tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Shanghai</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2024-06-28</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather", "glm:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (a tool that is not offered)`,
+    text: "<tool_call>invalid_func\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>",
+    tools: ["get_weather"],
+    markup: ["glm:invalid_func"],
+    recover: [],
+  },
+  {
+    source: `${SGLANG} TestGlm4MoeDetector (escaped JSON in a value)`,
+    text: '<tool_call>todo_write\n<arg_key>todos</arg_key>\n<arg_value>[{\\"id\\": \\"1\\", \\"task\\": \\"Check for hard-coded issues in the backend code\\", \\"status\\": \\"in_progress\\"}]</arg_value>\n</tool_call>',
+    markup: ["glm:todo_write"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (two calls in a list)`,
+    text: '[{"name": "get_weather", "parameters": {"location": "Tokyo"}},{"name": "get_weather", "parameters": {"location": "Paris"}}]',
+    markup: ["xlam:get_weather", "xlam:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (leading and trailing whitespace)`,
+    text: '  [{"name": "get_weather", "parameters": {"location": "Tokyo"}}]  ',
+    markup: ["xlam:get_weather"],
+  },
+  {
+    source: `${SGLANG} TestJsonArrayParser (a \`}\` inside a string)`,
+    text: '[{"name": "get_weather", "parameters": {"location": "has } inside"}}]',
+    markup: ["xlam:get_weather"],
+  },
+  // --- vLLM tests/entrypoints/openai/tool_parsers: Llama 3 JSON, Llama 4 pythonic --------------
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (prose around the call)`,
+    text: 'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?',
+    markup: ["llama3-json:getOpenIncidentsTool"],
+    visible: "Here is the result:  Would you like to know more?",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py`,
+    text: '{"name": "searchTool", "parameters": {"query": "test query", "limit": 10}}',
+    markup: ["llama3-json:searchTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (invalid JSON in the arguments)`,
+    text: '{"name": "invalidTool", "parameters": {invalid json}',
+    tools: ["searchTool"],
+    markup: ["llama3-json:invalidTool"],
+    recover: [],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py ("arguments")`,
+    text: '{"name": "searchTool", "arguments": {"query": "test"}}',
+    markup: ["llama3-json:searchTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (three, \`;\` with spaces)`,
+    text: '{"name": "searchTool", "parameters": {"query": "test1"}} ; {"name": "getOpenIncidentsTool", "parameters": {}} ; {"name": "searchTool", "parameters": {"query": "test2"}}',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool", "llama3-json:searchTool"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (three after prose, prose after)`,
+    text: 'Here are the results: {"name": "searchTool", "parameters": {"query": "test1"}}; {"name": "getOpenIncidentsTool", "parameters": {}}; {"name": "searchTool", "parameters": {"query": "test2"}} Would you like to know more?',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool", "llama3-json:searchTool"],
+    visible: "Here are the results:  Would you like to know more?",
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (deep nesting)`,
+    text: '{"name": "simpleTool", "parameters": {"value": "test"}}; {"name": "complexTool", "parameters": {"config": {"database": {"connection": {"pool": {"size": 10}}}}}}',
+    markup: ["llama3-json:simpleTool", "llama3-json:complexTool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama3_json_tool_parser.py (braces and escaped quotes in strings)`,
+    text: '{"name": "parserTool", "parameters": {"text": "He said \\"Hello {world}\\" [complex]", "nested": {"inner": "more {brackets}"}}}',
+    markup: ["llama3-json:parserTool"],
+    visible: "",
+  },
+  { source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py`, text: "How can I help you today?", markup: [] },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (more types)`,
+    text: "[register_user(name='Doe', age=9, address={'city': 'LA', 'state': 'CA'}, role=None, passed_test=True, aliases=['John', 'Johnny'])]",
+    markup: ["pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (no arguments)`,
+    text: "[get_weather()]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (an empty dict)`,
+    text: "[do_something_cool(additional_data={})]",
+    markup: ["pythonic:do_something_cool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (escaped quotes)`,
+    text: "[get_weather(city='Martha\\'s Vineyard', metric='\\\"cool units\\\"')]",
+    markup: ["pythonic:get_weather"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (two calls, no spaces)`,
+    text: "[get_weather(city='LA',metric='C'),register_user(name='Doe',age=9)]",
+    markup: ["pythonic:get_weather", "pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (<|python_start|>, three calls)`,
+    text: "<|python_start|>[get_weather(city='LA', metric='C'), get_weather(), do_something_cool(steps=[])]<|python_end|>",
+    markup: ["pythonic:get_weather", "pythonic:get_weather", "pythonic:do_something_cool"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (<|python_start|> with no closer)`,
+    text: "<|python_start|>[get_weather(city='LA', metric='C'),register_user(name='Doe', age=9)]",
+    markup: ["pythonic:get_weather", "pythonic:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_llama4_pythonic_tool_parser.py (regex-hostile prose)`,
+    text: "hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+    tools: ["get_weather"],
+  },
+  // --- vLLM common_tests configs: Granite, Phi-4-mini, InternLM2 -------------------------------
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py`,
+    text: '<|tool_call|> [{"name": "get_weather", "arguments": {"city": "Tokyo"}}]',
+    markup: ["granite:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (two calls, pretty-printed)`,
+    text: '<|tool_call|> [\n  {"name": "get_weather", "arguments": {"city": "Tokyo"}},\n  {"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\n]',
+    markup: ["granite:get_weather", "granite:get_time"],
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (Granite 3.1 <tool_call>, no closer)`,
+    text: '<tool_call> [{\n  "name": "test_function",\n  "arguments": {\n    "quoted": "He said \\"hello\\"",\n    "path": "C:\\\\Users\\\\file.txt",\n    "unicode": "emoji: 🎉"\n  }\n}]',
+    markup: ["hermes:test_function"],
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (prose around the call)`,
+    text: 'Let me check the weather for you.\n<|tool_call|> [{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\nI\'ll get that information.',
+    markup: ["granite:get_weather"],
+    visible: "Let me check the weather for you.\n\nI'll get that information.",
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (malformed: cut in the arguments)`,
+    text: '<|tool_call|> [{"name": "func", "arguments": {',
+    markup: ["granite:func"],
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (malformed: JSON but no call)`,
+    text: 'Some text [{"name": "func"}]',
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_granite_tool_parser.py (malformed: arguments not a dict)`,
+    text: '[{"name": "func", "arguments": "not a dict"}]',
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_phi4mini_tool_parser.py`,
+    text: 'functools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]',
+    markup: ["phi4-functools:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_phi4mini_tool_parser.py (two calls)`,
+    text: 'functools[\n  {"name": "get_weather", "arguments": {"city": "Tokyo"}},\n  {"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}\n]',
+    markup: ["phi4-functools:get_weather", "phi4-functools:get_time"],
+  },
+  {
+    source: `${VLLM_TP}/test_phi4mini_tool_parser.py (prose around the call)`,
+    text: 'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\nWould you like to know more?',
+    markup: ["phi4-functools:get_weather"],
+    visible: "Let me check the weather for you.\n\nWould you like to know more?",
+  },
+  {
+    source: `${VLLM_TP}/test_phi4mini_tool_parser.py (malformed: empty functools, then text)`,
+    text: "functools[] This is just text",
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_phi4mini_tool_parser.py (malformed: no JSON)`,
+    text: "functools[ This is just text ]",
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_internlm2_tool_parser.py`,
+    text: '<|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
+    markup: ["internlm:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_internlm2_tool_parser.py (prose before)`,
+    text: 'Let me check the weather for you. <|action_start|><|plugin|>{"name": "get_weather", "parameters": {"city": "Tokyo"}}<|action_end|>',
+    markup: ["internlm:get_weather"],
+    visible: "Let me check the weather for you. ",
+  },
+  {
+    source: `${VLLM_TP}/test_internlm2_tool_parser.py (malformed: not JSON inside)`,
+    text: "<|action_start|><|plugin|>not json<|action_end|>",
+    tools: ["func"],
+    markup: ["internlm:?", "internlm:?", "internlm:?"],
+    recover: [],
+    visible: "not json",
+  },
+  {
+    source: `${VLLM_TP}/test_internlm2_tool_parser.py (malformed: <|plugin|> missing)`,
+    text: '<|action_start|>{"name": "func"}',
+    tools: ["func"],
+    markup: ["internlm:?"],
+    recover: [],
+    visible: '{"name": "func"}',
+  },
+  // --- vLLM: Hunyuan A13B (Jamba's shape), Step3, Olmo 3 ------------------------------------------
+  {
+    source: `${VLLM_TP}/test_hunyuan_a13b_tool_parser.py (Hunyuan A13B writes Jamba's shape)`,
+    text: '<tool_calls>[{"name": "get_weather", "arguments": {"city": "San Francisco", "metric": "celsius"}}, {"name": "register_user", "arguments": {"name": "John Doe", "age": 37, "address": {"city": "San Francisco", "state": "CA"}, "role": null, "passed_test": true, "aliases": ["John", "Johnny"]}}]</tool_calls>',
+    markup: ["jamba:get_weather", "jamba:register_user"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_hunyuan_a13b_tool_parser.py (prose before)`,
+    text: 'I will call the tool now. <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>',
+    markup: ["jamba:get_weather"],
+    visible: "I will call the tool now. ",
+  },
+  {
+    source: `${VLLM_TP}/test_hunyuan_a13b_tool_parser.py (prose after, an answer tag)`,
+    text: '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>',
+    markup: ["jamba:get_weather"],
+    visible: "\n</answer>",
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (no function<｜tool_sep｜>)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    markup: ["step3:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (two calls, <｜tool_sep｜> between them)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_sep｜><｜tool_call_begin｜><steptml:invoke name="get_time"><steptml:parameter name="timezone">Asia/Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    markup: ["step3:get_weather", "step3:get_time"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (no arguments)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="refresh"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    markup: ["step3:refresh"],
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (prose around the call)`,
+    text: 'Let me check the weather for you.\n\n<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>\n\nI\'ll get that information.',
+    markup: ["step3:get_weather"],
+    visible: "Let me check the weather for you.\n\n\n\nI'll get that information.",
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (malformed: cut after the invoke)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="func">',
+    markup: ["step3:func"],
+  },
+  {
+    source: `${VLLM_TP}/test_step3_tool_parser.py (malformed: no envelope)`,
+    text: '<｜tool_call_begin｜><steptml:invoke name="func"></steptml:invoke><｜tool_call_end｜>',
+    markup: ["step3:func"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_olmo3_tool_parser.py`,
+    text: "<function_calls>get_weather(city='San Francisco', metric='celsius')</function_calls>",
+    markup: ["olmo3:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_olmo3_tool_parser.py (JSON literals)`,
+    text: "<function_calls>register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, role=null, passed_test=true, aliases=['John', 'Johnny'])</function_calls>",
+    markup: ["olmo3:register_user"],
+  },
+  {
+    source: `${VLLM_TP}/test_olmo3_tool_parser.py (no arguments)`,
+    text: "<function_calls>get_weather()</function_calls>",
+    markup: ["olmo3:get_weather"],
+  },
+  {
+    source: `${VLLM_TP}/test_olmo3_tool_parser.py (three calls, one a line)`,
+    text: "<function_calls>get_weather(city='San Francisco', metric='celsius')\nget_weather()\ndo_something_cool(steps=[])</function_calls>",
+    markup: ["olmo3:get_weather", "olmo3:get_weather", "olmo3:do_something_cool"],
+  },
+  // --- Ollama model/parsers ---------------------------------------------------------------------
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go`,
+    text: "<function=exec_command>\n<parameter=cmd>\nls -la\n</parameter>\n</function>",
+    markup: ["qwen3-coder:exec_command"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (an orphan </tool_call> after the call)`,
+    text: "<function=exec_command>\n<parameter=cmd>\nls -la\n</parameter>\n</function>\n</tool_call>\ndone",
+    markup: ["qwen3-coder:exec_command"],
+    visible: "\ndone",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (prose with an unclosed header)`,
+    text: "the tag <function=foo is documented here",
+    tools: ["exec_command"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_bare_test.go (garbage payload)`,
+    text: "<function=<<not xml>></function>",
+    tools: ["exec_command"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go`,
+    text: '[TOOL_CALLS]get_weather[ARGS]{"location": "San Francisco"}',
+    markup: ["mistral:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (nested objects)`,
+    text: '[TOOL_CALLS]create_entities[ARGS]{"entities": [{"entityType": "Person", "name": "Jack", "observations": ["Works as a baker at Big Baker Co."]}]}',
+    markup: ["mistral:create_entities"],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (braces and escaped quotes in strings)`,
+    text: '[TOOL_CALLS]format[ARGS]{"template": "Hello {name}!", "query": "say \\"hello\\""}',
+    markup: ["mistral:format"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (a tool that is not offered)`,
+    text: '[TOOL_CALLS]unknown_tool[ARGS]{"a": 1}',
+    tools: ["known_tool"],
+    markup: ["mistral:unknown_tool"],
+    recover: [],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (invalid JSON)`,
+    text: "[TOOL_CALLS]test[ARGS]{invalid json}",
+    markup: ["mistral:test"],
+  },
+  {
+    source: `${OLLAMA}/ministral_test.go (backslashes in a value)`,
+    text: '[TOOL_CALLS]path[ARGS]{"dir": "C:\\\\Users\\\\test"}',
+    markup: ["mistral:path"],
+  },
+  // --- vLLM: LongCat-Flash and GigaChat 3 (families added to the catalogue from these tests) -------
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py`,
+    text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>',
+    markup: ["longcat:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (two calls)`,
+    text: '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\n<longcat_tool_call>{"name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}}</longcat_tool_call>',
+    markup: ["longcat:get_weather", "longcat:get_time"],
+    visible: "\n",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (prose around the call)`,
+    text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+    markup: ["longcat:get_weather"],
+    visible: "Let me check the weather for you.\n\nHere is the result.",
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (malformed: cut in the arguments)`,
+    text: '<longcat_tool_call>{"name": "func", "arguments": {',
+    markup: ["longcat:func"],
+  },
+  {
+    source: `${VLLM_TP}/test_longcat_tool_parser.py (malformed: not JSON)`,
+    text: "Some text with <longcat_tool_call>invalid json",
+    tools: ["func"],
+    markup: [],
+  },
+  {
+    source: `${VLLM_TP}/test_gigachat3_tool_parser.py (special tokens stripped)`,
+    text: 'function call{"name": "manage_user_memory", "arguments": {"action": "create", "id": "preferences"}}',
+    markup: ["gigachat3:manage_user_memory"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_gigachat3_tool_parser.py (nested arguments)`,
+    text: 'function call{"name": "manage_user_memory", "arguments": {"action": "create", "id": "preferences", "content": {"short_answers": true, "hate_emojis": true}}}',
+    markup: ["gigachat3:manage_user_memory"],
+  },
+  {
+    source: `${SGLANG_GIGACHAT} (the shape its regex reads: <|role_sep|>, a line break, the object)`,
+    text: 'function call<|role_sep|>\n{"name": "manage_user_memory", "arguments": {}}',
+    markup: ["gigachat3:manage_user_memory"],
+    visible: "",
+  },
+  // --- vLLM: Kimi K3 XTML (a family added to the catalogue from these tests) ----------------------
+  {
+    source: `${K3} (after a response block; typed arguments)`,
+    text: `${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1"), k3Arg("flag", "boolean", "true"), k3Arg("text", "string", "raw")))}`,
+    markup: ["kimi-k3:calc"],
+    visible: k3Response("answer"),
+  },
+  {
+    source: `${K3} (after reasoning and a response block)`,
+    text: `<|open|>think<|sep|>step<|close|>think<|sep|>${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
+    markup: ["kimi-k3:calc"],
+  },
+  {
+    source: `${K3} (the response opener consumed by the template)`,
+    text: `<|close|>response<|sep|>${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
+    markup: ["kimi-k3:calc"],
+    visible: "<|close|>response<|sep|>",
+  },
+  {
+    source: `${K3} (truncated inside the call header)`,
+    text: '<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="calc" index="1"',
+    markup: ["kimi-k3:calc"],
+  },
+  {
+    source: `${K3} (streamed, the section never closed)`,
+    text: `<|open|>response<|sep|>Hi<|open|>tools<|sep|>${k3Call("calc", k3Arg("x", "number", "1"))}`,
+    markup: ["kimi-k3:calc"],
+    visible: "<|open|>response<|sep|>Hi",
+  },
+  {
+    source: `${K3} (a call with no arguments)`,
+    text: k3Tools(k3Call("calc")),
+    markup: ["kimi-k3:calc"],
+    visible: "",
+  },
+  // --- llama.cpp tests/chat: Functionary v3.1, FireFunction v2, Granite, generic ------------------
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_1_llama_3_1_parser (cut before the closer)`,
+    text: '<function=special_function>{"arg1": 1}<',
+    markup: ["functionary:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_firefunction_v2_parser (a leading space)`,
+    text: ' functools[{"name": "special_function", "arguments": {"arg1": 1}}]',
+    markup: ["phi4-functools:special_function"],
+    visible: " ",
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (a <response> block of prose is no call)`,
+    text: "<think>I'm\nthinking</think><response>Hello, world!\nWhat's up?</response>",
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (cut after the name)`,
+    text: '<|tool_call|>[{"name": "special_function"',
+    markup: ["granite:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_granite_parser (after reasoning, cut as a second call starts)`,
+    text: '<think>I\'m\nthinking</think><|tool_call|>[{"name": "special_function", "arguments": {"arg1": 1}, {',
+    markup: ["granite:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (a grammar-forced response object: data, not a call)`,
+    text: '{\n  "response": "Hello, world!\\nWhat\'s up?"\n}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  // --- llama.cpp tests/chat: Qwen3-Coder XML ---------------------------------------------------------
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (spaces around the tags)`,
+    text: " <tool_call>\n<function=special_function> <parameter=arg1>1\n</parameter>\n</function> </tool_call>\n\n\n",
+    markup: ["qwen3-coder:special_function"],
+    visible: " \n\n\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (indented tags)`,
+    text: "<tool_call>\n  <function=special_function>\n    <parameter=arg1>\n      1\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (code with indentation in a value)`,
+    text: '<tool_call>\n  <function=code_function>\n    <parameter=code>\ndef hello():\n    print("Hello, World!")\n    return True\n    </parameter>\n  </function>\n</tool_call>',
+    markup: ["qwen3-coder:code_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (HTML in a value)`,
+    text: "<tool_call>\n  <function=html_function>\n    <parameter=content>\n      <script>alert('xss')</script><img src=x onerror=alert(1)>\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:html_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (text before, compact)`,
+    text: "I'll help you search for products. <tool_call><function=compact_function><parameter=param>value</parameter></function></tool_call>",
+    markup: ["qwen3-coder:compact_function"],
+    visible: "I'll help you search for products. ",
+  },
+  {
+    source: `${LLAMA_CPP} test_qwen3_coder_xml_parser (tabs and a carriage return in a value)`,
+    text: "<tool_call>\n  <function=control_function>\n    <parameter=text>\nLine1\nLine2\tTabbed\rCarriage return\n\tindented line\n    </parameter>\n  </function>\n</tool_call>",
+    markup: ["qwen3-coder:control_function"],
+  },
+  // --- llama.cpp tests/chat: GLM 4.5/4.6, MiniMax M2, Nemotron v3 -----------------------------------
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (a leading newline)`,
+    text: "\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    markup: ["glm:special_function"],
+    visible: "\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (text after the call)`,
+    text: "\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>Hello, world!\nWhat's up?",
+    markup: ["glm:special_function"],
+    visible: "\nHello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (interleaved reasoning, then a call)`,
+    text: "\n<think>I'm\nthinking</think>Hello, world!\n<think>Thinking2</think>What's up?\n<tool_call>special_function\n<arg_key>arg1</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+    markup: ["glm:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_glm_4_5_parser (quotes in a value)`,
+    text: '<tool_call>web_search\n<arg_key>query</arg_key>\n<arg_value>"From Zero" Linkin Park album tracklist complete songs</arg_value>\n<arg_key>limit</arg_key>\n<arg_value>3</arg_value>\n</tool_call>',
+    markup: ["glm:web_search"],
+  },
+  {
+    source: `${LLAMA_CPP} test_minimax_m2_parser (reasoning opened by the template, text after)`,
+    text: 'I\'m\nthinking</think><minimax:tool_call>\n<invoke name="special_function">\n<parameter name="arg1">1</parameter>\n</invoke>\n</minimax:tool_call>Hello, world!\nWhat\'s up?',
+    markup: ["minimax-m2:special_function"],
+    visible: "I'm\nthinking</think>Hello, world!\nWhat's up?",
+  },
+  {
+    source: `${LLAMA_CPP} test_minimax_m2_parser (text, a blank line, the call)`,
+    text: 'I\'m\nthinking\n</think>\n\nHello, world!\nWhat\'s up?\n\n<minimax:tool_call>\n<invoke name="special_function_with_opt">\n<parameter name="arg1">1</parameter>\n<parameter name="arg2">2</parameter>\n</invoke>\n</minimax:tool_call>\n',
+    markup: ["minimax-m2:special_function_with_opt"],
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (after reasoning opened by the template)`,
+    text: "I'm\nthinking\n</think>\n<tool_call>\n<function=special_function>\n<parameter=arg1>\n1\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (no </parameter>, a blank line in the value)`,
+    text: '<tool_call>\n<function=python>\n<parameter=code>\ndef hello():\n    print("Hello, world!")\n\nhello()\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:python"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_nemotron_v3_parser (a JSON answer after reasoning: data, not a call)`,
+    text: 'I need to output the invoice details in JSON\n</think>\n{"amount": 123.45, "date": "2025-12-03"}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  // --- Ollama model/parsers/qwen3coder_test.go ------------------------------------------------------
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (a tag-like envelope around prose is no call)`,
+    text: "before1<tool_call>in tool call</tool_call>after1<tool_call>in tool call 2</tool_call>after2",
+    tools: ["exec"],
+    markup: [],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with spaces, unquoted)`,
+    text: "<tool_call>\n<function=get current temperature>\n<parameter=location with spaces>\nSan Francisco\n</parameter>\n<parameter=unit with spaces>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get current temperature"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with spaces, unquoted, no envelope)`,
+    text: "<function=get current temperature>\n<parameter=location with spaces>\nSan Francisco\n</parameter>\n</function>",
+    markup: ["qwen3-coder:get current temperature"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (names with quotes)`,
+    text: '<tool_call>\n<function="get current temperature">\n<parameter="location with spaces">\nSan Francisco\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:get current temperature"],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (angle brackets and ampersands in a value)`,
+    text: '<tool_call>\n<function=exec>\n<parameter=command>\nls && echo "a > b and a < b"\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:exec"],
+  },
+  {
+    source: `${OLLAMA}/qwen3coder_test.go (Unicode names)`,
+    text: "<tool_call>\n<function=获取天气>\n<parameter=城市>\n北京\n</parameter>\n<parameter=message>\nHello! 你好! 🌟 مرحبا\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:获取天气"],
+  },
+  // --- Ollama model/parsers/gemma4_test.go -----------------------------------------------------------
+  {
+    source: `${OLLAMA}/gemma4_test.go`,
+    text: '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>,units:<|"|>metric<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (numbers, null, nested objects)`,
+    text: "<|tool_call>call:set_optional{value:null,nested:{value:null}}<tool_call|>",
+    markup: ["gemma4:set_optional"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (unescaped quotes and a multi-line Markdown value)`,
+    text: '<|tool_call>call:edit{edits:[\n  {newText:<|"|># Gemma4 + openclaude speed optimization guide\n\nUse "nvfp4" only after validating tool calls.\n<|"|>,oldText:<|"|># Gemma4 + openclaude speed optimization guide\n\nUse the default quantization.\n<|"|>}\n]}<tool_call|>',
+    markup: ["gemma4:edit"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (two calls back to back)`,
+    text: '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|><|tool_call>call:get_weather{location:<|"|>London<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather", "gemma4:get_weather"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (after thought)`,
+    text: '<|channel>thought\nI need to check the weather<channel|><|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (text before)`,
+    text: 'Let me check that for you.<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+    markup: ["gemma4:get_weather"],
+    visible: "Let me check that for you.",
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (no closer at the end)`,
+    text: '<|tool_call>call:search{query:<|"|>say "hello" and "bye"<|"|>}',
+    markup: ["gemma4:search"],
+  },
+  {
+    source: `${OLLAMA}/gemma4_test.go (Windows path)`,
+    text: '<|tool_call>call:open_file{path:<|"|>C:\\users\\bob\\file.txt<|"|>}<tool_call|>',
+    markup: ["gemma4:open_file"],
+  },
+  // --- vLLM tests/tool_use/test_openai_tool_parser.py (rendered with openai_harmony) -----------------
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (analysis, then a call)`,
+    text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}')}`,
+    markup: ["harmony:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (pretty-printed arguments)`,
+    text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{\n"location": "Tokyo"\n}')}`,
+    markup: ["harmony:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (four calls: no content type, not JSON, no arguments)`,
+    text: [
+      HARMONY_ANALYSIS,
+      harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}'),
+      harmonyCall("no_content_type", "", '{"location": "Tokyo"}'),
+      harmonyCall("not_json_no_content_type", "", "foo"),
+      harmonyCall("no_args", " <|constrain|>json", ""),
+    ].join(""),
+    markup: [
+      "harmony:get_current_weather",
+      "harmony:no_content_type",
+      "harmony:not_json_no_content_type",
+      // The JSON reader stops at `foo`, which stays visible; its `<|call|>` is withheld on its own.
+      "harmony:?",
+      "harmony:no_args",
+    ],
+    recover: ["get_current_weather", "no_content_type", "not_json_no_content_type", "no_args"],
+  },
+  // --- llama.cpp tests/chat: DeepSeek V3.1, Apertus, LFM2, Ministral 3 --------------------------------
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser`,
+    text: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (reasoning opened by the template)`,
+    text: 'REASONING</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time"],
+    visible: "REASONING</think>",
+  },
+  {
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (content, then two calls)`,
+    text: 'CONTENT<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time", "deepseek-v3:get_weather"],
+    visible: "CONTENT",
+  },
+  {
+    // llama.cpp files the first call under reasoning (its template opened the block); the output
+    // alone does not say so (no `<think>`), so both calls are reported.
+    source: `${LLAMA_CPP} test_deepseek_v3_1_parser (a call inside reasoning the template opened)`,
+    text: 'REASONING<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time2<｜tool▁sep｜>{"city": "Tokyo2"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>REASONING</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Tokyo"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    markup: ["deepseek-v3:get_time2", "deepseek-v3:get_time"],
+  },
+  {
+    source: `${LLAMA_CPP} test_apertus_parser`,
+    text: '<|tools_prefix|>[{"special_function": {"arg1": 1}}]<|tools_suffix|>',
+    markup: ["apertus:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_apertus_parser (after its reasoning block, text after)`,
+    text: '<|inner_prefix|>I\'m\nthinking<|inner_suffix|><|tools_prefix|>[{"special_function": {"arg1": 1}}]<|tools_suffix|>Hello, world!\nWhat\'s up?',
+    markup: ["apertus:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (JSON list, pretty-printed)`,
+    text: '<|tool_call_start|>[{\n    "name": "get_current_time",\n    "arguments": {\n        "location": "Paris"\n    }\n}]<|tool_call_end|>',
+    markup: ["lfm2:get_current_time"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (two calls, text before)`,
+    text: 'Let me check the weather for you.<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}, {"name": "get_time", "arguments": {"timezone": "UTC"}}]<|tool_call_end|>',
+    markup: ["lfm2:get_weather", "lfm2:get_time"],
+    visible: "Let me check the weather for you.",
+  },
+  {
+    source: `${LLAMA_CPP} test_lfm2_parser (text after)`,
+    text: '<|tool_call_start|>[{"name": "get_weather", "arguments": {"location": "Paris"}}]<|tool_call_end|>Here\'s the result.',
+    markup: ["lfm2:get_weather"],
+    visible: "Here's the result.",
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (after [THINK])`,
+    text: '[THINK]I\'m\nthinking[/THINK][TOOL_CALLS]special_function[ARGS]{"arg1":1}',
+    markup: ["mistral:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (two calls)`,
+    text: '[TOOL_CALLS]special_function[ARGS]{"arg1": 1}[TOOL_CALLS]special_function_with_opt[ARGS]{"arg1": 1, "arg2": 2}',
+    markup: ["mistral:special_function", "mistral:special_function_with_opt"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_ministral_3_parser (a fenced JSON answer after reasoning)`,
+    text: '[THINK]I need to output the invoice details in JSON[/THINK]```json\n{"amount": 123.45, "date": "2025-12-03"}\n```',
+    tools: ["special_function"],
+    markup: [],
+  },
+  // --- Real leaks: degraded DeepSeek V4 DSML (deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks PR #687) --
+  {
+    source: "deepseek-ai/DeepSeek-V3#1244 (DeepSeek V4 Pro: ASCII doubled bars)",
+    text: '<||DSML||tool_calls><||DSML||invoke name="search_news">\n<||DSML||parameter name="query" string="true">Orellana política</||DSML||parameter>\n</||DSML||invoke>\n</||DSML||tool_calls>',
+    markup: ["deepseek-dsml:search_news"],
+    visible: "",
+  },
+  {
+    source: "AgentFlocks/flocks PR #687 (the fullwidth doubled bars it reports, around a call of ours)",
+    text: 'Let me look that up.\n\n<｜｜DSML｜｜tool_calls>\n<｜｜DSML｜｜invoke name="web_search">\n<｜｜DSML｜｜parameter name="query" string="true">weather Paris</｜｜DSML｜｜parameter>\n</｜｜DSML｜｜invoke>\n</｜｜DSML｜｜tool_calls>',
+    markup: ["deepseek-dsml:web_search"],
+    visible: "Let me look that up.\n\n",
+  },
+  {
+    source:
+      "deepseek-ai/DeepSeek-V3#1244 (the reported `<||DSML|| invoke name=…>` spacing, the call completed by us)",
+    text: '<||DSML|| invoke name="push_question">\n<||DSML|| parameter name="text" string="true">What next?</||DSML|| parameter>\n</||DSML|| invoke>',
+    markup: ["deepseek-dsml:push_question"],
+    visible: "",
+  },
+  // --- Real leaks quoted in public issues ----------------------------------------------------------
+  {
+    source: "anomalyco/opencode#50206 (DeepSeek v4.1 flash: spaced DSML, the invoke written as a parameter)",
+    text: '<｜DSML｜ parameter name="edit">\n <｜DSML｜ parameter name="edits" string="false">[...]</｜DSML｜ parameter>\n <｜DSML｜ parameter name="path" string="true">/home/ubuntu/project/src/main.rs</｜DSML｜ parameter>\n</｜DSML｜ invoke>',
+    // Its DSML tokens are withheld; with no invoke there is no call to name (a parameter name is not
+    // a tool name), and the `</…>` closers stay visible (prose is full of closing tags).
+    tools: ["edit", "read"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?", "deepseek-dsml:?"],
+    recover: [],
+  },
+  {
+    source: "anomalyco/opencode#43385 (MiMo V2.5: a tml: namespace on Anthropic-style XML)",
+    text: '<tml:function_calls>\n<invoke name="bash">\n<parameter name="command">some-command</parameter>\n</invoke>\n</tml:function_calls>',
+    markup: ["anthropic-xml:bash"],
+    visible: "",
+  },
+  {
+    source: "anomalyco/opencode#13762 (a bare Qwen3-Coder call cut off before its closers)",
+    text: "I need to fetch the opencode.nvim README from the repository to understand\nthe actual documentation claims about snacks.nvim requirements.\n\n<function=webfetch>\n<parameter=url>\nhttps://raw.githubusercontent.com/opencodeai/opencode.nvim/main/README.md\n</parameter>\n<parameter=format>\nmarkdown\n</parameter>",
+    markup: ["qwen3-coder:webfetch"],
+    visible:
+      "I need to fetch the opencode.nvim README from the repository to understand\nthe actual documentation claims about snacks.nvim requirements.\n\n",
+  },
+  {
+    source: "anomalyco/opencode#1406 (qwen2.5:14b)",
+    text: '<tool_call>{"name":"write", "arguments": {"filePath":"fast_sort.py", "content": "here is code content"}}</tool_call>',
+    markup: ["hermes:write"],
+    visible: "",
+  },
+  {
+    source: "sgl-project/sglang#31763 (Qwen3.6-27B without the qwen3_coder parser)",
+    text: "<tool_call>\n<function=get_highest_load_line>\n<parameter=limit>10</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:get_highest_load_line"],
+  },
+  {
+    source: "Bike4Mind/bike4mind#1119 (Bedrock Kimi: spaced section tokens)",
+    text: '<|tool_calls_section_begin|> <|tool_call_begin|> functions.math_evaluate:0 <|tool_call_argument_begin|> {"expression": "384 * 27"} <|tool_call_end|> <|tool_calls_section_end|>',
+    markup: ["kimi-k2:math_evaluate"],
+    visible: "",
+  },
+  {
+    source: "NousResearch/hermes-agent#24534 (Kimi K2.6 via OpenRouter)",
+    text: '<|tool_calls_section_begin|><|tool_call_begin|>functions.web_search:0<|tool_call_argument_begin|>{"query": "latest news"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:web_search"],
+  },
+  {
+    // Left as prose: an envelope and a header with raw text where the parameter tag belongs is what
+    // a prose mention looks like too (`<tool_call> <function=read_file> and the rest…`).
+    source: "lidge-jun/opencodex#5499 (MiMo v2.6: no <parameter=…> before the value; left as prose)",
+    text: '并立即给出 canonical final。<tool_call><function=exec>const results = await Promise.allSettled([\n  tools.exec_command({ cmd: "git status --short --branch", workdir: "...", yield_time_ms: 10000 }),\n  ...\n</parameter></function></tool_call>',
+    tools: ["exec"],
+    markup: [],
+  },
+  // --- vLLM: DeepSeek V3.2 DSML, MiniMax M1 ----------------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py`,
+    text: '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="location" string="true">Hangzhou</｜DSML｜parameter>\n<｜DSML｜parameter name="date" string="true">2024-01-16</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py (compact, two invokes, a space before the closer)`,
+    text: '<｜DSML｜function_calls><｜DSML｜invoke name="get_current_weather"><｜DSML｜parameter name="location" string="true">北京</｜DSML｜parameter><｜DSML｜parameter name="time" string="true">2025-03-21</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name="get_current_weather"><｜DSML｜parameter name="location" string="true">北京</｜DSML｜parameter></｜DSML｜invoke> </｜DSML｜function_calls>',
+    markup: ["deepseek-dsml:get_current_weather", "deepseek-dsml:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (two calls, one a line)`,
+    text: '<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}\n{"name": "get_current_weather", "arguments": {"city": "Orlando", "state": "FL", "unit": "fahrenheit"}}\n</tool_calls>',
+    markup: ["minimax-m1:get_current_weather", "minimax-m1:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (no closer)`,
+    text: '<tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Boston", "state": "MA"}}',
+    markup: ["minimax-m1:get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (a rehearsal in <think>, then an answer and the call)`,
+    text: '<think>I should use a tool. <tool_calls>\n{"name": "ignored_tool", "arguments": {"should": "ignore"}}\n</tool_calls></think>\n\nLet me help you with the weather. <tool_calls>\n{"name": "get_current_weather", "arguments": {"city": "Miami", "state": "FL", "unit": "fahrenheit"}}\n</tool_calls>',
+    tools: ["get_current_weather", "ignored_tool"],
+    markup: ["minimax-m1:ignored_tool", "minimax-m1:get_current_weather"],
+    recover: ["get_current_weather"],
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_minimax_tool_parser.py (invalid JSON between two calls)`,
+    text: '<tool_calls>\n{"name": "valid_tool", "arguments": {"city": "Seattle"}}\n{invalid json here}\n{"name": "another_valid_tool", "arguments": {"param": "value"}}\n</tool_calls>',
+    // The envelope is withheld whole; the line that is not a call object is its own unnamed span.
+    markup: ["minimax-m1:valid_tool", "minimax-m1:?", "minimax-m1:another_valid_tool"],
+  },
+  // --- Ollama model/parsers/commandr_test.go (Command-R: the fence is the envelope) ---------------------
+  {
+    source: `${OLLAMA}/commandr_test.go`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"location": "San Francisco", "unit": "celsius"}\n    }\n]\n```',
+    markup: ["command-r:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (two calls)`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {"location": "New York"}\n    },\n    {\n        "tool_name": "get_time",\n        "parameters": {"timezone": "EST"}\n    }\n]\n```',
+    markup: ["command-r:get_weather", "command-r:get_time"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (directly-answer: the model declines every tool)`,
+    text: 'Action: ```json\n[\n    {\n        "tool_name": "directly-answer",\n        "parameters": {}\n    }\n]\n```',
+    tools: ["get_weather"],
+    markup: ["command-r:directly-answer"],
+    recover: [],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (text before the action)`,
+    text: 'I\'ll look up the weather for you.\nAction: ```json\n[{"tool_name": "get_weather", "parameters": {"location": "NYC"}}]\n```',
+    markup: ["command-r:get_weather"],
+    visible: "I'll look up the weather for you.\n",
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (no closing fence)`,
+    text: 'Action: ```json\n[{"tool_name": "bash", "parameters": {"command": "pwd"}}]',
+    markup: ["command-r:bash"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (a single object, no list)`,
+    text: 'Action: ```json\n{\n    "tool_name": "read_file",\n    "parameters": {"path": "/etc/hosts"}\n}\n```',
+    markup: ["command-r:read_file"],
+  },
+  {
+    source: `${OLLAMA}/commandr_test.go (a word that starts like Action)`,
+    text: "Here is my response. Actually, let me think...",
+    tools: ["bash"],
+    markup: [],
+  },
+  // --- vLLM tests/entrypoints/openai/tool_parsers/test_qwen3xml_tool_parser.py ------------------------
+  {
+    // vLLM's XML parser needs the <tool_call> wrapper; the missing opener is the common real leak
+    // (FORMATS.md §3), so an offered name with its structure is a call here.
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (no <tool_call> wrapper: vLLM's XML parser says text)`,
+    text: "<function=quick>\n<parameter=z>\nhello\n</parameter>\n</function>",
+    markup: ["qwen3-coder:quick"],
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (HTML in a value, a < at a split)`,
+    text: '<tool_call>\n<function=f>\n<parameter=h>\n<img src="photo.jpg" alt="A < B"><div><p>Hello <em>world</em></p></div>before<!-- comment -->after\n</parameter>\n</function>\n</tool_call>',
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (look-alike tags in a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\n</param></func></tool><parameter><function><tool_call_x></tool_calls> a<<b\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
+  {
+    // A `<function=…>` header inside a value starts another call in the same envelope: both are
+    // withheld (vLLM keeps it as the value's text).
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (a structural tag inside a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\n<function=other>\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f", "qwen3-coder:other"],
+    tools: ["f"],
+    recover: ["f"],
+    visible: "",
+  },
+  {
+    source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (a </function> inside a value)`,
+    text: "<tool_call>\n<function=f>\n<parameter=v>\ntext</function>more\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:f"],
+    visible: "",
+  },
+  // --- Ollama model/parsers/glm47_test.go ------------------------------------------------------------
+  {
+    source: `${OLLAMA}/glm47_test.go (reasoning opened by the template, an answer, then the call)`,
+    text: "plan</think>Answer<tool_call>calculate<arg_key>count</arg_key><arg_value>3</arg_value><arg_key>enabled</arg_key><arg_value>true</arg_value></tool_call>",
+    markup: ["glm:calculate"],
+    visible: "plan</think>Answer",
+  },
+  {
+    // A known limit: the body reader has no value context, so a `</tool_call>` written inside an
+    // argument value ends the call there (Ollama's GLM parser reads on to `</arg_value>`); the rest
+    // of the value is shown. Reading values would swallow the answer whenever a model drops a
+    // `</arg_value>`, and GLM's arg tags are often malformed in real output (vllm-project/vllm#49248,
+    // PR #54971).
+    source: `${OLLAMA}/glm47_test.go (an envelope closer inside an argument value: ends the call early)`,
+    text: "<tool_call>write_file<arg_key>path</arg_key><arg_value>docs/format.md</arg_value><arg_key>content</arg_key><arg_value>Wrap each call in <tool_call> and </tool_call>; this text is part of the argument.</arg_value></tool_call>",
+    markup: ["glm:write_file"],
+    visible: "; this text is part of the argument.</arg_value></tool_call>",
+  },
+  {
+    source: `${OLLAMA}/glm47_test.go (three calls, one a line)`,
+    text: "plan</think>\n<tool_call>first<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>\n<tool_call>second<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>\n<tool_call>third<arg_key>c</arg_key><arg_value>3</arg_value></tool_call>",
+    markup: ["glm:first", "glm:second", "glm:third"],
+  },
+  {
+    source: `${OLLAMA}/glm47_test.go (comparison operators in a value)`,
+    text: "<tool_call>exec\n<arg_key>expr</arg_key>\n<arg_value>a < b && c > d</arg_value>\n</tool_call>",
+    markup: ["glm:exec"],
+    visible: "",
+  },
+]

@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { expect, test } from "vitest"
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+
+// A fresh Node process that records every `@opentelemetry/*` module it resolves: importing
+// recovery and judging responses (what the CLI's `scan` does) must not load the API; the first
+// span or count must.
+const script = `
+import { registerHooks } from "node:module"
+const resolved = []
+registerHooks({
+  resolve(specifier, context, next) {
+    if (specifier.startsWith("@opentelemetry/")) resolved.push(specifier)
+    return next(specifier, context)
+  },
+})
+const recovery = await import("@tool-rescue/recovery")
+const judge = recovery.createResponseJudge({ tools: ["read_file"] })
+judge.push({ type: "text", text: "<tool_call>\\n<function=read_file>\\n</function>\\n</tool_call>" })
+const judged = judge.end().markup.length
+const afterJudge = [...resolved]
+const telemetry = recovery.createTurnTelemetry()
+telemetry.record({ type: "recovery-skipped", reason: "no tools" })
+const beforeCount = [...resolved]
+telemetry.record({ type: "recovery-started", round: 1, markup: [], announced: "read_file" })
+telemetry.end()
+await (await import(new URL("./src/turn-telemetry.ts", import.meta.url).href)).loadTelemetryApi()
+console.log(JSON.stringify({ judged, afterJudge, beforeCount, afterCount: resolved }))
+`
+
+function runNode(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@tool-rescue/source", "--input-type=module", "--eval", script],
+      { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] },
+    )
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk))
+    child.on("error", reject)
+    child.on("close", (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      }),
+    )
+  })
+}
+
+test("@opentelemetry/api is loaded by the first span or count, not by importing recovery or judging", async () => {
+  const run = await runNode()
+  expect(run.stderr).toBe("")
+  expect(run.code).toBe(0)
+  expect(JSON.parse(run.stdout)).toEqual({
+    judged: 1,
+    afterJudge: [],
+    // An event that makes no span and no count (nothing was started) loads nothing either.
+    beforeCount: [],
+    afterCount: ["@opentelemetry/api"],
+  })
+})
