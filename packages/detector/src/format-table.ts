@@ -51,6 +51,8 @@ export interface BodyEntry {
 export interface BareTail {
   readonly literal: string
   readonly format?: FormatId
+  /** Matched right after the literal: what else the orphan closer may bring (`</invoke>` then its envelope's closer). */
+  readonly pattern?: Pattern
 }
 
 /** How the inside of a call is read. */
@@ -340,6 +342,22 @@ const dsmlEntries: BodyEntry[] = [
 ]
 const DSML_END = DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])
 const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
+const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
+/**
+ * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
+ * as a parameter): each parameter runs to its own close, and the invoke's and the envelope's orphan
+ * closers after the last one join it. A DSML token is a special token: none of it is the user's text.
+ */
+const dsmlParameterBody: TagsBody = bareTags(
+  [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
+  [
+    ...DSML.map((d) => ({
+      literal: `</${d}invoke>`,
+      pattern: opt(seq(ws, alt(...DSML_END.map(lit)))),
+    })),
+    ...DSML_END,
+  ],
+)
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
 const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
@@ -671,6 +689,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("deepseek-dsml", DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
     opening: false,
   }),
+  opener("deepseek-dsml", DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
   // Kimi K2 (#11), plural and singular section markers; a lone per-call marker too.
   opener(
     "kimi-k2",
@@ -945,7 +964,7 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
     "open",
     DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
   ),
-  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
+  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
   // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
   token("harmony", "close", ["<|call|>"]),

@@ -1449,11 +1449,29 @@ export const PEER_STRINGS: readonly PeerString[] = [
   {
     source: "anomalyco/opencode#50206 (DeepSeek v4.1 flash: spaced DSML, the invoke written as a parameter)",
     text: '<｜DSML｜ parameter name="edit">\n <｜DSML｜ parameter name="edits" string="false">[...]</｜DSML｜ parameter>\n <｜DSML｜ parameter name="path" string="true">/home/ubuntu/project/src/main.rs</｜DSML｜ parameter>\n</｜DSML｜ invoke>',
-    // Its DSML tokens are withheld; with no invoke there is no call to name (a parameter name is not
-    // a tool name), and the `</…>` closers stay visible (prose is full of closing tags).
+    // Each parameter is withheld through its close, the orphan invoke closer with the last one; with
+    // no invoke there is no call to name (a parameter name is not a tool name).
     tools: ["edit", "read"],
-    markup: ["deepseek-dsml:?", "deepseek-dsml:?", "deepseek-dsml:?"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?"],
     recover: [],
+    visible: "\n ",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py (its parameter with the invoke lost, V4 envelope, prose after)`,
+    text: '<｜DSML｜tool_calls>\n<｜DSML｜parameter name="location" string="true">Hangzhou</｜DSML｜parameter>\n</｜DSML｜tool_calls>\nDone.',
+    tools: ["get_weather"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?"],
+    recover: [],
+    visible: "\n\nDone.",
+  },
+  {
+    source:
+      "deepseek-ai/DeepSeek-V3#1244 (spaced ASCII doubled bars, the invoke lost: both orphan closers join)",
+    text: '<||DSML|| parameter name="text" string="true">What next?</||DSML|| parameter>\n</||DSML|| invoke>\n</||DSML|| tool_calls>',
+    tools: ["push_question"],
+    markup: ["deepseek-dsml:?"],
+    recover: [],
+    visible: "",
   },
   {
     source: "anomalyco/opencode#43385 (MiMo V2.5: a tml: namespace on Anthropic-style XML)",
