@@ -78,6 +78,11 @@ export type BodySpec =
        * (`complete: false`).
        */
       readonly closerOptional?: boolean
+      /**
+       * The call objects sit one level down, under the `"tool_call"` or `"tool_calls"` key of an
+       * outer object (llama.cpp's generic format: `{"tool_call": {"name": …}}`, `{"tool_calls": [{…}]}`).
+       */
+      readonly wrapped?: boolean
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -113,6 +118,13 @@ export interface OpenerRow {
   readonly endsAnalysis: boolean
   /** The next call may follow the payload directly, glued with no line break (Functionary v3.2's `}>>>NAME`). */
   readonly glued: boolean
+  /**
+   * The literal is the first letter of a bare tool name at the start of the response (Functionary
+   * v3.2's first call, `NAME\n{…}`): the confirm reads from the literal's start, only an offered
+   * tool counts (with none offered, never), and a word that no offered tool starts with is decided
+   * at once, so the first word of an answer is not held.
+   */
+  readonly bareName: boolean
   /** The tool the literal itself names (Cline's `<read_file>`). */
   readonly toolName: string | undefined
   /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
@@ -172,6 +184,7 @@ const opener = (
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
   glued: extra.glued ?? false,
+  bareName: extra.bareName ?? false,
   toolName: extra.toolName,
   ns: extra.ns ?? false,
   token: extra.token ?? false,
@@ -226,6 +239,8 @@ const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+/** The characters a bare tool name starts with. */
+const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
 /**
@@ -484,6 +499,15 @@ const CALL_KEYS_AFTER_NAME: Pattern = seq(
 const CALL_KEYS: Pattern = seq(ws, lit('"name"'), cutIn(CALL_KEYS_AFTER_NAME))
 /** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
 const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
+/**
+ * llama.cpp's generic format (a model whose template it does not know answers in JSON): the call
+ * object under `"tool_call"`, or a list of them under `"tool_calls"`, after the outer object's `{"`.
+ */
+const GENERIC_WRAPPER: Pattern = alt(
+  seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
+  seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
+)
+const genericBody: JsonBody = { ...json("keys"), wrapped: true }
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -626,6 +650,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     opening: false,
     bodyAt: 0,
   }),
+  // llama.cpp's generic wrapper (`{"tool_call": {"name": …, "arguments": …}}`), by the same rules:
+  // the whole response, or after prose naming an offered tool; reported with the bare JSON calls.
+  opener("llama3-json", ["{"], seq(ws, lit('"'), GENERIC_WRAPPER, CALL_KEYS), genericBody, {
+    where: "anchor",
+    opening: false,
+    bodyAt: 0,
+  }),
   // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
   // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
   opener("llama3-json", ['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
@@ -633,6 +664,17 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
     gate: true,
   }),
+  opener(
+    "llama3-json",
+    ['{"', '{ "'],
+    seq(GENERIC_WRAPPER, ws, lit('"'), LLAMA_CALL_AFTER_PROSE),
+    genericBody,
+    {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    },
+  ),
   // xLAM: a JSON list of calls at the start (#23).
   opener("xlam", ["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
     where: "anchor",
@@ -879,6 +921,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
     gate: true,
     glued: true,
+  }),
+  // Its first call may omit the `>>>` (`NAME\n{…}` as the whole response, llama.cpp tests/chat): a
+  // name only an offered tool's, its JSON payload on the next line.
+  opener("functionary", [...NAME_STARTS], seq(name("ident"), lit("\n"), ws, peek(lit("{"))), json("none"), {
+    where: "anchor",
+    opening: false,
+    gate: true,
+    bareName: true,
   }),
   // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
   opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),

@@ -1155,6 +1155,68 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["granite:special_function"],
   },
   {
+    source: `${LLAMA_CPP} test_generic_parser (a call object under "tool_calls", with its id)`,
+    text: '{\n  "tool_calls": [\n    {\n      "name": "special_function",\n      "arguments": {\n        "arg1": 1\n      },\n      "id": "123456789"\n    }\n  ]\n}',
+    markup: ["llama3-json:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (under "tool_call", cut in the arguments)`,
+    text: '{ "tool_call" : { "name" : "special_function", "arguments" : { "arg',
+    markup: ["llama3-json:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (under "tool_call", cut after the name: no arguments seen yet)`,
+    text: '{ "tool_call" : { "name" : "special_function"',
+    markup: ["llama3-json:special_function"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (the call object after prose, a brace inside a string value)`,
+    text: 'Sure, running it.\n{"tool_call": {"name": "python", "arguments": {"code": "print({})"}}}\n',
+    markup: ["llama3-json:python"],
+    visible: "Sure, running it.\n\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (after prose, a tool that is not offered: data)`,
+    text: 'Sure, running it.\n{"tool_call": {"name": "rm_rf", "arguments": {}}}',
+    tools: ["python"],
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (a "tool_call" key without arguments: data)`,
+    text: '{"tool_call": {"name": "special_function", "note": "later"}}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (the first call without >>>, spaces after it)`,
+    text: 'special_function\n{"arg1": 1} \n                    ',
+    markup: ["functionary:special_function"],
+    visible: " \n                    ",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (the first call without >>>, then one with it)`,
+    text: 'special_function\n{"arg1": 1}>>>python\n{"code": "print(1)"}',
+    markup: ["functionary:special_function", "functionary:python"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (a first word that names no offered tool: prose)`,
+    text: 'Result\n{"arg1": 1}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  {
+    // llama.cpp reads raw Python after `python\n`; a bare word then code is what prose looks like.
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (python with raw code: left as text)`,
+    text: "python\n# This is a program:\nprint('hey')",
+    tools: ["python"],
+    markup: [],
+  },
+  {
     source: `${LLAMA_CPP} test_generic_parser (a grammar-forced response object: data, not a call)`,
     text: '{\n  "response": "Hello, world!\\nWhat\'s up?"\n}',
     tools: ["special_function"],
