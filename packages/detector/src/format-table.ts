@@ -132,11 +132,11 @@ export interface OpenerRow {
   /**
    * A special token of the format's family that no call the table knows follows (DESIGN.md,
    * outcome b): withheld on its own, never shown; the name its confirm captures is kept only when
-   * it is an offered tool, and the call is never `structured`.
+   * it is an offered tool, and the call is never `structured`. Its role says what it leaves due: a
+   * token that closes an envelope (a stray `<|tool_call_end|>`) is `closing`, and it and a frame
+   * are `complete`; an opener's envelope is still open.
    */
-  readonly token: boolean
-  /** The token closes an envelope (a stray `<|tool_call_end|>`): `closing: true`. */
-  readonly closes: boolean
+  readonly token: TokenRole | undefined
   /**
    * A template: one row per offered tool, with {@link TOOL} in its literals and body literals
    * replaced by the tool's name (which it reports): Cline's `<read_file>` … `</read_file>`.
@@ -187,8 +187,7 @@ const opener = (
   bareName: extra.bareName ?? false,
   toolName: extra.toolName,
   ns: extra.ns ?? false,
-  token: extra.token ?? false,
-  closes: extra.closes ?? false,
+  token: extra.token,
   perTool: extra.perTool ?? false,
   optIn: extra.optIn ?? false,
 })
@@ -977,8 +976,12 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   }),
 ]
 
-/** What a lone special token does in its envelope. */
-type TokenRole = "open" | "call" | "close"
+/**
+ * What a lone special token does in its envelope (`open`, `call`, `close`). `frame`: it frames the answer, not a call (Kimi
+ * K3's response block, Harmony's final-channel header): a server that parsed the format would
+ * have taken it out, so on screen it is a leak of the format, never the user's text.
+ */
+export type TokenRole = "open" | "call" | "close" | "frame"
 
 /**
  * A family's special token on its own (DESIGN.md, outcome b): withheld and reported, never shown.
@@ -986,9 +989,8 @@ type TokenRole = "open" | "call" | "close"
  */
 const token = (format: FormatId, role: TokenRole, literals: readonly string[], slot?: Pattern): OpenerRow =>
   opener(format, literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
-    token: true,
+    token: role,
     opening: role === "open",
-    closes: role === "close",
   })
 
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
@@ -1018,6 +1020,12 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
   // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
   token("harmony", "close", ["<|call|>"]),
+  // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
+  token("harmony", "frame", [
+    "<|start|>assistant<|channel|>final<|message|>",
+    "<|channel|>final<|message|>",
+    "<|return|>",
+  ]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
@@ -1037,6 +1045,7 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("lfm2", "open", ["<|tool_call_start|>"]),
   token("apertus", "open", ["<|tools_prefix|>"]),
   token("apertus", "close", ["<|tools_suffix|>"]),
+  token("kimi-k3", "frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
 ]
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */

@@ -218,7 +218,7 @@ function confirmRow(
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
   if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
   // A lone special token reports only an offered tool standing in its name slot.
-  if (row.token && name !== undefined && !m.tools.has(name)) name = undefined
+  if (row.token !== undefined && name !== undefined && !m.tools.has(name)) name = undefined
   return { kind: "start", end: stop, start, name }
 }
 

@@ -380,9 +380,10 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["harmony:special_function"],
   },
   {
-    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only)`,
+    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only: its header withheld, the answer shown)`,
     text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
-    markup: [],
+    markup: ["harmony:?"],
+    visible: "<|channel|>analysis<|message|>I'm\nthinking<|end|>Hello, world!\nWhat's up?",
   },
   {
     source: `${LLAMA_CPP} test_hermes_2_pro_parser (QwQ: reasoning opened by the template)`,
@@ -1096,30 +1097,32 @@ export const PEER_STRINGS: readonly PeerString[] = [
   {
     source: `${K3} (after a response block; typed arguments)`,
     text: `${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1"), k3Arg("flag", "boolean", "true"), k3Arg("text", "string", "raw")))}`,
-    markup: ["kimi-k3:calc"],
-    visible: k3Response("answer"),
+    // The response block's tokens are the format's own: withheld, its content shown.
+    markup: ["kimi-k3:?", "kimi-k3:?", "kimi-k3:calc"],
+    visible: "answer",
   },
   {
     source: `${K3} (after reasoning and a response block)`,
     text: `<|open|>think<|sep|>step<|close|>think<|sep|>${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
-    markup: ["kimi-k3:calc"],
+    markup: ["kimi-k3:?", "kimi-k3:?", "kimi-k3:calc"],
+    visible: "<|open|>think<|sep|>step<|close|>think<|sep|>answer",
   },
   {
     source: `${K3} (the response opener consumed by the template)`,
     text: `<|close|>response<|sep|>${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
-    markup: ["kimi-k3:calc"],
-    visible: "<|close|>response<|sep|>",
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
+    visible: "",
   },
   {
     source: `${K3} (truncated inside the call header)`,
     text: '<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="calc" index="1"',
-    markup: ["kimi-k3:calc"],
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
   },
   {
     source: `${K3} (streamed, the section never closed)`,
     text: `<|open|>response<|sep|>Hi<|open|>tools<|sep|>${k3Call("calc", k3Arg("x", "number", "1"))}`,
-    markup: ["kimi-k3:calc"],
-    visible: "<|open|>response<|sep|>Hi",
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
+    visible: "Hi",
   },
   {
     source: `${K3} (a call with no arguments)`,
@@ -1386,6 +1389,13 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["gemma4:open_file"],
   },
   // --- vLLM tests/tool_use/test_openai_tool_parser.py (rendered with openai_harmony) -----------------
+  {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (a final answer after analysis: header and end withheld)`,
+    text: `${HARMONY_ANALYSIS}<|start|>assistant<|channel|>final<|message|>It is sunny in Tokyo.<|return|>`,
+    tools: ["get_current_weather"],
+    markup: ["harmony:?", "harmony:?"],
+    visible: `${HARMONY_ANALYSIS}It is sunny in Tokyo.`,
+  },
   {
     source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (analysis, then a call)`,
     text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}')}`,
