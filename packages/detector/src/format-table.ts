@@ -238,6 +238,10 @@ const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+/** Mistral v13's call id between a call's name and its `[ARGS]`, optional. */
+const MISTRAL_CALL_ID: Pattern = opt(seq(lit("[CALL_ID]"), word("ident")))
+/** `NAME[ARGS]{`: a Mistral v11+ call whose `[TOOL_CALLS]` was stripped. */
+const MISTRAL_BARE_CALL: Pattern = seq(name("ident"), MISTRAL_CALL_ID, lit("[ARGS]"), ws, peek(lit("{")))
 /** The characters a bare tool name starts with. */
 const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
@@ -626,10 +630,22 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "mistral",
     ["[TOOL_CALLS]"],
     // v13 may write the call id between the name and `[ARGS]` (`NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`).
-    seq(ws, name("ident"), opt(seq(lit("[CALL_ID]"), word("ident"))), opt(lit("[ARGS]")), ws, peek(lit("{"))),
+    seq(ws, name("ident"), MISTRAL_CALL_ID, opt(lit("[ARGS]")), ws, peek(lit("{"))),
     json("none"),
     { structured: true },
   ),
+  // A server that strips special tokens leaves `NAME[ARGS]{…}` (mlx-lm's mistral parser reads that):
+  // at the start of the response for an offered tool, the whole call. Elsewhere the name went out
+  // as prose before `[ARGS]` could tell (a letter literal per tool would slow every scan): from
+  // `[ARGS]` on, the call is withheld, unnamed.
+  opener("mistral", [...NAME_STARTS], MISTRAL_BARE_CALL, json("none"), {
+    where: "anchor",
+    opening: false,
+    gate: true,
+    bareName: true,
+    structured: true,
+  }),
+  opener("mistral", ["[ARGS]"], seq(ws, peek(lit("{"))), json("none"), { opening: false }),
   // Llama 3.x: `<|python_tag|>` then JSON (#5) or `tool.call(…)` (#5b); bare JSON at the start.
   opener(
     "llama3-json",

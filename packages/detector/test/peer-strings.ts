@@ -147,6 +147,29 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["mistral:get_current_weather"],
   },
   {
+    source: "ml-explore/mlx-lm#1374 (the v11+ shape its mistral parser reads, [TOOL_CALLS] stripped)",
+    text: 'calculator[ARGS]{"expression": "2+3"}',
+    markup: ["mistral:calculator"],
+    visible: "",
+  },
+  {
+    // After prose the name was already shown when `[ARGS]` tells it apart: the rest is withheld.
+    source: "ml-explore/mlx-lm#1374 (the same stripped call after prose: a known limit)",
+    text: 'Let me compute that.\ncalculator[ARGS]{"expression": "2+3"}',
+    tools: ["calculator"],
+    markup: ["mistral:?"],
+    recover: [],
+    visible: "Let me compute that.\ncalculator",
+  },
+  {
+    source: "ml-explore/mlx-lm#1374 (stripped, at the start, a tool that is not offered)",
+    text: 'lookup[ARGS]{"q": "x"}',
+    tools: ["calculator"],
+    markup: ["mistral:?"],
+    recover: [],
+    visible: "lookup",
+  },
+  {
     source: `${MISTRAL} (streaming, odd spacing)`,
     text: '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]',
     markup: ["mistral:add"],
