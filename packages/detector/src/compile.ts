@@ -239,7 +239,7 @@ function compileBody(spec: BodySpec): CompiledBody {
     // fence closer: Command-R's "```" may open the next fenced block).
     tails:
       spec.kind === "tags" && spec.bare !== undefined
-        ? spec.bare.tails.map((t) => tail(t.literal, undefined, ns, t.format))
+        ? spec.bare.tails.map((t) => tail(t.literal, t.pattern, ns, t.format))
         : entries
             .filter((e) => e.role === "closer" && e.literal.startsWith("<"))
             .map((e) => tail(e.literal, e.pattern, ns, undefined)),

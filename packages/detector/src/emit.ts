@@ -100,10 +100,10 @@ export function openMarkup(
   m.pos = row.bodyAt === undefined ? end : i + row.bodyAt
   withhold(m, m.pos)
   resetValue(m)
-  if (row.token) {
-    // A lone special token: withheld on its own; only a closer completes anything.
-    d.closing = row.closes
-    endMarkup(m, d, row.closes)
+  if (row.token !== undefined) {
+    // A lone special token: withheld on its own; an opener or a call marker leaves its envelope open.
+    d.closing = row.token === "close"
+    endMarkup(m, d, row.token === "close" || row.token === "frame")
     return true
   }
   if (body.spec.kind === "json") {

@@ -51,6 +51,8 @@ export interface BodyEntry {
 export interface BareTail {
   readonly literal: string
   readonly format?: FormatId
+  /** Matched right after the literal: what else the orphan closer may bring (`</invoke>` then its envelope's closer). */
+  readonly pattern?: Pattern
 }
 
 /** How the inside of a call is read. */
@@ -76,6 +78,11 @@ export type BodySpec =
        * (`complete: false`).
        */
       readonly closerOptional?: boolean
+      /**
+       * The call objects sit one level down, under the `"tool_call"` or `"tool_calls"` key of an
+       * outer object (llama.cpp's generic format: `{"tool_call": {"name": …}}`, `{"tool_calls": [{…}]}`).
+       */
+      readonly wrapped?: boolean
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -111,6 +118,13 @@ export interface OpenerRow {
   readonly endsAnalysis: boolean
   /** The next call may follow the payload directly, glued with no line break (Functionary v3.2's `}>>>NAME`). */
   readonly glued: boolean
+  /**
+   * The literal is the first letter of a bare tool name at the start of the response (Functionary
+   * v3.2's first call, `NAME\n{…}`): the confirm reads from the literal's start, only an offered
+   * tool counts (with none offered, never), and a word that no offered tool starts with is decided
+   * at once, so the first word of an answer is not held.
+   */
+  readonly bareName: boolean
   /** The tool the literal itself names (Cline's `<read_file>`). */
   readonly toolName: string | undefined
   /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
@@ -118,11 +132,11 @@ export interface OpenerRow {
   /**
    * A special token of the format's family that no call the table knows follows (DESIGN.md,
    * outcome b): withheld on its own, never shown; the name its confirm captures is kept only when
-   * it is an offered tool, and the call is never `structured`.
+   * it is an offered tool, and the call is never `structured`. Its role says what it leaves due: a
+   * token that closes an envelope (a stray `<|tool_call_end|>`) is `closing`, and it and a frame
+   * are `complete`; an opener's envelope is still open.
    */
-  readonly token: boolean
-  /** The token closes an envelope (a stray `<|tool_call_end|>`): `closing: true`. */
-  readonly closes: boolean
+  readonly token: TokenRole | undefined
   /**
    * A template: one row per offered tool, with {@link TOOL} in its literals and body literals
    * replaced by the tool's name (which it reports): Cline's `<read_file>` … `</read_file>`.
@@ -170,10 +184,10 @@ const opener = (
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
   glued: extra.glued ?? false,
+  bareName: extra.bareName ?? false,
   toolName: extra.toolName,
   ns: extra.ns ?? false,
-  token: extra.token ?? false,
-  closes: extra.closes ?? false,
+  token: extra.token,
   perTool: extra.perTool ?? false,
   optIn: extra.optIn ?? false,
 })
@@ -224,6 +238,12 @@ const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+/** Mistral v13's call id between a call's name and its `[ARGS]`, optional. */
+const MISTRAL_CALL_ID: Pattern = opt(seq(lit("[CALL_ID]"), word("ident")))
+/** `NAME[ARGS]{`: a Mistral v11+ call whose `[TOOL_CALLS]` was stripped. */
+const MISTRAL_BARE_CALL: Pattern = seq(name("ident"), MISTRAL_CALL_ID, lit("[ARGS]"), ws, peek(lit("{")))
+/** The characters a bare tool name starts with. */
+const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
 /**
@@ -340,6 +360,22 @@ const dsmlEntries: BodyEntry[] = [
 ]
 const DSML_END = DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])
 const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
+const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
+/**
+ * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
+ * as a parameter): each parameter runs to its own close, and the invoke's and the envelope's orphan
+ * closers after the last one join it. A DSML token is a special token: none of it is the user's text.
+ */
+const dsmlParameterBody: TagsBody = bareTags(
+  [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
+  [
+    ...DSML.map((d) => ({
+      literal: `</${d}invoke>`,
+      pattern: opt(seq(ws, alt(...DSML_END.map(lit)))),
+    })),
+    ...DSML_END,
+  ],
+)
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
 const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
@@ -466,6 +502,15 @@ const CALL_KEYS_AFTER_NAME: Pattern = seq(
 const CALL_KEYS: Pattern = seq(ws, lit('"name"'), cutIn(CALL_KEYS_AFTER_NAME))
 /** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
 const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
+/**
+ * llama.cpp's generic format (a model whose template it does not know answers in JSON): the call
+ * object under `"tool_call"`, or a list of them under `"tool_calls"`, after the outer object's `{"`.
+ */
+const GENERIC_WRAPPER: Pattern = alt(
+  seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
+  seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
+)
+const genericBody: JsonBody = { ...json("keys"), wrapped: true }
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -585,10 +630,22 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "mistral",
     ["[TOOL_CALLS]"],
     // v13 may write the call id between the name and `[ARGS]` (`NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`).
-    seq(ws, name("ident"), opt(seq(lit("[CALL_ID]"), word("ident"))), opt(lit("[ARGS]")), ws, peek(lit("{"))),
+    seq(ws, name("ident"), MISTRAL_CALL_ID, opt(lit("[ARGS]")), ws, peek(lit("{"))),
     json("none"),
     { structured: true },
   ),
+  // A server that strips special tokens leaves `NAME[ARGS]{…}` (mlx-lm's mistral parser reads that):
+  // at the start of the response for an offered tool, the whole call. Elsewhere the name went out
+  // as prose before `[ARGS]` could tell (a letter literal per tool would slow every scan): from
+  // `[ARGS]` on, the call is withheld, unnamed.
+  opener("mistral", [...NAME_STARTS], MISTRAL_BARE_CALL, json("none"), {
+    where: "anchor",
+    opening: false,
+    gate: true,
+    bareName: true,
+    structured: true,
+  }),
+  opener("mistral", ["[ARGS]"], seq(ws, peek(lit("{"))), json("none"), { opening: false }),
   // Llama 3.x: `<|python_tag|>` then JSON (#5) or `tool.call(…)` (#5b); bare JSON at the start.
   opener(
     "llama3-json",
@@ -608,6 +665,13 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     opening: false,
     bodyAt: 0,
   }),
+  // llama.cpp's generic wrapper (`{"tool_call": {"name": …, "arguments": …}}`), by the same rules:
+  // the whole response, or after prose naming an offered tool; reported with the bare JSON calls.
+  opener("llama3-json", ["{"], seq(ws, lit('"'), GENERIC_WRAPPER, CALL_KEYS), genericBody, {
+    where: "anchor",
+    opening: false,
+    bodyAt: 0,
+  }),
   // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
   // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
   opener("llama3-json", ['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
@@ -615,6 +679,17 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     bodyAt: 0,
     gate: true,
   }),
+  opener(
+    "llama3-json",
+    ['{"', '{ "'],
+    seq(GENERIC_WRAPPER, ws, lit('"'), LLAMA_CALL_AFTER_PROSE),
+    genericBody,
+    {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    },
+  ),
   // xLAM: a JSON list of calls at the start (#23).
   opener("xlam", ["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
     where: "anchor",
@@ -671,6 +746,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   opener("deepseek-dsml", DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
     opening: false,
   }),
+  opener("deepseek-dsml", DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
   // Kimi K2 (#11), plural and singular section markers; a lone per-call marker too.
   opener(
     "kimi-k2",
@@ -861,6 +937,14 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     gate: true,
     glued: true,
   }),
+  // Its first call may omit the `>>>` (`NAME\n{…}` as the whole response, llama.cpp tests/chat): a
+  // name only an offered tool's, its JSON payload on the next line.
+  opener("functionary", [...NAME_STARTS], seq(name("ident"), lit("\n"), ws, peek(lit("{"))), json("none"), {
+    where: "anchor",
+    opening: false,
+    gate: true,
+    bareName: true,
+  }),
   // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
   opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),
   // The literal includes its `[` (a rare character: the scanner finds it fast); the JSON list starts there.
@@ -908,8 +992,12 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
   }),
 ]
 
-/** What a lone special token does in its envelope. */
-type TokenRole = "open" | "call" | "close"
+/**
+ * What a lone special token does in its envelope (`open`, `call`, `close`). `frame`: it frames the answer, not a call (Kimi
+ * K3's response block, Harmony's final-channel header): a server that parsed the format would
+ * have taken it out, so on screen it is a leak of the format, never the user's text.
+ */
+export type TokenRole = "open" | "call" | "close" | "frame"
 
 /**
  * A family's special token on its own (DESIGN.md, outcome b): withheld and reported, never shown.
@@ -917,9 +1005,8 @@ type TokenRole = "open" | "call" | "close"
  */
 const token = (format: FormatId, role: TokenRole, literals: readonly string[], slot?: Pattern): OpenerRow =>
   opener(format, literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
-    token: true,
+    token: role,
     opening: role === "open",
-    closes: role === "close",
   })
 
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
@@ -945,10 +1032,16 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
     "open",
     DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
   ),
-  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML.map((d) => `<${d}parameter`)], QUOTED_NAME),
+  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
   token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
   // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
   token("harmony", "close", ["<|call|>"]),
+  // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
+  token("harmony", "frame", [
+    "<|start|>assistant<|channel|>final<|message|>",
+    "<|channel|>final<|message|>",
+    "<|return|>",
+  ]),
   token("llama3-json", "open", ["<|python_tag|>"]),
   token("pythonic", "open", ["<|python_start|>"]),
   token("pythonic", "close", ["<|python_end|>"]),
@@ -968,6 +1061,7 @@ export const TOKEN_ROWS: readonly OpenerRow[] = [
   token("lfm2", "open", ["<|tool_call_start|>"]),
   token("apertus", "open", ["<|tools_prefix|>"]),
   token("apertus", "close", ["<|tools_suffix|>"]),
+  token("kimi-k3", "frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
 ]
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */

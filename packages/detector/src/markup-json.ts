@@ -24,6 +24,8 @@ export function stateJson(m: Machine, d: Draft): boolean {
   const inString = body.stringTrigger
   const inValue = body.valueTrigger
   const closing = reasoningCloser(m, d)
+  // The depth of the call object (or of the list holding them) under a wrapper object.
+  const level = body.spec.kind === "json" && body.spec.wrapped === true ? 2 : 1
   let i = m.pos
   while (i < len) {
     if (m.jLex === "escape") {
@@ -79,7 +81,7 @@ export function stateJson(m: Machine, d: Draft): boolean {
       case LBRACKET:
         m.jDepth++
         m.jNameNext = false
-        if (m.jDepth === 1 && m.jCallDepth === 0) m.jCallDepth = c === LBRACE ? 1 : 2
+        if (m.jDepth === level && m.jCallDepth === 0) m.jCallDepth = c === LBRACE ? level : level + 1
         if (c === LBRACE && m.jDepth === m.jCallDepth && names !== "none") {
           d.calls.push({ name: undefined, start: m.base + i, structured: false, args: false })
           m.jInCall = true

@@ -3,8 +3,8 @@
 import { COLON, LT, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import type { Machine } from "./machine.ts"
-import { FAIL, MORE, match } from "./pattern.ts"
+import { MAX_NAME, type Machine } from "./machine.ts"
+import { FAIL, inClass, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {
   return Math.min(m.buf.length, i + m.maxHold)
@@ -209,16 +209,30 @@ function confirmRow(
   fin: boolean,
 ): Matched<StartHit> {
   const row = start.row
+  if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
   m.capture.name = undefined
-  const stop = match(row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+  const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m.capture, streamEndAt(m, i))
   if (stop < 0) return stop === MORE ? MORE : FAIL
   let name: string | undefined = row.toolName ?? m.capture.name
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
   if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
   // A lone special token reports only an offered tool standing in its name slot.
-  if (row.token && name !== undefined && !m.tools.has(name)) name = undefined
+  if (row.token !== undefined && name !== undefined && !m.tools.has(name)) name = undefined
   return { kind: "start", end: stop, start, name }
+}
+
+/**
+ * Whether the word at `i` is an offered tool's name, or, cut off by the window, the start of one
+ * (a bare name at the start of a response: any other first word is decided at once).
+ */
+function mayNameTool(m: Machine, i: number, limit: number, fin: boolean): boolean {
+  let j = i
+  while (j < limit && j - i <= MAX_NAME && inClass("ident", m.buf.charCodeAt(j))) j++
+  const word = m.buf.slice(i, j)
+  if (j < limit || fin) return m.tools.has(word)
+  for (const tool of m.tools) if (tool.startsWith(word)) return true
+  return false
 }
 
 /** One of `row`'s own literals and its confirm at `i`: a glued next call. */

@@ -147,6 +147,29 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["mistral:get_current_weather"],
   },
   {
+    source: "ml-explore/mlx-lm#1374 (the v11+ shape its mistral parser reads, [TOOL_CALLS] stripped)",
+    text: 'calculator[ARGS]{"expression": "2+3"}',
+    markup: ["mistral:calculator"],
+    visible: "",
+  },
+  {
+    // After prose the name was already shown when `[ARGS]` tells it apart: the rest is withheld.
+    source: "ml-explore/mlx-lm#1374 (the same stripped call after prose: a known limit)",
+    text: 'Let me compute that.\ncalculator[ARGS]{"expression": "2+3"}',
+    tools: ["calculator"],
+    markup: ["mistral:?"],
+    recover: [],
+    visible: "Let me compute that.\ncalculator",
+  },
+  {
+    source: "ml-explore/mlx-lm#1374 (stripped, at the start, a tool that is not offered)",
+    text: 'lookup[ARGS]{"q": "x"}',
+    tools: ["calculator"],
+    markup: ["mistral:?"],
+    recover: [],
+    visible: "lookup",
+  },
+  {
     source: `${MISTRAL} (streaming, odd spacing)`,
     text: '[TOOL_CALLS]  [ {"name":"add" , "arguments" : {"a": 3, "b": 4} } ]',
     markup: ["mistral:add"],
@@ -380,9 +403,10 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["harmony:special_function"],
   },
   {
-    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only)`,
+    source: `${LLAMA_CPP} test_gpt_oss_parser (final answer only: its header withheld, the answer shown)`,
     text: "<|channel|>analysis<|message|>I'm\nthinking<|end|><|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?",
-    markup: [],
+    markup: ["harmony:?"],
+    visible: "<|channel|>analysis<|message|>I'm\nthinking<|end|>Hello, world!\nWhat's up?",
   },
   {
     source: `${LLAMA_CPP} test_hermes_2_pro_parser (QwQ: reasoning opened by the template)`,
@@ -1096,30 +1120,32 @@ export const PEER_STRINGS: readonly PeerString[] = [
   {
     source: `${K3} (after a response block; typed arguments)`,
     text: `${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1"), k3Arg("flag", "boolean", "true"), k3Arg("text", "string", "raw")))}`,
-    markup: ["kimi-k3:calc"],
-    visible: k3Response("answer"),
+    // The response block's tokens are the format's own: withheld, its content shown.
+    markup: ["kimi-k3:?", "kimi-k3:?", "kimi-k3:calc"],
+    visible: "answer",
   },
   {
     source: `${K3} (after reasoning and a response block)`,
     text: `<|open|>think<|sep|>step<|close|>think<|sep|>${k3Response("answer")}${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
-    markup: ["kimi-k3:calc"],
+    markup: ["kimi-k3:?", "kimi-k3:?", "kimi-k3:calc"],
+    visible: "<|open|>think<|sep|>step<|close|>think<|sep|>answer",
   },
   {
     source: `${K3} (the response opener consumed by the template)`,
     text: `<|close|>response<|sep|>${k3Tools(k3Call("calc", k3Arg("x", "number", "1")))}`,
-    markup: ["kimi-k3:calc"],
-    visible: "<|close|>response<|sep|>",
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
+    visible: "",
   },
   {
     source: `${K3} (truncated inside the call header)`,
     text: '<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="calc" index="1"',
-    markup: ["kimi-k3:calc"],
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
   },
   {
     source: `${K3} (streamed, the section never closed)`,
     text: `<|open|>response<|sep|>Hi<|open|>tools<|sep|>${k3Call("calc", k3Arg("x", "number", "1"))}`,
-    markup: ["kimi-k3:calc"],
-    visible: "<|open|>response<|sep|>Hi",
+    markup: ["kimi-k3:?", "kimi-k3:calc"],
+    visible: "Hi",
   },
   {
     source: `${K3} (a call with no arguments)`,
@@ -1153,6 +1179,68 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${LLAMA_CPP} test_granite_parser (after reasoning, cut as a second call starts)`,
     text: '<think>I\'m\nthinking</think><|tool_call|>[{"name": "special_function", "arguments": {"arg1": 1}, {',
     markup: ["granite:special_function"],
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (a call object under "tool_calls", with its id)`,
+    text: '{\n  "tool_calls": [\n    {\n      "name": "special_function",\n      "arguments": {\n        "arg1": 1\n      },\n      "id": "123456789"\n    }\n  ]\n}',
+    markup: ["llama3-json:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (under "tool_call", cut in the arguments)`,
+    text: '{ "tool_call" : { "name" : "special_function", "arguments" : { "arg',
+    markup: ["llama3-json:special_function"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (under "tool_call", cut after the name: no arguments seen yet)`,
+    text: '{ "tool_call" : { "name" : "special_function"',
+    markup: ["llama3-json:special_function"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (the call object after prose, a brace inside a string value)`,
+    text: 'Sure, running it.\n{"tool_call": {"name": "python", "arguments": {"code": "print({})"}}}\n',
+    markup: ["llama3-json:python"],
+    visible: "Sure, running it.\n\n",
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (after prose, a tool that is not offered: data)`,
+    text: 'Sure, running it.\n{"tool_call": {"name": "rm_rf", "arguments": {}}}',
+    tools: ["python"],
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_generic_parser (a "tool_call" key without arguments: data)`,
+    text: '{"tool_call": {"name": "special_function", "note": "later"}}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (the first call without >>>, spaces after it)`,
+    text: 'special_function\n{"arg1": 1} \n                    ',
+    markup: ["functionary:special_function"],
+    visible: " \n                    ",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (the first call without >>>, then one with it)`,
+    text: 'special_function\n{"arg1": 1}>>>python\n{"code": "print(1)"}',
+    markup: ["functionary:special_function", "functionary:python"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (a first word that names no offered tool: prose)`,
+    text: 'Result\n{"arg1": 1}',
+    tools: ["special_function"],
+    markup: [],
+  },
+  {
+    // llama.cpp reads raw Python after `python\n`; a bare word then code is what prose looks like.
+    source: `${LLAMA_CPP} test_functionary_v3_2_parser (python with raw code: left as text)`,
+    text: "python\n# This is a program:\nprint('hey')",
+    tools: ["python"],
+    markup: [],
   },
   {
     source: `${LLAMA_CPP} test_generic_parser (a grammar-forced response object: data, not a call)`,
@@ -1325,6 +1413,13 @@ export const PEER_STRINGS: readonly PeerString[] = [
   },
   // --- vLLM tests/tool_use/test_openai_tool_parser.py (rendered with openai_harmony) -----------------
   {
+    source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (a final answer after analysis: header and end withheld)`,
+    text: `${HARMONY_ANALYSIS}<|start|>assistant<|channel|>final<|message|>It is sunny in Tokyo.<|return|>`,
+    tools: ["get_current_weather"],
+    markup: ["harmony:?", "harmony:?"],
+    visible: `${HARMONY_ANALYSIS}It is sunny in Tokyo.`,
+  },
+  {
     source: `${VLLM} tests/tool_use/test_openai_tool_parser.py (analysis, then a call)`,
     text: `${HARMONY_ANALYSIS}${harmonyCall("get_current_weather", " <|constrain|>json", '{"location": "Tokyo"}')}`,
     markup: ["harmony:get_current_weather"],
@@ -1449,11 +1544,29 @@ export const PEER_STRINGS: readonly PeerString[] = [
   {
     source: "anomalyco/opencode#50206 (DeepSeek v4.1 flash: spaced DSML, the invoke written as a parameter)",
     text: '<｜DSML｜ parameter name="edit">\n <｜DSML｜ parameter name="edits" string="false">[...]</｜DSML｜ parameter>\n <｜DSML｜ parameter name="path" string="true">/home/ubuntu/project/src/main.rs</｜DSML｜ parameter>\n</｜DSML｜ invoke>',
-    // Its DSML tokens are withheld; with no invoke there is no call to name (a parameter name is not
-    // a tool name), and the `</…>` closers stay visible (prose is full of closing tags).
+    // Each parameter is withheld through its close, the orphan invoke closer with the last one; with
+    // no invoke there is no call to name (a parameter name is not a tool name).
     tools: ["edit", "read"],
-    markup: ["deepseek-dsml:?", "deepseek-dsml:?", "deepseek-dsml:?"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?"],
     recover: [],
+    visible: "\n ",
+  },
+  {
+    source: `${VLLM} tests/tool_use/test_deepseek_v32_tool_parser.py (its parameter with the invoke lost, V4 envelope, prose after)`,
+    text: '<｜DSML｜tool_calls>\n<｜DSML｜parameter name="location" string="true">Hangzhou</｜DSML｜parameter>\n</｜DSML｜tool_calls>\nDone.',
+    tools: ["get_weather"],
+    markup: ["deepseek-dsml:?", "deepseek-dsml:?"],
+    recover: [],
+    visible: "\n\nDone.",
+  },
+  {
+    source:
+      "deepseek-ai/DeepSeek-V3#1244 (spaced ASCII doubled bars, the invoke lost: both orphan closers join)",
+    text: '<||DSML|| parameter name="text" string="true">What next?</||DSML|| parameter>\n</||DSML|| invoke>\n</||DSML|| tool_calls>',
+    tools: ["push_question"],
+    markup: ["deepseek-dsml:?"],
+    recover: [],
+    visible: "",
   },
   {
     source: "anomalyco/opencode#43385 (MiMo V2.5: a tml: namespace on Anthropic-style XML)",
