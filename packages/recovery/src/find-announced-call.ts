@@ -11,7 +11,8 @@ import { normalizeToolName } from "./suggest-tool-names.ts"
  * - the sentence must say, in this order, an intent ("I'll", "I will", "let me", "I'm going to",
  *   …), within four words a verb of use ("use", "call", "run", "invoke", "execute", "try"), and
  *   within three more words the name of an **offered** tool (case- and separator-insensitive);
- * - a negation between them ("I won't use", "I will not call", "without using") disproves it.
+ * - a negation between them ("I won't use", "I will not call", "without using") disproves it;
+ * - a final sentence that ends with a question mark asks, it does not announce.
  *
  * The work is bounded by {@link TAIL} whatever the answer's length; no regular expression runs
  * on the answer.
@@ -28,7 +29,7 @@ import { normalizeToolName } from "./suggest-tool-names.ts"
 export function findAnnouncedCall(answer: string, tools: Iterable<string>): AnnouncedCall | undefined {
   if (endsInsideFence(answer)) return undefined
   const sentence = finalSentence(answer)
-  if (sentence === undefined) return undefined
+  if (sentence === undefined || isQuestion(sentence)) return undefined
   const byName = new Map<string, string>()
   for (const tool of tools) {
     const key = normalizeToolName(tool)
@@ -170,6 +171,14 @@ function finalSentence(answer: string): string | undefined {
 }
 
 const TERMINALS = new Set([".", "!", "?", ":", "…"])
+
+/** `…get_weather?`, `…get_weather?!`, `…(Glob)?` — the sentence's last terminal is a question mark. */
+function isQuestion(sentence: string): boolean {
+  let end = sentence.length
+  while (end > 0 && (sentence[end - 1] === "!" || sentence[end - 1] === ")" || sentence[end - 1] === '"'))
+    end--
+  return sentence[end - 1] === "?" || sentence[end - 1] === "？"
+}
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
