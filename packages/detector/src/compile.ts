@@ -264,6 +264,16 @@ export const NEXT_VALUE: Pattern = seq(ws, peek(alt(lit("{"), lit("["))))
 /** `ws` then `,` or `;` then `ws`: a separator between values. */
 export const SEPARATOR: Pattern = seq(ws, alt(lit(","), lit(";")), ws)
 
+/**
+ * What the prose scan stops at for a literal: the literal itself or, for a one-character literal
+ * whose row says what may follow it, the literal with each follower (only the first two
+ * characters of a scan literal count: the pair table then stops only there).
+ */
+function scanLiterals([literal, start]: readonly [string, Start]): string[] {
+  const follows = start.kind === "markup" && literal.length === 1 ? start.row.follows : undefined
+  return follows === undefined ? [literal] : [...follows].map((c) => literal + c)
+}
+
 function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tables {
   const longest = { value: 0 }
   const text: [string, Start][] = []
@@ -289,7 +299,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   )
   // What prose is scanned for: markup openers, then reasoning openers (a block's own prose adds its closers).
   const textLiterals = [
-    ...text.map(([literal]) => literal),
+    ...text.flatMap(scanLiterals),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
     ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
   ]

@@ -125,6 +125,13 @@ export interface OpenerRow {
    * at once, so the first word of an answer is not held.
    */
   readonly bareName: boolean
+  /**
+   * For a one-character literal found anywhere (`[`): the characters that may follow it for the
+   * confirm to succeed. The prose scan then stops at the literal only before one of them, so a
+   * flood of the character (`[[[[`) is skipped like plain text instead of matched at every one.
+   * `undefined`: any character may follow.
+   */
+  readonly follows: string | undefined
   /** The tool the literal itself names (Cline's `<read_file>`). */
   readonly toolName: string | undefined
   /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
@@ -185,6 +192,7 @@ const opener = (
   endsAnalysis: extra.endsAnalysis ?? false,
   glued: extra.glued ?? false,
   bareName: extra.bareName ?? false,
+  follows: extra.follows,
   toolName: extra.toolName,
   ns: extra.ns ?? false,
   token: extra.token,
@@ -233,6 +241,8 @@ const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{
  * accepts each of them, tests/chat: `<tool>`, `<response>`, `<json>`, `<xml>`, `<JSON>`).
  */
 const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
+/** What may follow a `[` that opens a pythonic call: `ws`, then the first character of an `ident` name. */
+const PYTHONIC_FOLLOWS = " \t\n\v\f\rabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 /** `k=`: a Python keyword argument begins. */
 const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
@@ -715,6 +725,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
       opening: false,
       bodyAt: 0,
       gate: true,
+      follows: PYTHONIC_FOLLOWS,
     },
   ),
   opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),

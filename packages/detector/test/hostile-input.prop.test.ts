@@ -112,6 +112,12 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     },
   )
 
+  test("a flood of a one-character opener costs what prose costs when the next character disproves it", () => {
+    // `[` opens a pythonic call after prose only before a name or a space: `[[[[` and `[{[{` are
+    // skipped by the scan, not matched at every `[` (matching each cost 5x the time).
+    for (const unit of ["[", "[{", "[]"]) expect(readsPerChar(repeat(unit, SIZE), 4)).toBeLessThanOrEqual(4)
+  })
+
   test("every format enabled, the same bound", () => {
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
