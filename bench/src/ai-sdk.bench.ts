@@ -11,7 +11,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider"
 import { toolCallRecoveryMiddleware } from "@tool-rescue/ai-sdk"
 import { jsonSchema, streamText, tool, wrapLanguageModel } from "ai"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
-import { interleavedPairs, median, registerSuite } from "./suite.ts"
+import { CLEAN_WORDS, interleavedPairs, median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. Times are CPU time (see `cpuMs`) of one `streamText` step, in ms. */
 export interface AiSdkBenchResult {
@@ -33,19 +33,6 @@ export interface AiSdkBenchResult {
   readonly wrappedModelMicros: number
 }
 
-const WORDS = [
-  "the ",
-  "model ",
-  "streams ",
-  "a < b ",
-  "and ",
-  "prose, ",
-  "with ",
-  "code: x.y() ",
-  "tokens ",
-  "here.\n",
-]
-
 function parts(deltas: number): LanguageModelV4StreamPart[] {
   const out: LanguageModelV4StreamPart[] = [
     { type: "stream-start", warnings: [] },
@@ -53,7 +40,7 @@ function parts(deltas: number): LanguageModelV4StreamPart[] {
     { type: "text-start", id: "txt-0" },
   ]
   for (let i = 0; i < deltas; i++)
-    out.push({ type: "text-delta", id: "txt-0", delta: WORDS[i % WORDS.length]! })
+    out.push({ type: "text-delta", id: "txt-0", delta: CLEAN_WORDS[i % CLEAN_WORDS.length]! })
   out.push(
     { type: "text-end", id: "txt-0" },
     {

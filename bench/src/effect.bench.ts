@@ -10,7 +10,7 @@
 import { ToolCallRecovery } from "@tool-rescue/effect"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, type Response, Tool, Toolkit } from "effect/ai"
-import { interleavedPairs, median, registerSuite } from "./suite.ts"
+import { CLEAN_WORDS, interleavedPairs, median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. Times are CPU time (see `cpuMs`) of one `streamText` call, in ms. */
 export interface EffectBenchResult {
@@ -25,23 +25,10 @@ export interface EffectBenchResult {
   readonly addedMicrosPerDelta: number
 }
 
-const WORDS = [
-  "the ",
-  "model ",
-  "streams ",
-  "a < b ",
-  "and ",
-  "prose, ",
-  "with ",
-  "code: x.y() ",
-  "tokens ",
-  "here.\n",
-]
-
 function parts(deltas: number): Response.StreamPartEncoded[] {
   const out: Response.StreamPartEncoded[] = [{ type: "text-start", id: "txt" }]
   for (let i = 0; i < deltas; i++)
-    out.push({ type: "text-delta", id: "txt", delta: WORDS[i % WORDS.length]! })
+    out.push({ type: "text-delta", id: "txt", delta: CLEAN_WORDS[i % CLEAN_WORDS.length]! })
   out.push(
     { type: "text-end", id: "txt" },
     {

@@ -19,6 +19,23 @@ export function registerSuite(suite: Suite): void {
   suites.push(suite)
 }
 
+/**
+ * The text deltas of a clean answer for the middleware suites (ai-sdk, effect): token-sized words,
+ * some with a `<` or code, none a marker: every delta goes through the detector and out.
+ */
+export const CLEAN_WORDS: readonly string[] = [
+  "the ",
+  "model ",
+  "streams ",
+  "a < b ",
+  "and ",
+  "prose, ",
+  "with ",
+  "code: x.y() ",
+  "tokens ",
+  "here.\n",
+]
+
 /** The median of a non-empty list of timings (the mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)

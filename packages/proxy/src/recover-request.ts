@@ -39,7 +39,8 @@ interface Call {
 }
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+/** Request bodies are UTF-8 JSON: one that is not is refused (400), so a retry decodes it safely. */
+const decoder = new TextDecoder("utf-8", { fatal: true })
 
 /** The protocol's error as an HTTP response. */
 function errorResponse(protocol: Protocol, status: number, error: ProtocolError): Response {
@@ -58,7 +59,7 @@ function parseRequest(bytes: Uint8Array): Parsed {
   })
   let parsed: unknown
   try {
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
+    parsed = JSON.parse(decoder.decode(bytes))
   } catch {
     return invalid("invalid_json", "The request body is not valid JSON.")
   }
