@@ -37,7 +37,7 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
 
 /**
  * Writes an SSE response to Node's `outgoing` — the job `@hono/node-server` does for other
- * responses, done here for two reasons: the headers go out at once (the server would first read
+ * responses, done here for two reasons: the headers go out at once (with the first chunk when it is ready, else on their own) (the server would first read
  * up to three chunks of a body of unknown length, waiting a timer tick for the second, to compute
  * a `content-length`, delaying every stream's first event), and a body that fails the way
  * upstreams do (a cut connection — undici's `TypeError: terminated` — or an idle timeout) cuts the
@@ -59,11 +59,17 @@ export async function writeEventStream(response: Response, outgoing: EventStream
     })
     if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
     outgoing.writeHead(response.status, response.statusText || undefined)
-    outgoing.flushHeaders?.()
+    // The headers leave with the first chunk when it is there at once (one write, one wake-up
+    // of the client: the upstream's first event usually arrives with its headers); when it is
+    // not (a held marker prefix, a slow first event), they leave alone at the end of this turn.
+    const flush = setImmediate(() => outgoing.flushHeaders?.())
+    let read = reader.read()
     for (;;) {
-      const next = await reader.read()
+      const next = await read
+      clearImmediate(flush)
       if (next.done) break
       if (!outgoing.write(next.value)) await writable(outgoing)
+      read = reader.read()
     }
     if (!outgoing.destroyed) outgoing.end()
   } catch (error) {
