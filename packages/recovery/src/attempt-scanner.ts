@@ -445,8 +445,6 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     // Joined only for a retry's FailedResponse: a clean attempt never pays for it, and markup
     // text is read from the pieces (joining every delta of a long attempt to slice a few spans
     // out of it costs more than the rest of the attempt's markup handling together).
-    let text: string | undefined
-    let reasoning: string | undefined
     const markup: FoundMarkup[] = []
     // Reasoning first, each channel in stream order.
     for (const index of [REASONING, TEXT] as const) {
@@ -467,19 +465,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const entry = queue[i]!
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
-    return {
-      markup,
-      structuredCall,
-      get text() {
-        text ??= channels[TEXT].texts.join("")
-        return text
-      },
-      get reasoning() {
-        reasoning ??= channels[REASONING].texts.join("")
-        return reasoning
-      },
-      discarded,
-    }
+    return new Report(markup, structuredCall, channels[TEXT].texts, channels[REASONING].texts, discarded)
   }
 
   /** Final `answerFollows`, once every run of the attempt is known. */
@@ -535,6 +521,46 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   return { push, end, release, reset, retained }
+}
+
+/**
+ * An attempt's report. A class, not an object literal with getters: V8 makes such a literal in
+ * the old generation, where it keeps the young objects it points at (the scanner and, through
+ * it, the whole turn) alive through every young-generation GC until the next full one.
+ */
+class Report<Raw> implements AttemptReport<Raw> {
+  readonly markup: readonly FoundMarkup[]
+  readonly structuredCall: boolean
+  readonly discarded: readonly Raw[]
+  readonly #texts: readonly string[]
+  readonly #reasonings: readonly string[]
+  #text: string | undefined
+  #reasoning: string | undefined
+
+  constructor(
+    markup: readonly FoundMarkup[],
+    structuredCall: boolean,
+    texts: readonly string[],
+    reasonings: readonly string[],
+    discarded: readonly Raw[],
+  ) {
+    this.markup = markup
+    this.structuredCall = structuredCall
+    this.discarded = discarded
+    this.#texts = texts
+    this.#reasonings = reasonings
+  }
+
+  /** Joined on first read only: a clean attempt never pays for it. */
+  get text(): string {
+    this.#text ??= this.#texts.join("")
+    return this.#text
+  }
+
+  get reasoning(): string {
+    this.#reasoning ??= this.#reasonings.join("")
+    return this.#reasoning
+  }
 }
 
 /**
