@@ -524,9 +524,9 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
 }
 
 /**
- * An attempt's report. A class, not an object literal with getters: V8 makes such a literal in
- * the old generation, where it keeps the young objects it points at (the scanner and, through
- * it, the whole turn) alive through every young-generation GC until the next full one.
+ * An attempt's report. A class, not an object literal with getters: with such a literal, what it
+ * points at (the scanner and, through it, the whole turn) outlived every young-generation GC
+ * until the next full one (measured: 5 KB a turn promoted; `test/young-garbage.test.ts`).
  */
 class Report<Raw> implements AttemptReport<Raw> {
   readonly markup: readonly FoundMarkup[]
