@@ -1,10 +1,11 @@
 import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
+import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
-import type { ProxyContext } from "./proxy-context.ts"
+import type { ProxyContext, SendUpstream, StreamSink, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 
@@ -64,6 +65,20 @@ export interface ToolRescueProxy {
   readonly metrics: ProxyMetrics
 }
 
+/** What a host passes with each request (the Node entry: where a recovered stream is written). */
+export interface ProxyEnv {
+  readonly sink?: StreamSink
+}
+
+/** Internal: the proxy as the Node entry uses it (a request's {@link ProxyEnv} besides it). */
+export interface ProxyHandler {
+  fetch(request: Request, env?: ProxyEnv): Promise<Response>
+  readonly metrics: ProxyMetrics
+}
+
+/** How upstream requests are sent: by default through `fetch` ({@link fetchUpstream}). */
+export type UpstreamClient = (limits: UpstreamLimits) => SendUpstream
+
 /** The recovered routes: the path clients use under their `/v1` base URL. */
 const ROUTES: ReadonlyArray<readonly [string, ProtocolName]> = [
   ["/v1/chat/completions", "chat"],
@@ -113,6 +128,15 @@ function upstreamOf(value: string | URL): URL {
  * ```
  */
 export function createProxy(options: ProxyOptions): ToolRescueProxy {
+  const { fetch, metrics } = createProxyHandler(options)
+  return { fetch: (request) => fetch(request), metrics }
+}
+
+/**
+ * Internal: {@link createProxy}, with the upstream client chosen by the host (`upstream`, used
+ * when `options.fetch` is not given) and a {@link ProxyEnv} per request.
+ */
+export function createProxyHandler(options: ProxyOptions, upstreamClient?: UpstreamClient): ProxyHandler {
   if (typeof options !== "object" || options === null)
     throw new TypeError("tool-rescue proxy: options are required")
   const {
@@ -126,29 +150,38 @@ export function createProxy(options: ProxyOptions): ToolRescueProxy {
   } = options
   const resolved = resolveRecoveryOptions(recovery)
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
+  const limits: UpstreamLimits = {
+    timeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
+    idleMs: positive("upstreamIdleTimeoutMs", upstreamIdleTimeoutMs, 300_000),
+    failed: (kind) => metrics.upstreamFailure(kind),
+  }
+  const send =
+    fetch !== undefined || upstreamClient === undefined
+      ? fetchUpstream(fetch ?? ((input, init) => globalThis.fetch(input, init)), limits)
+      : upstreamClient(limits)
   const context: ProxyContext = {
     upstream: upstreamOf(upstream),
     recovery,
     resolved,
     placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
-    upstreamTimeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
-    upstreamIdleTimeoutMs: positive("upstreamIdleTimeoutMs", upstreamIdleTimeoutMs, 300_000),
-    fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    send,
     metrics,
   }
 
-  const app = new Hono()
+  const app = new Hono<{ Bindings: ProxyEnv }>()
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.get("/metrics", async (c) =>
     c.body(await metrics.render(), 200, { "content-type": metrics.contentType }),
   )
   for (const [path, name] of ROUTES)
-    app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context))
+    app.post(path, (c) =>
+      recoverRequest(protocols[name], c.req.raw, context, (c.env as ProxyEnv | undefined)?.sink),
+    )
   app.all("*", (c) => {
     metrics.request("other", "passthrough")
     return passThrough(c.req.raw, context)
   })
 
-  return { fetch: async (request) => app.fetch(request), metrics }
+  return { fetch: async (request, env) => app.fetch(request, env), metrics }
 }

@@ -11,17 +11,21 @@ import {
   runTurn,
   type ToolCallRecoveryErrorCode,
 } from "@tool-rescue/recovery"
-import { upstreamBody, upstreamText } from "./bound-upstream-body.ts"
+import { upstreamText } from "./bound-upstream-body.ts"
+import { byteStream } from "./byte-stream.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
-import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
+import { isOk, type ProxyContext, type StreamSink, type UpstreamResponse } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
-import { readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
+import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
+
+/** The web handler's sink: a `Response` whose body is pulled from `body`. */
+const webSink: StreamSink = (head, body) => new Response(byteStream(body), head)
 
 /** Everything one turn needs. */
 interface Call {
@@ -36,6 +40,7 @@ interface Call {
   readonly recoveriesBefore: number
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
+  readonly sink: StreamSink
 }
 
 const encoder = new TextEncoder()
@@ -78,11 +83,14 @@ function parseRequest(bytes: Uint8Array): Parsed {
  *   came and the response comes back untouched.
  * - An upstream error status (or an unexpected content type) on the first attempt → passed
  *   through unchanged.
+ *
+ * A recovered stream goes to `sink` (a web `Response`'s body unless the host writes it itself).
  */
 export async function recoverRequest(
   protocol: Protocol,
   request: Request,
   context: ProxyContext,
+  sink: StreamSink = webSink,
 ): Promise<Response> {
   const arrived = performance.now()
   const bytes = await readBody(request, context.maxBodyBytes)
@@ -117,13 +125,13 @@ export async function recoverRequest(
     tools: plan.tools,
     recoveriesBefore: plan.recoveriesBefore,
     controller,
+    sink,
   }
 
   context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)
-  let first: Response
+  let first: UpstreamResponse
   try {
-    first = await sendUpstream(
-      context,
+    first = await context.send(
       call.target,
       { method: "POST", headers: call.headers, body: bytes },
       controller.signal,
@@ -132,11 +140,11 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!first.ok || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
+  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
-function hasContentType(response: Response, wanted: string): boolean {
+function hasContentType(response: UpstreamResponse, wanted: string): boolean {
   return (response.headers.get("content-type") ?? "").toLowerCase().includes(wanted)
 }
 
@@ -165,15 +173,14 @@ async function sendRetry(
   const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
   const headers = new Headers(call.headers)
   headers.set("content-type", "application/json")
-  const response = await sendUpstream(
-    call.context,
+  const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
     signal,
   )
   // Provider errors are final: the retry's error status is passed on, never retried.
-  if (!response.ok || !hasContentType(response, contentType))
-    throw UpstreamFailure.fromResponse(response, await upstreamText(response).catch(() => ""))
+  if (!isOk(response) || !hasContentType(response, contentType))
+    throw UpstreamFailure.fromResponse(response, await upstreamText(response.body).catch(() => ""))
   return response
 }
 
@@ -181,12 +188,16 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undef
   yield* items
 }
 
-function recoverStream(call: Call, first: Response): Response {
+/**
+ * The frame each upstream event arrived in: an event the splice passes on whole is written as
+ * received (no re-serialization on the clean path). One table for every stream: an entry lives
+ * as long as its event.
+ */
+const frames = new WeakMap<object, string>()
+
+function recoverStream(call: Call, first: UpstreamResponse): Response {
   const { protocol, controller } = call
   const api = protocol.api
-  // The frame each upstream event arrived in: an event the splice passes on whole is written as
-  // received (no re-serialization on the clean path).
-  const frames = new WeakMap<object, string>()
   let sentinel = false
   let round = 0
   /** The attempt being read: whether its next part is already in memory. */
@@ -210,13 +221,14 @@ function recoverStream(call: Call, first: Response): Response {
     for (const part of api.streamParts(event)) out.push(part)
   }
 
-  const parts = (response: Response): AsyncIterable<NormalizedPart<unknown>> => {
+  const parts = (response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> => {
     sentinel = false
-    const body = upstreamBody(response)
-    source = body === null ? undefined : readSse(body, toParts)
+    source = response.body === null ? undefined : readSse(response.body, toParts)
     return source ?? fromArray<NormalizedPart<unknown>>([])
   }
 
+  /** The first attempt's response, until its attempt starts (not kept for the turn's life). */
+  let pending: UpstreamResponse | undefined = first
   const turn = runTurn<unknown>({
     tools: call.tools,
     signal: controller.signal,
@@ -225,8 +237,12 @@ function recoverStream(call: Call, first: Response): Response {
     // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
     // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
     finishRequired: true,
-    attempt: async (attempt, { instruction, signal }) =>
-      parts(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
+    attempt: async (attempt, { instruction, signal }) => {
+      if (attempt > 0) return parts(await sendRetry(call, instruction, signal, "text/event-stream"))
+      const response = pending
+      pending = undefined
+      return response === undefined ? fromArray<NormalizedPart<unknown>>([]) : parts(response)
+    },
   })
   const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   const frameOf = (item: unknown): string =>
@@ -266,33 +282,35 @@ function recoverStream(call: Call, first: Response): Response {
     }
   }
 
-  let cut: { readonly error: unknown } | undefined
-  const body = new ReadableStream<Uint8Array>({
-    async pull(stream) {
-      if (cut !== undefined) throw cut.error
-      const write = await nextWrite()
-      if (write.text.length > 0) stream.enqueue(encoder.encode(write.text))
-      if (write.cut !== undefined) {
-        // After the frames before the cut have been read.
-        if (write.text.length === 0) throw write.cut.error
-        cut = write.cut
+  /** After the turn's last write: the stream is done, or cut with `error`. */
+  let end: { readonly error?: unknown } | undefined
+  const body: ByteReader = {
+    async read() {
+      for (;;) {
+        if (end !== undefined) {
+          if ("error" in end) throw end.error
+          return { done: true }
+        }
+        const write = await nextWrite()
+        if (write.cut !== undefined) end = { error: write.cut.error }
+        else if (write.last) end = {}
+        if (write.text.length > 0) return { done: false, value: encoder.encode(write.text) }
       }
-      if (write.last) stream.close()
     },
     async cancel(reason) {
       // The client went away: abort the upstream request; no retry starts after this.
       controller.abort(reason)
       await turn.return(undefined)
     },
-  })
-  return new Response(body, { status: first.status, headers: clientResponseHeaders(first.headers) })
+  }
+  return call.sink({ status: first.status, headers: clientResponseHeaders(first.headers) }, body)
 }
 
-async function recoverJson(call: Call, first: Response): Promise<Response> {
+async function recoverJson(call: Call, first: UpstreamResponse): Promise<Response> {
   const api = call.protocol.api
   let text: string
   try {
-    text = await upstreamText(first)
+    text = await upstreamText(first.body)
   } catch (error) {
     // The body stalled (`upstreamIdleTimeoutMs`) or was cut: a provider error, not retried.
     return failureResponse(call, error)
@@ -313,7 +331,7 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
       if (attempt === 0) return fromArray(api.dataParts(data))
       round = attempt
       const response = await sendRetry(call, instruction, signal, "json")
-      const next = await upstreamText(response)
+      const next = await upstreamText(response.body)
       try {
         return fromArray(api.dataParts(JSON.parse(next)))
       } catch {

@@ -1,3 +1,5 @@
+import type { ResponseHead } from "./proxy-context.ts"
+import type { ByteReader } from "./read-sse.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
 /** The part of Node's `ServerResponse` (HTTP/1.1 or HTTP/2) an event stream is written to. */
@@ -36,32 +38,36 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
 }
 
 /**
- * Writes an SSE response to Node's `outgoing` — the job `@hono/node-server` does for other
- * responses, done here for two reasons: the headers go out at once (the server would first read
- * up to three chunks of a body of unknown length, waiting a timer tick for the second, to compute
- * a `content-length`, delaying every stream's first event), and a body that fails the way
- * upstreams do (a cut connection — undici's `TypeError: terminated` — or an idle timeout) cuts the
- * client's connection quietly, where the server would `console.error` it. Any other failure is a
- * bug: it is logged, as the server would, and the connection destroyed with it.
+ * Writes an SSE response — `head`, then the chunks of `body` — to Node's `outgoing`: the job
+ * `@hono/node-server` does for other responses, done here for three reasons: the headers go out
+ * at once (the server would first read up to three chunks of a body of unknown length, waiting a
+ * timer tick for the second, to compute a `content-length`, delaying every stream's first
+ * event); a recovered stream is written straight from its reads, with no web stream or
+ * `Response` between (memory per open stream); and a body that fails the way upstreams do (a
+ * cut connection — undici's `TypeError: terminated` — or an idle timeout) cuts the client's
+ * connection quietly, where the server would `console.error` it. Any other failure is a bug: it
+ * is logged, as the server would, and the connection destroyed with it.
  *
  * Backpressure: the next chunk is read only once `outgoing` drained. A client that goes away
  * (`close`) cancels the body, which aborts the upstream request. Never rejects.
  */
-export async function writeEventStream(response: Response, outgoing: EventStreamOutgoing): Promise<void> {
-  if (response.body === null) return
-  const reader = response.body.getReader()
-  const cancel = () => void reader.cancel().catch(() => undefined)
+export async function writeEventStream(
+  head: ResponseHead,
+  body: ByteReader,
+  outgoing: EventStreamOutgoing,
+): Promise<void> {
+  const cancel = () => void body.cancel().catch(() => undefined)
   outgoing.on("close", cancel)
   try {
-    const cookies = response.headers.getSetCookie()
-    response.headers.forEach((value, name) => {
+    const cookies = head.headers.getSetCookie()
+    head.headers.forEach((value, name) => {
       if (name !== "set-cookie") outgoing.setHeader(name, value)
     })
     if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
-    outgoing.writeHead(response.status, response.statusText || undefined)
+    outgoing.writeHead(head.status, head.statusText || undefined)
     outgoing.flushHeaders?.()
     for (;;) {
-      const next = await reader.read()
+      const next = await body.read()
       if (next.done) break
       if (!outgoing.write(next.value)) await writable(outgoing)
     }

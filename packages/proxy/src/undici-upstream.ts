@@ -1,0 +1,173 @@
+import { Readable } from "node:stream"
+import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from "node:zlib"
+import { Agent, request } from "undici"
+import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
+import type { ByteReader, ByteSource } from "./read-sse.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
+
+/** Statuses whose response has no body. */
+const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
+
+type Decoder = () => NodeJS.ReadWriteStream
+
+/** The content codings fetch would have decoded (the proxy asks for `identity`, but a server may not listen). */
+const DECODERS: Readonly<Record<string, Decoder>> = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+  ...(typeof createZstdDecompress === "function" ? { zstd: createZstdDecompress } : {}),
+}
+
+/** undici's error codes for its two bounds (`headersTimeout`, `bodyTimeout`). */
+const HEADERS_TIMEOUT = "UND_ERR_HEADERS_TIMEOUT"
+const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
+
+function codeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+}
+
+function headersOf(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    else headers.append(name, value)
+  }
+  return headers
+}
+
+const DONE = { done: true } as const
+
+/**
+ * The reads of a Node `Readable` (undici's body, or its decoder), one pending read at a time.
+ * The stream flows (`data`) while a read waits and is paused while a chunk waits for a read, so
+ * its own `highWaterMark` is the backpressure: a body nobody reads fills it and undici pauses
+ * the socket. Flowing, not `read()` on `readable`: a chunk is taken as it arrives, so the bytes
+ * before a cut reach the client before the cut does (a destroyed stream drops its buffer).
+ * Listeners are attached at once, so a body that fails before anyone reads it is no unhandled
+ * error. A failure is mapped once by `fail`; a failure after `cancel()` (the proxy's own
+ * destroy) is not the upstream's.
+ */
+function readableReader(stream: Readable, fail: (error: unknown) => unknown, cancel: () => void): ByteReader {
+  type Read = { done: false; value: Uint8Array } | typeof DONE
+  let waiting: { resolve(value: Read): void; reject(error: unknown): void } | undefined
+  /** A chunk that arrived while no read waited (the stream is paused meanwhile). */
+  let held: Uint8Array | undefined
+  let failure: { readonly error: unknown } | undefined
+  let ended = false
+  let cancelled = false
+  const settle = (): void => {
+    const pending = waiting
+    if (pending === undefined) return
+    waiting = undefined
+    if (failure !== undefined) pending.reject(failure.error)
+    else pending.resolve(DONE)
+  }
+  stream.on("data", (chunk: Uint8Array) => {
+    const pending = waiting
+    if (pending === undefined) {
+      // One chunk at most in practice (paused at once); joined, never dropped, if more came.
+      held = held === undefined ? chunk : Buffer.concat([held, chunk])
+      stream.pause()
+      return
+    }
+    waiting = undefined
+    pending.resolve({ done: false, value: chunk })
+  })
+  stream.once("end", () => {
+    ended = true
+    settle()
+  })
+  // `on`, not `once`: a destroyed stream may report more than one error.
+  stream.on("error", (error) => {
+    if (failure !== undefined) return
+    failure = { error: cancelled ? error : fail(error) }
+    settle()
+  })
+  stream.pause()
+  return {
+    read() {
+      const chunk = held
+      if (chunk !== undefined) {
+        held = undefined
+        return Promise.resolve({ done: false, value: chunk })
+      }
+      if (failure !== undefined) return Promise.reject(failure.error)
+      if (ended) return Promise.resolve(DONE)
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject }
+        stream.resume()
+      })
+    },
+    async cancel() {
+      if (cancelled || ended) return
+      cancelled = true
+      cancel()
+    },
+  }
+}
+
+/**
+ * The proxy's upstream requests on Node: undici's `request` (the client Node's own `fetch` is
+ * built on), its body read as the Node stream it is — no WHATWG request, fetch controller, web
+ * stream or `Response` per request, which is most of an idle stream's memory. The bounds are
+ * undici's own: `headersTimeout` (the wait for the headers) and `bodyTimeout` (the silence
+ * between body bytes; not counted while the proxy holds the body back, undici's socket is then
+ * paused), so no timer or abort controller of ours per request. Redirects are not followed: a
+ * proxy passes them on. A compressed body (a server that ignored `identity`) is decoded.
+ */
+export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
+  // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch).
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000 })
+  return async (target, upstreamRequest, signal) => {
+    const headers: Record<string, string> = {}
+    upstreamRequest.headers.forEach((value, name) => {
+      headers[name] = value
+    })
+    const body = upstreamRequest.body
+    let answer: Awaited<ReturnType<typeof request>>
+    try {
+      answer = await request(target, {
+        method: upstreamRequest.method as never,
+        headers,
+        body:
+          body instanceof ReadableStream
+            ? Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>)
+            : body,
+        signal,
+        dispatcher,
+        headersTimeout: limits.timeoutMs,
+        bodyTimeout: limits.idleMs,
+      })
+    } catch (error) {
+      if (signal.aborted) throw error
+      const kind = codeOf(error) === HEADERS_TIMEOUT ? "timeout" : "unreachable"
+      limits.failed(kind)
+      throw new UpstreamFailure(kind, { cause: error })
+    }
+    const responseHeaders = headersOf(answer.headers)
+    const { statusCode: status } = answer
+    if (NULL_BODY.has(status) || upstreamRequest.method === "HEAD") {
+      answer.body.resume()
+      return { status, statusText: "", headers: responseHeaders, body: null }
+    }
+    const coding = (responseHeaders.get("content-encoding") ?? "").trim().toLowerCase()
+    const decoder = DECODERS[coding]
+    const source = answer.body
+    const stream: Readable = decoder === undefined ? source : source.pipe(decoder() as never)
+    if (decoder !== undefined) source.on("error", (error) => stream.destroy(error))
+    const fail = (error: unknown): unknown => {
+      if (signal.aborted || UpstreamFailure.isInstance(error)) return error
+      const kind = codeOf(error) === BODY_TIMEOUT ? "timeout" : "cut"
+      limits.failed(kind)
+      return new UpstreamFailure(kind, { cause: error })
+    }
+    const reader = readableReader(stream, fail, () => {
+      source.destroy()
+      if (stream !== source) stream.destroy()
+    })
+    const read: ByteSource = { getReader: () => reader }
+    return { status, statusText: "", headers: responseHeaders, body: read }
+  }
+}
