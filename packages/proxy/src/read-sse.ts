@@ -1,4 +1,6 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser"
+
+const LF = 0x0a
 
 /**
  * One server-sent event as read from an upstream stream: its `event:` name (undefined for the
@@ -43,13 +45,39 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
  * One promise per item and no generator layers: the items of a chunk are handed out from an
  * array. An error `toItems` throws surfaces after the items of the events before it, and
  * cancels the body; so does `return()`. A body that fails (a cut stream) rejects `next()`.
+ *
+ * Memory of an idle stream: the parser and the decoder are dropped whenever a chunk ends at an
+ * event boundary (`\n\n`: no partial line, event or UTF-8 sequence is pending in them, and the
+ * `id` / `retry` fields they remember are not read here) and made again for the next chunk,
+ * so a stream that waits between events holds neither. A parser made again is first fed an
+ * empty line (which dispatches nothing), so it strips no byte-order mark: only the body's first
+ * chunk may start with one.
  */
 export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]) => void): SseItems<T> {
   const events: SseEvent[] = []
-  const parser = createParser({
-    onEvent: (message: EventSourceMessage) => events.push({ event: message.event, data: message.data }),
-  })
-  const decoder = new TextDecoder()
+  const onEvent = (message: EventSourceMessage) => events.push({ event: message.event, data: message.data })
+  /** The parser and decoder of the current burst; undefined at rest (see above). */
+  let parsing: { readonly parser: EventSourceParser; readonly decoder: InstanceType<typeof TextDecoder> } | undefined
+  let rested = false
+  const feed = (bytes: Uint8Array | undefined): void => {
+    if (parsing === undefined) {
+      parsing = { parser: createParser({ onEvent }), decoder: new TextDecoder() }
+      if (rested) parsing.parser.feed("\n")
+    }
+    const { parser, decoder } = parsing
+    if (bytes === undefined) {
+      parser.feed(decoder.decode())
+      parser.feed("\n\n")
+      parsing = undefined
+      return
+    }
+    parser.feed(decoder.decode(bytes, { stream: true }))
+    const end = bytes.length
+    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) {
+      parsing = undefined
+      rested = true
+    }
+  }
   const reader = body.getReader()
   const items: T[] = []
   let index = 0
@@ -80,9 +108,8 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
       }
       if (chunk.done) {
         ended = true
-        parser.feed(decoder.decode())
-        parser.feed("\n\n")
-      } else parser.feed(decoder.decode(chunk.value, { stream: true }))
+        feed(undefined)
+      } else feed(chunk.value)
       items.length = 0
       index = 0
       try {

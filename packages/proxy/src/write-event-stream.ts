@@ -51,13 +51,11 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
  * Backpressure: the next chunk is read only once `outgoing` drained. A client that goes away
  * (`close`) cancels the body, which aborts the upstream request. Never rejects.
  */
-export async function writeEventStream(
+export function writeEventStream(
   head: ResponseHead,
   body: ByteReader,
   outgoing: EventStreamOutgoing,
 ): Promise<void> {
-  const cancel = () => void body.cancel().catch(() => undefined)
-  outgoing.on("close", cancel)
   try {
     const cookies = head.headers.getSetCookie()
     head.headers.forEach((value, name) => {
@@ -66,6 +64,27 @@ export async function writeEventStream(
     if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
     outgoing.writeHead(head.status, head.statusText || undefined)
     outgoing.flushHeaders?.()
+  } catch (error) {
+    void body.cancel().catch(() => undefined)
+    fail(outgoing, error)
+    return Promise.resolve()
+  }
+  // The head is not kept for the stream's life: only the body and the connection are.
+  return writeBody(body, outgoing)
+}
+
+function fail(outgoing: EventStreamOutgoing, error: unknown): void {
+  if (isUpstreamEnd(error)) outgoing.destroy()
+  else {
+    console.error(error)
+    outgoing.destroy(error instanceof Error ? error : new Error(String(error)))
+  }
+}
+
+async function writeBody(body: ByteReader, outgoing: EventStreamOutgoing): Promise<void> {
+  const cancel = () => void body.cancel().catch(() => undefined)
+  outgoing.on("close", cancel)
+  try {
     for (;;) {
       const next = await body.read()
       if (next.done) break
@@ -73,11 +92,7 @@ export async function writeEventStream(
     }
     if (!outgoing.destroyed) outgoing.end()
   } catch (error) {
-    if (isUpstreamEnd(error)) outgoing.destroy()
-    else {
-      console.error(error)
-      outgoing.destroy(error instanceof Error ? error : new Error(String(error)))
-    }
+    fail(outgoing, error)
   } finally {
     outgoing.off("close", cancel)
   }
