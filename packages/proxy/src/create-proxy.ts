@@ -29,17 +29,26 @@ export interface ProxyOptions extends RecoveryOptions {
   readonly upstream: string | URL
   /** Largest request body of a recovered route, in bytes (413 beyond it). @defaultValue 33554432 (32 MiB) */
   readonly maxBodyBytes?: number
-  /** Milliseconds to wait for the upstream's response headers (504 beyond it). @defaultValue 300000 */
+  /**
+   * Milliseconds to wait for the upstream's response headers (504 beyond it). On the Node entry
+   * (`startProxyServer`, undici's own timers) the connection and the headers are each bounded by
+   * it, at about a second's resolution. @defaultValue 300000
+   */
   readonly upstreamTimeoutMs?: number
   /**
    * Milliseconds the upstream may stay silent once its headers are in: a read of its body (a
    * stream, or a JSON body) that waits longer aborts the upstream request. The client gets the
    * protocol's error (`upstream-timeout`): a 504 error body, or, in a recovered stream, the
-   * protocol's error event; a passed-through stream is cut. Never retried.
+   * protocol's error event; a passed-through stream is cut. Never retried. A client that reads
+   * slowly holds the upstream back and does not make it idle. On the Node entry this is undici's
+   * `bodyTimeout`, at about a second's resolution.
    * @defaultValue 300000
    */
   readonly upstreamIdleTimeoutMs?: number
-  /** The fetch used for upstream requests. @defaultValue `globalThis.fetch` */
+  /**
+   * The fetch used for upstream requests (the timeouts are then the proxy's own timers).
+   * @defaultValue `globalThis.fetch`; undici's `request` on the Node entry
+   */
   readonly fetch?: typeof globalThis.fetch
   /**
    * The prom-client registry `/metrics` serves the proxy's metrics from (your app's, to add

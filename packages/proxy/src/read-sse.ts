@@ -57,11 +57,15 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
   const events: SseEvent[] = []
   const onEvent = (message: EventSourceMessage) => events.push({ event: message.event, data: message.data })
   /** The parser and decoder of the current burst; undefined at rest (see above). */
-  let parsing: { readonly parser: EventSourceParser; readonly decoder: InstanceType<typeof TextDecoder> } | undefined
+  let parsing:
+    | { readonly parser: EventSourceParser; readonly decoder: InstanceType<typeof TextDecoder> }
+    | undefined
   let rested = false
   const feed = (bytes: Uint8Array | undefined): void => {
     if (parsing === undefined) {
-      parsing = { parser: createParser({ onEvent }), decoder: new TextDecoder() }
+      // `ignoreBOM`: the decoder keeps a byte-order mark for the parser, which strips the body's
+      // first one only (WHATWG HTML §9.2.6); a decoder made again would strip another.
+      parsing = { parser: createParser({ onEvent }), decoder: new TextDecoder("utf-8", { ignoreBOM: true }) }
       if (rested) parsing.parser.feed("\n")
     }
     const { parser, decoder } = parsing

@@ -19,8 +19,8 @@ const DECODERS: Readonly<Record<string, Decoder>> = {
   ...(typeof createZstdDecompress === "function" ? { zstd: createZstdDecompress } : {}),
 }
 
-/** undici's error codes for its two bounds (`headersTimeout`, `bodyTimeout`). */
-const HEADERS_TIMEOUT = "UND_ERR_HEADERS_TIMEOUT"
+/** undici's error codes for its bounds (`connect.timeout`, `headersTimeout`, `bodyTimeout`). */
+const WAITED_TOO_LONG: ReadonlySet<unknown> = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"])
 const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
 
 function codeOf(error: unknown): unknown {
@@ -112,14 +112,17 @@ function readableReader(stream: Readable, fail: (error: unknown) => unknown, can
  * The proxy's upstream requests on Node: undici's `request` (the client Node's own `fetch` is
  * built on), its body read as the Node stream it is — no WHATWG request, fetch controller, web
  * stream or `Response` per request, which is most of an idle stream's memory. The bounds are
- * undici's own: `headersTimeout` (the wait for the headers) and `bodyTimeout` (the silence
- * between body bytes; not counted while the proxy holds the body back, undici's socket is then
- * paused), so no timer or abort controller of ours per request. Redirects are not followed: a
- * proxy passes them on. A compressed body (a server that ignored `identity`) is decoded.
+ * undici's own: `connect.timeout` and `headersTimeout` (the waits for a connection and for the
+ * headers) and `bodyTimeout` (the silence between body bytes; not counted while the proxy holds
+ * the body back: undici's socket is then paused), so no timer or abort controller of ours per
+ * request. undici keeps these timers at about a second's resolution: a bound is reached up to a
+ * second after it elapsed (the defaults are minutes). Redirects are not followed: a proxy passes
+ * them on. A compressed body (a server that ignored `identity`) is decoded.
  */
 export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
-  // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch).
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000 })
+  // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch). The
+  // connection and the headers are each bounded by `timeoutMs`.
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: limits.timeoutMs } })
   return async (target, upstreamRequest, signal) => {
     const headers: Record<string, string> = {}
     upstreamRequest.headers.forEach((value, name) => {
@@ -142,7 +145,7 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       })
     } catch (error) {
       if (signal.aborted) throw error
-      const kind = codeOf(error) === HEADERS_TIMEOUT ? "timeout" : "unreachable"
+      const kind = WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable"
       limits.failed(kind)
       throw new UpstreamFailure(kind, { cause: error })
     }

@@ -1,13 +1,17 @@
 /**
- * The Node entry's upstream client (undici's `request` behind a `fetch` signature), through a
- * proxy started as users start it, against a plain node:http upstream that answers the way some
- * servers do: compressed despite `accept-encoding: identity`, with a redirect, with no body.
+ * The Node entry's upstream client (undici's `request`, its body read as a Node stream), through
+ * a proxy started as users start it, against a plain node:http upstream that answers the way
+ * some servers do: compressed despite `accept-encoding: identity`, with a redirect, with no
+ * body; and on its own, its bounds (undici's timeouts) and a cut.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
 import { type ProxyServer, startProxyServer } from "../src/node.ts"
+import type { UpstreamLimits } from "../src/proxy-context.ts"
+import { undiciUpstream } from "../src/undici-upstream.ts"
+import { UpstreamFailure } from "../src/upstream-failure.ts"
 
 interface Seen {
   readonly method: string
@@ -95,5 +99,81 @@ describe("the Node entry's upstream client", () => {
     })
     expect(put.status).toBe(204)
     expect(seen[1]).toMatchObject({ method: "PUT", url: "/v1/files/f1", body })
+  })
+})
+
+describe("undiciUpstream's bounds (undici's own timeouts)", () => {
+  type Kind = Parameters<UpstreamLimits["failed"]>[0]
+  async function upstream(answer: (response: ServerResponse) => void) {
+    let closed = false
+    const server = createServer((_, response) => {
+      response.once("close", () => {
+        closed = true
+      })
+      answer(response)
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as AddressInfo
+    const failed: Kind[] = []
+    const send = undiciUpstream({ timeoutMs: 5_000, idleMs: 100, failed: (kind) => failed.push(kind) })
+    const response = await send(
+      new URL(`http://127.0.0.1:${port}/v1/chat/completions`),
+      {
+        method: "POST",
+        headers: new Headers({ "content-type": "application/json" }),
+        body: new Uint8Array(),
+      },
+      new AbortController().signal,
+    )
+    closeAll = async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+    return { response, failed, closed: () => closed }
+  }
+
+  it("a body that stalls after its headers fails with timeout, counted once, and the upstream connection is closed", async () => {
+    const { response, failed, closed } = await upstream((response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write("data: {}\n\n")
+    })
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: {}\n\n")
+    const error = await reader.read().catch((e: unknown) => e)
+    expect(UpstreamFailure.isInstance(error) && error.kind).toBe("timeout")
+    expect(failed).toEqual(["timeout"])
+    for (let i = 0; i < 200 && !closed(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(closed()).toBe(true)
+  })
+
+  it("a reader that holds a fast body back longer than the bound is no idle upstream (the socket is paused), and gets every byte", async () => {
+    const size = 8 * 1024 * 1024
+    const { response, failed } = await upstream((response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" })
+      response.end(Buffer.alloc(size, 7))
+    })
+    const reader = response.body!.getReader()
+    let received = (await reader.read()).value?.byteLength ?? 0
+    // Ten times the bound, and past undici's timer resolution.
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      received += next.value.byteLength
+    }
+    expect(received).toBe(size)
+    expect(failed).toEqual([])
+  })
+
+  it("the bytes before a cut are read before it; the cut fails with cut, counted", async () => {
+    const { response, failed } = await upstream((response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.write("data: 1\n\n", () => setTimeout(() => response.destroy(), 20))
+    })
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: 1\n\n")
+    const error = await reader.read().catch((e: unknown) => e)
+    expect(UpstreamFailure.isInstance(error) && error.kind).toBe("cut")
+    expect(failed).toEqual(["cut"])
   })
 })
