@@ -42,14 +42,18 @@ function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
 }
 
 /**
- * The headers sent upstream for a client's request. `accept-encoding: identity`: the upstream
- * answers uncompressed, so SSE is read as it is produced (a compressing server buffers) and no
- * decoded body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip
- * itself and decode it).
+ * The headers sent upstream for a client's request, as a plain record (lower-case names; what
+ * both `fetch` and undici take, and small to keep for a retry). `accept-encoding: identity`: the
+ * upstream answers uncompressed, so SSE is read as it is produced (a compressing server
+ * buffers) and no decoded body travels behind a stale `content-encoding` (fetch would otherwise
+ * ask for gzip itself and decode it).
  */
-export function upstreamRequestHeaders(headers: Headers): Headers {
-  const out = copyWithout(headers, REQUEST_OWN)
-  out.set("accept-encoding", "identity")
+export function upstreamRequestHeaders(headers: Headers): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {}
+  copyWithout(headers, REQUEST_OWN).forEach((value, name) => {
+    out[name] = value
+  })
+  out["accept-encoding"] = "identity"
   return out
 }
 

@@ -19,7 +19,7 @@ export async function passThrough(
   body?: Uint8Array<ArrayBuffer>,
 ): Promise<Response> {
   const url = new URL(request.url)
-  const target = upstreamUrl(context.upstream, url.pathname, url.search)
+  const target = upstreamUrl(context.upstream, url.pathname, url.search).href
   const sent = BODYLESS.has(request.method) ? null : (body ?? request.body)
   try {
     const response = await context.send(

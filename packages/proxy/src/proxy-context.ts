@@ -19,7 +19,8 @@ export interface UpstreamResponse {
 /** A request the proxy sends upstream. */
 export interface UpstreamRequest {
   readonly method: string
-  readonly headers: Headers
+  /** Lower-case names (see `upstreamRequestHeaders`). */
+  readonly headers: Readonly<Record<string, string>>
   /** Bytes the proxy read, or the client's body streamed (pass-through). */
   readonly body: Uint8Array | ReadableStream<Uint8Array> | null
 }
@@ -41,7 +42,7 @@ export interface UpstreamLimits {
  * `timeout` / `unreachable`, or the abort reason when `signal` aborted.
  */
 export type SendUpstream = (
-  target: URL,
+  target: string,
   request: UpstreamRequest,
   signal: AbortSignal,
 ) => Promise<UpstreamResponse>

@@ -31,8 +31,8 @@ const webSink: StreamSink = (head, body) => new Response(byteStream(body), head)
 interface Call {
   readonly protocol: Protocol
   readonly context: ProxyContext
-  readonly target: URL
-  readonly headers: Headers
+  readonly target: string
+  readonly headers: Readonly<Record<string, string>>
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
   readonly tools: readonly string[]
@@ -119,7 +119,7 @@ export async function recoverRequest(
   const call: Call = {
     protocol,
     context,
-    target: upstreamUrl(context.upstream, url.pathname, url.search),
+    target: upstreamUrl(context.upstream, url.pathname, url.search).href,
     headers: upstreamRequestHeaders(request.headers),
     bytes,
     tools: plan.tools,
@@ -171,8 +171,7 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
-  const headers = new Headers(call.headers)
-  headers.set("content-type", "application/json")
+  const headers = { ...call.headers, "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
@@ -249,54 +248,47 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
     (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
     sseFrame(JSON.stringify(item), protocol.eventName(item))
 
+  /** Set once the turn is over: the client's stream is done, or cut with `error`. */
+  let end: { readonly error?: unknown } | undefined
   /**
-   * The client's next write: every frame the parts already read produce (one network chunk of
-   * the upstream is one write to the client, not one per event); `last` when the turn is over.
-   * An error the protocol has no frame for (a cut upstream stream) cuts the client's stream too,
-   * after the frames before it.
+   * The client's next chunk: every frame the parts already read produce (one network chunk of
+   * the upstream is one write to the client, not one per event). An error the protocol has no
+   * frame for (a cut upstream stream) cuts the client's stream too, after the frames before it.
+   * One async frame per stream waits here (no layer between it and the turn).
    */
-  interface Write {
-    readonly text: string
-    /** The turn is over: close the client's stream after `text`. */
-    readonly last: boolean
-    /** The upstream stream was cut: cut the client's after `text`. */
-    readonly cut?: { readonly error: unknown }
-  }
-  async function nextWrite(): Promise<Write> {
+  async function read(): Promise<IteratorResult<Uint8Array, undefined>> {
+    if (end !== undefined) {
+      if ("error" in end) throw end.error
+      return { done: true, value: undefined }
+    }
     let text = ""
     try {
       for (;;) {
         const step = await turn.next()
-        if (step.done === true)
-          return { text: protocol.sentinel && sentinel ? `${text}data: [DONE]\n\n` : text, last: true }
+        if (step.done === true) {
+          if (protocol.sentinel && sentinel) text += "data: [DONE]\n\n"
+          end = {}
+          break
+        }
         const part = step.value
         if (part.type === "attempt-start") round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
           text += frameOf(recovered(call, item, round))
-        if (text.length > 0 && source?.buffered !== true) return { text, last: false }
+        if (text.length > 0 && source?.buffered !== true) break
       }
     } catch (error) {
-      if (controller.signal.aborted) return { text, last: true }
-      const frame = failureFrame(call, error)
-      return frame === undefined ? { text, last: false, cut: { error } } : { text: text + frame, last: true }
+      const frame = controller.signal.aborted ? "" : failureFrame(call, error)
+      if (frame === undefined) end = { error }
+      else {
+        text += frame
+        end = {}
+      }
     }
+    return text.length > 0 ? { done: false, value: encoder.encode(text) } : read()
   }
 
-  /** After the turn's last write: the stream is done, or cut with `error`. */
-  let end: { readonly error?: unknown } | undefined
   const body: ByteReader = {
-    async read() {
-      for (;;) {
-        if (end !== undefined) {
-          if ("error" in end) throw end.error
-          return { done: true }
-        }
-        const write = await nextWrite()
-        if (write.cut !== undefined) end = { error: write.cut.error }
-        else if (write.last) end = {}
-        if (write.text.length > 0) return { done: false, value: encoder.encode(write.text) }
-      }
-    },
+    read,
     async cancel(reason) {
       // The client went away: abort the upstream request; no retry starts after this.
       controller.abort(reason)

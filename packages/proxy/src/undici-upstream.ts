@@ -124,16 +124,12 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
   // connection and the headers are each bounded by `timeoutMs`.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: limits.timeoutMs } })
   return async (target, upstreamRequest, signal) => {
-    const headers: Record<string, string> = {}
-    upstreamRequest.headers.forEach((value, name) => {
-      headers[name] = value
-    })
     const body = upstreamRequest.body
     let answer: Awaited<ReturnType<typeof request>>
     try {
       answer = await request(target, {
         method: upstreamRequest.method as never,
-        headers,
+        headers: upstreamRequest.headers,
         body:
           body instanceof ReadableStream
             ? Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>)

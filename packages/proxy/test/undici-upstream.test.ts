@@ -117,10 +117,10 @@ describe("undiciUpstream's bounds (undici's own timeouts)", () => {
     const failed: Kind[] = []
     const send = undiciUpstream({ timeoutMs: 5_000, idleMs: 100, failed: (kind) => failed.push(kind) })
     const response = await send(
-      new URL(`http://127.0.0.1:${port}/v1/chat/completions`),
+      `http://127.0.0.1:${port}/v1/chat/completions`,
       {
         method: "POST",
-        headers: new Headers({ "content-type": "application/json" }),
+        headers: { "content-type": "application/json" },
         body: new Uint8Array(),
       },
       new AbortController().signal,
