@@ -22,8 +22,8 @@ export interface Workload {
 export interface SseUpstream {
   /** The base URL (`http://127.0.0.1:PORT/v1`). */
   readonly url: string
-  /** When content delta `k` of stream `id` was written (`performance.now()`), once it was. */
-  writtenAt(id: string): readonly number[]
+  /** When each content delta of stream `id` was written (epoch ms); forgets the stream. */
+  writtenAt(id: string): Promise<readonly number[]>
   close(): Promise<void>
 }
 
@@ -73,7 +73,7 @@ export async function startSseUpstream(): Promise<SseUpstream> {
         await sleep(workload.everyMs, undefined, { signal: gone }).catch(() => undefined)
       else await new Promise<void>((resolve) => setImmediate(resolve))
       if (response.destroyed) return
-      times.push(performance.now())
+      times.push(performance.timeOrigin + performance.now())
       if (!response.write(chunk(id, { content: deltaText(k, workload.size) })))
         await new Promise<void>((resolve) => response.once("drain", resolve))
     }
@@ -89,7 +89,11 @@ export async function startSseUpstream(): Promise<SseUpstream> {
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    writtenAt: (id) => written.get(id) ?? [],
+    writtenAt: async (id) => {
+      const times = written.get(id) ?? []
+      written.delete(id)
+      return times
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -29,6 +29,13 @@ function withMarkedCalls(message: Message, recoveries: number): Message {
 export const chatProtocol: Protocol = {
   name: "chat",
   api: chatApi as AnyApi,
+  fields: {
+    stream: ["boolean"],
+    messages: ["array"],
+    tools: ["array"],
+    tool_choice: ["string", "object"],
+    n: ["number"],
+  },
   eventName: () => undefined,
   isStreamError: (event) => isRecord(event) && event.error !== undefined && event.error !== null,
   sentinel: true,

@@ -28,6 +28,13 @@ function markBlock(block: unknown, recoveries: number): unknown {
 export const messagesProtocol: Protocol = {
   name: "messages",
   api: messagesApi as AnyApi,
+  fields: {
+    stream: ["boolean"],
+    messages: ["array"],
+    system: ["string", "array"],
+    tools: ["array"],
+    tool_choice: ["object"],
+  },
   eventName: eventType,
   isStreamError: (event, name) => name === "error" || eventType(event) === "error",
   sentinel: false,

@@ -38,6 +38,17 @@ export interface ProtocolError {
   readonly message: string
 }
 
+/** A JSON value's kind, as a request field's type is checked. */
+export type JsonKind = "string" | "number" | "boolean" | "array" | "object"
+
+/** The kind of a JSON value (`undefined` for `null`). */
+export function jsonKind(value: unknown): JsonKind | undefined {
+  if (value === null) return undefined
+  if (Array.isArray(value)) return "array"
+  const kind = typeof value
+  return kind === "string" || kind === "number" || kind === "boolean" || kind === "object" ? kind : undefined
+}
+
 /** Any protocol's adapter, over parsed JSON. */
 export type AnyApi = ApiAdapter<unknown, unknown, unknown, unknown>
 
@@ -45,6 +56,12 @@ export type AnyApi = ApiAdapter<unknown, unknown, unknown, unknown>
 export interface Protocol {
   readonly name: ProtocolName
   readonly api: AnyApi
+  /**
+   * The request fields the proxy reads (to decide, to retry), with the kinds the protocol allows:
+   * one of another kind is the protocol's 400 and nothing goes upstream. Other fields go upstream
+   * as they came (model servers extend the protocols: vLLM's `chat_template_kwargs`, …).
+   */
+  readonly fields: Readonly<Record<string, readonly JsonKind[]>>
   /** The `event:` name written before an event's data (Responses and Anthropic name events by type). */
   eventName(event: unknown): string | undefined
   /** An upstream stream event that reports an error: the attempt ends as a provider error. */

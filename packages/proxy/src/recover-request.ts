@@ -15,7 +15,7 @@ import { upstreamText } from "./bound-upstream-body.ts"
 import { byteStream } from "./byte-stream.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
-import { isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
+import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import { isOk, type ProxyContext, type StreamSink, type UpstreamResponse } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
 import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
@@ -56,8 +56,11 @@ type Parsed =
   | { readonly kind: "body"; readonly body: Body }
   | { readonly kind: "invalid"; readonly error: ProtocolError }
 
-/** A request body that is not a JSON object, or whose `stream` is not a boolean: the protocol's 400. */
-function parseRequest(bytes: Uint8Array): Parsed {
+/**
+ * A request body that is not a JSON object, or a field the proxy reads of a kind the protocol does
+ * not allow (`"stream": "yes"`, `"tools": {}`): the protocol's 400.
+ */
+function parseRequest(protocol: Protocol, bytes: Uint8Array): Parsed {
   const invalid = (code: string, message: string): Parsed => ({
     kind: "invalid",
     error: { type: "invalid_request_error", code, message },
@@ -69,10 +72,18 @@ function parseRequest(bytes: Uint8Array): Parsed {
     return invalid("invalid_json", "The request body is not valid JSON.")
   }
   if (!isRecord(parsed)) return invalid("invalid_json", "The request body must be a JSON object.")
-  if (parsed.stream !== undefined && parsed.stream !== null && typeof parsed.stream !== "boolean")
-    return invalid("invalid_type", "'stream' must be a boolean.")
+  for (const [name, kinds] of Object.entries(protocol.fields)) {
+    const kind = jsonKind(parsed[name])
+    if (kind !== undefined && !kinds.includes(kind))
+      return invalid(
+        "invalid_type",
+        `'${name}' must be ${kinds.map((k) => `${article(k)} ${k}`).join(" or ")}.`,
+      )
+  }
   return { kind: "body", body: parsed }
 }
+
+const article = (kind: JsonKind): string => (kind === "array" || kind === "object" ? "an" : "a")
 
 /**
  * Handles one request to a recovered route (`protocol`).
@@ -101,7 +112,7 @@ export async function recoverRequest(
       message: `The request body is larger than the proxy's limit of ${context.maxBodyBytes} bytes.`,
     })
   }
-  const parsed = parseRequest(bytes)
+  const parsed = parseRequest(protocol, bytes)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   const { body } = parsed
   const plan = planTurn(context.resolved, protocol.turnRequest(body))

@@ -30,6 +30,13 @@ function isEvent(item: Item): boolean {
 export const responsesProtocol: Protocol = {
   name: "responses",
   api: responsesApi as AnyApi,
+  fields: {
+    stream: ["boolean"],
+    input: ["string", "array"],
+    instructions: ["string"],
+    tools: ["array"],
+    tool_choice: ["string", "object"],
+  },
   eventName: eventType,
   isStreamError: (event, name) => name === "error" || eventType(event) === "error",
   sentinel: false,

@@ -40,13 +40,14 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
 /**
  * Writes an SSE response — `head`, then the chunks of `body` — to Node's `outgoing`: the job
  * `@hono/node-server` does for other responses, done here for three reasons: the headers go out
- * at once (the server would first read up to three chunks of a body of unknown length, waiting a
- * timer tick for the second, to compute a `content-length`, delaying every stream's first
- * event); a recovered stream is written straight from its reads, with no web stream or
- * `Response` between (memory per open stream); and a body that fails the way upstreams do (a
- * cut connection — undici's `TypeError: terminated` — or an idle timeout) cuts the client's
- * connection quietly, where the server would `console.error` it. Any other failure is a bug: it
- * is logged, as the server would, and the connection destroyed with it.
+ * at once, with the first chunk when it is ready, else on their own (the server would first
+ * read up to three chunks of a body of unknown length, waiting a timer tick for the second, to
+ * compute a `content-length`, delaying every stream's first event); a recovered stream is
+ * written straight from its reads, with no web stream or `Response` between (memory per open
+ * stream); and a body that fails the way upstreams do (a cut connection — undici's
+ * `TypeError: terminated` — or an idle timeout) cuts the client's connection quietly, where the
+ * server would `console.error` it. Any other failure is a bug: it is logged, as the server
+ * would, and the connection destroyed with it.
  *
  * Backpressure: the next chunk is read only once `outgoing` drained. A client that goes away
  * (`close`) cancels the body, which aborts the upstream request. Never rejects.
@@ -63,7 +64,6 @@ export function writeEventStream(
     })
     if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
     outgoing.writeHead(head.status, head.statusText || undefined)
-    outgoing.flushHeaders?.()
   } catch (error) {
     void body.cancel().catch(() => undefined)
     fail(outgoing, error)
@@ -84,11 +84,21 @@ function fail(outgoing: EventStreamOutgoing, error: unknown): void {
 async function writeBody(body: ByteReader, outgoing: EventStreamOutgoing): Promise<void> {
   const cancel = () => void body.cancel().catch(() => undefined)
   outgoing.on("close", cancel)
+  // The headers leave with the first chunk when it is there at once (one write, one wake-up
+  // of the client: the upstream's first event usually arrives with its headers); when it is
+  // not (a held marker prefix, a slow first event), they leave alone at the end of this turn.
+  let flush: ReturnType<typeof setImmediate> | undefined = setImmediate(() => outgoing.flushHeaders?.())
   try {
+    let read = body.read()
     for (;;) {
-      const next = await body.read()
+      const next = await read
+      if (flush !== undefined) {
+        clearImmediate(flush)
+        flush = undefined
+      }
       if (next.done) break
       if (!outgoing.write(next.value)) await writable(outgoing)
+      read = body.read()
     }
     if (!outgoing.destroyed) outgoing.end()
   } catch (error) {

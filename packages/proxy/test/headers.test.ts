@@ -139,6 +139,57 @@ describe("bad input: a clear protocol error, nothing sent upstream, the proxy ke
     expect(ok.status).toBe(200)
   })
 
+  it("400 for a field the proxy reads of a kind its protocol does not allow, in each protocol's shape", async () => {
+    harness = await startHarness([{ content: "still serving" }])
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["/chat/completions", { model: "m", messages: [], tools: { name: "x" } }, "'tools' must be an array."],
+      ["/chat/completions", { model: "m", messages: "hi" }, "'messages' must be an array."],
+      [
+        "/chat/completions",
+        { model: "m", messages: [], tool_choice: 42 },
+        "'tool_choice' must be a string or an object.",
+      ],
+      ["/responses", { model: "m", input: 7 }, "'input' must be a string or an array."],
+      ["/responses", { model: "m", input: "hi", instructions: ["x"] }, "'instructions' must be a string."],
+      [
+        "/messages",
+        { model: "m", max_tokens: 9, messages: [], tool_choice: "auto" },
+        "'tool_choice' must be an object.",
+      ],
+      [
+        "/messages",
+        { model: "m", max_tokens: 9, messages: [], system: 1 },
+        "'system' must be a string or an array.",
+      ],
+    ]
+    for (const [path, body, message] of cases) {
+      const response = await fetch(`${harness.proxy.url}${path}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      })
+      expect(response.status).toBe(400)
+      const error = (await response.json()) as { type?: string; error: { type: string; message: string } }
+      expect(error.error).toMatchObject({ type: "invalid_request_error", message })
+      expect(error.type).toBe(path === "/messages" ? "error" : undefined)
+    }
+    expect(harness.upstream.requests).toHaveLength(0)
+  })
+
+  it("fields outside what the proxy reads go upstream as they came (model servers extend the protocols)", async () => {
+    harness = await startHarness([{ content: "still serving" }])
+    const body = JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [READ_FILE_TOOL],
+      chat_template_kwargs: { enable_thinking: false },
+      top_k: 20,
+      tool_choice: null,
+    })
+    const response = await fetch(`${harness.proxy.url}/chat/completions`, { method: "POST", body })
+    expect(response.status).toBe(200)
+    expect(harness.upstream.requests[0]?.body).toEqual(JSON.parse(body))
+  })
+
   it("a header-injection attempt (a bare CR in a header value) is refused before the handler", async () => {
     harness = await startHarness([{ content: "still serving" }])
     const { port } = new URL(harness.proxy.url)
