@@ -94,36 +94,39 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
     await reader.cancel().catch(() => undefined)
   }
 
-  async function fill(): Promise<IteratorResult<T, undefined>> {
-    for (;;) {
-      if (failure !== undefined) {
-        const { error } = failure
-        failure = undefined
-        await finish()
-        throw error
-      }
-      if (ended) return { done: true, value: undefined }
-      let chunk: Awaited<ReturnType<typeof reader.read>>
-      try {
-        chunk = await reader.read()
-      } catch (error) {
-        ended = true
-        throw error
-      }
-      if (chunk.done) {
-        ended = true
-        feed(undefined)
-      } else feed(chunk.value)
-      items.length = 0
-      index = 0
-      try {
-        for (const event of events) toItems(event, items)
-      } catch (error) {
-        failure = { error }
-      }
-      events.length = 0
-      if (index < items.length) return { done: false, value: items[index++]! }
+  /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
+  const onChunk = (
+    chunk: Awaited<ReturnType<ByteReader["read"]>>,
+  ): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
+    if (chunk.done) {
+      ended = true
+      feed(undefined)
+    } else feed(chunk.value)
+    items.length = 0
+    index = 0
+    try {
+      for (const event of events) toItems(event, items)
+    } catch (error) {
+      failure = { error }
     }
+    events.length = 0
+    return index < items.length ? { done: false, value: items[index++]! } : fill()
+  }
+  const onReadFailure = (error: unknown): never => {
+    ended = true
+    throw error
+  }
+
+  // A promise chain, not an async function: a stream waiting for the upstream holds one pending
+  // read and its two shared handlers, not a suspended frame.
+  function fill(): Promise<IteratorResult<T, undefined>> {
+    if (failure !== undefined) {
+      const { error } = failure
+      failure = undefined
+      return finish().then(() => Promise.reject(error))
+    }
+    if (ended) return Promise.resolve(DONE)
+    return reader.read().then(onChunk, onReadFailure)
   }
 
   return {
@@ -136,12 +139,17 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
     async return() {
       items.length = 0
       await finish()
-      return { done: true, value: undefined }
+      return DONE
     },
-    [Symbol.asyncIterator]() {
-      return this
-    },
+    [Symbol.asyncIterator]: self,
   }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/** An iterator's `[Symbol.asyncIterator]`: one function for every stream. */
+function self<T>(this: T): T {
+  return this
 }
 
 /** The wire text of one event: an `event:` line when named, then `data:`, then the blank line. */

@@ -8,6 +8,7 @@ import {
   type NormalizedPart,
   type OutputPart,
   planTurn,
+  type RecoveryEvent,
   runTurn,
   type ToolCallRecoveryErrorCode,
 } from "@tool-rescue/recovery"
@@ -162,11 +163,14 @@ function hasContentType(response: UpstreamResponse, wanted: string): boolean {
 /** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
 function turnOptions(call: Call) {
   const { recovery, metrics } = call.context
-  const observe = metrics.turn(call.protocol.name)
+  const protocol = call.protocol.name
+  // The metrics' listener is made on the turn's first event: most turns have none.
+  let observe: ReturnType<typeof metrics.turn> | undefined
   const user = recovery.onEvent
   return {
     ...recovery,
-    onEvent: (event: Parameters<typeof observe>[0]) => {
+    onEvent: (event: RecoveryEvent) => {
+      observe ??= metrics.turn(protocol)
       observe(event)
       user?.(event)
     },
