@@ -5,7 +5,7 @@ import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
-import type { ProxyContext, SendUpstream, StreamSink, UpstreamLimits } from "./proxy-context.ts"
+import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 
@@ -72,11 +72,6 @@ export interface ToolRescueProxy {
   /** Handles one request (the signature of `fetch`, Bun's and Deno's `serve`). */
   fetch(request: Request): Promise<Response>
   readonly metrics: ProxyMetrics
-}
-
-/** What a host passes with each request (the Node entry: where a recovered stream is written). */
-export interface ProxyEnv {
-  readonly sink?: StreamSink
 }
 
 /** Internal: the proxy as the Node entry uses it (a request's {@link ProxyEnv} besides it). */
@@ -184,12 +179,11 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     c.body(await metrics.render(), 200, { "content-type": metrics.contentType }),
   )
   for (const [path, name] of ROUTES)
-    app.post(path, (c) =>
-      recoverRequest(protocols[name], c.req.raw, context, (c.env as ProxyEnv | undefined)?.sink),
-    )
+    app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context, c.env as ProxyEnv | undefined))
   app.all("*", (c) => {
     metrics.request("other", "passthrough")
-    return passThrough(c.req.raw, context)
+    const env = c.env as ProxyEnv | undefined
+    return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers)
   })
 
   return { fetch: async (request, env) => app.fetch(request, env), metrics }

@@ -1,5 +1,5 @@
 import { byteStream } from "./byte-stream.ts"
-import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import type { ProxyContext, UpstreamResponse } from "./proxy-context.ts"
 import { gatewayError } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
@@ -17,6 +17,7 @@ export async function passThrough(
   request: Request,
   context: ProxyContext,
   body?: Uint8Array<ArrayBuffer>,
+  headers: ClientHeaders = request.headers,
 ): Promise<Response> {
   const url = new URL(request.url)
   const target = upstreamUrl(context.upstream, url.pathname, url.search).href
@@ -24,7 +25,7 @@ export async function passThrough(
   try {
     const response = await context.send(
       target,
-      { method: request.method, headers: upstreamRequestHeaders(request.headers), body: sent },
+      { method: request.method, headers: upstreamRequestHeaders(headers), body: sent },
       request.signal,
     )
     return relay(response)

@@ -60,6 +60,15 @@ export interface ResponseHead {
  */
 export type StreamSink = (head: ResponseHead, body: ByteReader) => Response
 
+/**
+ * What a host passes with each request — the Node entry: where a recovered stream is written,
+ * and the client's headers as Node read them (`rawHeaders`; see `upstreamRequestHeaders`).
+ */
+export interface ProxyEnv {
+  readonly sink?: StreamSink
+  readonly rawHeaders?: readonly string[]
+}
+
 /** What every handler of one proxy needs, resolved once by `createProxy`. */
 export interface ProxyContext {
   readonly upstream: URL

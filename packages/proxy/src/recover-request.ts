@@ -17,7 +17,13 @@ import { byteStream } from "./byte-stream.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
-import { isOk, type ProxyContext, type StreamSink, type UpstreamResponse } from "./proxy-context.ts"
+import {
+  isOk,
+  type ProxyContext,
+  type ProxyEnv,
+  type StreamSink,
+  type UpstreamResponse,
+} from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
 import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
@@ -96,14 +102,16 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
  * - An upstream error status (or an unexpected content type) on the first attempt → passed
  *   through unchanged.
  *
- * A recovered stream goes to `sink` (a web `Response`'s body unless the host writes it itself).
+ * A recovered stream goes to `host.sink` (a web `Response`'s body unless the host writes it
+ * itself); the client's headers are read from `host.rawHeaders` when the host gives them.
  */
 export async function recoverRequest(
   protocol: Protocol,
   request: Request,
   context: ProxyContext,
-  sink: StreamSink = webSink,
+  host: ProxyEnv = {},
 ): Promise<Response> {
+  const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
   const bytes = await readBody(request, context.maxBodyBytes)
   if (bytes === "too-large") {
@@ -119,7 +127,7 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes)
+    return passThrough(request, context, bytes, clientHeaders)
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -132,12 +140,12 @@ export async function recoverRequest(
     protocol,
     context,
     target: upstreamUrl(context.upstream, url.pathname, url.search).href,
-    headers: upstreamRequestHeaders(request.headers),
+    headers: upstreamRequestHeaders(clientHeaders),
     bytes,
     tools: plan.tools,
     recoveriesBefore: plan.recoveriesBefore,
     controller,
-    sink,
+    sink: host.sink ?? webSink,
   }
 
   context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)

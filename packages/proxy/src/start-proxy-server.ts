@@ -68,12 +68,15 @@ function alreadySent(): Response {
  * reads (its sink), a passed-through one from its body — the rest by the server.
  */
 function nodeFetch(proxy: ProxyHandler) {
-  return async (request: Request, env: { outgoing: EventStreamOutgoing }): Promise<Response> => {
+  return async (
+    request: Request,
+    env: { incoming: { readonly rawHeaders: readonly string[] }; outgoing: EventStreamOutgoing },
+  ): Promise<Response> => {
     const sink: StreamSink = (head, body) => {
       void writeEventStream(head, body, env.outgoing)
       return alreadySent()
     }
-    const response = await proxy.fetch(request, { sink })
+    const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders })
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
     void writeEventStream(response, response.body.getReader(), env.outgoing)
