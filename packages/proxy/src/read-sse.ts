@@ -94,6 +94,19 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
     await reader.cancel().catch(() => undefined)
   }
 
+  /**
+   * The next item of the chunk read (there is one). The array lets go of the last one as it
+   * leaves: a stream that waits for the upstream keeps no item it handed out.
+   */
+  const take = (): T => {
+    const item = items[index++]!
+    if (index === items.length) {
+      items.length = 0
+      index = 0
+    }
+    return item
+  }
+
   /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
   const onChunk = (
     chunk: Awaited<ReturnType<ByteReader["read"]>>,
@@ -110,7 +123,7 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
       failure = { error }
     }
     events.length = 0
-    return index < items.length ? { done: false, value: items[index++]! } : fill()
+    return index < items.length ? { done: false, value: take() } : fill()
   }
   const onReadFailure = (error: unknown): never => {
     ended = true
@@ -134,7 +147,7 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
       return index < items.length
     },
     next() {
-      return index < items.length ? Promise.resolve({ done: false, value: items[index++]! }) : fill()
+      return index < items.length ? Promise.resolve({ done: false, value: take() }) : fill()
     },
     async return() {
       items.length = 0
