@@ -61,12 +61,21 @@ export interface ResponseHead {
 export type StreamSink = (head: ResponseHead, body: ByteReader) => Response
 
 /**
+ * Calls `listener` once when the client goes away before its response is done (at once if it
+ * already went).
+ */
+export type OnClientGone = (listener: (reason: unknown) => void) => void
+
+/**
  * What a host passes with each request — the Node entry: where a recovered stream is written,
- * and the client's headers as Node read them (`rawHeaders`; see `upstreamRequestHeaders`).
+ * the client's headers as Node read them (`rawHeaders`; see `upstreamRequestHeaders`), and the
+ * client's leaving as its connection reports it (`onClientGone`; else the request's `signal`,
+ * which on `@hono/node-server` is an abort controller and a listener more per request).
  */
 export interface ProxyEnv {
   readonly sink?: StreamSink
   readonly rawHeaders?: readonly string[]
+  readonly onClientGone?: OnClientGone
 }
 
 /** What every handler of one proxy needs, resolved once by `createProxy`. */

@@ -19,6 +19,7 @@ import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import {
   isOk,
+  type OnClientGone,
   type ProxyContext,
   type ProxyEnv,
   type StreamSink,
@@ -30,6 +31,14 @@ import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
+
+/** The client's leaving as `signal` (the request's) reports it. */
+function signalGone(signal: AbortSignal): OnClientGone {
+  return (listener) => {
+    if (signal.aborted) listener(signal.reason)
+    else signal.addEventListener("abort", () => listener(signal.reason), { once: true })
+  }
+}
 
 /** The web handler's sink: a `Response` whose body is pulled from `body`. */
 const webSink: StreamSink = (head, body) => new Response(byteStream(body), head)
@@ -103,7 +112,8 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
  *   through unchanged.
  *
  * A recovered stream goes to `host.sink` (a web `Response`'s body unless the host writes it
- * itself); the client's headers are read from `host.rawHeaders` when the host gives them.
+ * itself); the client's headers are read from `host.rawHeaders` and its leaving heard through
+ * `host.onClientGone` when the host gives them (else from the request).
  */
 export async function recoverRequest(
   protocol: Protocol,
@@ -133,9 +143,7 @@ export async function recoverRequest(
 
   const url = new URL(request.url)
   const controller = new AbortController()
-  const onClientAbort = () => controller.abort(request.signal.reason)
-  if (request.signal.aborted) onClientAbort()
-  else request.signal.addEventListener("abort", onClientAbort, { once: true })
+  ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
   const call: Call = {
     protocol,
     context,

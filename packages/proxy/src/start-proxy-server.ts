@@ -6,7 +6,7 @@ import {
   type ProxyOptions,
   type ToolRescueProxy,
 } from "./create-proxy.ts"
-import type { StreamSink } from "./proxy-context.ts"
+import type { OnClientGone, StreamSink } from "./proxy-context.ts"
 import { undiciUpstream } from "./undici-upstream.ts"
 import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
@@ -57,6 +57,11 @@ export interface ProxyServer {
 /** Tells `@hono/node-server` that the response was written already (its `X_ALREADY_SENT`). */
 const ALREADY_SENT = "x-hono-already-sent"
 
+/** Why a recovered request's upstream request is aborted when its client goes away. */
+const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went away"), {
+  name: "AbortError",
+})
+
 /** The response that tells `@hono/node-server` the response was written already. */
 function alreadySent(): Response {
   return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
@@ -76,7 +81,16 @@ function nodeFetch(proxy: ProxyHandler) {
       void writeEventStream(head, body, env.outgoing)
       return alreadySent()
     }
-    const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders })
+    const { outgoing } = env
+    const onClientGone: OnClientGone = (listener) => {
+      // The connection's own event: no request signal (an abort controller and a listener) per request.
+      if (outgoing.destroyed) listener(CLIENT_GONE)
+      else
+        outgoing.once("close", () => {
+          if (!outgoing.writableFinished) listener(CLIENT_GONE)
+        })
+    }
+    const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders, onClientGone })
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
     void writeEventStream(response, response.body.getReader(), env.outgoing)

@@ -5,6 +5,8 @@ import { UpstreamFailure } from "./upstream-failure.ts"
 /** The part of Node's `ServerResponse` (HTTP/1.1 or HTTP/2) an event stream is written to. */
 export interface EventStreamOutgoing {
   readonly destroyed: boolean
+  /** The whole response was handed to the connection. */
+  readonly writableFinished: boolean
   setHeader(name: string, value: string | readonly string[]): unknown
   writeHead(status: number, statusMessage?: string): unknown
   /** HTTP/1.1 only (an HTTP/2 response sends its headers with `writeHead`). */
@@ -13,6 +15,7 @@ export interface EventStreamOutgoing {
   end(): unknown
   destroy(error?: Error): unknown
   on(event: "drain" | "close", listener: () => void): unknown
+  once(event: "close", listener: () => void): unknown
   off(event: "drain" | "close", listener: () => void): unknown
 }
 

@@ -25,7 +25,7 @@ const count = () => ({
 })
 
 describe("an idle recovered stream on the Node entry", () => {
-  it("holds no web stream or Response, and at most three abort signals (server, turn, attempt)", async () => {
+  it("holds no web stream or Response, and at most two abort signals (the turn's and its attempt's)", async () => {
     harness = await startHarness(
       Array.from({ length: STREAMS }, () => ({
         content: "The parser keeps a small state machine per stream. ".repeat(2),
@@ -61,6 +61,6 @@ describe("an idle recovered stream on the Node entry", () => {
     // A few objects of the process may come and go; one per stream may not.
     expect(after.streams - before.streams).toBeLessThan(STREAMS / 4)
     expect(after.responses - before.responses).toBeLessThan(STREAMS / 4)
-    expect(after.signals - before.signals).toBeLessThanOrEqual(3 * STREAMS + STREAMS / 4)
+    expect(after.signals - before.signals).toBeLessThanOrEqual(2 * STREAMS + STREAMS / 4)
   })
 })
