@@ -2,6 +2,34 @@ import { createParser, type EventSourceMessage, type EventSourceParser } from "e
 
 const LF = 0x0a
 
+/** A parser and its decoder, lent to one stream at a time (see {@link readSse}). */
+interface Parsing {
+  readonly parser: EventSourceParser
+  readonly decoder: InstanceType<typeof TextDecoder>
+  /** Where its events go: the events of the stream it is lent to. */
+  events: SseEvent[]
+}
+
+/** Where a resting parser's events would go: it is fed only once lent again. */
+const NOBODY: SseEvent[] = []
+/** Parsers at rest, for any stream's next chunk; at most {@link MAX_RESTING} kept. */
+const resting: Parsing[] = []
+const MAX_RESTING = 64
+
+function newParsing(events: SseEvent[]): Parsing {
+  const parsing: Parsing = {
+    parser: createParser({
+      onEvent: (message: EventSourceMessage) =>
+        parsing.events.push({ event: message.event, data: message.data }),
+    }),
+    // `ignoreBOM`: the decoder keeps a byte-order mark for the parser, which strips the body's
+    // first one only (WHATWG HTML §9.2.6); a decoder made again would strip another.
+    decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
+    events,
+  }
+  return parsing
+}
+
 /**
  * One server-sent event as read from an upstream stream: its `event:` name (undefined for the
  * default `message`) and its `data:` text.
@@ -46,41 +74,47 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
  * array. An error `toItems` throws surfaces after the items of the events before it, and
  * cancels the body; so does `return()`. A body that fails (a cut stream) rejects `next()`.
  *
- * Memory of an idle stream: the parser and the decoder are dropped whenever a chunk ends at an
- * event boundary (`\n\n`: no partial line, event or UTF-8 sequence is pending in them, and the
- * `id` / `retry` fields they remember are not read here) and made again for the next chunk,
- * so a stream that waits between events holds neither. A parser made again is first fed an
- * empty line (which dispatches nothing), so it strips no byte-order mark: only the body's first
- * chunk may start with one.
+ * Memory of an idle stream: the parser and the decoder are given back whenever a chunk ends at
+ * an event boundary (`\n\n`: no partial line, event or UTF-8 sequence is pending in them, and
+ * the `id` / `retry` fields they remember are not read here) to a pool every stream borrows
+ * from for its next chunk, so a stream that waits between events holds neither and a busy one
+ * makes no parser per chunk. Only the body's first chunk gets a parser never fed (which strips
+ * a leading byte-order mark); a borrowed one is past that check, and one made for a later chunk
+ * is first fed an empty line (which dispatches nothing).
  */
 export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]) => void): SseItems<T> {
   const events: SseEvent[] = []
-  const onEvent = (message: EventSourceMessage) => events.push({ event: message.event, data: message.data })
   /** The parser and decoder of the current burst; undefined at rest (see above). */
-  let parsing:
-    | { readonly parser: EventSourceParser; readonly decoder: InstanceType<typeof TextDecoder> }
-    | undefined
+  let parsing: Parsing | undefined
   let rested = false
+  const rest = (done: Parsing): void => {
+    parsing = undefined
+    rested = true
+    if (resting.length >= MAX_RESTING) return
+    done.events = NOBODY
+    resting.push(done)
+  }
   const feed = (bytes: Uint8Array | undefined): void => {
     if (parsing === undefined) {
-      // `ignoreBOM`: the decoder keeps a byte-order mark for the parser, which strips the body's
-      // first one only (WHATWG HTML §9.2.6); a decoder made again would strip another.
-      parsing = { parser: createParser({ onEvent }), decoder: new TextDecoder("utf-8", { ignoreBOM: true }) }
-      if (rested) parsing.parser.feed("\n")
+      const lent = rested ? resting.pop() : undefined
+      if (lent === undefined) {
+        parsing = newParsing(events)
+        if (rested) parsing.parser.feed("\n")
+      } else {
+        lent.events = events
+        parsing = lent
+      }
     }
     const { parser, decoder } = parsing
     if (bytes === undefined) {
       parser.feed(decoder.decode())
       parser.feed("\n\n")
-      parsing = undefined
+      rest(parsing)
       return
     }
     parser.feed(decoder.decode(bytes, { stream: true }))
     const end = bytes.length
-    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) {
-      parsing = undefined
-      rested = true
-    }
+    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) rest(parsing)
   }
   const reader = body.getReader()
   const items: T[] = []

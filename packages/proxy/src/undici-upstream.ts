@@ -39,21 +39,25 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Headers 
 
 const DONE = { done: true } as const
 
+/** Bytes that may wait for the proxy's reads before the body is paused (undici's own default). */
+const HELD_BYTES = 64 * 1024
+
 /**
  * The reads of a Node `Readable` (undici's body, or its decoder), one pending read at a time.
- * The stream flows (`data`) while a read waits and is paused while a chunk waits for a read, so
- * its own `highWaterMark` is the backpressure: a body nobody reads fills it and undici pauses
- * the socket. Flowing, not `read()` on `readable`: a chunk is taken as it arrives, so the bytes
- * before a cut reach the client before the cut does (a destroyed stream drops its buffer).
- * Listeners are attached at once, so a body that fails before anyone reads it is no unhandled
- * error. A failure is mapped once by `fail`; a failure after `cancel()` (the proxy's own
- * destroy) is not the upstream's.
+ * The stream flows (`data`): a chunk that arrives while no read waits is queued, and the stream
+ * is paused once {@link HELD_BYTES} wait (resumed when a read takes them), so a body nobody reads
+ * stops at that and undici pauses the socket — backpressure without a pause per chunk. Flowing,
+ * not `read()` on `readable`: a chunk is taken as it arrives, so the bytes before a cut reach the
+ * client before the cut does (a destroyed stream drops its buffer). Listeners are attached at
+ * once, so a body that fails before anyone reads it is no unhandled error. A failure is mapped
+ * once by `fail`; a failure after `cancel()` (the proxy's own destroy) is not the upstream's.
  */
 function readableReader(stream: Readable, fail: (error: unknown) => unknown, cancel: () => void): ByteReader {
   type Read = { done: false; value: Uint8Array } | typeof DONE
   let waiting: { resolve(value: Read): void; reject(error: unknown): void } | undefined
-  /** A chunk that arrived while no read waited (the stream is paused meanwhile). */
-  let held: Uint8Array | undefined
+  /** Chunks that arrived while no read waited, oldest first, and their bytes. */
+  const held: Uint8Array[] = []
+  let heldBytes = 0
   let failure: { readonly error: unknown } | undefined
   let ended = false
   let cancelled = false
@@ -67,9 +71,9 @@ function readableReader(stream: Readable, fail: (error: unknown) => unknown, can
   stream.on("data", (chunk: Uint8Array) => {
     const pending = waiting
     if (pending === undefined) {
-      // One chunk at most in practice (paused at once); joined, never dropped, if more came.
-      held = held === undefined ? chunk : Buffer.concat([held, chunk])
-      stream.pause()
+      held.push(chunk)
+      heldBytes += chunk.byteLength
+      if (heldBytes >= HELD_BYTES) stream.pause()
       return
     }
     waiting = undefined
@@ -85,19 +89,18 @@ function readableReader(stream: Readable, fail: (error: unknown) => unknown, can
     failure = { error: cancelled ? error : fail(error) }
     settle()
   })
-  stream.pause()
   return {
     read() {
-      const chunk = held
+      const chunk = held.shift()
       if (chunk !== undefined) {
-        held = undefined
+        heldBytes -= chunk.byteLength
+        if (stream.isPaused() && heldBytes < HELD_BYTES) stream.resume()
         return Promise.resolve({ done: false, value: chunk })
       }
       if (failure !== undefined) return Promise.reject(failure.error)
       if (ended) return Promise.resolve(DONE)
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject }
-        stream.resume()
       })
     },
     async cancel() {

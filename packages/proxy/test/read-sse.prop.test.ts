@@ -68,6 +68,20 @@ describe("readSse", () => {
     },
   )
 
+  it.prop([stream, stream, fc.array(fc.nat(), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 12 })], {
+    numRuns: 100,
+  })(
+    "two streams read at once, sharing the resting parsers, each get their own events",
+    async (a, b, cutsA, cutsB) => {
+      const [eventsA, eventsB] = await Promise.all([
+        read(split(encoder.encode(a), cutsA)),
+        read(split(encoder.encode(b), cutsB)),
+      ])
+      expect(eventsA).toEqual(oracle(a))
+      expect(eventsB).toEqual(oracle(b))
+    },
+  )
+
   it.prop([fc.array(fc.tuple(value, fc.boolean()), { minLength: 1, maxLength: 10 })])(
     "gives the same events when every chunk ends at an event boundary (a new parser per chunk)",
     async (events) => {
