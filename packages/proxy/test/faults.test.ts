@@ -129,8 +129,10 @@ describe.each(faultCases)("$client.name through the $entry entry: upstream fault
   })
 
   it("an upstream that keeps sending slowly is not idle: each wait is bounded, not the whole stream", async () => {
-    harness = await startHarness([{ content: "one two three four", chunkSize: 2, chunkDelayMs: 40 }], {
-      upstreamIdleTimeoutMs: 150,
+    // 18 chunks 40 ms apart: the stream lasts about twice the bound, each wait a tenth of it (a
+    // margin a loaded machine's scheduling does not eat).
+    harness = await startHarness([{ content: "one two three four", chunkSize: 1, chunkDelayMs: 40 }], {
+      upstreamIdleTimeoutMs: 400,
     })
     expect(await client.stream(harness)).toBe("one two three four")
   })
