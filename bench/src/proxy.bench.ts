@@ -197,8 +197,9 @@ interface ProxyProcess {
   close(): Promise<void>
 }
 
-async function startProxyProcess(upstream: string): Promise<ProxyProcess> {
-  const child = await startChild("./proxy/proxy-process.ts", [upstream], ["--expose-gc"])
+/** The proxy's process (`file`: or the floor's, `proxy/floor-process.ts`, a bare HTTP hop). */
+async function startProxyProcess(upstream: string, file = "./proxy/proxy-process.ts"): Promise<ProxyProcess> {
+  const child = await startChild(file, [upstream], ["--expose-gc"])
   return {
     url: child.url,
     heap: async () => (await child.ask<{ heapUsed: number }>({ type: "heap" }, "heap")).heapUsed,
@@ -241,6 +242,40 @@ async function idleHeap(proxy: ProxyProcess, count: number, tools: boolean): Pro
   return (after - before) / count
 }
 
+/** Memory per idle stream, in bytes. */
+interface IdleMemory {
+  readonly idleStreams: number
+  /** A tool offered: the stream is recovered (the detector runs). */
+  readonly idleRecovered: number
+  /** No tools: passed through (the proxy's HTTP hop). */
+  readonly idlePassThrough: number
+  /** A bare node:http server piping an undici request (`proxy/floor-process.ts`): the hop at best. */
+  readonly idleFloor: number
+}
+
+/** The idle streams' memory of `proxy`, and of the floor beside it (started and closed here). */
+async function idleMemory(upstream: SseUpstream, proxy: ProxyProcess): Promise<IdleMemory> {
+  const idleStreams = 200
+  // Once to warm the paths, then measured.
+  await idleHeap(proxy, idleStreams, true)
+  const idleRecovered = await idleHeap(proxy, idleStreams, true)
+  const idlePassThrough = await idleHeap(proxy, idleStreams, false)
+  const floor = await startProxyProcess(upstream.url, "./proxy/floor-process.ts")
+  try {
+    await idleHeap(floor, idleStreams, true)
+    const idleFloor = await idleHeap(floor, idleStreams, true)
+    return { idleStreams, idleRecovered, idlePassThrough, idleFloor }
+  } finally {
+    await floor.close()
+  }
+}
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(1)
+
+function formatIdleMemory(memory: IdleMemory): string {
+  return `Memory per idle stream in the proxy process (heap after GC, ${memory.idleStreams} streams held open mid-answer, minus the heap with none): **${kb(memory.idleRecovered)} KB recovered**; ${kb(memory.idlePassThrough)} KB for a request without tools (passed through: the proxy's HTTP hop); ${kb(memory.idleFloor)} KB for a bare node:http server piping an undici request, measured the same way (the HTTP hop at best).`
+}
+
 /** Time to first byte of one stream at a time, direct and through the proxy in alternation. */
 interface Sequential {
   readonly requests: number
@@ -271,9 +306,7 @@ async function sequentialTtfb(
 export interface ProxyBench {
   readonly sequential: Sequential
   readonly rows: Row[]
-  readonly idleStreams: number
-  readonly idleRecovered: number
-  readonly idlePassThrough: number
+  readonly memory: IdleMemory
 }
 
 export async function benchProxy(): Promise<ProxyBench> {
@@ -301,12 +334,7 @@ export async function benchProxy(): Promise<ProxyBench> {
       const viaProxy = await measure(upstream, proxy.url, workload, concurrency, rounds)
       rows.push({ workload: workload.kind, concurrency, direct, proxy: viaProxy })
     }
-    const idleStreams = 200
-    // Once to warm the paths, then measured.
-    await idleHeap(proxy, idleStreams, true)
-    const idleRecovered = await idleHeap(proxy, idleStreams, true)
-    const idlePassThrough = await idleHeap(proxy, idleStreams, false)
-    return { sequential, rows, idleStreams, idleRecovered, idlePassThrough }
+    return { sequential, rows, memory: await idleMemory(upstream, proxy) }
   } finally {
     await proxy.close()
     await upstream.close()
@@ -334,7 +362,7 @@ export function formatProxyBench(result: ProxyBench): string {
   }
   lines.push(
     "",
-    `Memory per idle stream in the proxy process (heap after GC, ${result.idleStreams} streams held open mid-answer, minus the heap with none): ${(result.idleRecovered / 1024).toFixed(1)} KB recovered; ${(result.idlePassThrough / 1024).toFixed(1)} KB for a request without tools (passed through: the HTTP hop alone).`,
+    formatIdleMemory(result.memory),
     "",
     "Targets (issue 15): added p99 TTFB ≤ 2 ms (one stream at a time, above: in the table, streams start together, so their TTFB is queueing); throughput ≥ 90% of direct at 200 streams (paced: what users see); memory per idle stream ≤ 16 KB. The unpaced rows measure the proxy's CPU cost per delta on this machine (the client's, the proxy's and the upstream's processes share its cores).",
   )
@@ -342,3 +370,18 @@ export function formatProxyBench(result: ProxyBench): string {
 }
 
 registerSuite({ name: "proxy", run: async () => formatProxyBench(await benchProxy()) })
+
+/** The memory part alone (`src/run.ts proxy-memory`): fresh processes, no latency rounds before. */
+registerSuite({
+  name: "proxy-memory",
+  run: async () => {
+    const upstream = await startUpstreamProcess()
+    const proxy = await startProxyProcess(upstream.url)
+    try {
+      return `# proxy-memory\n\nThe memory part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}.\n\n${formatIdleMemory(await idleMemory(upstream, proxy))}`
+    } finally {
+      await proxy.close()
+      await upstream.close()
+    }
+  },
+})

@@ -1,7 +1,7 @@
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
-/** What {@link boundUpstreamBody} needs besides the response. */
+/** What {@link boundUpstreamBody} needs besides the body. */
 export interface BodyBound {
   /** Milliseconds a read may wait for the upstream's next bytes. */
   readonly idleMs: number
@@ -11,21 +11,6 @@ export interface BodyBound {
   readonly signal: AbortSignal
   /** Counts a failure of the body (`timeout` or `cut`). */
   failed(kind: "timeout" | "cut"): void
-}
-
-/** The bounds of the upstream responses `sendUpstream` returned, until their body is read. */
-const bounds = new WeakMap<Response, BodyBound>()
-
-/**
- * Marks `response` (an upstream's, just received) as bounded by `bound`, and returns it. Its
- * body is then read through {@link upstreamBody}, {@link upstreamStream} or
- * {@link upstreamText} — never `response.body` or `response.text()` directly, which are not
- * bounded. No stream is made until a reader asks for one: the SSE reader reads the body's own
- * reader, bounded, with nothing in between.
- */
-export function boundUpstreamBody(response: Response, bound: BodyBound): Response {
-  if (response.body !== null) bounds.set(response, bound)
-  return response
 }
 
 /**
@@ -97,40 +82,18 @@ function boundedReader(source: ReadableStream<Uint8Array>, bound: BodyBound): By
   }
 }
 
-/** The body of an upstream response as bounded reads (`response.body` for one not bounded). */
-export function upstreamBody(response: Response): ByteSource | null {
-  const source = response.body
-  const bound = bounds.get(response)
-  if (source === null || bound === undefined) return source
+/**
+ * The body of an upstream's `fetch` response as reads bounded by `bound` (see
+ * {@link boundedReader}). No stream is made until a reader asks for one: the SSE reader reads
+ * the body's own reader, bounded, with nothing in between.
+ */
+export function boundUpstreamBody(source: ReadableStream<Uint8Array>, bound: BodyBound): ByteSource {
   return { getReader: () => boundedReader(source, bound) }
 }
 
-/**
- * The body of an upstream response as a stream to pass on (a relay), bounded. Pulled on
- * demand (`highWaterMark` 0): nothing is buffered here.
- */
-export function upstreamStream(response: Response): ReadableStream<Uint8Array> | null {
-  const body = upstreamBody(response)
-  if (body === null || body instanceof ReadableStream) return body
-  const reader = body.getReader()
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const next = await reader.read()
-        if (next.done) controller.close()
-        else controller.enqueue(next.value)
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  )
-}
-
-/** The body of an upstream response read whole as UTF-8 text, bounded. */
-export async function upstreamText(response: Response): Promise<string> {
-  const body = upstreamBody(response)
+/** An upstream body read whole as UTF-8 text (its reads bounded as they are). */
+export async function upstreamText(body: ByteSource | null): Promise<string> {
   if (body === null) return ""
-  if (body instanceof ReadableStream) return response.text()
   const reader = body.getReader()
   const decoder = new TextDecoder()
   const parts: string[] = []

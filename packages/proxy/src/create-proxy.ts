@@ -1,10 +1,11 @@
 import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
+import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
-import type { ProxyContext } from "./proxy-context.ts"
+import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 
@@ -28,17 +29,26 @@ export interface ProxyOptions extends RecoveryOptions {
   readonly upstream: string | URL
   /** Largest request body of a recovered route, in bytes (413 beyond it). @defaultValue 33554432 (32 MiB) */
   readonly maxBodyBytes?: number
-  /** Milliseconds to wait for the upstream's response headers (504 beyond it). @defaultValue 300000 */
+  /**
+   * Milliseconds to wait for the upstream's response headers (504 beyond it). On the Node entry
+   * (`startProxyServer`, undici's own timers) the connection and the headers are each bounded by
+   * it, at about a second's resolution. @defaultValue 300000
+   */
   readonly upstreamTimeoutMs?: number
   /**
    * Milliseconds the upstream may stay silent once its headers are in: a read of its body (a
    * stream, or a JSON body) that waits longer aborts the upstream request. The client gets the
    * protocol's error (`upstream-timeout`): a 504 error body, or, in a recovered stream, the
-   * protocol's error event; a passed-through stream is cut. Never retried.
+   * protocol's error event; a passed-through stream is cut. Never retried. A client that reads
+   * slowly holds the upstream back and does not make it idle. On the Node entry this is undici's
+   * `bodyTimeout`, at about a second's resolution.
    * @defaultValue 300000
    */
   readonly upstreamIdleTimeoutMs?: number
-  /** The fetch used for upstream requests. @defaultValue `globalThis.fetch` */
+  /**
+   * The fetch used for upstream requests (the timeouts are then the proxy's own timers).
+   * @defaultValue `globalThis.fetch`; undici's `request` on the Node entry
+   */
   readonly fetch?: typeof globalThis.fetch
   /**
    * The prom-client registry `/metrics` serves the proxy's metrics from (your app's, to add
@@ -63,6 +73,15 @@ export interface ToolRescueProxy {
   fetch(request: Request): Promise<Response>
   readonly metrics: ProxyMetrics
 }
+
+/** Internal: the proxy as the Node entry uses it (a request's {@link ProxyEnv} besides it). */
+export interface ProxyHandler {
+  fetch(request: Request, env?: ProxyEnv): Promise<Response>
+  readonly metrics: ProxyMetrics
+}
+
+/** How upstream requests are sent: by default through `fetch` ({@link fetchUpstream}). */
+export type UpstreamClient = (limits: UpstreamLimits) => SendUpstream
 
 /** The recovered routes: the path clients use under their `/v1` base URL. */
 const ROUTES: ReadonlyArray<readonly [string, ProtocolName]> = [
@@ -113,6 +132,15 @@ function upstreamOf(value: string | URL): URL {
  * ```
  */
 export function createProxy(options: ProxyOptions): ToolRescueProxy {
+  const { fetch, metrics } = createProxyHandler(options)
+  return { fetch: (request) => fetch(request), metrics }
+}
+
+/**
+ * Internal: {@link createProxy}, with the upstream client chosen by the host (`upstream`, used
+ * when `options.fetch` is not given) and a {@link ProxyEnv} per request.
+ */
+export function createProxyHandler(options: ProxyOptions, upstreamClient?: UpstreamClient): ProxyHandler {
   if (typeof options !== "object" || options === null)
     throw new TypeError("tool-rescue proxy: options are required")
   const {
@@ -126,29 +154,37 @@ export function createProxy(options: ProxyOptions): ToolRescueProxy {
   } = options
   const resolved = resolveRecoveryOptions(recovery)
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
+  const limits: UpstreamLimits = {
+    timeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
+    idleMs: positive("upstreamIdleTimeoutMs", upstreamIdleTimeoutMs, 300_000),
+    failed: (kind) => metrics.upstreamFailure(kind),
+  }
+  const send =
+    fetch !== undefined || upstreamClient === undefined
+      ? fetchUpstream(fetch ?? ((input, init) => globalThis.fetch(input, init)), limits)
+      : upstreamClient(limits)
   const context: ProxyContext = {
     upstream: upstreamOf(upstream),
     recovery,
     resolved,
     placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
-    upstreamTimeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
-    upstreamIdleTimeoutMs: positive("upstreamIdleTimeoutMs", upstreamIdleTimeoutMs, 300_000),
-    fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    send,
     metrics,
   }
 
-  const app = new Hono()
+  const app = new Hono<{ Bindings: ProxyEnv }>()
   app.get("/healthz", (c) => c.json({ status: "ok" }))
   app.get("/metrics", async (c) =>
     c.body(await metrics.render(), 200, { "content-type": metrics.contentType }),
   )
   for (const [path, name] of ROUTES)
-    app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context))
+    app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context, c.env as ProxyEnv | undefined))
   app.all("*", (c) => {
     metrics.request("other", "passthrough")
-    return passThrough(c.req.raw, context)
+    const env = c.env as ProxyEnv | undefined
+    return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers)
   })
 
-  return { fetch: async (request) => app.fetch(request), metrics }
+  return { fetch: async (request, env) => app.fetch(request, env), metrics }
 }

@@ -26,13 +26,18 @@ const REQUEST_OWN: ReadonlySet<string> = new Set(["host", "content-length", "acc
 /** fetch has decoded the body already, and the body we send may not be the upstream's. */
 const RESPONSE_OWN: ReadonlySet<string> = new Set(["content-length", "content-encoding"])
 
-function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
-  const named = new Set(
-    (headers.get("connection") ?? "")
+/** The header names a `Connection` header lists: hop-by-hop too. */
+function connectionNamed(value: string | null | undefined): ReadonlySet<string> {
+  return new Set(
+    (value ?? "")
       .split(",")
       .map((token) => token.trim().toLowerCase())
       .filter((token) => token.length > 0),
   )
+}
+
+function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
+  const named = connectionNamed(headers.get("connection"))
   const out = new Headers()
   headers.forEach((value, name) => {
     if (HOP_BY_HOP.has(name) || own.has(name) || named.has(name)) return
@@ -42,14 +47,44 @@ function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
 }
 
 /**
- * The headers sent upstream for a client's request. `accept-encoding: identity`: the upstream
- * answers uncompressed, so SSE is read as it is produced (a compressing server buffers) and no
- * decoded body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip
- * itself and decode it).
+ * A client request's headers: web `Headers`, or Node's `rawHeaders` (name, value, name, value,
+ * …), which the Node entry passes: reading every header of `@hono/node-server`'s request makes
+ * a `Headers` object that the request keeps for as long as its connection is open.
  */
-export function upstreamRequestHeaders(headers: Headers): Headers {
-  const out = copyWithout(headers, REQUEST_OWN)
-  out.set("accept-encoding", "identity")
+export type ClientHeaders = Headers | readonly string[]
+
+/** Leading and trailing HTTP whitespace (RFC 9110 §5.5), as `Headers` strips it. */
+const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
+
+/**
+ * The headers sent upstream for a client's request, as a plain record (lower-case names, a
+ * repeated header's values joined as `Headers` joins them, `cookie` with "; "; what both `fetch` and
+ * undici take, and small to keep for a retry). `accept-encoding: identity`: the upstream answers
+ * uncompressed, so SSE is read as it is produced (a compressing server buffers) and no decoded
+ * body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip itself and
+ * decode it).
+ */
+export function upstreamRequestHeaders(headers: ClientHeaders): Readonly<Record<string, string>> {
+  // A Map while reading: the names are the client's (`__proto__` is a valid header name).
+  const all = new Map<string, string>()
+  const add = (value: string, name: string): void => {
+    const key = name.toLowerCase()
+    const trimmed = value.replace(EDGE_WHITESPACE, "")
+    const before = all.get(key)
+    all.set(key, before === undefined ? trimmed : `${before}${key === "cookie" ? "; " : ", "}${trimmed}`)
+  }
+  if (headers instanceof Headers) headers.forEach(add)
+  else {
+    // HTTP/2's pseudo-headers (`:path`, …) are the request line, not headers.
+    for (let i = 0; i + 1 < headers.length; i += 2)
+      if (!headers[i]!.startsWith(":")) add(headers[i + 1]!, headers[i]!)
+  }
+  const named = connectionNamed(all.get("connection"))
+  const out: Record<string, string> = Object.create(null)
+  for (const [name, value] of all) {
+    if (!HOP_BY_HOP.has(name) && !REQUEST_OWN.has(name) && !named.has(name)) out[name] = value
+  }
+  out["accept-encoding"] = "identity"
   return out
 }
 

@@ -1,6 +1,6 @@
-import { upstreamStream } from "./bound-upstream-body.ts"
-import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
-import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
+import { byteStream } from "./byte-stream.ts"
+import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import type { ProxyContext, UpstreamResponse } from "./proxy-context.ts"
 import { gatewayError } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
@@ -17,22 +17,17 @@ export async function passThrough(
   request: Request,
   context: ProxyContext,
   body?: Uint8Array<ArrayBuffer>,
+  headers: ClientHeaders = request.headers,
 ): Promise<Response> {
   const url = new URL(request.url)
-  const target = upstreamUrl(context.upstream, url.pathname, url.search)
-  const init: RequestInit & { duplex?: "half" } = {
-    method: request.method,
-    headers: upstreamRequestHeaders(request.headers),
-  }
-  if (!BODYLESS.has(request.method)) {
-    if (body !== undefined) init.body = body
-    else if (request.body !== null) {
-      init.body = request.body
-      init.duplex = "half"
-    }
-  }
+  const target = upstreamUrl(context.upstream, url.pathname, url.search).href
+  const sent = BODYLESS.has(request.method) ? null : (body ?? request.body)
   try {
-    const response = await sendUpstream(context, target, init, request.signal)
+    const response = await context.send(
+      target,
+      { method: request.method, headers: upstreamRequestHeaders(headers), body: sent },
+      request.signal,
+    )
     return relay(response)
   } catch (error) {
     return gatewayResponse(error)
@@ -40,8 +35,8 @@ export async function passThrough(
 }
 
 /** The upstream's response as the client's: status and body unchanged, hop-by-hop headers dropped. */
-export function relay(response: Response): Response {
-  return new Response(upstreamStream(response), {
+export function relay(response: UpstreamResponse): Response {
+  return new Response(response.body === null ? null : byteStream(response.body.getReader()), {
     status: response.status,
     statusText: response.statusText,
     headers: clientResponseHeaders(response.headers),

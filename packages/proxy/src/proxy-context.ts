@@ -1,7 +1,82 @@
 import type { RecoveryOptions, ResolvedRecoveryOptions } from "@tool-rescue/recovery"
-import { boundUpstreamBody } from "./bound-upstream-body.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import type { ByteReader, ByteSource } from "./read-sse.ts"
+import type { UpstreamFailureKind } from "./upstream-failure.ts"
+
+/**
+ * An upstream's response as the proxy reads it: its status and headers, and its body as
+ * bounded reads (`null` for none). Reads of `body` fail with {@link UpstreamFailure} `timeout`
+ * (no bytes for `upstreamIdleTimeoutMs`) or `cut` (the connection failed), or with the abort
+ * reason once the request's signal aborted.
+ */
+export interface UpstreamResponse {
+  readonly status: number
+  readonly statusText: string
+  readonly headers: Headers
+  readonly body: ByteSource | null
+}
+
+/** A request the proxy sends upstream. */
+export interface UpstreamRequest {
+  readonly method: string
+  /** Lower-case names (see `upstreamRequestHeaders`). */
+  readonly headers: Readonly<Record<string, string>>
+  /** Bytes the proxy read, or the client's body streamed (pass-through). */
+  readonly body: Uint8Array | ReadableStream<Uint8Array> | null
+}
+
+/** The bounds every upstream request has, and where their failures are counted. */
+export interface UpstreamLimits {
+  /** Milliseconds to wait for the response headers. */
+  readonly timeoutMs: number
+  /** Milliseconds a read of the body may wait for the next bytes. */
+  readonly idleMs: number
+  /** Counts a failure (`upstream_failures_total{kind}`). */
+  failed(kind: Extract<UpstreamFailureKind, "timeout" | "unreachable" | "cut">): void
+}
+
+/**
+ * Sends one request upstream. `signal` (the client's, or the turn's) aborts it at any time; the
+ * limits bound the wait for the headers and each wait for the body's next bytes — a long
+ * generation streams as long as it takes while bytes keep coming. Throws {@link UpstreamFailure}
+ * `timeout` / `unreachable`, or the abort reason when `signal` aborted.
+ */
+export type SendUpstream = (
+  target: string,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+) => Promise<UpstreamResponse>
+
+/** The status line and headers of a response the proxy writes. */
+export interface ResponseHead {
+  readonly status: number
+  readonly statusText?: string
+  readonly headers: Headers
+}
+
+/**
+ * Where a recovered stream goes: by default the body of a web `Response` (every runtime); the
+ * Node entry writes it to the connection itself and answers with a response that says so.
+ */
+export type StreamSink = (head: ResponseHead, body: ByteReader) => Response
+
+/**
+ * Calls `listener` once when the client goes away before its response is done (at once if it
+ * already went).
+ */
+export type OnClientGone = (listener: (reason: unknown) => void) => void
+
+/**
+ * What a host passes with each request — the Node entry: where a recovered stream is written,
+ * the client's headers as Node read them (`rawHeaders`; see `upstreamRequestHeaders`), and the
+ * client's leaving as its connection reports it (`onClientGone`; else the request's `signal`,
+ * which on `@hono/node-server` is an abort controller and a listener more per request).
+ */
+export interface ProxyEnv {
+  readonly sink?: StreamSink
+  readonly rawHeaders?: readonly string[]
+  readonly onClientGone?: OnClientGone
+}
 
 /** What every handler of one proxy needs, resolved once by `createProxy`. */
 export interface ProxyContext {
@@ -11,43 +86,11 @@ export interface ProxyContext {
   readonly resolved: ResolvedRecoveryOptions
   readonly placement: "system" | "user"
   readonly maxBodyBytes: number
-  readonly upstreamTimeoutMs: number
-  readonly upstreamIdleTimeoutMs: number
-  readonly fetch: typeof globalThis.fetch
+  readonly send: SendUpstream
   readonly metrics: ProxyMetrics
 }
 
-/**
- * Sends one request upstream. `signal` (the client's, or the turn's) aborts it at any time;
- * `upstreamTimeoutMs` bounds the wait for the response headers, `upstreamIdleTimeoutMs` each
- * wait for the body's next bytes — a long generation streams as long as it takes while bytes
- * keep coming. Throws {@link UpstreamFailure} `timeout` / `unreachable`, or the abort reason when
- * `signal` aborted. Read the response's body through `upstreamBody`, `upstreamStream` or
- * `upstreamText` (`bound-upstream-body.ts`), whose reads fail with `timeout` / `cut`.
- */
-export async function sendUpstream(
-  context: ProxyContext,
-  target: URL,
-  init: RequestInit & { duplex?: "half" },
-  signal: AbortSignal,
-): Promise<Response> {
-  const upstream = new AbortController()
-  const timeout = setTimeout(() => upstream.abort(), context.upstreamTimeoutMs)
-  let response: Response
-  try {
-    response = await context.fetch(target, { ...init, signal: AbortSignal.any([signal, upstream.signal]) })
-  } catch (error) {
-    if (signal.aborted) throw error
-    const kind = upstream.signal.aborted ? "timeout" : "unreachable"
-    context.metrics.upstreamFailure(kind)
-    throw new UpstreamFailure(kind, { cause: error })
-  } finally {
-    clearTimeout(timeout)
-  }
-  return boundUpstreamBody(response, {
-    idleMs: context.upstreamIdleTimeoutMs,
-    abort: (reason) => upstream.abort(reason),
-    signal,
-    failed: (kind) => context.metrics.upstreamFailure(kind),
-  })
+/** A 2xx status (`Response.ok`). */
+export function isOk(response: UpstreamResponse): boolean {
+  return response.status >= 200 && response.status < 300
 }

@@ -1,4 +1,34 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser"
+
+const LF = 0x0a
+
+/** A parser and its decoder, lent to one stream at a time (see {@link readSse}). */
+interface Parsing {
+  readonly parser: EventSourceParser
+  readonly decoder: InstanceType<typeof TextDecoder>
+  /** Where its events go: the events of the stream it is lent to. */
+  events: SseEvent[]
+}
+
+/** Where a resting parser's events would go: it is fed only once lent again. */
+const NOBODY: SseEvent[] = []
+/** Parsers at rest, for any stream's next chunk; at most {@link MAX_RESTING} kept. */
+const resting: Parsing[] = []
+const MAX_RESTING = 64
+
+function newParsing(events: SseEvent[]): Parsing {
+  const parsing: Parsing = {
+    parser: createParser({
+      onEvent: (message: EventSourceMessage) =>
+        parsing.events.push({ event: message.event, data: message.data }),
+    }),
+    // `ignoreBOM`: the decoder keeps a byte-order mark for the parser, which strips the body's
+    // first one only (WHATWG HTML §9.2.6); a decoder made again would strip another.
+    decoder: new TextDecoder("utf-8", { ignoreBOM: true }),
+    events,
+  }
+  return parsing
+}
 
 /**
  * One server-sent event as read from an upstream stream: its `event:` name (undefined for the
@@ -43,13 +73,49 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
  * One promise per item and no generator layers: the items of a chunk are handed out from an
  * array. An error `toItems` throws surfaces after the items of the events before it, and
  * cancels the body; so does `return()`. A body that fails (a cut stream) rejects `next()`.
+ *
+ * Memory of an idle stream: the parser and the decoder are given back whenever a chunk ends at
+ * an event boundary (`\n\n`: no partial line, event or UTF-8 sequence is pending in them, and
+ * the `id` / `retry` fields they remember are not read here) to a pool every stream borrows
+ * from for its next chunk, so a stream that waits between events holds neither and a busy one
+ * makes no parser per chunk. Only the body's first chunk gets a parser never fed (which strips
+ * a leading byte-order mark); a borrowed one is past that check, and one made for a later chunk
+ * is first fed an empty line (which dispatches nothing).
  */
 export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]) => void): SseItems<T> {
   const events: SseEvent[] = []
-  const parser = createParser({
-    onEvent: (message: EventSourceMessage) => events.push({ event: message.event, data: message.data }),
-  })
-  const decoder = new TextDecoder()
+  /** The parser and decoder of the current burst; undefined at rest (see above). */
+  let parsing: Parsing | undefined
+  let rested = false
+  const rest = (done: Parsing): void => {
+    parsing = undefined
+    rested = true
+    if (resting.length >= MAX_RESTING) return
+    done.events = NOBODY
+    resting.push(done)
+  }
+  const feed = (bytes: Uint8Array | undefined): void => {
+    if (parsing === undefined) {
+      const lent = rested ? resting.pop() : undefined
+      if (lent === undefined) {
+        parsing = newParsing(events)
+        if (rested) parsing.parser.feed("\n")
+      } else {
+        lent.events = events
+        parsing = lent
+      }
+    }
+    const { parser, decoder } = parsing
+    if (bytes === undefined) {
+      parser.feed(decoder.decode())
+      parser.feed("\n\n")
+      rest(parsing)
+      return
+    }
+    parser.feed(decoder.decode(bytes, { stream: true }))
+    const end = bytes.length
+    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) rest(parsing)
+  }
   const reader = body.getReader()
   const items: T[] = []
   let index = 0
@@ -62,37 +128,52 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
     await reader.cancel().catch(() => undefined)
   }
 
-  async function fill(): Promise<IteratorResult<T, undefined>> {
-    for (;;) {
-      if (failure !== undefined) {
-        const { error } = failure
-        failure = undefined
-        await finish()
-        throw error
-      }
-      if (ended) return { done: true, value: undefined }
-      let chunk: Awaited<ReturnType<typeof reader.read>>
-      try {
-        chunk = await reader.read()
-      } catch (error) {
-        ended = true
-        throw error
-      }
-      if (chunk.done) {
-        ended = true
-        parser.feed(decoder.decode())
-        parser.feed("\n\n")
-      } else parser.feed(decoder.decode(chunk.value, { stream: true }))
+  /**
+   * The next item of the chunk read (there is one). The array lets go of the last one as it
+   * leaves: a stream that waits for the upstream keeps no item it handed out.
+   */
+  const take = (): T => {
+    const item = items[index++]!
+    if (index === items.length) {
       items.length = 0
       index = 0
-      try {
-        for (const event of events) toItems(event, items)
-      } catch (error) {
-        failure = { error }
-      }
-      events.length = 0
-      if (index < items.length) return { done: false, value: items[index++]! }
     }
+    return item
+  }
+
+  /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
+  const onChunk = (
+    chunk: Awaited<ReturnType<ByteReader["read"]>>,
+  ): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
+    if (chunk.done) {
+      ended = true
+      feed(undefined)
+    } else feed(chunk.value)
+    items.length = 0
+    index = 0
+    try {
+      for (const event of events) toItems(event, items)
+    } catch (error) {
+      failure = { error }
+    }
+    events.length = 0
+    return index < items.length ? { done: false, value: take() } : fill()
+  }
+  const onReadFailure = (error: unknown): never => {
+    ended = true
+    throw error
+  }
+
+  // A promise chain, not an async function: a stream waiting for the upstream holds one pending
+  // read and its two shared handlers, not a suspended frame.
+  function fill(): Promise<IteratorResult<T, undefined>> {
+    if (failure !== undefined) {
+      const { error } = failure
+      failure = undefined
+      return finish().then(() => Promise.reject(error))
+    }
+    if (ended) return Promise.resolve(DONE)
+    return reader.read().then(onChunk, onReadFailure)
   }
 
   return {
@@ -100,17 +181,22 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
       return index < items.length
     },
     next() {
-      return index < items.length ? Promise.resolve({ done: false, value: items[index++]! }) : fill()
+      return index < items.length ? Promise.resolve({ done: false, value: take() }) : fill()
     },
     async return() {
       items.length = 0
       await finish()
-      return { done: true, value: undefined }
+      return DONE
     },
-    [Symbol.asyncIterator]() {
-      return this
-    },
+    [Symbol.asyncIterator]: self,
   }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/** An iterator's `[Symbol.asyncIterator]`: one function for every stream. */
+function self<T>(this: T): T {
+  return this
 }
 
 /** The wire text of one event: an `event:` line when named, then `data:`, then the blank line. */

@@ -8,27 +8,47 @@ import {
   type NormalizedPart,
   type OutputPart,
   planTurn,
+  type RecoveryEvent,
   runTurn,
   type ToolCallRecoveryErrorCode,
 } from "@tool-rescue/recovery"
-import { upstreamBody, upstreamText } from "./bound-upstream-body.ts"
+import { upstreamText } from "./bound-upstream-body.ts"
+import { byteStream } from "./byte-stream.ts"
 import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
-import { type ProxyContext, sendUpstream } from "./proxy-context.ts"
+import {
+  isOk,
+  type OnClientGone,
+  type ProxyContext,
+  type ProxyEnv,
+  type StreamSink,
+  type UpstreamResponse,
+} from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
-import { readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
+import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
+/** The client's leaving as `signal` (the request's) reports it. */
+function signalGone(signal: AbortSignal): OnClientGone {
+  return (listener) => {
+    if (signal.aborted) listener(signal.reason)
+    else signal.addEventListener("abort", () => listener(signal.reason), { once: true })
+  }
+}
+
+/** The web handler's sink: a `Response` whose body is pulled from `body`. */
+const webSink: StreamSink = (head, body) => new Response(byteStream(body), head)
+
 /** Everything one turn needs. */
 interface Call {
   readonly protocol: Protocol
   readonly context: ProxyContext
-  readonly target: URL
-  readonly headers: Headers
+  readonly target: string
+  readonly headers: Readonly<Record<string, string>>
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
   readonly tools: readonly string[]
@@ -36,6 +56,7 @@ interface Call {
   readonly recoveriesBefore: number
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
+  readonly sink: StreamSink
 }
 
 const encoder = new TextEncoder()
@@ -89,12 +110,18 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
  *   came and the response comes back untouched.
  * - An upstream error status (or an unexpected content type) on the first attempt → passed
  *   through unchanged.
+ *
+ * A recovered stream goes to `host.sink` (a web `Response`'s body unless the host writes it
+ * itself); the client's headers are read from `host.rawHeaders` and its leaving heard through
+ * `host.onClientGone` when the host gives them (else from the request).
  */
 export async function recoverRequest(
   protocol: Protocol,
   request: Request,
   context: ProxyContext,
+  host: ProxyEnv = {},
 ): Promise<Response> {
+  const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
   const bytes = await readBody(request, context.maxBodyBytes)
   if (bytes === "too-large") {
@@ -110,31 +137,29 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes)
+    return passThrough(request, context, bytes, clientHeaders)
   }
   context.metrics.request(protocol.name, "recovered")
 
   const url = new URL(request.url)
   const controller = new AbortController()
-  const onClientAbort = () => controller.abort(request.signal.reason)
-  if (request.signal.aborted) onClientAbort()
-  else request.signal.addEventListener("abort", onClientAbort, { once: true })
+  ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
   const call: Call = {
     protocol,
     context,
-    target: upstreamUrl(context.upstream, url.pathname, url.search),
-    headers: upstreamRequestHeaders(request.headers),
+    target: upstreamUrl(context.upstream, url.pathname, url.search).href,
+    headers: upstreamRequestHeaders(clientHeaders),
     bytes,
     tools: plan.tools,
     recoveriesBefore: plan.recoveriesBefore,
     controller,
+    sink: host.sink ?? webSink,
   }
 
   context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)
-  let first: Response
+  let first: UpstreamResponse
   try {
-    first = await sendUpstream(
-      context,
+    first = await context.send(
       call.target,
       { method: "POST", headers: call.headers, body: bytes },
       controller.signal,
@@ -143,22 +168,25 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!first.ok || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
+  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
-function hasContentType(response: Response, wanted: string): boolean {
+function hasContentType(response: UpstreamResponse, wanted: string): boolean {
   return (response.headers.get("content-type") ?? "").toLowerCase().includes(wanted)
 }
 
 /** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
 function turnOptions(call: Call) {
   const { recovery, metrics } = call.context
-  const observe = metrics.turn(call.protocol.name)
+  const protocol = call.protocol.name
+  // The metrics' listener is made on the turn's first event: most turns have none.
+  let observe: ReturnType<typeof metrics.turn> | undefined
   const user = recovery.onEvent
   return {
     ...recovery,
-    onEvent: (event: Parameters<typeof observe>[0]) => {
+    onEvent: (event: RecoveryEvent) => {
+      observe ??= metrics.turn(protocol)
       observe(event)
       user?.(event)
     },
@@ -174,17 +202,15 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
-  const headers = new Headers(call.headers)
-  headers.set("content-type", "application/json")
-  const response = await sendUpstream(
-    call.context,
+  const headers = { ...call.headers, "content-type": "application/json" }
+  const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
     signal,
   )
   // Provider errors are final: the retry's error status is passed on, never retried.
-  if (!response.ok || !hasContentType(response, contentType))
-    throw UpstreamFailure.fromResponse(response, await upstreamText(response).catch(() => ""))
+  if (!isOk(response) || !hasContentType(response, contentType))
+    throw UpstreamFailure.fromResponse(response, await upstreamText(response.body).catch(() => ""))
   return response
 }
 
@@ -192,12 +218,16 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undef
   yield* items
 }
 
-function recoverStream(call: Call, first: Response): Response {
+/**
+ * The frame each upstream event arrived in: an event the splice passes on whole is written as
+ * received (no re-serialization on the clean path). One table for every stream: an entry lives
+ * as long as its event.
+ */
+const frames = new WeakMap<object, string>()
+
+function recoverStream(call: Call, first: UpstreamResponse): Response {
   const { protocol, controller } = call
   const api = protocol.api
-  // The frame each upstream event arrived in: an event the splice passes on whole is written as
-  // received (no re-serialization on the clean path).
-  const frames = new WeakMap<object, string>()
   let sentinel = false
   let round = 0
   /** The attempt being read: whether its next part is already in memory. */
@@ -221,13 +251,14 @@ function recoverStream(call: Call, first: Response): Response {
     for (const part of api.streamParts(event)) out.push(part)
   }
 
-  const parts = (response: Response): AsyncIterable<NormalizedPart<unknown>> => {
+  const parts = (response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> => {
     sentinel = false
-    const body = upstreamBody(response)
-    source = body === null ? undefined : readSse(body, toParts)
+    source = response.body === null ? undefined : readSse(response.body, toParts)
     return source ?? fromArray<NormalizedPart<unknown>>([])
   }
 
+  /** The first attempt's response, until its attempt starts (not kept for the turn's life). */
+  let pending: UpstreamResponse | undefined = first
   const turn = runTurn<unknown>({
     tools: call.tools,
     signal: controller.signal,
@@ -236,74 +267,73 @@ function recoverStream(call: Call, first: Response): Response {
     // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
     // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
     finishRequired: true,
-    attempt: async (attempt, { instruction, signal }) =>
-      parts(attempt === 0 ? first : await sendRetry(call, instruction, signal, "text/event-stream")),
+    attempt: async (attempt, { instruction, signal }) => {
+      if (attempt > 0) return parts(await sendRetry(call, instruction, signal, "text/event-stream"))
+      const response = pending
+      pending = undefined
+      return response === undefined ? fromArray<NormalizedPart<unknown>>([]) : parts(response)
+    },
   })
   const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   const frameOf = (item: unknown): string =>
     (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
     sseFrame(JSON.stringify(item), protocol.eventName(item))
 
+  /** Set once the turn is over: the client's stream is done, or cut with `error`. */
+  let end: { readonly error?: unknown } | undefined
   /**
-   * The client's next write: every frame the parts already read produce (one network chunk of
-   * the upstream is one write to the client, not one per event); `last` when the turn is over.
-   * An error the protocol has no frame for (a cut upstream stream) cuts the client's stream too,
-   * after the frames before it.
+   * The client's next chunk: every frame the parts already read produce (one network chunk of
+   * the upstream is one write to the client, not one per event). An error the protocol has no
+   * frame for (a cut upstream stream) cuts the client's stream too, after the frames before it.
+   * One async frame per stream waits here (no layer between it and the turn).
    */
-  interface Write {
-    readonly text: string
-    /** The turn is over: close the client's stream after `text`. */
-    readonly last: boolean
-    /** The upstream stream was cut: cut the client's after `text`. */
-    readonly cut?: { readonly error: unknown }
-  }
-  async function nextWrite(): Promise<Write> {
+  async function read(): Promise<IteratorResult<Uint8Array, undefined>> {
+    if (end !== undefined) {
+      if ("error" in end) throw end.error
+      return { done: true, value: undefined }
+    }
     let text = ""
     try {
       for (;;) {
         const step = await turn.next()
-        if (step.done === true)
-          return { text: protocol.sentinel && sentinel ? `${text}data: [DONE]\n\n` : text, last: true }
+        if (step.done === true) {
+          if (protocol.sentinel && sentinel) text += "data: [DONE]\n\n"
+          end = {}
+          break
+        }
         const part = step.value
         if (part.type === "attempt-start") round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
           text += frameOf(recovered(call, item, round))
-        if (text.length > 0 && source?.buffered !== true) return { text, last: false }
+        if (text.length > 0 && source?.buffered !== true) break
       }
     } catch (error) {
-      if (controller.signal.aborted) return { text, last: true }
-      const frame = failureFrame(call, error)
-      return frame === undefined ? { text, last: false, cut: { error } } : { text: text + frame, last: true }
+      const frame = controller.signal.aborted ? "" : failureFrame(call, error)
+      if (frame === undefined) end = { error }
+      else {
+        text += frame
+        end = {}
+      }
     }
+    return text.length > 0 ? { done: false, value: encoder.encode(text) } : read()
   }
 
-  let cut: { readonly error: unknown } | undefined
-  const body = new ReadableStream<Uint8Array>({
-    async pull(stream) {
-      if (cut !== undefined) throw cut.error
-      const write = await nextWrite()
-      if (write.text.length > 0) stream.enqueue(encoder.encode(write.text))
-      if (write.cut !== undefined) {
-        // After the frames before the cut have been read.
-        if (write.text.length === 0) throw write.cut.error
-        cut = write.cut
-      }
-      if (write.last) stream.close()
-    },
+  const body: ByteReader = {
+    read,
     async cancel(reason) {
       // The client went away: abort the upstream request; no retry starts after this.
       controller.abort(reason)
       await turn.return(undefined)
     },
-  })
-  return new Response(body, { status: first.status, headers: clientResponseHeaders(first.headers) })
+  }
+  return call.sink({ status: first.status, headers: clientResponseHeaders(first.headers) }, body)
 }
 
-async function recoverJson(call: Call, first: Response): Promise<Response> {
+async function recoverJson(call: Call, first: UpstreamResponse): Promise<Response> {
   const api = call.protocol.api
   let text: string
   try {
-    text = await upstreamText(first)
+    text = await upstreamText(first.body)
   } catch (error) {
     // The body stalled (`upstreamIdleTimeoutMs`) or was cut: a provider error, not retried.
     return failureResponse(call, error)
@@ -324,7 +354,7 @@ async function recoverJson(call: Call, first: Response): Promise<Response> {
       if (attempt === 0) return fromArray(api.dataParts(data))
       round = attempt
       const response = await sendRetry(call, instruction, signal, "json")
-      const next = await upstreamText(response)
+      const next = await upstreamText(response.body)
       try {
         return fromArray(api.dataParts(JSON.parse(next)))
       } catch {

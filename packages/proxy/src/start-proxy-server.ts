@@ -1,7 +1,13 @@
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
-import { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
-import { createUndiciFetch } from "./undici-fetch.ts"
+import {
+  createProxyHandler,
+  type ProxyHandler,
+  type ProxyOptions,
+  type ToolRescueProxy,
+} from "./create-proxy.ts"
+import type { OnClientGone, StreamSink } from "./proxy-context.ts"
+import { undiciUpstream } from "./undici-upstream.ts"
 import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
 /**
@@ -51,24 +57,52 @@ export interface ProxyServer {
 /** Tells `@hono/node-server` that the response was written already (its `X_ALREADY_SENT`). */
 const ALREADY_SENT = "x-hono-already-sent"
 
+/** Why a recovered request's upstream request is aborted when its client goes away. */
+const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went away"), {
+  name: "AbortError",
+})
+
+/** The response that tells `@hono/node-server` the response was written already. */
+function alreadySent(): Response {
+  return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
+}
+
 /**
- * `proxy.fetch` for `@hono/node-server`: SSE responses are written by {@link writeEventStream}
- * (headers at once, a cut upstream stream ends the client's quietly), the rest by the server.
+ * `proxy.fetch` for `@hono/node-server`: SSE is written by {@link writeEventStream} (headers at
+ * once, a cut upstream stream ends the client's quietly) — a recovered stream straight from its
+ * reads (its sink), a passed-through one from its body — the rest by the server.
  */
-function nodeFetch(proxy: ToolRescueProxy) {
-  return async (request: Request, env: { outgoing: EventStreamOutgoing }): Promise<Response> => {
-    const response = await proxy.fetch(request)
+function nodeFetch(proxy: ProxyHandler) {
+  return async (
+    request: Request,
+    env: { incoming: { readonly rawHeaders: readonly string[] }; outgoing: EventStreamOutgoing },
+  ): Promise<Response> => {
+    const sink: StreamSink = (head, body) => {
+      void writeEventStream(head, body, env.outgoing)
+      return alreadySent()
+    }
+    const { outgoing } = env
+    const onClientGone: OnClientGone = (listener) => {
+      // The connection's own event: no request signal (an abort controller and a listener) per request.
+      if (outgoing.destroyed) listener(CLIENT_GONE)
+      else
+        outgoing.once("close", () => {
+          if (!outgoing.writableFinished) listener(CLIENT_GONE)
+        })
+    }
+    const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders, onClientGone })
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
-    void writeEventStream(response, env.outgoing)
-    return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
+    void writeEventStream(response, response.body.getReader(), env.outgoing)
+    return alreadySent()
   }
 }
 
 /**
  * Starts the proxy on Node (`@hono/node-server`), bound to 127.0.0.1 unless `host` says
- * otherwise. Upstream requests use undici's `request` (a third of the memory of `fetch` per
- * open stream) unless `fetch` is given.
+ * otherwise. Upstream requests use undici's `request`, its body read as a Node stream and bounded
+ * by undici's own timeouts (a fraction of the memory of `fetch` per open stream), unless `fetch`
+ * is given.
  *
  * @example
  * ```ts
@@ -81,11 +115,12 @@ function nodeFetch(proxy: ToolRescueProxy) {
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const { port = 8787, host = "127.0.0.1", graceMs = 10_000, ...proxyOptions } = options
   // On Node, upstream requests go through undici's `request` unless the caller gives a fetch.
-  const proxy = createProxy({ ...proxyOptions, fetch: proxyOptions.fetch ?? createUndiciFetch() })
+  const handler = createProxyHandler(proxyOptions, undiciUpstream)
+  const proxy: ToolRescueProxy = { fetch: (request) => handler.fetch(request), metrics: handler.metrics }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
     const started = serve(
-      { fetch: nodeFetch(proxy), port, hostname: host, overrideGlobalObjects: false },
+      { fetch: nodeFetch(handler), port, hostname: host, overrideGlobalObjects: false },
       () => {
         started.off("error", reject)
         resolve(started)

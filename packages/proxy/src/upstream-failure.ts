@@ -52,7 +52,10 @@ export class UpstreamFailure extends Error {
   }
 
   /** A `status` failure of `response`, whose body was read as `text`. */
-  static fromResponse(response: Response, text: string): UpstreamFailure {
+  static fromResponse(
+    response: { readonly status: number; readonly headers: Headers },
+    text: string,
+  ): UpstreamFailure {
     return new UpstreamFailure("status", {
       response: { status: response.status, headers: response.headers, text },
     })

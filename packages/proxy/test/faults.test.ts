@@ -3,7 +3,14 @@ import type { ReplayStep } from "@tool-rescue/testing"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { createProxy } from "../src/index.ts"
 import { startProxyServer } from "../src/node.ts"
-import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
+import {
+  type Harness,
+  type HarnessOptions,
+  type ProxyEntry,
+  QWEN_LEAK,
+  startHarness as start,
+  startHarness,
+} from "./support/harness.ts"
 import { failureOf, protocolClients } from "./support/protocol-clients.ts"
 
 let harness: Harness | undefined
@@ -28,7 +35,17 @@ async function metric(h: Harness, line: string): Promise<string | undefined> {
   return text.split("\n").find((l) => l.startsWith(line))
 }
 
-describe.each(protocolClients)("$name: upstream faults", (client) => {
+/**
+ * Each fault through both entries: the Node entry (undici's own timeouts, streams written to the
+ * connection) and the portable web handler (`fetch`, the proxy's own timers, web streams).
+ */
+const entries: readonly ProxyEntry[] = ["node", "web"]
+const faultCases = entries.flatMap((entry) => protocolClients.map((client) => ({ entry, client })))
+
+describe.each(faultCases)("$client.name through the $entry entry: upstream faults", ({ entry, client }) => {
+  const startHarness = (script: Parameters<typeof start>[0], options: HarnessOptions = {}) =>
+    start(script, { ...options, entry })
+
   for (const status of [500, 429]) {
     it(`HTTP ${status} on the first attempt reaches the client unchanged, streaming and not, and is not retried`, async () => {
       const refused: ReplayStep = {
@@ -66,7 +83,10 @@ describe.each(protocolClients)("$name: upstream faults", (client) => {
     harness = await startHarness([cut, { content: QWEN_LEAK }, cut])
     let shown = ""
     expect(await failureOf(client.stream(harness, (text) => (shown = text)))).toMatchObject({ api: false })
-    expect(shown).toBe("Reading it.\n")
+    // The Node entry writes the frames before the cut; `@hono/node-server` serving the web
+    // handler holds a body's first chunks back (to compute a content-length) and drops them on
+    // the error: a limit of that server, not of the handler.
+    if (entry === "node") expect(shown).toBe("Reading it.\n")
     expect(harness.turns()).toBe(1)
     expect(await failureOf(client.stream(harness))).toMatchObject({ api: false })
     expect(harness.turns()).toBe(3)
@@ -109,8 +129,10 @@ describe.each(protocolClients)("$name: upstream faults", (client) => {
   })
 
   it("an upstream that keeps sending slowly is not idle: each wait is bounded, not the whole stream", async () => {
-    harness = await startHarness([{ content: "one two three four", chunkSize: 2, chunkDelayMs: 40 }], {
-      upstreamIdleTimeoutMs: 150,
+    // 18 chunks 40 ms apart: the stream lasts about twice the bound, each wait a tenth of it (a
+    // margin a loaded machine's scheduling does not eat).
+    harness = await startHarness([{ content: "one two three four", chunkSize: 1, chunkDelayMs: 40 }], {
+      upstreamIdleTimeoutMs: 400,
     })
     expect(await client.stream(harness)).toBe("one two three four")
   })

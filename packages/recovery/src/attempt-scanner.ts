@@ -177,7 +177,8 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
   }
   const keepText = options.keepText === true
-  const channels: [ChannelState<Raw>, ChannelState<Raw>] = [newChannel(), newChannel()]
+  // The reasoning channel is made on the attempt's first reasoning part: most streams have none.
+  const channels: [ChannelState<Raw>, ChannelState<Raw> | undefined] = [newChannel<Raw>(), undefined]
   const queue: Entry<Raw>[] = []
   let head = 0
   let active: ChannelIndex | -1 = -1
@@ -191,19 +192,13 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   let barrierReleased = false
   let structuredCall = false
 
-  function newChannel(): ChannelState<Raw> {
-    return {
-      detector: undefined,
-      length: 0,
-      base: 0,
-      frontier: 0,
-      pending: [],
-      pendingHead: 0,
-      texts: [],
-      withheld: [],
-      withheldAt: [],
-      found: [],
-    }
+  /** Channel `index`, made when first used. */
+  function channelOf(index: ChannelIndex): ChannelState<Raw> {
+    const existing = channels[index]
+    if (existing !== undefined) return existing
+    const made = newChannel<Raw>()
+    channels[index] = made
+    return made
   }
 
   function push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): NormalizedPart<Raw> | undefined {
@@ -244,7 +239,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     out: OutputPart<Raw>[],
   ): NormalizedPart<Raw> | undefined {
     if (active !== index) switchTo(index, out)
-    const channel = channels[index]
+    const channel = channelOf(index)
     const start = channel.length
     const text = part.text
     channel.length += text.length
@@ -297,7 +292,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   function endRun(index: ChannelIndex): void {
-    const channel = channels[index]
+    const channel = channelOf(index)
     if (channel.detector !== undefined) {
       apply(index, channel.detector.end())
       channel.detector.reset()
@@ -314,7 +309,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
    * detector are run-relative; `base` makes them channel-relative.
    */
   function apply(index: ChannelIndex, result: DetectorResult): void {
-    const channel = channels[index]
+    const channel = channelOf(index)
     for (const found of result.markup) {
       channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
@@ -436,7 +431,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     // unaccounted (a detector bug), they count as withheld: never shown, never blocking the
     // parts behind them.
     for (const channel of channels) {
-      if (channel.frontier < channel.length) {
+      if (channel !== undefined && channel.frontier < channel.length) {
         account(channel, channel.frontier, channel.length, undefined)
         channel.frontier = channel.length
       }
@@ -449,8 +444,8 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     // Reasoning first, each channel in stream order.
     for (const index of [REASONING, TEXT] as const) {
       const channel = channels[index]
+      if (channel === undefined || channel.found.length === 0) continue
       const { found } = channel
-      if (found.length === 0) continue
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
         markup.push({
@@ -465,7 +460,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const entry = queue[i]!
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
-    return new Report(markup, structuredCall, channels[TEXT].texts, channels[REASONING].texts, discarded)
+    return new Report(markup, structuredCall, channels[TEXT].texts, channels[REASONING]?.texts ?? [], discarded)
   }
 
   /** Final `answerFollows`, once every run of the attempt is known. */
@@ -488,6 +483,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
 
   function reset(): void {
     for (const channel of channels) {
+      if (channel === undefined) continue
       channel.detector?.reset()
       channel.length = 0
       channel.base = 0
@@ -514,6 +510,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   function retained(): number {
     let count = 0
     for (const channel of channels) {
+      if (channel === undefined) continue
       for (const piece of channel.texts) count += piece.length
       for (const piece of channel.withheld) count += piece.length
     }
@@ -521,6 +518,22 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   return { push, end, release, reset, retained }
+}
+
+/** A channel before its first text. */
+function newChannel<Raw>(): ChannelState<Raw> {
+  return {
+    detector: undefined,
+    length: 0,
+    base: 0,
+    frontier: 0,
+    pending: [],
+    pendingHead: 0,
+    texts: [],
+    withheld: [],
+    withheldAt: [],
+    found: [],
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { resolveInstruction } from "./instruction.ts"
 import { budgetLeft } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
-import { createTurnTelemetry } from "./turn-telemetry.ts"
+import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
 import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
 /**
@@ -207,8 +207,10 @@ function createTurn<Raw>(
   if (signal?.aborted) forward()
   else signal?.addEventListener("abort", forward, { once: true })
   // Every event of the turn goes to the host's listener and to OpenTelemetry (a no-op without an SDK).
-  const telemetry = createTurnTelemetry()
+  // Made on the turn's first event: most turns have none, and an idle stream should not hold it.
+  let telemetry: TurnTelemetry | undefined
   const emit = (event: RecoveryEvent): void => {
+    telemetry ??= createTurnTelemetry()
     telemetry.record(event)
     emitEvent(options, event)
   }
@@ -370,7 +372,7 @@ function createTurn<Raw>(
     },
 
     dispose() {
-      telemetry.end()
+      telemetry?.end()
       signal?.removeEventListener("abort", forward)
       race.dispose()
       // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no

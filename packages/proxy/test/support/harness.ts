@@ -1,10 +1,47 @@
 /**
  * Test harness: a replay server as the upstream and a proxy started as a user starts it
- * (`startProxyServer`, a real socket on 127.0.0.1), both closed after the test.
+ * (`startProxyServer`, a real socket on 127.0.0.1), both closed after the test. With
+ * `entry: "web"`, the proxy is the portable handler instead (`createProxy`, upstream requests
+ * through `fetch`, streams as web `Response` bodies) served by `@hono/node-server`, as a user of
+ * `createProxy` serves it on Node (Bun's and Deno's `serve` take the same `fetch`).
  */
+import type { AddressInfo } from "node:net"
+import { serve } from "@hono/node-server"
 import type { FailedResponse, RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
+import { createProxy } from "../../src/index.ts"
 import { type ProxyServer, type ProxyServerOptions, startProxyServer } from "../../src/node.ts"
+
+/** How the proxy under test is started: the Node entry, or the portable web handler. */
+export type ProxyEntry = "node" | "web"
+
+export interface HarnessOptions extends Partial<ProxyServerOptions> {
+  /** @defaultValue "node" */
+  readonly entry?: ProxyEntry
+}
+
+/** `createProxy(options).fetch` served on 127.0.0.1 (the web handler's path, end to end). */
+async function startWebProxy(options: ProxyServerOptions): Promise<ProxyServer> {
+  const { port = 0, host = "127.0.0.1", graceMs: _, ...proxyOptions } = options
+  const proxy = createProxy(proxyOptions)
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: proxy.fetch, port, hostname: host, overrideGlobalObjects: false }, () =>
+      resolve(started),
+    )
+  })
+  const address = server.address() as AddressInfo
+  return {
+    url: `http://${address.address}:${address.port}/v1`,
+    host: address.address,
+    port: address.port,
+    proxy,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if ("closeAllConnections" in server) server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
 
 export interface Harness {
   readonly upstream: ReplayServer
@@ -16,14 +53,12 @@ export interface Harness {
   close(): Promise<void>
 }
 
-export async function startHarness(
-  script: ReplayScript,
-  options: Partial<ProxyServerOptions> = {},
-): Promise<Harness> {
+export async function startHarness(script: ReplayScript, options: HarnessOptions = {}): Promise<Harness> {
+  const { entry = "node", ...proxyOptions } = options
   const upstream = await startReplayServer({ script })
   const events: RecoveryEvent[] = []
   const failed: FailedResponse[] = []
-  const proxy = await startProxyServer({
+  const proxy = await (entry === "node" ? startProxyServer : startWebProxy)({
     upstream: upstream.url,
     port: 0,
     graceMs: 100,
@@ -31,7 +66,7 @@ export async function startHarness(
     persistFailed: (response) => {
       failed.push(response)
     },
-    ...options,
+    ...proxyOptions,
   })
   return {
     upstream,

@@ -1,0 +1,48 @@
+import { boundUpstreamBody } from "./bound-upstream-body.ts"
+import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
+
+/**
+ * Upstream requests through a `fetch` (the web handler's, on any runtime): the wait for the
+ * headers bounded by a timer that aborts the request, each read of the body by
+ * {@link boundUpstreamBody}.
+ */
+export function fetchUpstream(fetch: typeof globalThis.fetch, limits: UpstreamLimits): SendUpstream {
+  return async (target, request, signal) => {
+    const upstream = new AbortController()
+    const timeout = setTimeout(() => upstream.abort(), limits.timeoutMs)
+    const init: RequestInit & { duplex?: "half" } = {
+      method: request.method,
+      headers: request.headers,
+      body: request.body as NonNullable<RequestInit["body"]> | null,
+      signal: AbortSignal.any([signal, upstream.signal]),
+    }
+    if (request.body instanceof ReadableStream) init.duplex = "half"
+    let response: Response
+    try {
+      response = await fetch(target, init)
+    } catch (error) {
+      if (signal.aborted) throw error
+      const kind = upstream.signal.aborted ? "timeout" : "unreachable"
+      limits.failed(kind)
+      throw new UpstreamFailure(kind, { cause: error })
+    } finally {
+      clearTimeout(timeout)
+    }
+    const { status, statusText, headers, body } = response
+    return {
+      status,
+      statusText,
+      headers,
+      body:
+        body === null
+          ? null
+          : boundUpstreamBody(body, {
+              idleMs: limits.idleMs,
+              abort: (reason) => upstream.abort(reason),
+              signal,
+              failed: limits.failed,
+            }),
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import { Readable } from "node:stream"
+import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from "node:zlib"
+import { Agent, request } from "undici"
+import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
+import type { ByteReader, ByteSource } from "./read-sse.ts"
+import { UpstreamFailure } from "./upstream-failure.ts"
+
+/** Statuses whose response has no body. */
+const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
+
+type Decoder = () => NodeJS.ReadWriteStream
+
+/** The content codings fetch would have decoded (the proxy asks for `identity`, but a server may not listen). */
+const DECODERS: Readonly<Record<string, Decoder>> = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+  ...(typeof createZstdDecompress === "function" ? { zstd: createZstdDecompress } : {}),
+}
+
+/** undici's error codes for its bounds (`connect.timeout`, `headersTimeout`, `bodyTimeout`). */
+const WAITED_TOO_LONG: ReadonlySet<unknown> = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"])
+const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
+
+function codeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+}
+
+function headersOf(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    else headers.append(name, value)
+  }
+  return headers
+}
+
+const DONE = { done: true } as const
+
+/** Bytes that may wait for the proxy's reads before the body is paused (undici's own default). */
+const HELD_BYTES = 64 * 1024
+
+/**
+ * The reads of a Node `Readable` (undici's body, or its decoder), one pending read at a time.
+ * The stream flows (`data`): a chunk that arrives while no read waits is queued, and the stream
+ * is paused once {@link HELD_BYTES} wait (resumed when a read takes them), so a body nobody reads
+ * stops at that and undici pauses the socket — backpressure without a pause per chunk. Flowing,
+ * not `read()` on `readable`: a chunk is taken as it arrives, so the bytes before a cut reach the
+ * client before the cut does (a destroyed stream drops its buffer). Listeners are attached at
+ * once, so a body that fails before anyone reads it is no unhandled error. A failure is mapped
+ * once by `fail`; a failure after `cancel()` (the proxy's own destroy) is not the upstream's.
+ */
+function readableReader(stream: Readable, fail: (error: unknown) => unknown, cancel: () => void): ByteReader {
+  type Read = { done: false; value: Uint8Array } | typeof DONE
+  let waiting: { resolve(value: Read): void; reject(error: unknown): void } | undefined
+  /** Chunks that arrived while no read waited, oldest first, and their bytes. */
+  const held: Uint8Array[] = []
+  let heldBytes = 0
+  let failure: { readonly error: unknown } | undefined
+  let ended = false
+  let cancelled = false
+  const settle = (): void => {
+    const pending = waiting
+    if (pending === undefined) return
+    waiting = undefined
+    if (failure !== undefined) pending.reject(failure.error)
+    else pending.resolve(DONE)
+  }
+  stream.on("data", (chunk: Uint8Array) => {
+    const pending = waiting
+    if (pending === undefined) {
+      held.push(chunk)
+      heldBytes += chunk.byteLength
+      if (heldBytes >= HELD_BYTES) stream.pause()
+      return
+    }
+    waiting = undefined
+    pending.resolve({ done: false, value: chunk })
+  })
+  stream.once("end", () => {
+    ended = true
+    settle()
+  })
+  // `on`, not `once`: a destroyed stream may report more than one error.
+  stream.on("error", (error) => {
+    if (failure !== undefined) return
+    failure = { error: cancelled ? error : fail(error) }
+    settle()
+  })
+  return {
+    read() {
+      const chunk = held.shift()
+      if (chunk !== undefined) {
+        heldBytes -= chunk.byteLength
+        if (stream.isPaused() && heldBytes < HELD_BYTES) stream.resume()
+        return Promise.resolve({ done: false, value: chunk })
+      }
+      if (failure !== undefined) return Promise.reject(failure.error)
+      if (ended) return Promise.resolve(DONE)
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject }
+      })
+    },
+    async cancel() {
+      if (cancelled || ended) return
+      cancelled = true
+      cancel()
+    },
+  }
+}
+
+/**
+ * The proxy's upstream requests on Node: undici's `request` (the client Node's own `fetch` is
+ * built on), its body read as the Node stream it is — no WHATWG request, fetch controller, web
+ * stream or `Response` per request, which is most of an idle stream's memory. The bounds are
+ * undici's own: `connect.timeout` and `headersTimeout` (the waits for a connection and for the
+ * headers) and `bodyTimeout` (the silence between body bytes; not counted while the proxy holds
+ * the body back: undici's socket is then paused), so no timer or abort controller of ours per
+ * request. undici keeps these timers at about a second's resolution: a bound is reached up to a
+ * second after it elapsed (the defaults are minutes). Redirects are not followed: a proxy passes
+ * them on. A compressed body (a server that ignored `identity`) is decoded.
+ */
+export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
+  // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch). The
+  // connection and the headers are each bounded by `timeoutMs`.
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: limits.timeoutMs } })
+  return async (target, upstreamRequest, signal) => {
+    const body = upstreamRequest.body
+    let answer: Awaited<ReturnType<typeof request>>
+    try {
+      answer = await request(target, {
+        method: upstreamRequest.method as never,
+        headers: upstreamRequest.headers,
+        body:
+          body instanceof ReadableStream
+            ? Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>)
+            : body,
+        signal,
+        dispatcher,
+        headersTimeout: limits.timeoutMs,
+        bodyTimeout: limits.idleMs,
+      })
+    } catch (error) {
+      if (signal.aborted) throw error
+      const kind = WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable"
+      limits.failed(kind)
+      throw new UpstreamFailure(kind, { cause: error })
+    }
+    const responseHeaders = headersOf(answer.headers)
+    const { statusCode: status } = answer
+    if (NULL_BODY.has(status) || upstreamRequest.method === "HEAD") {
+      answer.body.resume()
+      return { status, statusText: "", headers: responseHeaders, body: null }
+    }
+    const coding = (responseHeaders.get("content-encoding") ?? "").trim().toLowerCase()
+    const decoder = DECODERS[coding]
+    const source = answer.body
+    const stream: Readable = decoder === undefined ? source : source.pipe(decoder() as never)
+    if (decoder !== undefined) source.on("error", (error) => stream.destroy(error))
+    const fail = (error: unknown): unknown => {
+      if (signal.aborted || UpstreamFailure.isInstance(error)) return error
+      const kind = codeOf(error) === BODY_TIMEOUT ? "timeout" : "cut"
+      limits.failed(kind)
+      return new UpstreamFailure(kind, { cause: error })
+    }
+    const reader = readableReader(stream, fail, () => {
+      source.destroy()
+      if (stream !== source) stream.destroy()
+    })
+    const read: ByteSource = { getReader: () => reader }
+    return { status, statusText: "", headers: responseHeaders, body: read }
+  }
+}
