@@ -60,7 +60,7 @@ export interface ByteSource {
  */
 export interface SseItems<T> extends AsyncIterableIterator<T> {
   /** The next item is in memory: `next()` resolves without reading the network. */
-  readonly buffered: boolean
+  buffered(): boolean
 }
 
 /**
@@ -177,9 +177,7 @@ export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]
   }
 
   return {
-    get buffered() {
-      return index < items.length
-    },
+    buffered: () => index < items.length,
     next() {
       return index < items.length ? Promise.resolve({ done: false, value: take() }) : fill()
     },

@@ -305,7 +305,7 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
         if (part.type === "attempt-start") round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
           text += frameOf(recovered(call, item, round))
-        if (text.length > 0 && source?.buffered !== true) break
+        if (text.length > 0 && source?.buffered() !== true) break
       }
     } catch (error) {
       const frame = controller.signal.aborted ? "" : failureFrame(call, error)

@@ -62,6 +62,6 @@ test("a finished turn leaves nothing for the young-generation GC to keep (median
   expect(run.stderr).toBe("")
   expect(run.code).toBe(0)
   const { perTurn } = JSON.parse(run.stdout) as { perTurn: number }
-  // Bytes of old generation gained per turn: ~5,000 when every turn's graph outlives the young GCs.
-  expect(perTurn, `${perTurn} bytes a turn`).toBeLessThan(100)
+  // Bytes of old generation gained per turn: ~5 now, ~5,000 when every turn's graph outlived the young GCs.
+  expect(perTurn, `${perTurn} bytes a turn`).toBeLessThan(500)
 }, 60_000)
