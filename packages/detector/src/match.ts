@@ -21,9 +21,14 @@ export function streamEndAt(m: Machine, i: number): boolean {
 
 /** The child of `node` for character `c`, if a literal continues so. */
 function childOf<T>(node: TrieNode<T>, c: number): TrieNode<T> | undefined {
-  if (node.ascii !== undefined && c < 128) return node.ascii[c]
-  const codes = node.codes
-  for (let k = 0; k < codes.length; k++) if (codes[k] === c) return node.kids[k]
+  let codes = node.codes
+  let kids = node.kids
+  if (node.ascii !== undefined) {
+    if (c < 128) return node.ascii[c]
+    codes = node.wideCodes
+    kids = node.wideKids
+  }
+  for (let k = 0; k < codes.length; k++) if (codes[k] === c) return kids[k]
   return undefined
 }
 
