@@ -47,6 +47,12 @@ export interface TrieNode<T> {
   readonly entry: LiteralEntry<T> | undefined
   /** The node one character shorter (`undefined` for a first character). */
   readonly parent: TrieNode<T> | undefined
+  /**
+   * This node if a literal ends here, else the nearest node above it where one does: a failed
+   * walk goes back up through the literals on its way only (`hit`, then `parent.hit`, …), not
+   * through every character of a long prefix.
+   */
+  readonly hit: TrieNode<T> | undefined
   /** The characters that continue a literal from here, and their nodes (same order). */
   readonly codes: readonly number[]
   readonly kids: readonly TrieNode<T>[]
@@ -137,6 +143,7 @@ const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
 interface Building<T> {
   entry: { readonly literal: string; readonly items: T[] } | undefined
   readonly parent: Building<T> | undefined
+  hit: Building<T> | undefined
   readonly codes: number[]
   readonly kids: Building<T>[]
   ascii: (Building<T> | undefined)[] | undefined
@@ -147,8 +154,9 @@ interface Building<T> {
 /** Kids looked up by a linear scan up to this many; a node with more gets an ASCII table. */
 const NARROW = 6
 
-/** Gives every wide node of the trie under `node` its ASCII table. */
+/** Gives every wide node of the trie under `node` its ASCII table, and every node its `hit`. */
 function indexWide<T>(node: Building<T>): void {
+  node.hit = node.entry !== undefined ? node : node.parent?.hit
   if (node.kids.length > NARROW) {
     node.ascii = new Array(128).fill(undefined)
     node.codes.forEach((c, k) => {
@@ -169,6 +177,7 @@ function newNode<T>(parent: Building<T> | undefined): Building<T> {
   return {
     entry: undefined,
     parent,
+    hit: undefined,
     codes: [],
     kids: [],
     ascii: undefined,

@@ -330,8 +330,11 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   let to = len
   if (at !== len) {
     const c = text.charCodeAt(at)
+    // The machine starts where the scan stopped (`stateText` would skip the same plain text).
+    m.pos = at
     if (at !== len - 1 || m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
+    m.pos = 0
     to = at
   }
   if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return

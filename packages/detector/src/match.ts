@@ -114,9 +114,10 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
     if (next === undefined) break
     node = next
   }
-  for (let n: TrieNode<T> | undefined = node; n !== undefined; n = n.parent) {
-    if (n.entry === undefined) continue
-    const stop = accept(m, n.entry.items, i, i + n.entry.literal.length, limit, fin)
+  for (let n: TrieNode<T> | undefined = node.hit; n !== undefined; n = n.parent?.hit) {
+    const entry = n.entry
+    if (entry === undefined) continue // (never: a `hit` has its literal)
+    const stop = accept(m, entry.items, i, i + entry.literal.length, limit, fin)
     if (stop !== FAIL) return stop
   }
   return index.ns.length === 0 ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
