@@ -120,7 +120,8 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
     const stop = accept(m, entry.items, i, i + entry.literal.length, limit, fin)
     if (stop !== FAIL) return stop
   }
-  return index.ns.length === 0 ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
+  // Namespaced literals are tags: only a `<` may start one.
+  return index.ns.length === 0 || first !== LT ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
 }
 
 /** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
@@ -129,6 +130,7 @@ const MAX_PREFIX = 32
 /**
  * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
  * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
+ * `buf[i]` is `<`.
  */
 function matchNamespaced<T, H>(
   m: Machine,
@@ -142,7 +144,6 @@ function matchNamespaced<T, H>(
   // > | <x:invoke name="read_file">
   //     ^ ^ prefix, then the literal's rest
   // ```
-  if (m.buf.charCodeAt(i) !== LT) return FAIL
   let j = i + 1
   if (j >= limit) return fin ? FAIL : MORE
   const slash = m.buf.charCodeAt(j) === SLASH
