@@ -32,7 +32,7 @@ import { stateJson } from "./markup-json.ts"
 import { statePythonic } from "./markup-pythonic.ts"
 import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
-import { type CloseHit, type Matched, matchClose, matchStart, type StartHit } from "./match.ts"
+import { type CloseHit, type Matched, matchClose, matchStart, type StartHit, walkGoesOn } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
@@ -318,8 +318,8 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * Prose that needs no state handler (most deltas): the held text and the delta together have no
  * position that matters, so all of it is released; or the only one is the last character, the
  * first character of some opener (`t` of `to=functions.`, `<`), which is held as `stateText`
- * would hold it (its match needs the next character). `undefined`: the machine must run on
- * `buf`, which the delta was appended to.
+ * would hold it (its match needs the next character); or the delta only extends a held marker
+ * prefix. `undefined`: the machine must run on `buf`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
@@ -332,7 +332,10 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
-    if (at !== len - 1 || m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
+    if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
+    // The held marker prefix only grows: still held, as `markerAt` would answer.
+    if (at === 0 && walkGoesOn(m, m.tables.text)) return result(m, "", m.base)
+    if (at !== len - 1) return
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
     m.pos = 0
     to = at

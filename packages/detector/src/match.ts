@@ -124,6 +124,29 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
   return index.ns.length === 0 || first !== LT ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
 }
 
+/**
+ * Whether the walk of `index` that the last push left open at `buf[0]` goes on through all of
+ * `buf` and still needs more: {@link matchIndex} would answer MORE there (and move its memo on, as
+ * this does). A push that only extends a held marker prefix (`<｜tool▁ca` + `lls▁`) is decided so.
+ */
+export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>): boolean {
+  const len = m.buf.length
+  const held = m.walkNode
+  // A capped window decides the walk now, as does a literal that ends the trie's branch.
+  if (m.walkIndex !== index || m.walkAt !== m.base || held === undefined || m.maxHold <= len) return false
+  let node: TrieNode<unknown> = held
+  for (let j = m.walkTo - m.base; j < len; j++) {
+    const next: TrieNode<unknown> | undefined =
+      node.kids.length === 0 ? undefined : childOf(node, m.buf.charCodeAt(j))
+    if (next === undefined) return false
+    node = next
+  }
+  if (node.kids.length === 0) return false
+  m.walkTo = m.base + len
+  m.walkNode = node
+  return true
+}
+
 /** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
 const MAX_PREFIX = 32
 
