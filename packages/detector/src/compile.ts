@@ -47,11 +47,23 @@ export interface TrieNode<T> {
   readonly entry: LiteralEntry<T> | undefined
   /** The node one character shorter (`undefined` for a first character). */
   readonly parent: TrieNode<T> | undefined
+  /**
+   * This node if a literal ends here, else the nearest node above it where one does: a failed
+   * walk goes back up through the literals on its way only (`hit`, then `parent.hit`, …), not
+   * through every character of a long prefix.
+   */
+  readonly hit: TrieNode<T> | undefined
   /** The characters that continue a literal from here, and their nodes (same order). */
   readonly codes: readonly number[]
   readonly kids: readonly TrieNode<T>[]
   /** For a node with many kids (`<` starts dozens of literals): its ASCII kids by character. */
   readonly ascii: readonly (TrieNode<T> | undefined)[] | undefined
+  /**
+   * With `ascii`: the non-ASCII characters among `codes` and their nodes, so that `<｜` is not
+   * looked for among the dozens of ASCII kids of `<`.
+   */
+  readonly wideCodes: readonly number[]
+  readonly wideKids: readonly TrieNode<T>[]
 }
 
 /** Literals indexed by their characters. */
@@ -122,6 +134,8 @@ export interface Tables {
 const NS_STOPS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"].map(
   (c) => `<${c}`,
 )
+/** Where a namespaced tag may follow, `</` stops before any third character (see `matchNamespaced`). */
+const NS_OPEN: readonly string[] = ["</"]
 /** Inside a namespaced body its closing tags matter too (`</x:invoke>`). */
 const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
 
@@ -129,23 +143,47 @@ const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
 interface Building<T> {
   entry: { readonly literal: string; readonly items: T[] } | undefined
   readonly parent: Building<T> | undefined
+  hit: Building<T> | undefined
   readonly codes: number[]
   readonly kids: Building<T>[]
   ascii: (Building<T> | undefined)[] | undefined
+  wideCodes: readonly number[]
+  wideKids: readonly Building<T>[]
 }
 
 /** Kids looked up by a linear scan up to this many; a node with more gets an ASCII table. */
 const NARROW = 6
 
-/** Gives every wide node of the trie under `node` its ASCII table. */
+/** Gives every wide node of the trie under `node` its ASCII table, and every node its `hit`. */
 function indexWide<T>(node: Building<T>): void {
+  node.hit = node.entry !== undefined ? node : node.parent?.hit
   if (node.kids.length > NARROW) {
     node.ascii = new Array(128).fill(undefined)
     node.codes.forEach((c, k) => {
       if (c < 128) node.ascii![c] = node.kids[k]
     })
+    node.wideCodes = node.codes.filter((c) => c >= 128)
+    node.wideKids = node.kids.filter((_, k) => node.codes[k]! >= 128)
   }
   for (const kid of node.kids) indexWide(kid)
+}
+
+/** The non-ASCII kids of a node without an ASCII table (shared: it is never written). */
+const NO_CODES: readonly number[] = []
+const NO_KIDS: readonly never[] = []
+
+/** A trie node with no literal and no kids yet (every node has every field: one shape). */
+function newNode<T>(parent: Building<T> | undefined): Building<T> {
+  return {
+    entry: undefined,
+    parent,
+    hit: undefined,
+    codes: [],
+    kids: [],
+    ascii: undefined,
+    wideCodes: NO_CODES,
+    wideKids: NO_KIDS,
+  }
 }
 
 function buildIndex<T>(
@@ -163,7 +201,7 @@ function buildIndex<T>(
     trigger[first] = 1
     let node: Building<T> | undefined = firsts[first]
     if (node === undefined) {
-      node = { entry: undefined, parent: undefined, codes: [], kids: [], ascii: undefined }
+      node = newNode(undefined)
       firsts[first] = node
     }
     for (let k = 1; k < literal.length; k++) {
@@ -171,7 +209,7 @@ function buildIndex<T>(
       const at: number = node.codes.indexOf(c)
       if (at >= 0) node = node.kids[at]!
       else {
-        const kid: Building<T> = { entry: undefined, parent: node, codes: [], kids: [], ascii: undefined }
+        const kid: Building<T> = newNode(node)
         node.codes.push(c)
         node.kids.push(kid)
         node = kid
@@ -298,11 +336,13 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     (row) => row.formats === undefined || row.formats.some((f) => enabled.has(f)),
   )
   // What prose is scanned for: markup openers, then reasoning openers (a block's own prose adds its closers).
+  const namespaced = text.some(([, start]) => namespacedStart(start))
   const textLiterals = [
     ...text.flatMap(scanLiterals),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
-    ...(text.some(([, start]) => namespacedStart(start)) ? NS_STOPS : []),
+    ...(namespaced ? NS_STOPS : []),
   ]
+  const open = namespaced ? NS_OPEN : []
   // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
   // or a list item (its content column decides what counts as indented code).
   const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
@@ -316,7 +356,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     fenceTrigger[LF] = 1
     const start: Start = {
       kind: "reasoning",
-      row: { row, close, textScan: makeScanner([...textLiterals, ...closers], lines), fenceTrigger },
+      row: { row, close, textScan: makeScanner([...textLiterals, ...closers], lines, open), fenceTrigger },
     }
     const target = row.where === "anchor" ? anchor : text
     for (const literal of row.literals) target.push([literal, start])
@@ -325,7 +365,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   }
   return {
     text: buildIndex(text, namespacedStart),
-    textScan: makeScanner(textLiterals, lines),
+    textScan: makeScanner(textLiterals, lines, open),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     lineStart,

@@ -32,7 +32,7 @@ import { stateJson } from "./markup-json.ts"
 import { statePythonic } from "./markup-pythonic.ts"
 import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
-import { type CloseHit, type Matched, matchClose, matchStart, type StartHit } from "./match.ts"
+import { type CloseHit, type Matched, matchClose, matchStart, type StartHit, walkGoesOn } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
@@ -314,28 +314,56 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
   return { text, markup, withheld, decided }
 }
 
+/**
+ * Prose that needs no state handler (most deltas): the held text and the delta together have no
+ * position that matters, so all of it is released; or the only one is the last character, the
+ * first character of some opener (`t` of `to=functions.`, `<`), which is held as `stateText`
+ * would hold it (its match needs the next character); or the delta only extends a held marker
+ * prefix. `undefined`: the machine must run on `buf`, which the delta was appended to.
+ */
+function plainPush(m: Machine, delta: string): DetectorResult | undefined {
+  // `settle` left only the undecided tail in `buf`: appending never copies decided text.
+  const text = m.buf.length === 0 ? delta : m.buf + delta
+  m.buf = text
+  const len = text.length
+  const at = skipPlain(text, 0, textScanner(m), m.searches)
+  let to = len
+  if (at !== len) {
+    const c = text.charCodeAt(at)
+    // The machine starts where the scan stopped (`stateText` would skip the same plain text).
+    m.pos = at
+    if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
+    // The held marker prefix only grows: still held, as `markerAt` would answer.
+    if (at === 0 && walkGoesOn(m, m.tables.text)) return result(m, "", m.base)
+    if (at !== len - 1) return
+    if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
+    m.pos = 0
+    to = at
+  }
+  if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return
+  forgetSearches(m.searches)
+  const released = to === len ? text : text.slice(0, to)
+  m.buf = to === len ? "" : text.slice(to)
+  if (to > 0) {
+    m.prevCode2 = to > 1 ? text.charCodeAt(to - 2) : m.prevCode
+    m.prevCode = text.charCodeAt(to - 1)
+  }
+  m.base += to
+  m.capture.runs.base = m.base
+  m.outEnd = m.base
+  return result(m, released, m.base)
+}
+
 function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
-  if (
-    m.buf.length === 0 &&
-    m.state === "text" &&
-    !m.anchor &&
-    m.unanswered.length === 0 &&
-    m.highHeld.length === 0
-  ) {
-    // Fast path: nothing held, plain prose, and no character in the delta can start anything.
-    const len = delta.length
-    const last = delta.charCodeAt(len - 1)
-    const plain = skipPlain(delta, 0, textScanner(m), m.searches) === len
-    forgetSearches(m.searches)
-    if (plain && !isHighSurrogate(last)) {
-      m.base += len
-      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
-      m.prevCode = last
-      return result(m, delta, m.base)
-    }
+  if (m.state === "text" && !m.anchor && m.unanswered.length === 0 && m.highHeld.length === 0) {
+    // `plainPush` appends the delta: released, or left in `buf` for the machine.
+    const plain = plainPush(m, delta)
+    if (plain !== undefined) return plain
+    run(m)
+    return settle(m)
   }
   const d = m.draft
   if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
@@ -348,6 +376,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       withhold(m, len)
       m.textFrom = 0
       m.base += len
+      m.capture.runs.base = m.base
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "", m.base)

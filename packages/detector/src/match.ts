@@ -21,9 +21,14 @@ export function streamEndAt(m: Machine, i: number): boolean {
 
 /** The child of `node` for character `c`, if a literal continues so. */
 function childOf<T>(node: TrieNode<T>, c: number): TrieNode<T> | undefined {
-  if (node.ascii !== undefined && c < 128) return node.ascii[c]
-  const codes = node.codes
-  for (let k = 0; k < codes.length; k++) if (codes[k] === c) return node.kids[k]
+  let codes = node.codes
+  let kids = node.kids
+  if (node.ascii !== undefined) {
+    if (c < 128) return node.ascii[c]
+    codes = node.wideCodes
+    kids = node.wideKids
+  }
+  for (let k = 0; k < codes.length; k++) if (codes[k] === c) return kids[k]
   return undefined
 }
 
@@ -109,12 +114,37 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
     if (next === undefined) break
     node = next
   }
-  for (let n: TrieNode<T> | undefined = node; n !== undefined; n = n.parent) {
-    if (n.entry === undefined) continue
-    const stop = accept(m, n.entry.items, i, i + n.entry.literal.length, limit, fin)
+  for (let n: TrieNode<T> | undefined = node.hit; n !== undefined; n = n.parent?.hit) {
+    const entry = n.entry
+    if (entry === undefined) continue // (never: a `hit` has its literal)
+    const stop = accept(m, entry.items, i, i + entry.literal.length, limit, fin)
     if (stop !== FAIL) return stop
   }
-  return index.ns.length === 0 ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
+  // Namespaced literals are tags: only a `<` may start one.
+  return index.ns.length === 0 || first !== LT ? FAIL : matchNamespaced(m, index, i, limit, fin, accept)
+}
+
+/**
+ * Whether the walk of `index` that the last push left open at `buf[0]` goes on through all of
+ * `buf` and still needs more: {@link matchIndex} would answer MORE there (and move its memo on, as
+ * this does). A push that only extends a held marker prefix (`<｜tool▁ca` + `lls▁`) is decided so.
+ */
+export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>): boolean {
+  const len = m.buf.length
+  const held = m.walkNode
+  // A capped window decides the walk now, as does a literal that ends the trie's branch.
+  if (m.walkIndex !== index || m.walkAt !== m.base || held === undefined || m.maxHold <= len) return false
+  let node: TrieNode<unknown> = held
+  for (let j = m.walkTo - m.base; j < len; j++) {
+    const next: TrieNode<unknown> | undefined =
+      node.kids.length === 0 ? undefined : childOf(node, m.buf.charCodeAt(j))
+    if (next === undefined) return false
+    node = next
+  }
+  if (node.kids.length === 0) return false
+  m.walkTo = m.base + len
+  m.walkNode = node
+  return true
 }
 
 /** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
@@ -123,6 +153,7 @@ const MAX_PREFIX = 32
 /**
  * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
  * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
+ * `buf[i]` is `<`.
  */
 function matchNamespaced<T, H>(
   m: Machine,
@@ -136,7 +167,6 @@ function matchNamespaced<T, H>(
   // > | <x:invoke name="read_file">
   //     ^ ^ prefix, then the literal's rest
   // ```
-  if (m.buf.charCodeAt(i) !== LT) return FAIL
   let j = i + 1
   if (j >= limit) return fin ? FAIL : MORE
   const slash = m.buf.charCodeAt(j) === SLASH

@@ -84,18 +84,41 @@ export interface Capture {
   readonly runs: RunMemo
 }
 
+/**
+ * A pattern object with every field of every kind, in one order: all patterns share one hidden
+ * class, so that `match` reads them monomorphically (a dozen shapes made every read of
+ * `pattern.kind` a megamorphic lookup once the formats' confirms had all run).
+ */
+function node(fields: Pattern): Pattern {
+  const shaped = {
+    kind: fields.kind,
+    text: "",
+    chars: "ident" as NameClass,
+    max: 0,
+    capture: false,
+    items: NO_ITEMS,
+    item: undefined as Pattern | undefined,
+    texts: NO_TEXTS,
+  }
+  return Object.assign(shaped, fields)
+}
+const NO_ITEMS: readonly Pattern[] = []
+const NO_TEXTS: readonly string[] = []
+
 /** Pattern constructors, so that format rows read like grammar. */
-export const lit = (text: string): Pattern => ({ kind: "lit", text })
-export const ws: Pattern = { kind: "ws" }
-export const name = (chars: NameClass, max = 256): Pattern => ({ kind: "name", chars, max, capture: true })
-export const word = (chars: NameClass, max = 64): Pattern => ({ kind: "name", chars, max, capture: false })
-export const seq = (...items: Pattern[]): Pattern => ({ kind: "seq", items })
-export const alt = (...items: Pattern[]): Pattern => ({ kind: "alt", items })
-export const opt = (item: Pattern): Pattern => ({ kind: "opt", item })
-export const peek = (item: Pattern): Pattern => ({ kind: "peek", item })
-export const not = (item: Pattern): Pattern => ({ kind: "not", item })
+export const lit = (text: string): Pattern => node({ kind: "lit", text })
+export const ws: Pattern = node({ kind: "ws" })
+export const name = (chars: NameClass, max = 256): Pattern =>
+  node({ kind: "name", chars, max, capture: true })
+export const word = (chars: NameClass, max = 64): Pattern =>
+  node({ kind: "name", chars, max, capture: false })
+export const seq = (...items: Pattern[]): Pattern => node({ kind: "seq", items })
+export const alt = (...items: Pattern[]): Pattern => node({ kind: "alt", items })
+export const opt = (item: Pattern): Pattern => node({ kind: "opt", item })
+export const peek = (item: Pattern): Pattern => node({ kind: "peek", item })
+export const not = (item: Pattern): Pattern => node({ kind: "not", item })
 /** Matches at the end of the stream only (a call cut off right after its name). */
-export const end: Pattern = { kind: "end" }
+export const end: Pattern = node({ kind: "end" })
 /**
  * A tag literal (`<invoke`, `</function_calls>`) that may carry an XML namespace prefix after its
  * `<` or `</` (`<x:invoke`, `</function_calls>`).
@@ -107,9 +130,9 @@ export const nsLit = (text: string): Pattern => {
   return seq(lit(open), opt(seq(word("ident", 32), lit(":"))), lit(text.slice(open.length)))
 }
 /** Matches when the stream ends here or after a proper prefix of one of `texts` (`<|constr`). */
-export const cut = (...texts: string[]): Pattern => ({ kind: "cut", texts })
+export const cut = (...texts: string[]): Pattern => node({ kind: "cut", texts })
 /** Matches `item`, or the end of the stream inside it (`{"name": "get_weather", "par` then nothing). */
-export const cutIn = (item: Pattern): Pattern => ({ kind: "cut-in", item })
+export const cutIn = (item: Pattern): Pattern => node({ kind: "cut-in", item })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {

@@ -18,8 +18,16 @@ import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
 export interface Scanner {
   /** 1 where a literal (or a line feed / backtick) can start. */
   readonly trigger: Uint8Array
-  /** `pairs[first << 7 | second]`: 1 when `second` (ASCII) may follow `first` at a stop. */
+  /**
+   * `pairs[first << 7 | second]`: 0 when `second` (ASCII) cannot follow `first` at a stop; 1 when
+   * it may, whatever comes next; `2 + slot` when only the thirds of `slot` may come next (every
+   * literal through the pair is longer than two characters: `to` of prose is not `to=`).
+   */
   readonly pairs: Uint8Array
+  /** `thirds[slot << 7 | third]`: 1 when `third` (ASCII) may follow the slot's pair. */
+  readonly thirds: Uint8Array
+  /** Per slot: 1 when a non-ASCII third may follow its pair (`<|tool▁`). */
+  readonly wideThirds: Uint8Array
   /** 1 when a non-ASCII second character may follow `first` (`<｜`). */
   readonly wide: Uint8Array
   /** Non-letter trigger characters, searched with `indexOf`. */
@@ -42,30 +50,46 @@ export interface Scanner {
 
 /**
  * Builds a scanner for `literals`. `lines`: line feeds and backticks matter too (prose), and
- * `lineStarts` are the first characters of line-anchored openers.
+ * `lineStarts` are the first characters of line-anchored openers. `open`: two-character pairs
+ * that, where some literal starts with them, stop before any third character (`</` where a
+ * namespaced tag may follow: its matcher reads the prefix after it, whatever it is).
  */
 export function makeScanner(
   literals: Iterable<string>,
   lines: { readonly lineStarts: Iterable<number> } | undefined,
+  open: readonly string[] = [],
 ): Scanner {
   const trigger = new Uint8Array(128)
   const pairs = new Uint8Array(128 * 128)
   const wide = new Uint8Array(128)
   const unique = [...new Set(literals)]
+  // The third characters of each pair's longer literals, or `undefined` once a pair is open (a
+  // literal ends at or before its second character: any third may follow).
+  const thirdsOf = new Map<number, Set<number> | undefined>()
+  // Characters that stop before anything (a one-character literal, a backtick, a line feed).
+  const openFirst = new Uint8Array(128)
   for (const literal of unique) {
     const first = literal.charCodeAt(0)
     trigger[first] = 1
     if (literal.length === 1) {
       pairs.fill(1, first << 7, (first + 1) << 7)
       wide[first] = 1
+      openFirst[first] = 1
     } else {
       const second = literal.charCodeAt(1)
-      if (second < 128) pairs[(first << 7) | second] = 1
-      else wide[first] = 1
+      if (second < 128) {
+        const pair = (first << 7) | second
+        pairs[pair] = 1
+        const known = thirdsOf.has(pair) ? thirdsOf.get(pair) : new Set<number>()
+        if (literal.length === 2 || known === undefined) thirdsOf.set(pair, undefined)
+        else thirdsOf.set(pair, known.add(literal.charCodeAt(2)))
+      } else wide[first] = 1
     }
   }
   if (lines !== undefined) {
     trigger[BACKTICK] = 1
+    openFirst[BACKTICK] = 1
+    openFirst[LF] = 1
     pairs.fill(1, BACKTICK << 7, (BACKTICK + 1) << 7)
     wide[BACKTICK] = 1
     trigger[LF] = 1
@@ -75,6 +99,12 @@ export function makeScanner(
     pairs[(LF << 7) | TILDE] = 1
     for (const c of lines.lineStarts) pairs[(LF << 7) | c] = 1
   }
+  for (const pair of thirdsOf.keys()) if (openFirst[pair >> 7] === 1) thirdsOf.set(pair, undefined)
+  for (const pair of open) {
+    const at = (pair.charCodeAt(0) << 7) | pair.charCodeAt(1)
+    if (thirdsOf.has(at)) thirdsOf.set(at, undefined)
+  }
+  const { thirds, wideThirds } = slotThirds(pairs, thirdsOf)
   const letter = (c: number): boolean => c >= 97 && c <= 122
   const chars: string[] = []
   for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) chars.push(String.fromCharCode(c))
@@ -89,6 +119,8 @@ export function makeScanner(
   const scanner = {
     trigger,
     pairs,
+    thirds,
+    wideThirds,
     wide,
     chars,
     literals: words,
@@ -111,10 +143,43 @@ export function makeScanner(
 /** Below this many characters the table loop beats the searches. */
 const FAR = 256
 
+/** Pairs given third characters of their own (the rest stay open): at most this many per scanner. */
+const SLOTS = 254
+
+/**
+ * Gives each pair whose literals are all longer than two characters a slot with their third
+ * characters (`pairs` then holds `2 + slot`); open pairs and pairs beyond {@link SLOTS} stay 1.
+ */
+function slotThirds(
+  pairs: Uint8Array,
+  thirdsOf: ReadonlyMap<number, ReadonlySet<number> | undefined>,
+): { readonly thirds: Uint8Array; readonly wideThirds: Uint8Array } {
+  const slotted = [...thirdsOf].filter(
+    (entry): entry is [number, ReadonlySet<number>] => entry[1] !== undefined && pairs[entry[0]] === 1,
+  )
+  const count = Math.min(slotted.length, SLOTS)
+  const thirds = new Uint8Array(count << 7)
+  const wideThirds = new Uint8Array(count)
+  for (let slot = 0; slot < count; slot++) {
+    const [pair, set] = slotted[slot]!
+    pairs[pair] = 2 + slot
+    for (const c of set) {
+      if (c < 128) thirds[(slot << 7) | c] = 1
+      else wideThirds[slot] = 1
+    }
+  }
+  return { thirds, wideThirds }
+}
+
 /** Does the trigger at `i` matter? (`i` is not the last character.) */
 function stops(text: string, i: number, first: number, scanner: Scanner): boolean {
   const second = text.charCodeAt(i + 1)
-  return second < 128 ? scanner.pairs[(first << 7) | second] === 1 : scanner.wide[first] === 1
+  if (second >= 128) return scanner.wide[first] === 1
+  const pair = scanner.pairs[(first << 7) | second]!
+  // A pair that ends the text may be a prefix; otherwise its third character decides.
+  if (pair < 2 || i + 2 >= text.length) return pair !== 0
+  const third = text.charCodeAt(i + 2)
+  return third < 128 ? scanner.thirds[((pair - 2) << 7) | third] === 1 : scanner.wideThirds[pair - 2] === 1
 }
 
 /** The index of the first position at or after `i` that matters, or `text.length`. */

@@ -1,5 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
+import { OPENER_ROWS, TOKEN_ROWS } from "../src/format-table.ts"
 import { createDetector, formats, scan } from "../src/index.ts"
 import {
   cuts,
@@ -16,6 +17,26 @@ import {
 import { chars, feed, mergeSpans, outside, reassemble, splitAt } from "./helpers.ts"
 
 const options = { tools: TOOLS }
+
+/** Every marker of the format table, whole or cut, between bits of prose and code: what a push may hold. */
+const ALL_MARKERS: readonly string[] = [
+  ...new Set(
+    [...OPENER_ROWS, ...TOKEN_ROWS].flatMap((row) => [
+      ...row.literals,
+      ...(row.body.kind === "tags" ? row.body.entries.map((e) => e.literal) : row.body.closers),
+    ]),
+  ),
+]
+const markerSoup: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...ALL_MARKERS),
+      fc.tuple(fc.constantFrom(...ALL_MARKERS), fc.nat()).map(([m, k]) => m.slice(0, 1 + (k % m.length))),
+      fc.constantFrom("to ", "t", "<", "[", "`", "\n", " ", "read_file", '{"name": "Bash"', "x", "｜"),
+    ),
+    { maxLength: 24 },
+  )
+  .map((parts) => parts.join(""))
 const withCuts = document.chain((text) => fc.tuple(fc.constant(text), cuts(text.length)))
 
 /** Feeding `chunks` (a partition of `text`) gives the same text and markup as one `scan`. */
@@ -121,6 +142,21 @@ describe("properties", () => {
         shown += detector.push(chunk).text
         received += chunk.length
         expect(shown).toBe(outside(text, spans, received - detector.held()))
+      }
+    },
+  )
+
+  test.prop([fc.oneof(document, markerSoup).chain((text) => fc.tuple(fc.constant(text), cuts(text.length)))])(
+    "what is held depends on the input received, not on its chunking (every push's fast paths hold as the machine does)",
+    ([text, points]) => {
+      const detector = createDetector(options)
+      let received = 0
+      for (const chunk of splitAt(text, points)) {
+        detector.push(chunk)
+        received += chunk.length
+        const whole = createDetector(options)
+        whole.push(text.slice(0, received))
+        expect(detector.held()).toBe(whole.held())
       }
     },
   )

@@ -118,6 +118,15 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     for (const unit of ["[", "[{", "[]"]) expect(readsPerChar(repeat(unit, SIZE), 4)).toBeLessThanOrEqual(4)
   })
 
+  test("a pair no literal goes on from is skipped by its third character, not matched", () => {
+    // `to` of prose is not `to=functions.`, `{ e` is not `{ "`, `</b>` in a parameter is not
+    // `</parameter>`: the scan looks at the third character of a pair (matching each cost a walk).
+    expect(readsPerChar(repeat("to tool top ", SIZE), 4)).toBeLessThanOrEqual(3.3)
+    expect(readsPerChar(repeat("{ encoding }", SIZE), 4)).toBeLessThanOrEqual(2)
+    const body = `<tool_call><function=read_file><parameter=x>${repeat("</b></i>", SIZE)}`
+    expect(readsPerChar(body, 4)).toBeLessThanOrEqual(2.5)
+  })
+
   test("every format enabled, the same bound", () => {
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
