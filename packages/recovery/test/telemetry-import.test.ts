@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { expect, test } from "vitest"
-
-const packageDir = fileURLToPath(new URL("..", import.meta.url))
+import { runNode } from "./support/run-node.ts"
 
 // A fresh Node process that records every `@opentelemetry/*` module it resolves: importing
 // recovery and judging responses (what the CLI's `scan` does) must not load the API; the first
@@ -30,30 +27,8 @@ await (await import(new URL("./src/turn-telemetry.ts", import.meta.url).href)).l
 console.log(JSON.stringify({ judged, afterJudge, beforeCount, afterCount: resolved }))
 `
 
-function runNode(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@tool-rescue/source", "--input-type=module", "--eval", script],
-      { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] },
-    )
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk))
-    child.on("error", reject)
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-      }),
-    )
-  })
-}
-
 test("@opentelemetry/api is loaded by the first span or count, not by importing recovery or judging", async () => {
-  const run = await runNode()
+  const run = await runNode(script)
   expect(run.stderr).toBe("")
   expect(run.code).toBe(0)
   expect(JSON.parse(run.stdout)).toEqual({

@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { expect, test } from "vitest"
-
-const packageDir = fileURLToPath(new URL("..", import.meta.url))
+import { runNode } from "./support/run-node.ts"
 
 // A fresh Node process runs clean turns one after the other and measures what young-generation
 // GCs move to the old generation: nothing of a finished turn may survive one (a turn's objects are
@@ -35,30 +32,8 @@ grown.sort((a, b) => a - b)
 console.log(JSON.stringify({ perTurn: grown[2] / 2000 }))
 `
 
-function runNode(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", "--conditions=@tool-rescue/source", "--input-type=module", "--eval", script],
-      { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] },
-    )
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk))
-    child.on("error", reject)
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-      }),
-    )
-  })
-}
-
 test("a finished turn leaves nothing for the young-generation GC to keep (median of 5 batches of 2000 turns)", async () => {
-  const run = await runNode()
+  const run = await runNode(script, ["--expose-gc"])
   expect(run.stderr).toBe("")
   expect(run.code).toBe(0)
   const { perTurn } = JSON.parse(run.stdout) as { perTurn: number }
