@@ -460,7 +460,13 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const entry = queue[i]!
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
-    return new Report(markup, structuredCall, channels[TEXT].texts, channels[REASONING]?.texts ?? [], discarded)
+    return new Report(
+      markup,
+      structuredCall,
+      channels[TEXT].texts,
+      channels[REASONING]?.texts ?? [],
+      discarded,
+    )
   }
 
   /** Final `answerFollows`, once every run of the attempt is known. */
