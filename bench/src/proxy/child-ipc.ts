@@ -1,11 +1,11 @@
 /**
- * The IPC answers of the bench's server processes (`proxy-process.ts`, `floor-process.ts`),
- * started by `proxy.bench.ts` with `--expose-gc`: `{ type: "heap" }` → the heap after a full GC;
+ * The IPC answers of the bench's server processes (`proxy-process.ts`, `floor-process.ts`,
+ * `sse-upstream-process.ts`), started by `proxy.bench.ts` (the first two with `--expose-gc`): `{ type: "heap" }` → the heap after a full GC;
  * `{ type: "snapshot" }` → a heap snapshot's file; `{ type: "close" }` → `close()`, then exit.
  * Sends `{ type: "ready", url }` at once.
  */
 export function serveBenchIpc(url: string, close: () => Promise<void>): void {
-  if (process.send === undefined) throw new Error("bench: run me with fork(file, [upstream])")
+  if (process.send === undefined) throw new Error("bench: run me with fork(file)")
   const gc = (globalThis as { gc?: () => void }).gc
   process.on("message", async (message: { type: string }) => {
     if (message.type === "heap") {
