@@ -1,7 +1,8 @@
 /**
  * The IPC answers of the bench's server processes (`proxy-process.ts`, `floor-process.ts`,
- * `sse-upstream-process.ts`), started by `proxy.bench.ts` (the first two with `--expose-gc`): `{ type: "heap" }` → the heap after a full GC;
- * `{ type: "snapshot" }` → a heap snapshot's file; `{ type: "close" }` → `close()`, then exit.
+ * `sse-upstream-process.ts`), started by `proxy.bench.ts` (the first two with `--expose-gc`):
+ * `{ type: "heap" }` → the heap after a full GC; `{ type: "snapshot" }` → a heap snapshot's
+ * file; `{ type: "close" }` → `close()`, then exit.
  * Sends `{ type: "ready", url }` at once.
  */
 export function serveBenchIpc(url: string, close: () => Promise<void>): void {
