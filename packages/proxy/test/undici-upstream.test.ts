@@ -4,21 +4,14 @@
  * some servers do: compressed despite `accept-encoding: identity`, with a redirect, with no
  * body; and on its own, its bounds (undici's timeouts) and a cut.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
-import { type ProxyServer, startProxyServer } from "../src/node.ts"
 import type { UpstreamLimits } from "../src/proxy-context.ts"
 import { undiciUpstream } from "../src/undici-upstream.ts"
 import { UpstreamFailure } from "../src/upstream-failure.ts"
-
-interface Seen {
-  readonly method: string
-  readonly url: string
-  readonly headers: IncomingMessage["headers"]
-  readonly body: string
-}
+import { type PlainUpstream, startPlainUpstream } from "./support/plain-upstream.ts"
 
 let closeAll: (() => Promise<void>) | undefined
 afterEach(async () => {
@@ -26,32 +19,10 @@ afterEach(async () => {
   closeAll = undefined
 })
 
-async function start(answer: (request: Seen, response: ServerResponse) => void): Promise<{
-  proxy: ProxyServer
-  seen: Seen[]
-}> {
-  const seen: Seen[] = []
-  const server = createServer(async (request, response) => {
-    const parts: Buffer[] = []
-    for await (const part of request) parts.push(part as Buffer)
-    const entry = {
-      method: request.method ?? "",
-      url: request.url ?? "",
-      headers: request.headers,
-      body: Buffer.concat(parts).toString("utf8"),
-    }
-    seen.push(entry)
-    answer(entry, response)
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  const proxy = await startProxyServer({ upstream: `http://127.0.0.1:${port}/v1`, port: 0, graceMs: 50 })
-  closeAll = async () => {
-    await proxy.close()
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
-  return { proxy, seen }
+async function start(answer: Parameters<typeof startPlainUpstream>[0]): Promise<PlainUpstream> {
+  const started = await startPlainUpstream(answer)
+  closeAll = started.close
+  return started
 }
 
 describe("the Node entry's upstream client", () => {

@@ -1,8 +1,6 @@
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
-import { startProxyServer } from "../src/node.ts"
 import { type Harness, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
+import { startPlainUpstream } from "./support/plain-upstream.ts"
 
 let harness: Harness | undefined
 afterEach(async () => {
@@ -28,19 +26,15 @@ async function post(h: Harness, signal?: AbortSignal): Promise<Response> {
 describe("an event stream's headers", () => {
   it("reach the client at once when the only event so far is held back (a possible marker's start)", async () => {
     // An upstream that sends its headers and one event whose text may open a call, then waits.
-    const upstream = createServer((request, response) => {
-      request.resume()
+    const started = await startPlainUpstream((_, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" })
       response.write(
         `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "<tool" }, finish_reason: null }] })}\n\n`,
       )
     })
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
-    const { port } = upstream.address() as AddressInfo
-    const proxy = await startProxyServer({ upstream: `http://127.0.0.1:${port}/v1`, port: 0, graceMs: 50 })
     const controller = new AbortController()
     try {
-      const response = await fetch(`${proxy.url}/chat/completions`, {
+      const response = await fetch(`${started.proxy.url}/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ ...request, tools: [READ_FILE_TOOL] }),
@@ -50,9 +44,7 @@ describe("an event stream's headers", () => {
       expect(response.headers.get("content-type")).toContain("text/event-stream")
     } finally {
       controller.abort()
-      await proxy.close()
-      upstream.closeAllConnections()
-      await new Promise((resolve) => upstream.close(resolve))
+      await started.close()
     }
   })
 })
