@@ -11,8 +11,10 @@
  *   fast end of what a local model server gives each of 200 concurrent streams; the proxy must
  *   keep up and add no latency. `unpaced`: 12-character deltas as fast as the upstream can write,
  *   so the proxy's CPU cost per delta shows (no target: it measures cost, not what users see).
- * - Time to first byte one stream at a time (short answers, direct and proxy in alternation: the
- *   latency the proxy adds, without queueing); then per stream, at 1, 50 and 200 streams started
+ * - Time to first byte one stream at a time (short answers, direct, the floor and the proxy in
+ *   alternation: the latency the proxy adds, without queueing; the floor, a bare node:http server
+ *   piping an undici request, is what any proxy in a process of its own adds at best), with the CPU
+ *   time and young GCs per request of the floor's and the proxy's processes; then per stream, at 1, 50 and 200 streams started
  *   together: time to first byte; per delta: the time from the upstream's write to the
  *   client's read (direct: the loopback and the client; proxy: plus the proxy); throughput as
  *   content characters per second over the round.
@@ -191,9 +193,16 @@ async function startChild(file: string, args: string[], execArgv: string[]): Pro
   }
 }
 
+/** A server process's CPU time (µs) and young-generation GCs so far. */
+interface Cost {
+  readonly cpu: number
+  readonly youngGcs: number
+}
+
 interface ProxyProcess {
   readonly url: string
   heap(): Promise<number>
+  cost(): Promise<Cost>
   close(): Promise<void>
 }
 
@@ -203,6 +212,7 @@ async function startProxyProcess(upstream: string, file = "./proxy/proxy-process
   return {
     url: child.url,
     heap: async () => (await child.ask<{ heapUsed: number }>({ type: "heap" }, "heap")).heapUsed,
+    cost: () => child.ask<Cost>({ type: "cost" }, "cost"),
     close: () => child.close(),
   }
 }
@@ -277,10 +287,25 @@ function formatIdleMemory(memory: IdleMemory): string {
 }
 
 /** Time to first byte of one stream at a time, direct and through the proxy in alternation. */
+interface Percentiles {
+  readonly p50: number
+  readonly p99: number
+}
+
+/** A server's work per request over a round: CPU time (µs) and young GCs per 1000 requests. */
+interface PerRequest {
+  readonly cpu: number
+  readonly youngGcsPer1000: number
+}
+
 interface Sequential {
   readonly requests: number
-  readonly direct: { readonly p50: number; readonly p99: number }
-  readonly proxy: { readonly p50: number; readonly p99: number }
+  readonly direct: Percentiles
+  /** Through the floor (`proxy/floor-process.ts`): a bare HTTP hop, what any proxy adds at best. */
+  readonly floor: Percentiles
+  readonly proxy: Percentiles
+  readonly floorCost: PerRequest
+  readonly proxyCost: PerRequest
 }
 
 const FIRST_BYTE: Workload = { kind: "unpaced", deltas: 3, size: 4, everyMs: 0 }
@@ -289,20 +314,63 @@ const WARM_UP = 1000
 /** Measured rounds of sequential requests. */
 const TTFB_ROUNDS = 5
 
-/** `requests` streams through each path, one at a time, alternating: noise hits both alike. */
+function perRequest(before: Cost, after: Cost, requests: number): PerRequest {
+  return {
+    cpu: (after.cpu - before.cpu) / requests,
+    youngGcsPer1000: (1000 * (after.youngGcs - before.youngGcs)) / requests,
+  }
+}
+
+/**
+ * `requests` streams through each path — direct, the floor, the proxy — one at a time, in
+ * alternation: noise hits all three alike. The floor's and the proxy's processes report their
+ * CPU time and young GCs around the round.
+ */
 async function sequentialTtfb(
   upstream: SseUpstream,
-  proxyUrl: string,
+  floor: ProxyProcess,
+  proxy: ProxyProcess,
   requests: number,
 ): Promise<Sequential> {
   const direct: number[] = []
-  const proxy: number[] = []
+  const viaFloor: number[] = []
+  const viaProxy: number[] = []
+  const [floorBefore, proxyBefore] = await Promise.all([floor.cost(), proxy.cost()])
   for (let i = 0; i < requests; i++) {
     direct.push((await stream(upstream, upstream.url, FIRST_BYTE)).ttfb)
-    proxy.push((await stream(upstream, proxyUrl, FIRST_BYTE)).ttfb)
+    viaFloor.push((await stream(upstream, floor.url, FIRST_BYTE)).ttfb)
+    viaProxy.push((await stream(upstream, proxy.url, FIRST_BYTE)).ttfb)
   }
+  const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
   const figures = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) })
-  return { requests, direct: figures(direct), proxy: figures(proxy) }
+  return {
+    requests,
+    direct: figures(direct),
+    floor: figures(viaFloor),
+    proxy: figures(viaProxy),
+    floorCost: perRequest(floorBefore, floorAfter, requests),
+    proxyCost: perRequest(proxyBefore, proxyAfter, requests),
+  }
+}
+
+/**
+ * The time-to-first-byte rounds: the floor is started beside the proxy for them only (its memory
+ * is measured in fresh processes), warmed up with {@link WARM_UP} requests each way, then
+ * {@link TTFB_ROUNDS} rounds of 500.
+ */
+async function ttfbRounds(upstream: SseUpstream, proxy: ProxyProcess): Promise<Sequential[]> {
+  const floor = await startProxyProcess(upstream.url, "./proxy/floor-process.ts")
+  try {
+    await sequentialTtfb(upstream, floor, proxy, WARM_UP)
+    // Rounds of 500 each way: one round's p99 is its 5th slowest request, so one scheduling
+    // hiccup of this shared VM moves it by milliseconds; the report gives each round and their median.
+    const sequential: Sequential[] = []
+    for (let round = 0; round < TTFB_ROUNDS; round++)
+      sequential.push(await sequentialTtfb(upstream, floor, proxy, 500))
+    return sequential
+  } finally {
+    await floor.close()
+  }
 }
 
 export interface ProxyBench {
@@ -319,12 +387,7 @@ export async function benchProxy(): Promise<ProxyBench> {
     // state is what users get; with only a few dozen requests before, the optimizing compiler's
     // work at fixed request counts landed inside the measured ones, as a tail of 10–30 ms).
     for (const url of [upstream.url, proxy.url]) await measure(upstream, url, UNPACED, 20, 3)
-    await sequentialTtfb(upstream, proxy.url, WARM_UP)
-    // Rounds of 500 each way: one round's p99 is its 5th slowest request, so one scheduling hiccup
-    // of this shared VM moves it by milliseconds; the report gives each round and their median.
-    const sequential: Sequential[] = []
-    for (let round = 0; round < TTFB_ROUNDS; round++)
-      sequential.push(await sequentialTtfb(upstream, proxy.url, 500))
+    const sequential = await ttfbRounds(upstream, proxy)
     const rows: Row[] = []
     const plan: [Workload, number, number][] = [
       [PACED, 1, 8],
@@ -352,9 +415,19 @@ const ms = (value: number) => value.toFixed(2)
 /** The sequential rounds: the median round's figures (by added p99), and every round's added p99. */
 function ttfbLine(rounds: readonly Sequential[]): string {
   const added = (r: Sequential) => r.proxy.p99 - r.direct.p99
+  const floorAdded = (r: Sequential) => r.floor.p99 - r.direct.p99
   const sorted = [...rounds].sort((a, b) => added(a) - added(b))
   const mid = sorted[Math.floor(sorted.length / 2)]!
-  return `Time to first byte, one stream at a time (${rounds.length} rounds of ${mid.requests} requests each way, in alternation, after ${WARM_UP} each way to warm up). Median round: p50 ${ms(mid.direct.p50)} ms direct / ${ms(mid.proxy.p50)} ms through the proxy; p99 ${ms(mid.direct.p99)} / ${ms(mid.proxy.p99)} ms — **added p99 ${ms(added(mid))} ms** (added p50 ${ms(mid.proxy.p50 - mid.direct.p50)} ms). Added p99 of each round: ${rounds.map((r) => ms(added(r))).join(", ")} ms.`
+  const floorMid = [...rounds].map(floorAdded).sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!
+  const cost = (pick: (r: Sequential) => PerRequest) => {
+    const costs = rounds.map(pick)
+    return `${median(costs.map((c) => c.cpu)).toFixed(0)} µs of CPU and ${median(costs.map((c) => c.youngGcsPer1000)).toFixed(1)} young GCs per 1000 requests`
+  }
+  return [
+    `Time to first byte, one stream at a time (${rounds.length} rounds of ${mid.requests} requests each way — direct, through the floor, through the proxy — in alternation, after ${WARM_UP} each way to warm up). Median round: p50 ${ms(mid.direct.p50)} ms direct / ${ms(mid.proxy.p50)} ms through the proxy; p99 ${ms(mid.direct.p99)} / ${ms(mid.proxy.p99)} ms — **added p99 ${ms(added(mid))} ms** (added p50 ${ms(mid.proxy.p50 - mid.direct.p50)} ms). Added p99 of each round: ${rounds.map((r) => ms(added(r))).join(", ")} ms.`,
+    "",
+    `The floor — a bare node:http server piping an undici request (\`proxy/floor-process.ts\`), the HTTP hop any proxy in its own process adds at best — in the same rounds: added p99 ${ms(floorMid)} ms (median round; each round: ${rounds.map((r) => ms(floorAdded(r))).join(", ")} ms), added p50 ${ms(median(rounds.map((r) => r.floor.p50 - r.direct.p50)))} ms. Work per request in each server's process (median round): the proxy ${cost((r) => r.proxyCost)}; the floor ${cost((r) => r.floorCost)}.`,
+  ].join("\n")
 }
 
 export function formatProxyBench(result: ProxyBench): string {
@@ -384,6 +457,22 @@ export function formatProxyBench(result: ProxyBench): string {
 }
 
 registerSuite({ name: "proxy", run: async () => formatProxyBench(await benchProxy()) })
+
+/** The time-to-first-byte rounds alone (`src/run.ts proxy-ttfb`), after the same warm-up. */
+registerSuite({
+  name: "proxy-ttfb",
+  run: async () => {
+    const upstream = await startUpstreamProcess()
+    const proxy = await startProxyProcess(upstream.url)
+    try {
+      for (const url of [upstream.url, proxy.url]) await measure(upstream, url, UNPACED, 20, 3)
+      return `# proxy-ttfb\n\nThe time-to-first-byte part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.\n\n${ttfbLine(await ttfbRounds(upstream, proxy))}`
+    } finally {
+      await proxy.close()
+      await upstream.close()
+    }
+  },
+})
 
 /** The memory part alone (`src/run.ts proxy-memory`): fresh processes, no latency rounds before. */
 registerSuite({
