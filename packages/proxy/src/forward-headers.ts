@@ -26,10 +26,13 @@ const REQUEST_OWN: ReadonlySet<string> = new Set(["host", "content-length", "acc
 /** fetch has decoded the body already, and the body we send may not be the upstream's. */
 const RESPONSE_OWN: ReadonlySet<string> = new Set(["content-length", "content-encoding"])
 
+const NONE: ReadonlySet<string> = new Set()
+
 /** The header names a `Connection` header lists: hop-by-hop too. */
 function connectionNamed(value: string | null | undefined): ReadonlySet<string> {
+  if (value === null || value === undefined || value === "") return NONE
   return new Set(
-    (value ?? "")
+    value
       .split(",")
       .map((token) => token.trim().toLowerCase())
       .filter((token) => token.length > 0),

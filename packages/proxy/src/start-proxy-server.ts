@@ -1,5 +1,7 @@
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
+// One shared response that tells the server the response was written already (no response per request).
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import {
   createProxyHandler,
   type ProxyHandler,
@@ -54,18 +56,10 @@ export interface ProxyServer {
   close(): Promise<void>
 }
 
-/** Tells `@hono/node-server` that the response was written already (its `X_ALREADY_SENT`). */
-const ALREADY_SENT = "x-hono-already-sent"
-
 /** Why a recovered request's upstream request is aborted when its client goes away. */
 const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went away"), {
   name: "AbortError",
 })
-
-/** The response that tells `@hono/node-server` the response was written already. */
-function alreadySent(): Response {
-  return new Response(null, { headers: { [ALREADY_SENT]: "1" } })
-}
 
 /**
  * `proxy.fetch` for `@hono/node-server`: SSE is written by {@link writeEventStream} (headers at
@@ -79,7 +73,7 @@ function nodeFetch(proxy: ProxyHandler) {
   ): Promise<Response> => {
     const sink: StreamSink = (head, body) => {
       void writeEventStream(head, body, env.outgoing)
-      return alreadySent()
+      return RESPONSE_ALREADY_SENT
     }
     const { outgoing } = env
     const onClientGone: OnClientGone = (listener) => {
@@ -94,7 +88,7 @@ function nodeFetch(proxy: ProxyHandler) {
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
     void writeEventStream(response, response.body.getReader(), env.outgoing)
-    return alreadySent()
+    return RESPONSE_ALREADY_SENT
   }
 }
 
