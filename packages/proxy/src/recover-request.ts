@@ -17,7 +17,7 @@ import {
 } from "@tool-rescue/recovery"
 import { upstreamText } from "./bound-upstream-body.ts"
 import { byteStream } from "./byte-stream.ts"
-import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import {
@@ -54,7 +54,11 @@ interface Call {
   readonly protocol: Protocol
   readonly context: ProxyContext
   readonly target: string
-  readonly headers: Readonly<Record<string, string>>
+  /**
+   * The client's headers as the host gave them (held by its request anyway): the upstream's are
+   * made from them for each attempt, not kept for the turn's life (a few hundred bytes a stream).
+   */
+  readonly clientHeaders: ClientHeaders
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
   readonly tools: readonly string[]
@@ -154,9 +158,10 @@ export async function recoverRequest(
     protocol,
     context,
     target: upstreamUrl(context.upstream, url.pathname, url.search).href,
-    headers: upstreamRequestHeaders(clientHeaders),
+    clientHeaders,
     bytes,
-    tools: plan.tools,
+    // An exact-size copy: the plan's array was grown by pushes, with room to spare.
+    tools: plan.tools.slice(),
     recoveriesBefore: plan.recoveriesBefore,
     controller,
     sink: host.sink ?? webSink,
@@ -167,7 +172,7 @@ export async function recoverRequest(
   try {
     first = await context.send(
       call.target,
-      { method: "POST", headers: call.headers, body: bytes },
+      { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
       controller.signal,
     )
   } catch (error) {
@@ -208,7 +213,7 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
-  const headers = { ...call.headers, "content-type": "application/json" }
+  const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
