@@ -70,7 +70,7 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
  */
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
-  const tables = tablesFor(options.formats, enabled, [...tools])
+  const tables = tablesFor(options.formats, enabled, tools)
   let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
   return {
     push: (delta: string): DetectorResult => pushDelta(m, delta),
@@ -168,7 +168,7 @@ function stateText(m: Machine): boolean {
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
     // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
-    i = skipPlain(m.buf, i, textScanner(m), m.searches)
+    i = skipPlain(m.buf, i, textScanner(m), m)
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -269,7 +269,7 @@ function isHighSurrogate(c: number): boolean {
 /** Releases what the states decided, drops the decided prefix, and returns the result. */
 function settle(m: Machine): DetectorResult {
   // The searches were made over this push's buffer, which is about to change: the detector keeps none.
-  forgetSearches(m.searches)
+  forgetSearches(m)
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
   else withhold(m, m.pos)
@@ -277,7 +277,6 @@ function settle(m: Machine): DetectorResult {
     m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
-    m.capture.runs.base = m.base
     m.buf = m.buf.slice(m.pos)
     m.pos = m.textFrom = 0
   }
@@ -308,9 +307,9 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
     withheld = m.withheld
     m.withheld = undefined
   }
-  if (m.found.length === 0) return { text, markup: NO_MARKUP, withheld, decided }
   const markup = m.found
-  m.found = []
+  if (markup === undefined) return { text, markup: NO_MARKUP, withheld, decided }
+  m.found = undefined
   return { text, markup, withheld, decided }
 }
 
@@ -326,7 +325,7 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   const text = m.buf.length === 0 ? delta : m.buf + delta
   m.buf = text
   const len = text.length
-  const at = skipPlain(text, 0, textScanner(m), m.searches)
+  const at = skipPlain(text, 0, textScanner(m), m)
   let to = len
   if (at !== len) {
     const c = text.charCodeAt(at)
@@ -341,7 +340,7 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     to = at
   }
   if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return
-  forgetSearches(m.searches)
+  forgetSearches(m)
   const released = to === len ? text : text.slice(0, to)
   m.buf = to === len ? "" : text.slice(to)
   if (to > 0) {
@@ -349,7 +348,6 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     m.prevCode = text.charCodeAt(to - 1)
   }
   m.base += to
-  m.capture.runs.base = m.base
   m.outEnd = m.base
   return result(m, released, m.base)
 }
@@ -358,7 +356,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
-  if (m.state === "text" && !m.anchor && m.unanswered.length === 0 && m.highHeld.length === 0) {
+  if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
     // `plainPush` appends the delta: released, or left in `buf` for the machine.
     const plain = plainPush(m, delta)
     if (plain !== undefined) return plain
@@ -369,14 +367,13 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    const plain = skipPlain(delta, 0, d.body.scan, m.searches) === len
-    forgetSearches(m.searches)
+    const plain = skipPlain(delta, 0, d.body.scan, m) === len
+    forgetSearches(m)
     if (plain) {
       // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
       withhold(m, len)
       m.textFrom = 0
       m.base += len
-      m.capture.runs.base = m.base
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "", m.base)

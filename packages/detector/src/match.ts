@@ -3,7 +3,7 @@
 import { COLON, LT, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { MAX_NAME, type Machine } from "./machine.ts"
+import { MAX_NAME, type Machine, offers } from "./machine.ts"
 import { FAIL, inClass, MORE, match } from "./pattern.ts"
 
 export function limitAt(m: Machine, i: number): number {
@@ -43,9 +43,9 @@ export function literalAt(m: Machine, s: string, i: number, limit: number, fin: 
 
 /** Offered names win; `to=functions.shelljson` (Harmony glued to its constraint) names `shell`. */
 export function normalize(m: Machine, name: string): string {
-  if (m.tools.has(name) || !name.endsWith("json")) return name
+  if (offers(m, name) || !name.endsWith("json")) return name
   const bare = name.slice(0, -4)
-  return m.tools.has(bare) ? bare : name
+  return offers(m, bare) ? bare : name
 }
 
 /**
@@ -218,7 +218,7 @@ function acceptStart(
   for (const item of items) {
     if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
     if (item.kind === "reasoning") {
-      const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+      const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m, streamEndAt(m, i))
       if (stop === MORE) return MORE
       if (stop >= 0) return { kind: "start", end: stop, start: item, name: undefined }
       continue
@@ -240,15 +240,15 @@ function confirmRow(
 ): Matched<StartHit> {
   const row = start.row
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
-  m.capture.name = undefined
-  const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m.capture, streamEndAt(m, i))
+  m.captured = undefined
+  const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
   if (stop < 0) return stop === MORE ? MORE : FAIL
-  let name: string | undefined = row.toolName ?? m.capture.name
+  let name: string | undefined = row.toolName ?? m.captured
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
-  if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
+  if (row.gate && m.tools.length > 0 && (name === undefined || !offers(m, name))) return FAIL
   // A lone special token reports only an offered tool standing in its name slot.
-  if (row.token !== undefined && name !== undefined && !m.tools.has(name)) name = undefined
+  if (row.token !== undefined && name !== undefined && !offers(m, name)) name = undefined
   return { kind: "start", end: stop, start, name }
 }
 
@@ -260,7 +260,7 @@ function mayNameTool(m: Machine, i: number, limit: number, fin: boolean): boolea
   let j = i
   while (j < limit && j - i <= MAX_NAME && inClass("ident", m.buf.charCodeAt(j))) j++
   const word = m.buf.slice(i, j)
-  if (j < limit || fin) return m.tools.has(word)
+  if (j < limit || fin) return offers(m, word)
   for (const tool of m.tools) if (tool.startsWith(word)) return true
   return false
 }
@@ -305,9 +305,9 @@ function acceptBody(
   fin: boolean,
 ): Matched<BodyHit> {
   const entry = items[0]!
-  m.capture.name = undefined
-  const stop = entry.pattern === undefined ? end : match(entry.pattern, m.buf, end, limit, fin, m.capture)
+  m.captured = undefined
+  const stop = entry.pattern === undefined ? end : match(entry.pattern, m.buf, end, limit, fin, m)
   if (stop < 0) return stop === MORE ? MORE : FAIL
-  const name = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
+  const name = m.captured === undefined ? undefined : normalize(m, m.captured)
   return { kind: "body", end: stop, entry, name }
 }

@@ -31,7 +31,7 @@ import {
   TAB,
   UNDERSCORE,
 } from "./char-codes.ts"
-import { noteRun, type RunMemo, resumeRun } from "./run-memo.ts"
+import { noteRun, type RunHolder, resumeRun } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
@@ -79,9 +79,8 @@ export type Pattern =
   | { readonly kind: "cut-in"; readonly item: Pattern }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
-export interface Capture {
-  name: string | undefined
-  readonly runs: RunMemo
+export interface Capture extends RunHolder {
+  captured: string | undefined
 }
 
 /**
@@ -200,19 +199,19 @@ export function match(
       return i + s.length
     }
     case "ws": {
-      let j = resumeRun(capture.runs, pattern, i, limit)
+      let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && isSpace(text.charCodeAt(j))) j++
-      noteRun(capture.runs, pattern, i, j)
+      noteRun(capture, pattern, i, j)
       return j === limit && !final ? MORE : j
     }
     case "name": {
-      let j = resumeRun(capture.runs, pattern, i, limit)
+      let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
-      noteRun(capture.runs, pattern, i, j)
+      noteRun(capture, pattern, i, j)
       if (j - i > pattern.max) return FAIL
       if (j === limit && !final) return MORE
       if (j === i) return FAIL
-      if (pattern.capture) capture.name = text.slice(i, j)
+      if (pattern.capture) capture.captured = text.slice(i, j)
       return j
     }
     case "seq": {
@@ -224,19 +223,19 @@ export function match(
       return j
     }
     case "alt": {
-      const saved = capture.name
+      const saved = capture.captured
       for (const item of pattern.items) {
         const j = match(item, text, i, limit, final, capture, streamEnd)
         if (j !== FAIL) return j
-        capture.name = saved
+        capture.captured = saved
       }
       return FAIL
     }
     case "opt": {
-      const saved = capture.name
+      const saved = capture.captured
       const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
       if (j === FAIL) {
-        capture.name = saved
+        capture.captured = saved
         return i
       }
       return j
@@ -246,9 +245,9 @@ export function match(
       return j < 0 ? j : i
     }
     case "not": {
-      const saved = capture.name
+      const saved = capture.captured
       const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
-      capture.name = saved
+      capture.captured = saved
       if (j === MORE) return MORE
       return j === FAIL ? i : FAIL
     }
