@@ -32,7 +32,15 @@ import { stateJson } from "./markup-json.ts"
 import { statePythonic } from "./markup-pythonic.ts"
 import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
-import { type CloseHit, type Matched, matchClose, matchStart, type StartHit, walkGoesOn } from "./match.ts"
+import {
+  type CloseHit,
+  type Matched,
+  matchClose,
+  matchStart,
+  runGoesOn,
+  type StartHit,
+  walkGoesOn,
+} from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
@@ -245,8 +253,19 @@ function textScanner(m: Machine): Scanner {
   return m.runs.length === 0 ? scanner.quiet : scanner
 }
 
-/** What starts at `i` in text: a reasoning closer, then openers. */
+/**
+ * What starts at `i` in text: a reasoning closer, then openers. An answer of MORE notes whether a
+ * confirm stopped in a run at the input's end (see `runGoesOn`).
+ */
 function markerAt(m: Machine, i: number): Matched<StartHit | CloseHit> {
+  // A walk or a literal cut off answers MORE without a pattern saying why.
+  m.cutRun = undefined
+  const hit = startOrClose(m, i)
+  m.cutEnd = hit === MORE && m.cutRun !== undefined ? m.base + m.buf.length : -1
+  return hit
+}
+
+function startOrClose(m: Machine, i: number): Matched<StartHit | CloseHit> {
   if (m.reasoning !== undefined) {
     const hit = matchClose(m, m.reasoning.close, i)
     if (hit !== FAIL) return hit
@@ -333,7 +352,8 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
     // The held marker prefix only grows: still held, as `markerAt` would answer.
-    if (at === 0 && walkGoesOn(m, m.tables.text)) return result(m, "", m.base)
+    if (at === 0 && (walkGoesOn(m, m.tables.text) || runGoesOn(m, len - delta.length)))
+      return result(m, "", m.base)
     if (at !== len - 1) return
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
     m.pos = 0

@@ -20,7 +20,7 @@
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
 import type { CompiledBody, CompiledReasoning, LiteralIndex, Tables, TrieNode } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import type { Capture } from "./pattern.ts"
+import type { Capture, Pattern } from "./pattern.ts"
 import type { RunMemo } from "./run-memo.ts"
 import type { SearchMemo } from "./skip-plain.ts"
 import type { FormatId, Markup } from "./types.ts"
@@ -139,6 +139,17 @@ export interface Draft {
   jInCall: boolean
 }
 
+/**
+ * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
+ * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+ */
+export interface Walk {
+  index: LiteralIndex<unknown>
+  at: number
+  to: number
+  node: TrieNode<unknown>
+}
+
 /** Decided markup waiting for its reasoning block's answer (reported in stream order). */
 export interface Queued {
   readonly markup: Omit<Markup, "answerFollows">
@@ -165,16 +176,19 @@ export interface Machine extends Capture, SearchMemo {
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
   // --- reads cut off by the end of a push: resumed on the next one, not repeated --------------
+  /** The last literal walk cut off by the end of the input (made on the first; then reused). */
+  walk: Walk | undefined
   /**
-   * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
-   * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+   * Where the input ended when a prose marker's confirm last stopped inside a run there (`cutRun`:
+   * a name or whitespace cut off, `[functo`), or -1: a push that only extends the run is held
+   * without running the machine (`runGoesOn`).
    */
-  walkIndex: LiteralIndex<unknown> | undefined
-  walkAt: number
-  walkTo: number
-  walkNode: TrieNode<unknown> | undefined
+  cutEnd: number
   /** Where patterns store a captured name (`Capture`). */
   captured: string | undefined
+  /** The run the last answer of MORE stopped in, and its start (`Capture`). */
+  cutRun: Pattern | undefined
+  cutFrom: number
   /** The runs patterns and scans read (`Capture`; made on the first run worth noting). */
   runMemo: RunMemo | undefined
   /** The text of this push's far searches, and the searches (`SearchMemo`; dropped when the push is settled). */
@@ -264,11 +278,11 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     tools,
     tables,
     maxHold,
-    walkIndex: undefined,
-    walkAt: -1,
-    walkTo: -1,
-    walkNode: undefined,
+    walk: undefined,
+    cutEnd: -1,
     captured: undefined,
+    cutRun: undefined,
+    cutFrom: -1,
     runMemo: undefined,
     searchedText: "",
     byChars: undefined,

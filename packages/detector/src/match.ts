@@ -4,7 +4,8 @@ import { COLON, LT, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import { MAX_NAME, type Machine, offers } from "./machine.ts"
-import { FAIL, inClass, MORE, match } from "./pattern.ts"
+import { FAIL, inClass, isSpace, MORE, match } from "./pattern.ts"
+import { noteRun } from "./run-memo.ts"
 
 export function limitAt(m: Machine, i: number): number {
   return Math.min(m.buf.length, i + m.maxHold)
@@ -93,10 +94,11 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
   if (root === undefined) return FAIL
   let node: TrieNode<T> = root
   let j = i + 1
-  if (m.walkIndex === index && m.walkAt === m.base + i) {
+  const walk = m.walk
+  if (walk !== undefined && walk.index === index && walk.at === m.base + i) {
     // The same walk, cut off by the end of the last push: go on from where it stopped.
-    node = m.walkNode as TrieNode<T>
-    j = m.walkTo - m.base
+    node = walk.node as TrieNode<T>
+    j = walk.to - m.base
   }
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
@@ -104,10 +106,13 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
     if (j >= limit) {
       if (fin) break
       // A longer literal may still complete here.
-      m.walkIndex = index
-      m.walkAt = m.base + i
-      m.walkTo = m.base + j
-      m.walkNode = node
+      if (walk === undefined) m.walk = { index, at: m.base + i, to: m.base + j, node }
+      else {
+        walk.index = index
+        walk.at = m.base + i
+        walk.to = m.base + j
+        walk.node = node
+      }
       return MORE
     }
     const next: TrieNode<T> | undefined = childOf(node, m.buf.charCodeAt(j))
@@ -131,19 +136,39 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
  */
 export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>): boolean {
   const len = m.buf.length
-  const held = m.walkNode
+  const walk = m.walk
   // A capped window decides the walk now, as does a literal that ends the trie's branch.
-  if (m.walkIndex !== index || m.walkAt !== m.base || held === undefined || m.maxHold <= len) return false
-  let node: TrieNode<unknown> = held
-  for (let j = m.walkTo - m.base; j < len; j++) {
+  if (walk === undefined || walk.index !== index || walk.at !== m.base || m.maxHold <= len) return false
+  let node: TrieNode<unknown> = walk.node
+  for (let j = walk.to - m.base; j < len; j++) {
     const next: TrieNode<unknown> | undefined =
       node.kids.length === 0 ? undefined : childOf(node, m.buf.charCodeAt(j))
     if (next === undefined) return false
     node = next
   }
   if (node.kids.length === 0) return false
-  m.walkTo = m.base + len
-  m.walkNode = node
+  walk.to = m.base + len
+  walk.node = node
+  return true
+}
+
+/**
+ * Whether the push just appended to `buf` (its input ended at `from`) only extends the run that a
+ * prose marker's confirm at `buf[0]` stopped in at the end of the last push (`[functo` + `ols_`):
+ * every new character is of the run's class, the run stays within its bound and the window is not
+ * capped, so the confirm would answer MORE again. The run memo moves on, as the run would.
+ */
+export function runGoesOn(m: Machine, from: number): boolean {
+  const run = m.cutRun
+  const len = m.buf.length
+  if (run === undefined || m.cutEnd !== m.base + from || m.maxHold <= len) return false
+  const start = m.cutFrom - m.base
+  if (run.kind === "name") {
+    if (len - start > run.max) return false
+    for (let j = from; j < len; j++) if (!inClass(run.chars, m.buf.charCodeAt(j))) return false
+  } else for (let j = from; j < len; j++) if (!isSpace(m.buf.charCodeAt(j))) return false
+  noteRun(m, run, start, len)
+  m.cutEnd = m.base + len
   return true
 }
 
@@ -242,6 +267,10 @@ function confirmRow(
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
   m.captured = undefined
   const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
+  if (stop === MORE && row.bareName) {
+    // Its gate (`mayNameTool`) reads the cut-off name too: a longer one may fail it.
+    m.cutRun = undefined
+  }
   if (stop < 0) return stop === MORE ? MORE : FAIL
   let name: string | undefined = row.toolName ?? m.captured
   if (name !== undefined) name = normalize(m, name)

@@ -81,6 +81,13 @@ export type Pattern =
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture extends RunHolder {
   captured: string | undefined
+  /**
+   * The `ws` or `name` pattern whose run an answer of MORE stopped in at the window's end, and the
+   * run's start (stream offset); a MORE for another reason sets `undefined`. The first MORE is the
+   * answer (every pattern passes it straight up), so after one this says why.
+   */
+  cutRun: Pattern | undefined
+  cutFrom: number
 }
 
 /**
@@ -173,6 +180,19 @@ export function inClass(chars: NameClass, c: number): boolean {
   }
 }
 
+/** MORE, for a reason other than a run cut off. */
+function more(capture: Capture): number {
+  capture.cutRun = undefined
+  return MORE
+}
+
+/** MORE: the run of `pattern` from `i` reached the window's end. */
+function cutRun(capture: Capture, pattern: Pattern, i: number): number {
+  capture.cutRun = pattern
+  capture.cutFrom = capture.base + i
+  return MORE
+}
+
 /**
  * Matches `pattern` at `i` in `text`, looking no further than `limit`.
  * @param final - true when nothing will arrive beyond `limit` (end of stream or hold cap).
@@ -193,7 +213,7 @@ export function match(
     case "lit": {
       const s = pattern.text
       for (let k = 0; k < s.length; k++) {
-        if (i + k >= limit) return final ? FAIL : MORE
+        if (i + k >= limit) return final ? FAIL : more(capture)
         if (text.charCodeAt(i + k) !== s.charCodeAt(k)) return FAIL
       }
       return i + s.length
@@ -202,14 +222,14 @@ export function match(
       let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && isSpace(text.charCodeAt(j))) j++
       noteRun(capture, pattern, i, j)
-      return j === limit && !final ? MORE : j
+      return j === limit && !final ? cutRun(capture, pattern, i) : j
     }
     case "name": {
       let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
       noteRun(capture, pattern, i, j)
       if (j - i > pattern.max) return FAIL
-      if (j === limit && !final) return MORE
+      if (j === limit && !final) return cutRun(capture, pattern, i)
       if (j === i) return FAIL
       if (pattern.capture) capture.captured = text.slice(i, j)
       return j
@@ -253,13 +273,13 @@ export function match(
     }
     case "end":
       if (i < limit) return FAIL
-      return streamEnd ? i : final ? FAIL : MORE
+      return streamEnd ? i : final ? FAIL : more(capture)
     case "cut": {
       // Only what reaches the window's end can be cut off; the longest text bounds the look.
       for (const t of pattern.texts) {
         let k = 0
         while (k < t.length && i + k < limit && text.charCodeAt(i + k) === t.charCodeAt(k)) k++
-        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : MORE
+        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : more(capture)
       }
       return FAIL
     }
