@@ -79,16 +79,54 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
   const tables = tablesFor(options.formats, enabled, tools)
-  let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
-  return {
-    push: (delta: string): DetectorResult => pushDelta(m, delta),
-    end: (): DetectorResult => endStream(m),
-    reset: (): void => {
-      // From the machine's own options: the closures keep nothing but `m` (an idle detector stays small).
-      m = createMachine(m.tools, m.tables, m.maxHold)
-    },
-    held: (): number => heldCount(m),
+  const detector: Handle = {
+    [MACHINE]: createMachine(tools, tables, Math.max(maxHoldChars, tables.longest)),
+    push,
+    end,
+    reset,
+    held,
   }
+  return detector
+}
+
+/** Where a detector keeps its machine (a symbol: the detector shows only its methods). */
+const MACHINE: unique symbol = Symbol("tool-rescue machine")
+
+/**
+ * A detector: its machine and the four methods every detector shares (no closures of its own: an
+ * idle detector is this object and its machine).
+ */
+interface Handle extends Detector {
+  [MACHINE]: Machine
+}
+
+/** The machine of the detector a method was called on. */
+function machineOf(detector: Handle | undefined, method: string): Machine {
+  const m = detector?.[MACHINE]
+  if (m === undefined)
+    throw new TypeError(
+      `tool-rescue: ${method}() is a method: call it on its detector (detector.${method}(…))`,
+    )
+  return m
+}
+
+function push(this: Handle | undefined, delta: string): DetectorResult {
+  return pushDelta(machineOf(this, "push"), delta)
+}
+
+function end(this: Handle | undefined): DetectorResult {
+  return endStream(machineOf(this, "end"))
+}
+
+function reset(this: Handle | undefined): void {
+  const m = machineOf(this, "reset")
+  const detector = this as Handle
+  // From the machine's own options (shared by every detector made with the same ones).
+  detector[MACHINE] = createMachine(m.tools, m.tables, m.maxHold)
+}
+
+function held(this: Handle | undefined): number {
+  return heldCount(machineOf(this, "held"))
 }
 
 function run(m: Machine): void {
