@@ -378,6 +378,11 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * prefix. `undefined`: the machine must run on `buf`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
+  if (m.buf.length > 0 && heldGoesOn(m, delta)) {
+    // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)
+    m.buf += delta
+    return result(m, "", m.base)
+  }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
   const text = m.buf.length === 0 ? delta : m.buf + delta
   m.buf = text
@@ -389,9 +394,6 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
-    // The held marker prefix only grows: still held, as `markerAt` would answer.
-    if (at === 0 && (walkGoesOn(m, m.tables.text) || runGoesOn(m, len - delta.length)))
-      return result(m, "", m.base)
     if (at !== len - 1) return
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
     m.pos = 0
@@ -408,6 +410,17 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   m.base += to
   m.outEnd = m.base
   return result(m, released, m.base)
+}
+
+/**
+ * Whether the delta only extends the marker held at `buf[0]`: its literal walk goes on, or its
+ * confirm's cut-off run does (a held marker is where the scan stops: the machine would start there).
+ */
+function heldGoesOn(m: Machine, delta: string): boolean {
+  if (m.reasoning !== undefined) return false
+  const c = m.buf.charCodeAt(0)
+  if (c === LF || c === BACKTICK) return false
+  return walkGoesOn(m, m.tables.text, delta) || runGoesOn(m, delta)
 }
 
 function pushDelta(m: Machine, delta: string): DetectorResult {

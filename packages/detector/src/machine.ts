@@ -246,7 +246,7 @@ export interface Machine extends Capture, SearchMemo {
   htmlClose: string
   /** The open HTML block's closing tag was seen on the current line: the block ends with it. */
   htmlDone: boolean
-  /** Open inline-code runs of this paragraph (candidates that may still close; replaced, never changed). */
+  /** Open inline-code runs of this paragraph (candidates that may still close); `addRun` makes the list. */
   runs: readonly number[]
   /** The character of the run being counted (`fence-open`, `inline-run`). */
   runChar: number
@@ -334,7 +334,7 @@ export function offers(m: Machine, name: string): boolean {
  * ends): its open backtick runs can no longer close, so they stay literal text (CommonMark §6.1).
  */
 export function dropRuns(m: Machine): void {
-  m.runs = NO_RUNS
+  if (m.runs !== NO_RUNS) m.runs = NO_RUNS
   m.codeUntil = -1
 }
 

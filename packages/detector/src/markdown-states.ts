@@ -303,13 +303,18 @@ function findClose(m: Machine, from: number, end: number, open: boolean): number
 
 /** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
 export function addRun(m: Machine, k: number): void {
-  const runs = m.runs
+  if (m.runs === NO_RUNS) {
+    // The paragraph's first run: its own list (the shared empty one is never written).
+    m.runs = [k]
+    return
+  }
+  const runs = m.runs as number[]
   const at = runs.indexOf(k)
   if (at >= 0) {
     // It closes the first open run of its length; runs opened after that one were inside the span.
-    m.runs = at === 0 ? NO_RUNS : runs.slice(0, at)
+    runs.length = at
     m.codeUntil = -1
-  } else if (runs.length < MAX_RUNS) m.runs = runs.length === 0 ? [k] : [...runs, k]
+  } else if (runs.length < MAX_RUNS) runs.push(k)
 }
 
 export function stateCodeCheck(m: Machine): boolean {

@@ -130,43 +130,52 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
 }
 
 /**
- * Whether the walk of `index` that the last push left open at `buf[0]` goes on through all of
- * `buf` and still needs more: {@link matchIndex} would answer MORE there (and move its memo on, as
- * this does). A push that only extends a held marker prefix (`<｜tool▁ca` + `lls▁`) is decided so.
+ * Whether the walk of `index` that the last push left open at `buf[0]`, through all of `buf`, goes
+ * on through `delta` (about to be appended) and still needs more: {@link matchIndex} would answer
+ * MORE there (and move its memo on, as this does). A push that only extends a held marker prefix
+ * (`<｜tool▁ca` + `lls▁`) is decided so, reading the delta only (the held text is not read again,
+ * nor the appended buffer made flat).
  */
-export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>): boolean {
-  const len = m.buf.length
+export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>, delta: string): boolean {
+  const held = m.buf.length
   const walk = m.walk
   // A capped window decides the walk now, as does a literal that ends the trie's branch.
-  if (walk === undefined || walk.index !== index || walk.at !== m.base || m.maxHold <= len) return false
+  if (
+    walk === undefined ||
+    walk.index !== index ||
+    walk.at !== m.base ||
+    walk.to !== m.base + held ||
+    m.maxHold <= held + delta.length
+  )
+    return false
   let node: TrieNode<unknown> = walk.node
-  for (let j = walk.to - m.base; j < len; j++) {
+  for (let k = 0; k < delta.length; k++) {
     const next: TrieNode<unknown> | undefined =
-      node.kids.length === 0 ? undefined : childOf(node, m.buf.charCodeAt(j))
+      node.kids.length === 0 ? undefined : childOf(node, delta.charCodeAt(k))
     if (next === undefined) return false
     node = next
   }
   if (node.kids.length === 0) return false
-  walk.to = m.base + len
+  walk.to = m.base + held + delta.length
   walk.node = node
   return true
 }
 
 /**
- * Whether the push just appended to `buf` (its input ended at `from`) only extends the run that a
- * prose marker's confirm at `buf[0]` stopped in at the end of the last push (`[functo` + `ols_`):
- * every new character is of the run's class, the run stays within its bound and the window is not
- * capped, so the confirm would answer MORE again. The run memo moves on, as the run would.
+ * Whether `delta` (about to be appended to `buf`) only extends the run that a prose marker's
+ * confirm at `buf[0]` stopped in at the end of the last push (`[functo` + `ols_`): every new
+ * character is of the run's class, the run stays within its bound and the window is not capped,
+ * so the confirm would answer MORE again. The run memo moves on, as the run would.
  */
-export function runGoesOn(m: Machine, from: number): boolean {
+export function runGoesOn(m: Machine, delta: string): boolean {
   const run = m.cutRun
-  const len = m.buf.length
-  if (run === undefined || m.cutEnd !== m.base + from || m.maxHold <= len) return false
+  const len = m.buf.length + delta.length
+  if (run === undefined || m.cutEnd !== m.base + m.buf.length || m.maxHold <= len) return false
   const start = m.cutFrom - m.base
   if (run.kind === "name") {
     if (len - start > run.max) return false
-    for (let j = from; j < len; j++) if (!inClass(run.chars, m.buf.charCodeAt(j))) return false
-  } else for (let j = from; j < len; j++) if (!isSpace(m.buf.charCodeAt(j))) return false
+    for (let k = 0; k < delta.length; k++) if (!inClass(run.chars, delta.charCodeAt(k))) return false
+  } else for (let k = 0; k < delta.length; k++) if (!isSpace(delta.charCodeAt(k))) return false
   noteRun(m, run, start, len)
   m.cutEnd = m.base + len
   return true
