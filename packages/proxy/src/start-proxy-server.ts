@@ -84,9 +84,10 @@ function nodeFetch(proxy: ProxyHandler) {
     const { outgoing } = env
     const onClientGone: OnClientGone = (listener) => {
       // The connection's own event: no request signal (an abort controller and a listener) per request.
+      // `on`, not `once`: a response closes once, and `once` would wrap the listener in two more objects.
       if (outgoing.destroyed) listener(CLIENT_GONE)
       else
-        outgoing.once("close", () => {
+        outgoing.on("close", () => {
           if (!outgoing.writableFinished) listener(CLIENT_GONE)
         })
     }

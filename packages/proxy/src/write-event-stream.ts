@@ -7,8 +7,11 @@ export interface EventStreamOutgoing {
   readonly destroyed: boolean
   /** The whole response was handed to the connection. */
   readonly writableFinished: boolean
-  setHeader(name: string, value: string | readonly string[]): unknown
-  writeHead(status: number, statusMessage?: string): unknown
+  writeHead(
+    status: number,
+    statusMessage: string | undefined,
+    headers: Record<string, string | string[]>,
+  ): unknown
   /** HTTP/1.1 only (an HTTP/2 response sends its headers with `writeHead`). */
   flushHeaders?(): void
   write(chunk: Uint8Array): boolean
@@ -61,12 +64,15 @@ export function writeEventStream(
   outgoing: EventStreamOutgoing,
 ): Promise<void> {
   try {
-    const cookies = head.headers.getSetCookie()
+    // Given to `writeHead` at once, not set one by one: a header set with `setHeader` stays in
+    // the response's own header table for the stream's life (a few hundred bytes a stream).
+    const headers: Record<string, string | string[]> = {}
     head.headers.forEach((value, name) => {
-      if (name !== "set-cookie") outgoing.setHeader(name, value)
+      if (name !== "set-cookie") headers[name] = value
     })
-    if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies)
-    outgoing.writeHead(head.status, head.statusText || undefined)
+    const cookies = head.headers.getSetCookie()
+    if (cookies.length > 0) headers["set-cookie"] = cookies
+    outgoing.writeHead(head.status, head.statusText || undefined, headers)
   } catch (error) {
     void body.cancel().catch(() => undefined)
     fail(outgoing, error)
