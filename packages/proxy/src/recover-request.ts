@@ -29,7 +29,14 @@ import {
   type UpstreamResponse,
 } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
-import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
+import {
+  type ByteReader,
+  readSse,
+  type SseEvent,
+  type SseItems,
+  type SseMapper,
+  sseFrame,
+} from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
@@ -242,11 +249,11 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
 }
 
 /**
- * A recovered stream: the client's body (its reads) and the turn's input (`attempt`) in one
- * object, its steps prototype methods. Every open stream holds one, idle or not: a closure per
- * step, with the context they shared, cost more than the object.
+ * A recovered stream: the client's body (its reads), the turn's input (`attempt`) and the SSE
+ * reader's mapper (`toItems`) in one object, its steps prototype methods. Every open stream holds
+ * one, idle or not: a closure per step, with the context they shared, cost more than the object.
  */
-class RecoveredStream implements ByteReader, TurnInput<unknown> {
+class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>, TurnInput<unknown> {
   private readonly call: Call
   readonly tools: readonly string[]
   readonly signal: AbortSignal
@@ -290,8 +297,7 @@ class RecoveredStream implements ByteReader, TurnInput<unknown> {
 
   private parts(response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> {
     this.sentinel = false
-    this.source =
-      response.body === null ? undefined : readSse(response.body, (event, out) => this.toItems(event, out))
+    this.source = response.body === null ? undefined : readSse(response.body, this)
     return this.source ?? fromArray<NormalizedPart<unknown>>([])
   }
 

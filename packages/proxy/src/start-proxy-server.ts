@@ -78,7 +78,7 @@ function nodeFetch(proxy: ProxyHandler) {
     env: { incoming: { readonly rawHeaders: readonly string[] }; outgoing: EventStreamOutgoing },
   ): Promise<Response> => {
     const sink: StreamSink = (head, body) => {
-      void writeEventStream(head, body, env.outgoing)
+      writeEventStream(head, body, env.outgoing)
       return alreadySent()
     }
     const { outgoing } = env
@@ -94,7 +94,7 @@ function nodeFetch(proxy: ProxyHandler) {
     const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders, onClientGone })
     if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
       return response
-    void writeEventStream(response, response.body.getReader(), env.outgoing)
+    writeEventStream(response, response.body.getReader(), env.outgoing)
     return alreadySent()
   }
 }
