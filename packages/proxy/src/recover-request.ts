@@ -154,7 +154,7 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes, clientHeaders)
+    return passThrough(request, context, bytes, clientHeaders, host.sink)
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -186,7 +186,8 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
+  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json"))
+    return relay(first, host.sink)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
