@@ -112,10 +112,11 @@ export const recoverToolCalls: typeof runTurn = runTurn
  * closure per step (with the context they share) cost more than the one object. It is also the
  * scanner's options (`onUnknownTool` is a method): no options object or closure per turn.
  *
- * The listener of `input.signal` is the one closure, and it reaches the turn's controller and
- * pending race only, never the turn: with the turn itself as the listener (`handleEvent`), or a
- * closure over it, every turn's whole graph outlived the young-generation GCs until the next full
- * one (measured: 3 KB a turn promoted; `test/young-garbage.test.ts`, the turn with a signal).
+ * The listener of `input.signal` is the one closure, made outside the class ({@link forwardAbort})
+ * and reaching the turn's controller and pending race only: with the turn itself as the listener
+ * (`handleEvent`), or an arrow function made in the constructor, every turn's whole graph
+ * outlived the young-generation GCs until the next full one (measured: 3 KB a turn promoted;
+ * `test/young-garbage.test.ts`, the turn with a signal).
  */
 class Turn<Raw> implements AttemptScannerOptions {
   readonly scanner: AttemptScanner<Raw>
@@ -145,7 +146,6 @@ class Turn<Raw> implements AttemptScannerOptions {
   private instruction: string | undefined
   /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
   private readonly budget: number
-  /** The reject of the promise {@link race} returned last, settled by an abort. */
   /** The pending race's reject, which an abort settles at once (see {@link race}). */
   private readonly pending: PendingRace = { reject: undefined }
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
