@@ -16,7 +16,9 @@
  * "MB" is 10^6 UTF-16 code units; every stream here is ASCII, so it is also 10^6 bytes.
  */
 
+import { spawnSync } from "node:child_process"
 import { availableParallelism, cpus as cpuList, loadavg } from "node:os"
+import { fileURLToPath } from "node:url"
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider"
 import { qwen3CoderProtocol } from "@ai-sdk-tool/parser"
 import { createDetector, type FormatId } from "@tool-rescue/detector"
@@ -429,6 +431,8 @@ const mbps = (x: number): string => `${x >= 10 ? fmt(x) : x >= 1 ? fmt(x, 1) : x
 
 function retainedPerDetector(count: number): number | undefined {
   if (gc === undefined) return undefined
+  // The compiled tables are shared by every detector with the same options: made before the count.
+  createDetector({ tools: TOOLS }).push("warm up ")
   gc()
   gc()
   const before = process.memoryUsage().heapUsed
@@ -525,64 +529,150 @@ function log(message: string): void {
   console.error(`  detector bench: ${message}`)
 }
 
-async function benchDetector(): Promise<string> {
-  const loadBefore = loadavg()[0]!
-  const streams: [string, string][] = [
+/** The realistic streams, by name (built the same in every process: the generators are seeded). */
+function realistic(): [string, string][] {
+  return [
     ["prose, no markers", prose(1 * MB)],
     ["prose dense with `<`, backticks, HTML, fences", dense(1 * MB)],
     ["leaked call, 100 KB parameter", leak(100 * KB)],
   ]
+}
+
+interface FormatRow {
+  readonly format: FormatId
+  readonly rate: number
+  readonly median: number
+  readonly limit: number
+}
+
+interface NaiveRow {
+  readonly stream: string
+  readonly detector: number
+  readonly naive: number
+}
+
+/**
+ * One measurement, run in a process of its own ({@link isolated}): a throughput row (every
+ * contender of it in that process), a format's partial markers, a naive-rescan row, the scaling
+ * ratio, or the memory row.
+ */
+type Job =
+  | { readonly kind: "stream"; readonly name: string; readonly chunk: number }
+  | { readonly kind: "format"; readonly format: FormatId }
+  | { readonly kind: "naive"; readonly name: string }
+  | { readonly kind: "scaling" }
+  | { readonly kind: "memory" }
+
+/** The stream a job names: realistic or hostile. */
+function streamNamed(name: string): string {
+  const found = [...realistic(), ...hostile(1 * MB)].find(([n]) => n === name)
+  if (found === undefined) throw new Error(`bench: no stream ${name}`)
+  return found[1]
+}
+
+async function runJob(job: Job): Promise<unknown> {
+  switch (job.kind) {
+    case "stream": {
+      const hostileRow = job.name.startsWith("hostile")
+      const runs = job.chunk === CHUNK_SMALL ? 9 : 21
+      return measureStream(
+        job.name,
+        streamNamed(job.name),
+        job.chunk,
+        runs,
+        hostileRow ? HOSTILE_PARSER_BUDGET_MS : PARSER_BUDGET_MS,
+      )
+    }
+    case "format": {
+      const text = partialMarkers(markersOf(job.format), 200 * KB)
+      const chunks = chunk(text, CHUNK_SMALL)
+      if (detector(chunks) !== detector([text]))
+        throw new Error(`bench: ${job.format} partial markers: detector results differ by chunking`)
+      const t = await timing(() => detector(chunks), 5, 1)
+      const limitMs = await time(() => limit(text), 9)
+      const row: FormatRow = {
+        format: job.format,
+        rate: rate(text.length, t.min),
+        median: rate(text.length, t.median),
+        limit: rate(text.length, limitMs),
+      }
+      return row
+    }
+    case "naive": {
+      // 100 KB streams (it is quadratic: 1 MB at 4-character deltas would take minutes).
+      const small = streamNamed(job.name).slice(0, 100 * KB)
+      const chunks = chunk(small, CHUNK_SMALL)
+      log(`${job.name}, naive rescan`)
+      const detectorMs = await time(() => detector(chunks), 9)
+      const naiveMs = await time(() => naive(chunks), 3, 1)
+      const row: NaiveRow = {
+        stream: job.name,
+        detector: rate(small.length, detectorMs),
+        naive: rate(small.length, naiveMs),
+      }
+      return row
+    }
+    case "scaling": {
+      log("10 MB / 1 MB")
+      // Deltas are sliced on the fly: 2.6 million pre-cut strings would make the 10 MB heap (and its GC) the measure.
+      const one = dense(1 * MB, 7)
+      const ten = dense(10 * MB, 7)
+      const oneMs = await time(() => detectorSliced(one, CHUNK_SMALL), 7)
+      const tenMs = await time(() => detectorSliced(ten, CHUNK_SMALL), 5, 1)
+      return tenMs / oneMs
+    }
+    case "memory":
+      return retainedPerDetector(10_000) ?? null
+    default:
+      return job satisfies never
+  }
+}
+
+/** Set in a child process: the job it runs (JSON). */
+const JOB_ENV = "TOOL_RESCUE_DETECTOR_BENCH_JOB"
+
+/**
+ * Runs `job` in a fresh Node process (this file, with this process's flags) and returns what it
+ * measured. Each row gets a process of its own: in one process the code a row runs depends on the
+ * rows before it (after fullwidth or backtick-heavy text V8 has reshaped strings and deoptimised
+ * paths, and ASCII prose then ran 2× slower), so the row order decided which stream was "the
+ * slowest". Every contender of a row runs in the row's process, warmed up on the row's own input.
+ */
+function isolated<T>(job: Job): T {
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, [JOB_ENV]: JSON.stringify(job) },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 1 << 20,
+  })
+  if (child.status !== 0) throw new Error(`bench: ${JSON.stringify(job)} exited with ${child.status}`)
+  return JSON.parse(child.stdout) as T
+}
+
+async function benchDetector(): Promise<string> {
+  const loadBefore = loadavg()[0]!
+  const streams = realistic()
   const rows: Row[] = []
-  for (const [name, text] of streams) {
+  for (const [name] of streams) {
     for (const size of [CHUNK_SMALL, CHUNK_LARGE])
-      rows.push(await measureStream(name, text, size, size === CHUNK_SMALL ? 9 : 21))
+      rows.push(isolated<Row>({ kind: "stream", name, chunk: size }))
   }
   // Hostile streams: what makes a scanner hold text and read it again on every delta (4-character deltas).
-  const hostileStreams = hostile(1 * MB)
-  for (const [name, text] of hostileStreams)
-    rows.push(await measureStream(name, text, CHUNK_SMALL, 9, HOSTILE_PARSER_BUDGET_MS))
+  const hostileNames = hostile(1 * MB).map(([name]) => name)
+  for (const name of hostileNames) rows.push(isolated<Row>({ kind: "stream", name, chunk: CHUNK_SMALL }))
 
   // Repeated partial markers, one stream per format.
-  const formatRows: { format: FormatId; rate: number; median: number; limit: number }[] = []
   log("partial markers per format")
-  for (const format of FORMATS) {
-    const text = partialMarkers(markersOf(format), 200 * KB)
-    const chunks = chunk(text, CHUNK_SMALL)
-    if (detector(chunks) !== detector([text]))
-      throw new Error(`bench: ${format} partial markers: detector results differ by chunking`)
-    const t = await timing(() => detector(chunks), 5, 1)
-    const limitMs = await time(() => limit(text), 9)
-    formatRows.push({
-      format,
-      rate: rate(text.length, t.min),
-      median: rate(text.length, t.median),
-      limit: rate(text.length, limitMs),
-    })
-  }
+  const formatRows = FORMATS.map((format) => isolated<FormatRow>({ kind: "format", format }))
 
-  // Naive rescan: 100 KB streams (it is quadratic: 1 MB at 4-character deltas would take minutes).
-  const naiveRows: { stream: string; detector: number; naive: number }[] = []
-  for (const [name, text] of [...streams, ...hostileStreams]) {
-    const small = text.slice(0, 100 * KB)
-    const chunks = chunk(small, CHUNK_SMALL)
-    log(`${name}, naive rescan`)
-    const detectorMs = await time(() => detector(chunks), 9)
-    const naiveMs = await time(() => naive(chunks), 3, 1)
-    naiveRows.push({
-      stream: name,
-      detector: rate(small.length, detectorMs),
-      naive: rate(small.length, naiveMs),
-    })
-  }
+  // Naive rescan: the first 100 KB of each stream.
+  const naiveRows = [...streams.map(([name]) => name), ...hostileNames].map((name) =>
+    isolated<NaiveRow>({ kind: "naive", name }),
+  )
 
   // Scaling: 10 MB against 1 MB, same kind of text, same deltas.
-  log("10 MB / 1 MB")
-  // Deltas are sliced on the fly: 2.6 million pre-cut strings would make the 10 MB heap (and its GC) the measure.
-  const one = dense(1 * MB, 7)
-  const ten = dense(10 * MB, 7)
-  const oneMs = await time(() => detectorSliced(one, CHUNK_SMALL), 7)
-  const tenMs = await time(() => detectorSliced(ten, CHUNK_SMALL), 5, 1)
-  const heap = retainedPerDetector(10_000)
+  const ratio = isolated<number>({ kind: "scaling" })
+  const heap = isolated<number | null>({ kind: "memory" }) ?? undefined
 
   const isHostile = (r: { stream: string }): boolean => r.stream.startsWith("hostile")
   const smallRows = rows.filter((r) => r.chunk === CHUNK_SMALL && !isHostile(r))
@@ -596,7 +686,6 @@ async function benchDetector(): Promise<string> {
   const minOfLimit = Math.min(...largeRows.map((r) => r.detector / r.limit))
   const minNaive = Math.min(...naiveRows.filter((r) => !isHostile(r)).map((r) => r.detector / r.naive))
   const minParser = Math.min(...rows.map((r) => r.detector / r.parser))
-  const ratio = tenMs / oneMs
   const check = (ok: boolean): string => (ok ? "yes" : "**no**")
 
   const lines = [
@@ -606,6 +695,8 @@ async function benchDetector(): Promise<string> {
     `load average ${fmt(loadBefore, 1)} when the run began, ${fmt(loadavg()[0]!, 1)} when it ended: on a loaded machine, read the ratios first).`,
     "Each figure is the fastest of many timed runs after warm-up, in CPU time of the process (every contender",
     "timed the same way: on a shared machine wall time measures the neighbours); the detector's median is shown beside it. `@ai-sdk-tool/parser` at 4-character deltas gets one run, capped in time.",
+    "Each row runs in a fresh Node process of its own, every contender of the row in it, warmed up on the row's own input: in one",
+    "process the rows before a row changed what it ran (after fullwidth or backtick-heavy text ASCII prose ran up to 2× slower).",
     "MB = 10^6 characters (the streams are ASCII). `limit`: one pass of a character-class scan for the",
     `detector's trigger characters (${JSON.stringify(TRIGGERS)}). \`parser\`: \`@ai-sdk-tool/parser\` 4.1.26`,
     "`qwen3CoderProtocol().createStreamParser` (the transform inside its `qwen3CoderToolMiddleware`) on the same",
@@ -684,4 +775,6 @@ async function benchDetector(): Promise<string> {
   return lines.join("\n")
 }
 
-registerSuite({ name: "detector", run: benchDetector })
+const job = process.env[JOB_ENV]
+if (job === undefined) registerSuite({ name: "detector", run: benchDetector })
+else process.stdout.write(JSON.stringify(await runJob(JSON.parse(job) as Job)))

@@ -32,7 +32,15 @@ import { stateJson } from "./markup-json.ts"
 import { statePythonic } from "./markup-pythonic.ts"
 import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
-import { type CloseHit, type Matched, matchClose, matchStart, type StartHit, walkGoesOn } from "./match.ts"
+import {
+  type CloseHit,
+  type Matched,
+  matchClose,
+  matchStart,
+  runGoesOn,
+  type StartHit,
+  walkGoesOn,
+} from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
 import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
@@ -70,17 +78,55 @@ import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
  */
 export function createDetector(options: DetectorOptions = {}): Detector {
   const { tools, enabled, maxHoldChars } = resolveOptions(options)
-  const tables = tablesFor(options.formats, enabled, [...tools])
-  let m = createMachine(tools, tables, Math.max(maxHoldChars, tables.longest))
-  return {
-    push: (delta: string): DetectorResult => pushDelta(m, delta),
-    end: (): DetectorResult => endStream(m),
-    reset: (): void => {
-      // From the machine's own options: the closures keep nothing but `m` (an idle detector stays small).
-      m = createMachine(m.tools, m.tables, m.maxHold)
-    },
-    held: (): number => heldCount(m),
+  const tables = tablesFor(options.formats, enabled, tools)
+  const detector: Handle = {
+    [MACHINE]: createMachine(tools, tables, Math.max(maxHoldChars, tables.longest)),
+    push,
+    end,
+    reset,
+    held,
   }
+  return detector
+}
+
+/** Where a detector keeps its machine (a symbol: the detector shows only its methods). */
+const MACHINE: unique symbol = Symbol("tool-rescue machine")
+
+/**
+ * A detector: its machine and the four methods every detector shares (no closures of its own: an
+ * idle detector is this object and its machine).
+ */
+interface Handle extends Detector {
+  [MACHINE]: Machine
+}
+
+/** The machine of the detector a method was called on. */
+function machineOf(detector: Handle | undefined, method: string): Machine {
+  const m = detector?.[MACHINE]
+  if (m === undefined)
+    throw new TypeError(
+      `tool-rescue: ${method}() is a method: call it on its detector (detector.${method}(…))`,
+    )
+  return m
+}
+
+function push(this: Handle | undefined, delta: string): DetectorResult {
+  return pushDelta(machineOf(this, "push"), delta)
+}
+
+function end(this: Handle | undefined): DetectorResult {
+  return endStream(machineOf(this, "end"))
+}
+
+function reset(this: Handle | undefined): void {
+  const m = machineOf(this, "reset")
+  const detector = this as Handle
+  // From the machine's own options (shared by every detector made with the same ones).
+  detector[MACHINE] = createMachine(m.tools, m.tables, m.maxHold)
+}
+
+function held(this: Handle | undefined): number {
+  return heldCount(machineOf(this, "held"))
 }
 
 function run(m: Machine): void {
@@ -168,7 +214,7 @@ function stateText(m: Machine): boolean {
   // From here on `anchor` is false: only a reasoning closer (through `act`, which returns) sets it again.
   for (;;) {
     // Re-chosen each time: a backtick run opened or a blank line dropped the runs.
-    i = skipPlain(m.buf, i, textScanner(m), m.searches)
+    i = skipPlain(m.buf, i, textScanner(m), m)
     m.pos = i
     if (i >= len) return false
     const c = m.buf.charCodeAt(i)
@@ -245,8 +291,19 @@ function textScanner(m: Machine): Scanner {
   return m.runs.length === 0 ? scanner.quiet : scanner
 }
 
-/** What starts at `i` in text: a reasoning closer, then openers. */
+/**
+ * What starts at `i` in text: a reasoning closer, then openers. An answer of MORE notes whether a
+ * confirm stopped in a run at the input's end (see `runGoesOn`).
+ */
 function markerAt(m: Machine, i: number): Matched<StartHit | CloseHit> {
+  // A walk or a literal cut off answers MORE without a pattern saying why.
+  m.cutRun = undefined
+  const hit = startOrClose(m, i)
+  m.cutEnd = hit === MORE && m.cutRun !== undefined ? m.base + m.buf.length : -1
+  return hit
+}
+
+function startOrClose(m: Machine, i: number): Matched<StartHit | CloseHit> {
   if (m.reasoning !== undefined) {
     const hit = matchClose(m, m.reasoning.close, i)
     if (hit !== FAIL) return hit
@@ -269,7 +326,7 @@ function isHighSurrogate(c: number): boolean {
 /** Releases what the states decided, drops the decided prefix, and returns the result. */
 function settle(m: Machine): DetectorResult {
   // The searches were made over this push's buffer, which is about to change: the detector keeps none.
-  forgetSearches(m.searches)
+  forgetSearches(m)
   // Inside a call, what was decided is withheld.
   if (m.draft === undefined) release(m, m.pos)
   else withhold(m, m.pos)
@@ -277,7 +334,6 @@ function settle(m: Machine): DetectorResult {
     m.prevCode2 = m.pos > 1 ? m.buf.charCodeAt(m.pos - 2) : m.prevCode
     m.prevCode = m.buf.charCodeAt(m.pos - 1)
     m.base += m.pos
-    m.capture.runs.base = m.base
     m.buf = m.buf.slice(m.pos)
     m.pos = m.textFrom = 0
   }
@@ -308,9 +364,9 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
     withheld = m.withheld
     m.withheld = undefined
   }
-  if (m.found.length === 0) return { text, markup: NO_MARKUP, withheld, decided }
   const markup = m.found
-  m.found = []
+  if (markup === undefined) return { text, markup: NO_MARKUP, withheld, decided }
+  m.found = undefined
   return { text, markup, withheld, decided }
 }
 
@@ -322,26 +378,29 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * prefix. `undefined`: the machine must run on `buf`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
+  if (m.buf.length > 0 && heldGoesOn(m, delta)) {
+    // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)
+    m.buf += delta
+    return result(m, "", m.base)
+  }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
   const text = m.buf.length === 0 ? delta : m.buf + delta
   m.buf = text
   const len = text.length
-  const at = skipPlain(text, 0, textScanner(m), m.searches)
+  const at = skipPlain(text, 0, textScanner(m), m)
   let to = len
   if (at !== len) {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
-    // The held marker prefix only grows: still held, as `markerAt` would answer.
-    if (at === 0 && walkGoesOn(m, m.tables.text)) return result(m, "", m.base)
     if (at !== len - 1) return
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
     m.pos = 0
     to = at
   }
   if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return
-  forgetSearches(m.searches)
+  forgetSearches(m)
   const released = to === len ? text : text.slice(0, to)
   m.buf = to === len ? "" : text.slice(to)
   if (to > 0) {
@@ -349,16 +408,26 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     m.prevCode = text.charCodeAt(to - 1)
   }
   m.base += to
-  m.capture.runs.base = m.base
   m.outEnd = m.base
   return result(m, released, m.base)
+}
+
+/**
+ * Whether the delta only extends the marker held at `buf[0]`: its literal walk goes on, or its
+ * confirm's cut-off run does (a held marker is where the scan stops: the machine would start there).
+ */
+function heldGoesOn(m: Machine, delta: string): boolean {
+  if (m.reasoning !== undefined) return false
+  const c = m.buf.charCodeAt(0)
+  if (c === LF || c === BACKTICK) return false
+  return walkGoesOn(m, m.tables.text, delta) || runGoesOn(m, delta)
 }
 
 function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
-  if (m.state === "text" && !m.anchor && m.unanswered.length === 0 && m.highHeld.length === 0) {
+  if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
     // `plainPush` appends the delta: released, or left in `buf` for the machine.
     const plain = plainPush(m, delta)
     if (plain !== undefined) return plain
@@ -369,14 +438,13 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.
     const len = delta.length
-    const plain = skipPlain(delta, 0, d.body.scan, m.searches) === len
-    forgetSearches(m.searches)
+    const plain = skipPlain(delta, 0, d.body.scan, m) === len
+    forgetSearches(m)
     if (plain) {
       // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
       withhold(m, len)
       m.textFrom = 0
       m.base += len
-      m.capture.runs.base = m.base
       m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
       m.prevCode = delta.charCodeAt(len - 1)
       return result(m, "", m.base)

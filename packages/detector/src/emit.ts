@@ -3,20 +3,20 @@
 import { LF } from "./char-codes.ts"
 import type { CompiledReasoning } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import { type Call, type Draft, dropRuns, type Machine, resetValue } from "./machine.ts"
+import { type Call, type Draft, dropRuns, type Machine, offers } from "./machine.ts"
 import { matchBody, matchClose } from "./match.ts"
 import { FAIL, isSpace, MORE } from "./pattern.ts"
 
 /** Releases `buf[textFrom, to)` as visible text. */
 export function release(m: Machine, to: number): void {
   if (to <= m.textFrom) return
-  if (m.unanswered.length > 0 && m.reasoning === undefined) {
+  if (m.unanswered !== undefined && m.reasoning === undefined) {
     for (let k = m.textFrom; k < to; k++) {
       const c = m.buf.charCodeAt(k)
       if (!(isSpace(c) || c === 0xa0 || c === 0xfeff || c === 0x3000)) {
         // A visible answer follows the closed reasoning blocks: their markup was a rehearsal.
         for (const b of m.unanswered) b.answered = true
-        m.unanswered = []
+        m.unanswered = undefined
         flushQueue(m)
         break
       }
@@ -40,14 +40,17 @@ export function withhold(m: Machine, to: number): void {
 }
 
 export function flushQueue(m: Machine): void {
+  const queue = m.queue
+  if (queue === undefined) return
   let k = 0
-  for (; k < m.queue.length; k++) {
-    const q = m.queue[k]!
+  for (; k < queue.length; k++) {
+    const q = queue[k]!
     if (q.block !== undefined && !q.block.answered && !m.ended) break
+    m.found ??= []
     m.found.push({ ...q.markup, answerFollows: q.block?.answered ?? false })
   }
-  if (k === m.queue.length) m.queue.length = 0
-  else if (k > 0) m.queue = m.queue.slice(k)
+  if (k === queue.length) m.queue = undefined
+  else if (k > 0) m.queue = queue.slice(k)
 }
 
 export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end: number): boolean {
@@ -63,7 +66,10 @@ export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end
 /** Closes the reasoning block whose closer is at `i`; scanning resumes at `end` (`i` for a peek closer). */
 export function closeReasoning(m: Machine, end: number): boolean {
   release(m, end)
-  if (m.block?.marked) m.unanswered.push(m.block)
+  if (m.block?.marked) {
+    m.unanswered ??= []
+    m.unanswered.push(m.block)
+  }
   m.reasoning = m.block = undefined
   m.pos = m.textFrom = end
   m.anchor = true
@@ -93,13 +99,20 @@ export function openMarkup(
     calls: [],
     closing: false,
     format: row.format,
+    tail: "value-start",
+    jDepth: 0,
+    jCallDepth: 0,
+    jLex: "code",
+    jQuote: 0,
+    jExpect: "none",
+    jNameNext: false,
+    jInCall: false,
   }
   if (row.bodyAt !== 0 && name !== undefined)
     d.calls.push({ name, start: m.base + i, structured: row.structured, args: false })
   m.draft = d
   m.pos = row.bodyAt === undefined ? end : i + row.bodyAt
   withhold(m, m.pos)
-  resetValue(m)
   if (row.token !== undefined) {
     // A lone special token: withheld on its own; an opener or a call marker leaves its envelope open.
     d.closing = row.token === "close"
@@ -108,7 +121,7 @@ export function openMarkup(
   }
   if (body.spec.kind === "json") {
     m.state = "markup-tail"
-    m.tail = "value-start"
+    d.tail = "value-start"
   } else m.state = body.state
   return true
 }
@@ -118,14 +131,16 @@ export function endMarkup(m: Machine, d: Draft, complete: boolean): void {
   const end = m.base + m.pos
   const calls: Call[] =
     d.calls.length > 0 ? d.calls : [{ name: undefined, start: d.start, structured: false, args: false }]
+  m.queue ??= []
+  const queue = m.queue
   for (let k = 0; k < calls.length; k++) {
     const c = calls[k]!
-    m.queue.push({
+    queue.push({
       block: d.block,
       markup: {
         format: d.format,
         toolName: c.name,
-        offered: c.name !== undefined && m.tools.has(c.name),
+        offered: c.name !== undefined && offers(m, c.name),
         opening: d.row.opening,
         closing: d.closing,
         structured: c.structured,
@@ -175,7 +190,7 @@ export function closerAt(m: Machine, d: Draft, i: number): CloserOutcome {
     d.closing = true
     m.pos = hit.end
     m.state = "markup-tail"
-    m.tail = "bare"
+    d.tail = "bare"
     return "ended"
   }
   return "none"

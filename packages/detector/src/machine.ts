@@ -20,9 +20,9 @@
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
 import type { CompiledBody, CompiledReasoning, LiteralIndex, Tables, TrieNode } from "./compile.ts"
 import type { OpenerRow } from "./format-table.ts"
-import type { Capture } from "./pattern.ts"
-import { createRunMemo } from "./run-memo.ts"
-import { createSearchMemo, type SearchMemo } from "./skip-plain.ts"
+import type { Capture, Pattern } from "./pattern.ts"
+import type { RunMemo } from "./run-memo.ts"
+import type { SearchMemo } from "./skip-plain.ts"
 import type { FormatId, Markup } from "./types.ts"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
@@ -120,6 +120,34 @@ export interface Draft {
   closing: boolean
   /** The row's format, unless an orphan closer told another one apart (`</minimax:tool_call>`). */
   format: FormatId
+  // --- the lexical state of its body (JSON and pythonic values, what `markup-tail` waits for) ---
+  /** What `markup-tail` waits for. */
+  tail: Tail
+  /** JSON/pythonic nesting depth. */
+  jDepth: number
+  /** Depth of call objects (1: top-level object, 2: objects in a top-level list). */
+  jCallDepth: number
+  /** Outside strings, inside one, or right after a backslash inside one (JSON and pythonic). */
+  jLex: Lex
+  /** Pythonic: the quote that opened the current string. */
+  jQuote: number
+  /** JSON: what the call object expects next at its own depth. */
+  jExpect: Expect
+  /** The next JSON string value is the call's name. */
+  jNameNext: boolean
+  /** Inside a call object. */
+  jInCall: boolean
+}
+
+/**
+ * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
+ * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+ */
+export interface Walk {
+  index: LiteralIndex<unknown>
+  at: number
+  to: number
+  node: TrieNode<unknown>
 }
 
 /** Decided markup waiting for its reasoning block's answer (reported in stream order). */
@@ -130,29 +158,42 @@ export interface Queued {
 
 export const NO_MARKUP: readonly Markup[] = Object.freeze([])
 export const NO_SPANS: readonly number[] = Object.freeze([])
+/** No open inline-code run (shared: a detector makes its own list when a run opens). */
+export const NO_RUNS: readonly number[] = Object.freeze([])
 
-/** The state of one detector (one object per detector; the code that works on it is shared). */
-export interface Machine {
+/**
+ * The state of one detector (one object per detector; the code that works on it is shared). It is
+ * its own pattern capture (`captured`, the run memo) and search memo: an idle detector is this one
+ * object, and what only some streams need (the run memo, the searches, the lists of markup and
+ * reasoning blocks, an open call's lexical state) is made when first needed.
+ */
+export interface Machine extends Capture, SearchMemo {
   // --- options (fixed for the detector's life) -------------------------------------------------
-  /** Tools offered this turn. */
-  readonly tools: ReadonlySet<string>
+  /** Tools offered this turn (a few names: an array is a fraction of a set's size; see {@link offers}). */
+  readonly tools: readonly string[]
   /** Compiled literal tables, shared by detectors with the same formats. */
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
   // --- reads cut off by the end of a push: resumed on the next one, not repeated --------------
+  /** The last literal walk cut off by the end of the input (made on the first; then reused). */
+  walk: Walk | undefined
   /**
-   * A literal walk cut off by the end of the input (the next push resumes it, not reads it again):
-   * the index walked, the stream offsets it started at and reached, and the trie node it reached.
+   * Where the input ended when a prose marker's confirm last stopped inside a run there (`cutRun`:
+   * a name or whitespace cut off, `[functo`), or -1: a push that only extends the run is held
+   * without running the machine (`runGoesOn`).
    */
-  walkIndex: LiteralIndex<unknown> | undefined
-  walkAt: number
-  walkTo: number
-  walkNode: TrieNode<unknown> | undefined
-  /** Where patterns store a captured name, and the runs they read. */
-  readonly capture: Capture
-  /** The far searches of this push's text (dropped when the push is settled). */
-  readonly searches: SearchMemo
+  cutEnd: number
+  /** Where patterns store a captured name (`Capture`). */
+  captured: string | undefined
+  /** The run the last answer of MORE stopped in, and its start (`Capture`). */
+  cutRun: Pattern | undefined
+  cutFrom: number
+  /** The runs patterns and scans read (`Capture`; made on the first run worth noting). */
+  runMemo: RunMemo | undefined
+  /** The text of this push's far searches, and the searches (`SearchMemo`; dropped when the push is settled). */
+  searchedText: string
+  byChars: SearchMemo["byChars"]
   // --- the input window: what arrived and is undecided, and where the scan is ------------------
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
@@ -178,14 +219,14 @@ export interface Machine {
   out: string
   /** Absolute offset one past the last character released as visible text. */
   outEnd: number
-  /** Markup reported by this call. */
-  found: Markup[]
+  /** Markup reported by this call (none yet: undefined). */
+  found: Markup[] | undefined
   /** Stream offsets withheld during this call, as `[start, end)` pairs in order (none yet: undefined). */
   withheld: number[] | undefined
   /** Decided markup waiting, in stream order, for a reasoning block's answer. */
-  queue: Queued[]
-  /** Closed reasoning blocks with markup, waiting for a visible answer. */
-  unanswered: Block[]
+  queue: Queued[] | undefined
+  /** Closed reasoning blocks with markup, waiting for a visible answer (none: undefined). */
+  unanswered: Block[] | undefined
   /** A trailing high surrogate held until its pair arrives. */
   highHeld: string
   // --- Markdown: line starts, fences, indented code, HTML blocks, inline code ------------------
@@ -205,8 +246,8 @@ export interface Machine {
   htmlClose: string
   /** The open HTML block's closing tag was seen on the current line: the block ends with it. */
   htmlDone: boolean
-  /** Open inline-code runs of this paragraph (candidates that may still close). */
-  runs: number[]
+  /** Open inline-code runs of this paragraph (candidates that may still close); `addRun` makes the list. */
+  runs: readonly number[]
   /** The character of the run being counted (`fence-open`, `inline-run`). */
   runChar: number
   /** Its length so far. */
@@ -227,38 +268,24 @@ export interface Machine {
   /** The open reasoning block. */
   block: Block | undefined
   // --- the open call: its draft and the lexical state of its body ------------------------------
-  /** Open markup. */
+  /** Open markup, with its body's lexical state. */
   draft: Draft | undefined
-  /** What `markup-tail` waits for. */
-  tail: Tail
-  /** JSON/pythonic nesting depth. */
-  jDepth: number
-  /** Depth of call objects (1: top-level object, 2: objects in a top-level list). */
-  jCallDepth: number
-  /** Outside strings, inside one, or right after a backslash inside one (JSON and pythonic). */
-  jLex: Lex
-  /** Pythonic: the quote that opened the current string. */
-  jQuote: number
-  /** JSON: what the call object expects next at its own depth. */
-  jExpect: Expect
-  /** The next JSON string value is the call's name. */
-  jNameNext: boolean
-  /** Inside a call object. */
-  jInCall: boolean
 }
 
 /** A fresh machine: `createDetector` makes one, `reset()` replaces it with another. */
-export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHold: number): Machine {
+export function createMachine(tools: readonly string[], tables: Tables, maxHold: number): Machine {
   return {
     tools,
     tables,
     maxHold,
-    walkIndex: undefined,
-    walkAt: -1,
-    walkTo: -1,
-    walkNode: undefined,
-    capture: { name: undefined, runs: createRunMemo() },
-    searches: createSearchMemo(),
+    walk: undefined,
+    cutEnd: -1,
+    captured: undefined,
+    cutRun: undefined,
+    cutFrom: -1,
+    runMemo: undefined,
+    searchedText: "",
+    byChars: undefined,
     buf: "",
     base: 0,
     pos: 0,
@@ -270,10 +297,10 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     state: "line-start",
     out: "",
     outEnd: 0,
-    found: [],
+    found: undefined,
     withheld: undefined,
-    queue: [],
-    unanswered: [],
+    queue: undefined,
+    unanswered: undefined,
     highHeld: "",
     lineIndent: 0,
     fenceChar: 0,
@@ -283,7 +310,7 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     listIndent: 0,
     htmlClose: "",
     htmlDone: false,
-    runs: [],
+    runs: NO_RUNS,
     runChar: 0,
     runLen: 0,
     codeUntil: -1,
@@ -294,15 +321,12 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
     reasoning: undefined,
     block: undefined,
     draft: undefined,
-    tail: "value-start",
-    jDepth: 0,
-    jCallDepth: 0,
-    jLex: "code",
-    jQuote: 0,
-    jExpect: "none",
-    jNameNext: false,
-    jInCall: false,
   }
+}
+
+/** Is `name` a tool offered this turn? */
+export function offers(m: Machine, name: string): boolean {
+  return m.tools.includes(name)
 }
 
 /**
@@ -310,13 +334,14 @@ export function createMachine(tools: ReadonlySet<string>, tables: Tables, maxHol
  * ends): its open backtick runs can no longer close, so they stay literal text (CommonMark §6.1).
  */
 export function dropRuns(m: Machine): void {
-  if (m.runs.length > 0) m.runs = []
+  if (m.runs !== NO_RUNS) m.runs = NO_RUNS
   m.codeUntil = -1
 }
 
-export function resetValue(m: Machine): void {
-  m.jDepth = m.jCallDepth = m.jQuote = 0
-  m.jLex = "code"
-  m.jExpect = "none"
-  m.jNameNext = m.jInCall = false
+/** The open call's value state back to its start (before its payload, or the next value). */
+export function resetValue(d: Draft): void {
+  d.jDepth = d.jCallDepth = d.jQuote = 0
+  d.jLex = "code"
+  d.jExpect = "none"
+  d.jNameNext = d.jInCall = false
 }

@@ -6,7 +6,7 @@
 
 import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { dropRuns, isBlank, MAX_RUNS, type Machine } from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine, NO_RUNS } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { noteRun, resumeRun } from "./run-memo.ts"
@@ -303,12 +303,18 @@ function findClose(m: Machine, from: number, end: number, open: boolean): number
 
 /** A backtick run of length `k` outside fences: opens or closes an inline code candidate. */
 export function addRun(m: Machine, k: number): void {
-  const at = m.runs.indexOf(k)
+  if (m.runs === NO_RUNS) {
+    // The paragraph's first run: its own list (the shared empty one is never written).
+    m.runs = [k]
+    return
+  }
+  const runs = m.runs as number[]
+  const at = runs.indexOf(k)
   if (at >= 0) {
     // It closes the first open run of its length; runs opened after that one were inside the span.
-    m.runs.length = at
+    runs.length = at
     m.codeUntil = -1
-  } else if (m.runs.length < MAX_RUNS) m.runs.push(k)
+  } else if (runs.length < MAX_RUNS) runs.push(k)
 }
 
 export function stateCodeCheck(m: Machine): boolean {
@@ -325,9 +331,9 @@ export function stateCodeCheck(m: Machine): boolean {
     const c = m.buf.charCodeAt(i)
     if (c === BACKTICK) {
       // A run cut off by the window's end is read on from where it was cut, not again.
-      let j = resumeRun(m.capture.runs, CHECK_RUN, i, limit)
+      let j = resumeRun(m, CHECK_RUN, i, limit)
       while (j < limit && m.buf.charCodeAt(j) === BACKTICK) j++
-      noteRun(m.capture.runs, CHECK_RUN, i, j)
+      noteRun(m, CHECK_RUN, i, j)
       if (j === limit && !fin) break
       if (m.runs.includes(j - i)) {
         // Some open run closes: the marker is inside a code span.

@@ -28,20 +28,20 @@ export function stateJson(m: Machine, d: Draft): boolean {
   const level = body.spec.kind === "json" && body.spec.wrapped === true ? 2 : 1
   let i = m.pos
   while (i < len) {
-    if (m.jLex === "escape") {
-      m.jLex = "string"
+    if (d.jLex === "escape") {
+      d.jLex = "string"
       i++
       continue
     }
-    if (m.jLex === "string") {
+    if (d.jLex === "string") {
       let c = 0
       for (; i < len; i++) {
         c = m.buf.charCodeAt(i)
         if (c < 128 && (inString[c] !== 0 || (closing !== undefined && closing[c] !== 0))) break
       }
       if (i >= len) break
-      if (c === BACKSLASH) m.jLex = "escape"
-      else if (c === QUOTE) m.jLex = "code"
+      if (c === BACKSLASH) d.jLex = "escape"
+      else if (c === QUOTE) d.jLex = "code"
       else {
         const r = closerAt(m, d, i)
         if (r !== "none") return r === "ended"
@@ -59,9 +59,9 @@ export function stateJson(m: Machine, d: Draft): boolean {
       case QUOTE: {
         if (
           names !== "none" &&
-          m.jInCall &&
-          m.jDepth === m.jCallDepth &&
-          (m.jExpect === "key" || (m.jExpect === "value" && m.jNameNext))
+          d.jInCall &&
+          d.jDepth === d.jCallDepth &&
+          (d.jExpect === "key" || (d.jExpect === "value" && d.jNameNext))
         ) {
           const end = captureString(m, i)
           if (end === MORE) {
@@ -74,43 +74,43 @@ export function stateJson(m: Machine, d: Draft): boolean {
             continue
           }
         }
-        m.jLex = "string"
+        d.jLex = "string"
         break
       }
       case LBRACE:
       case LBRACKET:
-        m.jDepth++
-        m.jNameNext = false
-        if (m.jDepth === level && m.jCallDepth === 0) m.jCallDepth = c === LBRACE ? level : level + 1
-        if (c === LBRACE && m.jDepth === m.jCallDepth && names !== "none") {
+        d.jDepth++
+        d.jNameNext = false
+        if (d.jDepth === level && d.jCallDepth === 0) d.jCallDepth = c === LBRACE ? level : level + 1
+        if (c === LBRACE && d.jDepth === d.jCallDepth && names !== "none") {
           d.calls.push({ name: undefined, start: m.base + i, structured: false, args: false })
-          m.jInCall = true
-          m.jExpect = "key"
+          d.jInCall = true
+          d.jExpect = "key"
         }
         break
       case RBRACE:
       case RBRACKET:
-        if (c === RBRACE && m.jInCall && m.jDepth === m.jCallDepth) {
+        if (c === RBRACE && d.jInCall && d.jDepth === d.jCallDepth) {
           const call = currentCall(d)
           if (call?.name !== undefined) call.structured = true
-          m.jInCall = false
+          d.jInCall = false
         }
-        m.jDepth--
-        if (m.jDepth <= 0) {
+        d.jDepth--
+        if (d.jDepth <= 0) {
           m.pos = i + 1
           m.state = "markup-tail"
-          m.tail = "value-after"
+          d.tail = "value-after"
           return true
         }
         break
       case COMMA:
-        if (m.jInCall && m.jDepth === m.jCallDepth) {
-          m.jExpect = "key"
-          m.jNameNext = false
+        if (d.jInCall && d.jDepth === d.jCallDepth) {
+          d.jExpect = "key"
+          d.jNameNext = false
         }
         break
       case COLON:
-        if (m.jInCall && m.jDepth === m.jCallDepth) m.jExpect = "value"
+        if (d.jInCall && d.jDepth === d.jCallDepth) d.jExpect = "value"
         break
       default: {
         const r = closerAt(m, d, i)
@@ -129,13 +129,13 @@ export function captureString(m: Machine, i: number): number {
   const limit = Math.min(m.buf.length, i + span)
   const fin = m.final || i + span <= m.buf.length
   // A string cut off by the window's end is read on from where it was cut, not again.
-  let j = Math.max(i + 1, resumeRun(m.capture.runs, STRING_RUN, i, limit))
+  let j = Math.max(i + 1, resumeRun(m, STRING_RUN, i, limit))
   for (; j < limit; j++) {
     const c = m.buf.charCodeAt(j)
     if (c === QUOTE) return j
     if (c === BACKSLASH) return FAIL
   }
-  noteRun(m.capture.runs, STRING_RUN, i, j)
+  noteRun(m, STRING_RUN, i, j)
   return fin ? FAIL : MORE
 }
 
@@ -145,22 +145,22 @@ const STRING_RUN = Symbol("JSON string")
 export function onJsonString(m: Machine, d: Draft, s: string, names: "keys" | "first-key" | "none"): void {
   const call = currentCall(d)
   if (call === undefined) return
-  if (m.jExpect === "key") {
+  if (d.jExpect === "key") {
     if (names === "first-key") {
       if (call.name === undefined) {
         call.name = normalize(m, s)
         call.structured = true
       }
-    } else if (s === "name" || s === "tool_name") m.jNameNext = true
+    } else if (s === "name" || s === "tool_name") d.jNameNext = true
     else if (s === "arguments" || s === "parameters") {
       call.args = true
       if (call.name !== undefined) call.structured = true
     }
-    m.jExpect = "none"
+    d.jExpect = "none"
   } else {
     if (call.name === undefined) call.name = normalize(m, s)
     if (call.args) call.structured = true
-    m.jNameNext = false
-    m.jExpect = "none"
+    d.jNameNext = false
+    d.jExpect = "none"
   }
 }

@@ -39,25 +39,25 @@ export function statePythonic(m: Machine, d: Draft): boolean {
   let i = m.pos
   while (i < len) {
     const c = m.buf.charCodeAt(i)
-    if (m.jLex !== "code") {
-      if (m.jLex === "escape") m.jLex = "string"
-      else if (c === BACKSLASH) m.jLex = "escape"
-      else if (c === m.jQuote) m.jLex = "code"
+    if (d.jLex !== "code") {
+      if (d.jLex === "escape") d.jLex = "string"
+      else if (c === BACKSLASH) d.jLex = "escape"
+      else if (c === d.jQuote) d.jLex = "code"
       i++
       continue
     }
-    if ((m.jDepth === callDepth || m.jDepth === callDepth + 1) && isIdentStart(c)) {
+    if ((d.jDepth === callDepth || d.jDepth === callDepth + 1) && isIdentStart(c)) {
       const span = Math.min(MAX_NAME, m.maxHold)
       const limit = Math.min(len, i + span)
-      let j = Math.max(i + 1, resumeRun(m.capture.runs, IDENT_RUN, i, limit))
+      let j = Math.max(i + 1, resumeRun(m, IDENT_RUN, i, limit))
       while (j < limit && isIdentPart(m.buf.charCodeAt(j))) j++
       if (j === limit && !(m.final || i + span <= len)) {
         // Read on from here when more arrives, not again from the name's start.
-        noteRun(m.capture.runs, IDENT_RUN, i, j)
+        noteRun(m, IDENT_RUN, i, j)
         m.pos = i
         return false
       }
-      if (m.jDepth > callDepth) {
+      if (d.jDepth > callDepth) {
         // `key=` inside a call's parentheses: a keyword argument, the pythonic parameter tag.
         if (j < len && m.buf.charCodeAt(j) === EQUALS) {
           const call = currentCall(d)
@@ -70,7 +70,7 @@ export function statePythonic(m: Machine, d: Draft): boolean {
         let fn = m.buf.slice(i, j)
         if (fn.endsWith(".call")) fn = fn.slice(0, -5) // Llama 3.1 built-ins: `brave_search.call(`
         d.calls.push({ name: normalize(m, fn), start: m.base + i, structured: false, args: false })
-        m.jDepth++
+        d.jDepth++
         i = j + 1
         continue
       }
@@ -78,19 +78,19 @@ export function statePythonic(m: Machine, d: Draft): boolean {
       continue
     }
     if (c === QUOTE || c === APOSTROPHE) {
-      m.jLex = "string"
-      m.jQuote = c
-    } else if (c === LPAREN || c === LBRACKET || c === LBRACE) m.jDepth++
+      d.jLex = "string"
+      d.jQuote = c
+    } else if (c === LPAREN || c === LBRACKET || c === LBRACE) d.jDepth++
     else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
-      m.jDepth--
-      if (c === RPAREN && m.jDepth === callDepth) {
+      d.jDepth--
+      if (c === RPAREN && d.jDepth === callDepth) {
         const call = currentCall(d)
         if (call !== undefined) call.structured = true
       }
-      if (!lines && m.jDepth <= 0) {
+      if (!lines && d.jDepth <= 0) {
         m.pos = i + 1
         m.state = "markup-tail"
-        m.tail = "value-after"
+        d.tail = "value-after"
         return true
       }
     } else if (c < 128 && (trigger[c] !== 0 || (closing !== undefined && closing[c] !== 0))) {

@@ -23,7 +23,7 @@ export function stateTags(m: Machine, d: Draft): boolean {
   const closing = reasoningCloser(m, d)
   let i = m.pos
   for (;;) {
-    if (closing === undefined) i = skipPlain(m.buf, i, body.scan, m.searches)
+    if (closing === undefined) i = skipPlain(m.buf, i, body.scan, m)
     else {
       for (; i < len; i++) {
         const c = m.buf.charCodeAt(i)
@@ -64,7 +64,7 @@ export function stateTags(m: Machine, d: Draft): boolean {
         if (body.spec.kind === "tags" && body.spec.bare !== undefined) {
           m.pos = r
           m.state = "markup-tail"
-          m.tail = "bare"
+          d.tail = "bare"
           return true
         }
         break

@@ -22,9 +22,9 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
   const body = d.body
   const limit = limitAt(m, m.pos)
   const fin = finalAt(m, m.pos)
-  if (m.tail === "bare") {
+  if (d.tail === "bare") {
     for (const tail of body.tails) {
-      const r = match(tail.pattern, m.buf, m.pos, limit, fin, m.capture)
+      const r = match(tail.pattern, m.buf, m.pos, limit, fin, m)
       if (r === MORE) return false
       if (r >= 0) {
         d.closing = true
@@ -37,13 +37,13 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
     return true
   }
   if (body.closer !== undefined) {
-    const r = match(body.closer, m.buf, m.pos, limit, fin, m.capture)
+    const r = match(body.closer, m.buf, m.pos, limit, fin, m)
     if (r === MORE) return false
     if (r >= 0) return closed(m, d, r)
   }
   const json = body.spec.kind === "json"
-  if (m.tail === "value-start" || (json && body.closer !== undefined)) {
-    const r = match(NEXT_VALUE, m.buf, m.pos, limit, fin, m.capture)
+  if (d.tail === "value-start" || (json && body.closer !== undefined)) {
+    const r = match(NEXT_VALUE, m.buf, m.pos, limit, fin, m)
     if (r === MORE) return false
     if (r >= 0) {
       // A header that named the tool (`to=functions.NAME`, `NAME[ARGS]`) followed by its arguments.
@@ -51,14 +51,14 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
       if (call !== undefined && body.spec.kind === "json" && body.spec.names === "none")
         call.structured = true
       m.pos = r
-      resetValue(m)
+      resetValue(d)
       m.state = d.body.state
       return true
     }
   }
   if (
     streamEndAt(m, m.pos) &&
-    (m.tail === "value-start" ? cutBeforePayload(m) : body.closerDue && afterSpace(m, m.pos) === m.buf.length)
+    (d.tail === "value-start" ? cutBeforePayload(m) : body.closerDue && afterSpace(m, m.pos) === m.buf.length)
   ) {
     // The stream ended between a call's header and its payload (the call is truncated), or after
     // the payload with the envelope still open (its closing marker never came): not complete.
@@ -66,7 +66,7 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
     endMarkup(m, d, false)
     return true
   }
-  if (m.tail === "value-after" && d.row.glued) {
+  if (d.tail === "value-after" && d.row.glued) {
     // The next call glued to this one (`{…}>>>NAME`): this call ends, the next starts here.
     const hit = matchRow(m, d.row, m.pos)
     if (hit === MORE) return false
@@ -76,16 +76,16 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
       return openMarkup(m, at, d.row, hit.end, hit.name)
     }
   }
-  if (m.tail === "value-after" && json) {
+  if (d.tail === "value-after" && json) {
     // Llama 3.x separates calls with `;`; MiniMax M1 writes one object per line.
-    const r = match(SEPARATOR, m.buf, m.pos, limit, fin, m.capture)
+    const r = match(SEPARATOR, m.buf, m.pos, limit, fin, m)
     if (r === MORE) return false
     if (r >= 0) {
-      const next = match(NEXT_VALUE, m.buf, r, limitAt(m, r), finalAt(m, r), m.capture)
+      const next = match(NEXT_VALUE, m.buf, r, limitAt(m, r), finalAt(m, r), m)
       if (next === MORE) return false
       if (next >= 0) {
         m.pos = next
-        resetValue(m)
+        resetValue(d)
         m.state = d.body.state
         return true
       }
@@ -103,7 +103,7 @@ export function closed(m: Machine, d: Draft, end: number): boolean {
   d.closing = true
   m.pos = end
   m.state = "markup-tail"
-  m.tail = "bare"
+  d.tail = "bare"
   return true
 }
 

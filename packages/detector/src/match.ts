@@ -3,8 +3,9 @@
 import { COLON, LT, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { MAX_NAME, type Machine } from "./machine.ts"
-import { FAIL, inClass, MORE, match } from "./pattern.ts"
+import { MAX_NAME, type Machine, offers } from "./machine.ts"
+import { FAIL, inClass, isSpace, MORE, match } from "./pattern.ts"
+import { noteRun } from "./run-memo.ts"
 
 export function limitAt(m: Machine, i: number): number {
   return Math.min(m.buf.length, i + m.maxHold)
@@ -43,9 +44,9 @@ export function literalAt(m: Machine, s: string, i: number, limit: number, fin: 
 
 /** Offered names win; `to=functions.shelljson` (Harmony glued to its constraint) names `shell`. */
 export function normalize(m: Machine, name: string): string {
-  if (m.tools.has(name) || !name.endsWith("json")) return name
+  if (offers(m, name) || !name.endsWith("json")) return name
   const bare = name.slice(0, -4)
-  return m.tools.has(bare) ? bare : name
+  return offers(m, bare) ? bare : name
 }
 
 /**
@@ -93,10 +94,11 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
   if (root === undefined) return FAIL
   let node: TrieNode<T> = root
   let j = i + 1
-  if (m.walkIndex === index && m.walkAt === m.base + i) {
+  const walk = m.walk
+  if (walk !== undefined && walk.index === index && walk.at === m.base + i) {
     // The same walk, cut off by the end of the last push: go on from where it stopped.
-    node = m.walkNode as TrieNode<T>
-    j = m.walkTo - m.base
+    node = walk.node as TrieNode<T>
+    j = walk.to - m.base
   }
   const limit = limitAt(m, i)
   const fin = finalAt(m, i)
@@ -104,10 +106,13 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
     if (j >= limit) {
       if (fin) break
       // A longer literal may still complete here.
-      m.walkIndex = index
-      m.walkAt = m.base + i
-      m.walkTo = m.base + j
-      m.walkNode = node
+      if (walk === undefined) m.walk = { index, at: m.base + i, to: m.base + j, node }
+      else {
+        walk.index = index
+        walk.at = m.base + i
+        walk.to = m.base + j
+        walk.node = node
+      }
       return MORE
     }
     const next: TrieNode<T> | undefined = childOf(node, m.buf.charCodeAt(j))
@@ -125,25 +130,54 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
 }
 
 /**
- * Whether the walk of `index` that the last push left open at `buf[0]` goes on through all of
- * `buf` and still needs more: {@link matchIndex} would answer MORE there (and move its memo on, as
- * this does). A push that only extends a held marker prefix (`<｜tool▁ca` + `lls▁`) is decided so.
+ * Whether the walk of `index` that the last push left open at `buf[0]`, through all of `buf`, goes
+ * on through `delta` (about to be appended) and still needs more: {@link matchIndex} would answer
+ * MORE there (and move its memo on, as this does). A push that only extends a held marker prefix
+ * (`<｜tool▁ca` + `lls▁`) is decided so, reading the delta only (the held text is not read again,
+ * nor the appended buffer made flat).
  */
-export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>): boolean {
-  const len = m.buf.length
-  const held = m.walkNode
+export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>, delta: string): boolean {
+  const held = m.buf.length
+  const walk = m.walk
   // A capped window decides the walk now, as does a literal that ends the trie's branch.
-  if (m.walkIndex !== index || m.walkAt !== m.base || held === undefined || m.maxHold <= len) return false
-  let node: TrieNode<unknown> = held
-  for (let j = m.walkTo - m.base; j < len; j++) {
+  if (
+    walk === undefined ||
+    walk.index !== index ||
+    walk.at !== m.base ||
+    walk.to !== m.base + held ||
+    m.maxHold <= held + delta.length
+  )
+    return false
+  let node: TrieNode<unknown> = walk.node
+  for (let k = 0; k < delta.length; k++) {
     const next: TrieNode<unknown> | undefined =
-      node.kids.length === 0 ? undefined : childOf(node, m.buf.charCodeAt(j))
+      node.kids.length === 0 ? undefined : childOf(node, delta.charCodeAt(k))
     if (next === undefined) return false
     node = next
   }
   if (node.kids.length === 0) return false
-  m.walkTo = m.base + len
-  m.walkNode = node
+  walk.to = m.base + held + delta.length
+  walk.node = node
+  return true
+}
+
+/**
+ * Whether `delta` (about to be appended to `buf`) only extends the run that a prose marker's
+ * confirm at `buf[0]` stopped in at the end of the last push (`[functo` + `ols_`): every new
+ * character is of the run's class, the run stays within its bound and the window is not capped,
+ * so the confirm would answer MORE again. The run memo moves on, as the run would.
+ */
+export function runGoesOn(m: Machine, delta: string): boolean {
+  const run = m.cutRun
+  const len = m.buf.length + delta.length
+  if (run === undefined || m.cutEnd !== m.base + m.buf.length || m.maxHold <= len) return false
+  const start = m.cutFrom - m.base
+  if (run.kind === "name") {
+    if (len - start > run.max) return false
+    for (let k = 0; k < delta.length; k++) if (!inClass(run.chars, delta.charCodeAt(k))) return false
+  } else for (let k = 0; k < delta.length; k++) if (!isSpace(delta.charCodeAt(k))) return false
+  noteRun(m, run, start, len)
+  m.cutEnd = m.base + len
   return true
 }
 
@@ -218,7 +252,7 @@ function acceptStart(
   for (const item of items) {
     if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
     if (item.kind === "reasoning") {
-      const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m.capture, streamEndAt(m, i))
+      const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m, streamEndAt(m, i))
       if (stop === MORE) return MORE
       if (stop >= 0) return { kind: "start", end: stop, start: item, name: undefined }
       continue
@@ -240,15 +274,19 @@ function confirmRow(
 ): Matched<StartHit> {
   const row = start.row
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
-  m.capture.name = undefined
-  const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m.capture, streamEndAt(m, i))
+  m.captured = undefined
+  const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
+  if (stop === MORE && row.bareName) {
+    // Its gate (`mayNameTool`) reads the cut-off name too: a longer one may fail it.
+    m.cutRun = undefined
+  }
   if (stop < 0) return stop === MORE ? MORE : FAIL
-  let name: string | undefined = row.toolName ?? m.capture.name
+  let name: string | undefined = row.toolName ?? m.captured
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
-  if (row.gate && m.tools.size > 0 && (name === undefined || !m.tools.has(name))) return FAIL
+  if (row.gate && m.tools.length > 0 && (name === undefined || !offers(m, name))) return FAIL
   // A lone special token reports only an offered tool standing in its name slot.
-  if (row.token !== undefined && name !== undefined && !m.tools.has(name)) name = undefined
+  if (row.token !== undefined && name !== undefined && !offers(m, name)) name = undefined
   return { kind: "start", end: stop, start, name }
 }
 
@@ -260,7 +298,7 @@ function mayNameTool(m: Machine, i: number, limit: number, fin: boolean): boolea
   let j = i
   while (j < limit && j - i <= MAX_NAME && inClass("ident", m.buf.charCodeAt(j))) j++
   const word = m.buf.slice(i, j)
-  if (j < limit || fin) return m.tools.has(word)
+  if (j < limit || fin) return offers(m, word)
   for (const tool of m.tools) if (tool.startsWith(word)) return true
   return false
 }
@@ -305,9 +343,9 @@ function acceptBody(
   fin: boolean,
 ): Matched<BodyHit> {
   const entry = items[0]!
-  m.capture.name = undefined
-  const stop = entry.pattern === undefined ? end : match(entry.pattern, m.buf, end, limit, fin, m.capture)
+  m.captured = undefined
+  const stop = entry.pattern === undefined ? end : match(entry.pattern, m.buf, end, limit, fin, m)
   if (stop < 0) return stop === MORE ? MORE : FAIL
-  const name = m.capture.name === undefined ? undefined : normalize(m, m.capture.name)
+  const name = m.captured === undefined ? undefined : normalize(m, m.captured)
   return { kind: "body", end: stop, entry, name }
 }

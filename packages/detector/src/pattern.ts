@@ -31,7 +31,7 @@ import {
   TAB,
   UNDERSCORE,
 } from "./char-codes.ts"
-import { noteRun, type RunMemo, resumeRun } from "./run-memo.ts"
+import { noteRun, type RunHolder, resumeRun } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
@@ -79,9 +79,15 @@ export type Pattern =
   | { readonly kind: "cut-in"; readonly item: Pattern }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
-export interface Capture {
-  name: string | undefined
-  readonly runs: RunMemo
+export interface Capture extends RunHolder {
+  captured: string | undefined
+  /**
+   * The `ws` or `name` pattern whose run an answer of MORE stopped in at the window's end, and the
+   * run's start (stream offset); a MORE for another reason sets `undefined`. The first MORE is the
+   * answer (every pattern passes it straight up), so after one this says why.
+   */
+  cutRun: Pattern | undefined
+  cutFrom: number
 }
 
 /**
@@ -174,6 +180,19 @@ export function inClass(chars: NameClass, c: number): boolean {
   }
 }
 
+/** MORE, for a reason other than a run cut off. */
+function more(capture: Capture): number {
+  capture.cutRun = undefined
+  return MORE
+}
+
+/** MORE: the run of `pattern` from `i` reached the window's end. */
+function cutRun(capture: Capture, pattern: Pattern, i: number): number {
+  capture.cutRun = pattern
+  capture.cutFrom = capture.base + i
+  return MORE
+}
+
 /**
  * Matches `pattern` at `i` in `text`, looking no further than `limit`.
  * @param final - true when nothing will arrive beyond `limit` (end of stream or hold cap).
@@ -194,25 +213,25 @@ export function match(
     case "lit": {
       const s = pattern.text
       for (let k = 0; k < s.length; k++) {
-        if (i + k >= limit) return final ? FAIL : MORE
+        if (i + k >= limit) return final ? FAIL : more(capture)
         if (text.charCodeAt(i + k) !== s.charCodeAt(k)) return FAIL
       }
       return i + s.length
     }
     case "ws": {
-      let j = resumeRun(capture.runs, pattern, i, limit)
+      let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && isSpace(text.charCodeAt(j))) j++
-      noteRun(capture.runs, pattern, i, j)
-      return j === limit && !final ? MORE : j
+      noteRun(capture, pattern, i, j)
+      return j === limit && !final ? cutRun(capture, pattern, i) : j
     }
     case "name": {
-      let j = resumeRun(capture.runs, pattern, i, limit)
+      let j = resumeRun(capture, pattern, i, limit)
       while (j < limit && j - i <= pattern.max && inClass(pattern.chars, text.charCodeAt(j))) j++
-      noteRun(capture.runs, pattern, i, j)
+      noteRun(capture, pattern, i, j)
       if (j - i > pattern.max) return FAIL
-      if (j === limit && !final) return MORE
+      if (j === limit && !final) return cutRun(capture, pattern, i)
       if (j === i) return FAIL
-      if (pattern.capture) capture.name = text.slice(i, j)
+      if (pattern.capture) capture.captured = text.slice(i, j)
       return j
     }
     case "seq": {
@@ -224,19 +243,19 @@ export function match(
       return j
     }
     case "alt": {
-      const saved = capture.name
+      const saved = capture.captured
       for (const item of pattern.items) {
         const j = match(item, text, i, limit, final, capture, streamEnd)
         if (j !== FAIL) return j
-        capture.name = saved
+        capture.captured = saved
       }
       return FAIL
     }
     case "opt": {
-      const saved = capture.name
+      const saved = capture.captured
       const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
       if (j === FAIL) {
-        capture.name = saved
+        capture.captured = saved
         return i
       }
       return j
@@ -246,21 +265,21 @@ export function match(
       return j < 0 ? j : i
     }
     case "not": {
-      const saved = capture.name
+      const saved = capture.captured
       const j = match(pattern.item, text, i, limit, final, capture, streamEnd)
-      capture.name = saved
+      capture.captured = saved
       if (j === MORE) return MORE
       return j === FAIL ? i : FAIL
     }
     case "end":
       if (i < limit) return FAIL
-      return streamEnd ? i : final ? FAIL : MORE
+      return streamEnd ? i : final ? FAIL : more(capture)
     case "cut": {
       // Only what reaches the window's end can be cut off; the longest text bounds the look.
       for (const t of pattern.texts) {
         let k = 0
         while (k < t.length && i + k < limit && text.charCodeAt(i + k) === t.charCodeAt(k)) k++
-        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : MORE
+        if (i + k === limit && k < t.length) return streamEnd ? limit : final ? FAIL : more(capture)
       }
       return FAIL
     }

@@ -7,7 +7,8 @@ import type { DetectorOptions, FormatId } from "./types.ts"
 
 /** Options after validation and defaults. */
 export interface ResolvedOptions {
-  readonly tools: ReadonlySet<string>
+  /** A copy of the caller's list (which may change after the detector is made). */
+  readonly tools: readonly string[]
   readonly enabled: ReadonlySet<FormatId>
   readonly maxHoldChars: number
 }
@@ -44,5 +45,5 @@ export function resolveOptions(options: DetectorOptions): ResolvedOptions {
   if (typeof maxHoldChars !== "number" || !Number.isInteger(maxHoldChars) || maxHoldChars < 1) {
     throw new TypeError("tool-rescue: `maxHoldChars` must be a positive integer")
   }
-  return { tools: new Set(tools), enabled, maxHoldChars }
+  return { tools: [...tools], enabled, maxHoldChars }
 }

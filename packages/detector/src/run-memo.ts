@@ -14,35 +14,43 @@ export type RunKey = object | symbol
 
 /** A few runs, replaced in turn. */
 export interface RunMemo {
-  /** Absolute offset of `buf[0]` (runs are kept in stream offsets, which settling does not move). */
-  base: number
-  keys: RunKey[]
-  from: number[]
-  to: number[]
+  readonly keys: RunKey[]
+  readonly from: number[]
+  readonly to: number[]
   next: number
+}
+
+/**
+ * Where a reader's runs are remembered: the offset of its text's first character in the stream
+ * (runs are kept in stream offsets, which settling does not move) and the memo, made on the first
+ * run worth noting (most detectors never note one: an idle detector stays small).
+ */
+export interface RunHolder {
+  readonly base: number
+  runMemo: RunMemo | undefined
 }
 
 /** Runs shorter than this are cheap to read again. */
 const SHORT = 8
 const SLOTS = 4
 
-export function createRunMemo(): RunMemo {
-  return { base: 0, keys: [], from: [], to: [], next: 0 }
-}
-
 /** Where a run of `key` at buffer index `i` may be resumed (`i` if it was not read before), at most `limit`. */
-export function resumeRun(memo: RunMemo, key: RunKey, i: number, limit: number): number {
-  const at = memo.base + i
+export function resumeRun(holder: RunHolder, key: RunKey, i: number, limit: number): number {
+  const memo = holder.runMemo
+  if (memo === undefined) return i
+  const at = holder.base + i
   for (let k = 0; k < memo.keys.length; k++) {
-    if (memo.keys[k] === key && memo.from[k] === at) return Math.min(memo.to[k]! - memo.base, limit)
+    if (memo.keys[k] === key && memo.from[k] === at) return Math.min(memo.to[k]! - holder.base, limit)
   }
   return i
 }
 
 /** Notes that the run of `key` at buffer index `i` reaches at least index `j`. */
-export function noteRun(memo: RunMemo, key: RunKey, i: number, j: number): void {
+export function noteRun(holder: RunHolder, key: RunKey, i: number, j: number): void {
   if (j - i < SHORT) return
-  const at = memo.base + i
+  holder.runMemo ??= { keys: [], from: [], to: [], next: 0 }
+  const memo = holder.runMemo
+  const at = holder.base + i
   let k = 0
   while (k < memo.keys.length && !(memo.keys[k] === key && memo.from[k] === at)) k++
   if (k === memo.keys.length) {
@@ -51,5 +59,5 @@ export function noteRun(memo: RunMemo, key: RunKey, i: number, j: number): void 
   }
   memo.keys[k] = key
   memo.from[k] = at
-  memo.to[k] = memo.base + j
+  memo.to[k] = holder.base + j
 }

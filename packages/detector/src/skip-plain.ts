@@ -209,19 +209,15 @@ interface Searches {
  * detector; {@link forgetSearches} drops them when its push is settled (the text is not kept).
  */
 export interface SearchMemo {
-  text: string
+  searchedText: string
   /** Made on the first far search (most detectors never make one: an idle detector stays small). */
   byChars: Map<readonly string[], Searches> | undefined
 }
 
-export function createSearchMemo(): SearchMemo {
-  return { text: "", byChars: undefined }
-}
-
 /** Drops the searches and the text they were made over. */
 export function forgetSearches(memo: SearchMemo): void {
-  if (memo.text.length === 0) return
-  memo.text = ""
+  if (memo.searchedText.length === 0) return
+  memo.searchedText = ""
   memo.byChars?.clear()
 }
 
@@ -231,8 +227,8 @@ function skipFar(text: string, i: number, scanner: Scanner, memo: SearchMemo): n
   const literals = scanner.literals
   const count = chars.length + literals.length
   if (memo.byChars === undefined) memo.byChars = new Map()
-  if (memo.text !== text) {
-    memo.text = text
+  if (memo.searchedText !== text) {
+    memo.searchedText = text
     memo.byChars.clear()
   }
   // `chars` is shared by a scanner and its quiet twin: they search for the same things.

@@ -506,6 +506,22 @@ describe("API misuse throws; model output never does", () => {
     expect(() => scan(1 as never)).toThrow(TypeError)
   })
 
+  test("the methods are shared by every detector: called off their detector, they throw a TypeError that says so", () => {
+    const a = createDetector({ tools })
+    const b = createDetector({ tools })
+    expect(a.push).toBe(b.push)
+    const { push, end, reset, held } = a
+    for (const unbound of [() => push("x"), () => end(), () => reset(), () => held()])
+      expect(unbound).toThrow(/is a method: call it on its detector/)
+    // Each detector keeps its own state.
+    expect(a.push("<tool_ca").text).toBe("")
+    expect(b.push("plain").text).toBe("plain")
+    expect(a.held()).toBe(8)
+    expect(b.held()).toBe(0)
+    a.reset()
+    expect(a.held()).toBe(0)
+  })
+
   test("a megabyte chunk and thousands of repeated partial markers", () => {
     const big = "lorem ipsum <div> `x` [1] ".repeat(40_000)
     expect(scan(big, { tools }).text).toBe(big)

@@ -127,6 +127,13 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     expect(readsPerChar(body, 4)).toBeLessThanOrEqual(2.5)
   })
 
+  test("a marker held while its confirm's name grows is not read again on every push", () => {
+    // The pythonic `[` and Phi-4's `functools[` before long names, cut at every push: a push that
+    // only extends the name reads its own characters (4.35 and 5.32 reads a character before).
+    expect(readsPerChar(`Here: ${repeat(`[${"a".repeat(250)} `, SIZE)}`, 4)).toBeLessThanOrEqual(2.8)
+    expect(readsPerChar(`So ${repeat(`functools[${"f".repeat(200)} `, SIZE)}`, 4)).toBeLessThanOrEqual(3.8)
+  })
+
   test("every format enabled, the same bound", () => {
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)

@@ -165,16 +165,57 @@ interface TrackedCall {
 
 /** Creates the output side of a recovered chat stream. */
 export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
-  let round = 0
-  let firstId: string | undefined
-  let roleSent = false
-  const calls: TrackedCall[] = []
-  /** Usage of the abandoned attempts: the usage chunk of the last one reports the turn's sum. */
-  let spent: ChatCompletionChunk["usage"]
+  return new ChatStreamSplicer(options.tools, options.returnToolCallErrors)
+}
 
-  function track(chunk: ChatCompletionChunk): void {
+/**
+ * The splice's state as fields, its steps prototype methods: every open recovered stream (the
+ * proxy's too) holds one, and a closure per step with their shared context cost more than it.
+ */
+class ChatStreamSplicer implements ChatSplicer {
+  private readonly tools: readonly string[]
+  private readonly returnToolCallErrors: boolean
+  private round = 0
+  private firstId: string | undefined
+  private roleSent = false
+  private readonly calls: TrackedCall[] = []
+  /** Usage of the abandoned attempts: the usage chunk of the last one reports the turn's sum. */
+  private spent: ChatCompletionChunk["usage"]
+
+  constructor(tools: readonly string[], returnToolCallErrors: boolean) {
+    this.tools = tools
+    this.returnToolCallErrors = returnToolCallErrors
+  }
+
+  push(part: OutputPart<ChatRaw>): ChatCompletionChunk[] {
+    switch (part.type) {
+      case "attempt-start": {
+        this.round = part.round
+        this.calls.length = 0
+        const usage = lastUsage(part.discarded)
+        if (usage != null) this.spent = sumUsage(this.spent, usage)
+        return []
+      }
+      case "text":
+        return this.textChunk(part, "content")
+      case "reasoning":
+        return this.textChunk(
+          part,
+          (part.raw === undefined ? undefined : reasoningField(deltaOf(part.raw))) ?? "reasoning_content",
+        )
+      case "tool-call":
+      case "finish":
+      case "other":
+        return part.raw === undefined ? [] : [this.emit(part.raw)]
+      default:
+        return part satisfies never
+    }
+  }
+
+  private track(chunk: ChatCompletionChunk): void {
     const delta = deltaOf(chunk)
     if (delta === undefined || !Array.isArray(delta.tool_calls)) return
+    const { calls } = this
     for (const call of delta.tool_calls as unknown[]) {
       const index =
         typeof (call as { index?: unknown })?.index === "number" ? (call as { index: number }).index : 0
@@ -195,27 +236,28 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
     }
   }
 
-  function emit(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  private emit(chunk: ChatCompletionChunk): ChatCompletionChunk {
     let out = chunk
-    if (firstId === undefined) firstId = chunk.id
-    else if (round > 0 && chunk.id !== firstId) out = { ...out, id: firstId }
+    if (this.firstId === undefined) this.firstId = chunk.id
+    else if (this.round > 0 && chunk.id !== this.firstId) out = { ...out, id: this.firstId }
     const delta = deltaOf(out)
     if (delta?.role !== undefined) {
-      if (roleSent) {
+      if (this.roleSent) {
         const { role: _role, ...rest } = delta
         out = withDelta(out, rest, true)
-      } else roleSent = true
+      } else this.roleSent = true
     }
-    if (spent !== undefined && out.usage != null) out = { ...out, usage: sumUsage(spent, out.usage) }
-    if (options.returnToolCallErrors) {
-      track(out)
+    if (this.spent !== undefined && out.usage != null)
+      out = { ...out, usage: sumUsage(this.spent, out.usage) }
+    if (this.returnToolCallErrors) {
+      this.track(out)
       if (out.choices[0]?.finish_reason != null)
-        out = { ...out, tool_call_errors: unknownCallErrors(calls, options.tools) } as ChatCompletionChunk
+        out = { ...out, tool_call_errors: unknownCallErrors(this.calls, this.tools) } as ChatCompletionChunk
     }
     return out
   }
 
-  function textChunk(
+  private textChunk(
     part: { readonly text: string; readonly raw?: ChatRaw },
     key: "content" | ReasoningField,
   ): ChatCompletionChunk[] {
@@ -223,39 +265,12 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
     const raw = part.raw
     if (raw === undefined) return []
     const delta = deltaOf(raw) ?? {}
-    if ((delta[key] ?? "") === part.text) return [emit(raw)]
+    if ((delta[key] ?? "") === part.text) return [this.emit(raw)]
     if (part.text.length === 0) return []
     // A re-cut part: the chunk with only this text (its logprobs no longer line up with it).
     const next: Delta =
       delta.role === undefined ? { [key]: part.text } : { role: delta.role, [key]: part.text }
     const chunk = withDelta(raw, next, false)
-    return [emit({ ...chunk, choices: [{ ...chunk.choices[0]!, logprobs: null }] })]
-  }
-
-  return {
-    push(part) {
-      switch (part.type) {
-        case "attempt-start": {
-          round = part.round
-          calls.length = 0
-          const usage = lastUsage(part.discarded)
-          if (usage != null) spent = sumUsage(spent, usage)
-          return []
-        }
-        case "text":
-          return textChunk(part, "content")
-        case "reasoning":
-          return textChunk(
-            part,
-            (part.raw === undefined ? undefined : reasoningField(deltaOf(part.raw))) ?? "reasoning_content",
-          )
-        case "tool-call":
-        case "finish":
-        case "other":
-          return part.raw === undefined ? [] : [emit(part.raw)]
-        default:
-          return part satisfies never
-      }
-    },
+    return [this.emit({ ...chunk, choices: [{ ...chunk.choices[0]!, logprobs: null }] })]
   }
 }

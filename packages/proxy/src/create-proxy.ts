@@ -183,7 +183,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
   app.all("*", (c) => {
     metrics.request("other", "passthrough")
     const env = c.env as ProxyEnv | undefined
-    return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers)
+    return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers, env?.sink)
   })
 
   return { fetch: async (request, env) => app.fetch(request, env), metrics }

@@ -1,6 +1,6 @@
 import { byteStream } from "./byte-stream.ts"
 import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
-import type { ProxyContext, UpstreamResponse } from "./proxy-context.ts"
+import type { ProxyContext, StreamSink, UpstreamResponse } from "./proxy-context.ts"
 import { gatewayError } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
@@ -12,12 +12,14 @@ const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD"])
  * (`body`, when the caller already read them, else the client's body streamed), and the
  * upstream's status, headers and body streamed back. Used for every path the proxy does not
  * recover and for recovered routes whose request gets no recovery (no tools, tool choice none).
+ * An event stream goes to `sink` when the host gives one (see {@link relay}).
  */
 export async function passThrough(
   request: Request,
   context: ProxyContext,
   body?: Uint8Array<ArrayBuffer>,
   headers: ClientHeaders = request.headers,
+  sink?: StreamSink,
 ): Promise<Response> {
   const url = new URL(request.url)
   const target = upstreamUrl(context.upstream, url.pathname, url.search).href
@@ -28,19 +30,31 @@ export async function passThrough(
       { method: request.method, headers: upstreamRequestHeaders(headers), body: sent },
       request.signal,
     )
-    return relay(response)
+    return relay(response, sink)
   } catch (error) {
     return gatewayResponse(error)
   }
 }
 
-/** The upstream's response as the client's: status and body unchanged, hop-by-hop headers dropped. */
-export function relay(response: UpstreamResponse): Response {
-  return new Response(response.body === null ? null : byteStream(response.body.getReader()), {
+/**
+ * The upstream's response as the client's: status and body unchanged, hop-by-hop headers dropped.
+ * An event stream goes to `sink` when the host gives one (the Node entry writes it from the
+ * upstream's reads to the connection: no web stream or `Response` per open stream); any other
+ * body is a web `Response`'s.
+ */
+export function relay(response: UpstreamResponse, sink?: StreamSink): Response {
+  const head = {
     status: response.status,
     statusText: response.statusText,
     headers: clientResponseHeaders(response.headers),
-  })
+  }
+  if (response.body === null) return new Response(null, head)
+  if (
+    sink !== undefined &&
+    (head.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream")
+  )
+    return sink(head, response.body.getReader())
+  return new Response(byteStream(response.body.getReader()), head)
 }
 
 /** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */

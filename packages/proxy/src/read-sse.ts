@@ -63,12 +63,18 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
   buffered(): boolean
 }
 
+/** What {@link readSse} maps each event with: an object, so a stream's state can be the mapper. */
+export interface SseMapper<T> {
+  /** Pushes the items of `event` to `out` (none, one or several); may throw. */
+  toItems(event: SseEvent, out: T[]): void
+}
+
 /**
  * Reads an SSE body network chunk by network chunk through eventsource-parser (which handles a
  * CR/LF pair split across chunks and buffers linearly) and maps each event to items with
- * `toItems` (which may push none, one or several, and may throw). Bytes are decoded in streaming
- * mode, so a UTF-8 sequence split across chunks is joined before it is parsed; a comment line
- * (`: keep-alive`) is not an event; a last event without its blank line still counts.
+ * `mapper.toItems` (which may push none, one or several, and may throw). Bytes are decoded in
+ * streaming mode, so a UTF-8 sequence split across chunks is joined before it is parsed; a
+ * comment line (`: keep-alive`) is not an event; a last event without its blank line still counts.
  *
  * One promise per item and no generator layers: the items of a chunk are handed out from an
  * array. An error `toItems` throws surfaces after the items of the events before it, and
@@ -81,121 +87,158 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
  * makes no parser per chunk. Only the body's first chunk gets a parser never fed (which strips
  * a leading byte-order mark); a borrowed one is past that check, and one made for a later chunk
  * is first fed an empty line (which dispatches nothing).
+ *
+ * @example
+ * ```ts
+ * const items = readSse(response.body, { toItems: (event, out) => out.push(event.data) })
+ * for await (const data of items) console.log(data)
+ * ```
  */
-export function readSse<T>(body: ByteSource, toItems: (event: SseEvent, out: T[]) => void): SseItems<T> {
-  const events: SseEvent[] = []
-  /** The parser and decoder of the current burst; undefined at rest (see above). */
-  let parsing: Parsing | undefined
-  let rested = false
-  const rest = (done: Parsing): void => {
-    parsing = undefined
-    rested = true
+export function readSse<T>(body: ByteSource, mapper: SseMapper<T>): SseItems<T> {
+  return new SseReader(body.getReader(), mapper)
+}
+
+/**
+ * The state of {@link readSse} as fields, its steps prototype methods: a stream waiting for the
+ * upstream holds this object and its pending read's two handlers, not a closure per step.
+ */
+class SseReader<T> implements SseItems<T> {
+  private readonly reader: ByteReader
+  private readonly mapper: SseMapper<T>
+  private readonly events: SseEvent[] = []
+  /** The parser and decoder of the current burst; undefined at rest (see {@link readSse}). */
+  private parsing: Parsing | undefined
+  private rested = false
+  private readonly items: T[] = []
+  private index = 0
+  private failure: { readonly error: unknown } | undefined
+  private ended = false
+  /**
+   * The pending read's handlers: a promise chain, not an async function, so a stream waiting for
+   * the upstream holds one pending read and these two, not a suspended frame. Bound methods, not
+   * arrow functions made in the constructor: with those, every stream's whole graph outlived the
+   * young-generation GCs (`test/young-garbage.test.ts`).
+   */
+  private readonly onChunk: (
+    chunk: Chunk,
+  ) => IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>
+  private readonly onReadFailure: (error: unknown) => never
+
+  constructor(reader: ByteReader, mapper: SseMapper<T>) {
+    this.reader = reader
+    this.mapper = mapper
+    this.onChunk = this.chunk.bind(this)
+    this.onReadFailure = this.readFailed.bind(this)
+  }
+
+  buffered(): boolean {
+    return this.index < this.items.length
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    return this.index < this.items.length ? Promise.resolve({ done: false, value: this.take() }) : this.fill()
+  }
+
+  async return(): Promise<IteratorResult<T, undefined>> {
+    this.items.length = 0
+    await this.finish()
+    return DONE
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  private rest(done: Parsing): void {
+    this.parsing = undefined
+    this.rested = true
     if (resting.length >= MAX_RESTING) return
     done.events = NOBODY
     resting.push(done)
   }
-  const feed = (bytes: Uint8Array | undefined): void => {
+
+  private feed(bytes: Uint8Array | undefined): void {
+    let parsing = this.parsing
     if (parsing === undefined) {
-      const lent = rested ? resting.pop() : undefined
+      const lent = this.rested ? resting.pop() : undefined
       if (lent === undefined) {
-        parsing = newParsing(events)
-        if (rested) parsing.parser.feed("\n")
+        parsing = newParsing(this.events)
+        if (this.rested) parsing.parser.feed("\n")
       } else {
-        lent.events = events
+        lent.events = this.events
         parsing = lent
       }
+      this.parsing = parsing
     }
     const { parser, decoder } = parsing
     if (bytes === undefined) {
       parser.feed(decoder.decode())
       parser.feed("\n\n")
-      rest(parsing)
+      this.rest(parsing)
       return
     }
     parser.feed(decoder.decode(bytes, { stream: true }))
     const end = bytes.length
-    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) rest(parsing)
+    if (end >= 2 && bytes[end - 1] === LF && bytes[end - 2] === LF) this.rest(parsing)
   }
-  const reader = body.getReader()
-  const items: T[] = []
-  let index = 0
-  let failure: { readonly error: unknown } | undefined
-  let ended = false
 
-  const finish = async (): Promise<void> => {
-    if (ended) return
-    ended = true
-    await reader.cancel().catch(() => undefined)
+  private async finish(): Promise<void> {
+    if (this.ended) return
+    this.ended = true
+    await this.reader.cancel().catch(() => undefined)
   }
 
   /**
    * The next item of the chunk read (there is one). The array lets go of the last one as it
    * leaves: a stream that waits for the upstream keeps no item it handed out.
    */
-  const take = (): T => {
-    const item = items[index++]!
-    if (index === items.length) {
+  private take(): T {
+    const { items } = this
+    const item = items[this.index++]!
+    if (this.index === items.length) {
       items.length = 0
-      index = 0
+      this.index = 0
     }
     return item
   }
 
   /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
-  const onChunk = (
-    chunk: Awaited<ReturnType<ByteReader["read"]>>,
-  ): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
+  private chunk(chunk: Chunk): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> {
     if (chunk.done) {
-      ended = true
-      feed(undefined)
-    } else feed(chunk.value)
+      this.ended = true
+      this.feed(undefined)
+    } else this.feed(chunk.value)
+    const { items, events } = this
     items.length = 0
-    index = 0
+    this.index = 0
     try {
-      for (const event of events) toItems(event, items)
+      for (const event of events) this.mapper.toItems(event, items)
     } catch (error) {
-      failure = { error }
+      this.failure = { error }
     }
     events.length = 0
-    return index < items.length ? { done: false, value: take() } : fill()
+    return this.index < items.length ? { done: false, value: this.take() } : this.fill()
   }
-  const onReadFailure = (error: unknown): never => {
-    ended = true
+
+  private readFailed(error: unknown): never {
+    this.ended = true
     throw error
   }
 
-  // A promise chain, not an async function: a stream waiting for the upstream holds one pending
-  // read and its two shared handlers, not a suspended frame.
-  function fill(): Promise<IteratorResult<T, undefined>> {
+  private fill(): Promise<IteratorResult<T, undefined>> {
+    const { failure } = this
     if (failure !== undefined) {
-      const { error } = failure
-      failure = undefined
-      return finish().then(() => Promise.reject(error))
+      this.failure = undefined
+      return this.finish().then(() => Promise.reject(failure.error))
     }
-    if (ended) return Promise.resolve(DONE)
-    return reader.read().then(onChunk, onReadFailure)
-  }
-
-  return {
-    buffered: () => index < items.length,
-    next() {
-      return index < items.length ? Promise.resolve({ done: false, value: take() }) : fill()
-    },
-    async return() {
-      items.length = 0
-      await finish()
-      return DONE
-    },
-    [Symbol.asyncIterator]: self,
+    if (this.ended) return Promise.resolve(DONE)
+    return this.reader.read().then(this.onChunk, this.onReadFailure)
   }
 }
+
+type Chunk = Awaited<ReturnType<ByteReader["read"]>>
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
-
-/** An iterator's `[Symbol.asyncIterator]`: one function for every stream. */
-function self<T>(this: T): T {
-  return this
-}
 
 /** The wire text of one event: an `event:` line when named, then `data:`, then the blank line. */
 export function sseFrame(data: string, event?: string): string {

@@ -4,17 +4,20 @@
  * malformed response, with the instruction), spliced into the same client stream or result.
  */
 import {
+  type AttemptContext,
   isToolCallRecoveryError,
   type NormalizedPart,
   type OutputPart,
   planTurn,
   type RecoveryEvent,
+  type RecoveryOptions,
   runTurn,
   type ToolCallRecoveryErrorCode,
+  type TurnInput,
 } from "@tool-rescue/recovery"
 import { upstreamText } from "./bound-upstream-body.ts"
 import { byteStream } from "./byte-stream.ts"
-import { clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import {
@@ -26,11 +29,21 @@ import {
   type UpstreamResponse,
 } from "./proxy-context.ts"
 import { readBody } from "./read-body.ts"
-import { type ByteReader, readSse, type SseEvent, type SseItems, sseFrame } from "./read-sse.ts"
+import {
+  type ByteReader,
+  readSse,
+  type SseEvent,
+  type SseItems,
+  type SseMapper,
+  sseFrame,
+} from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
+
+/** A protocol's splice of a recovered stream (what `api.createSplicer` makes). */
+type Splicer = ReturnType<Protocol["api"]["createSplicer"]>
 
 /** The client's leaving as `signal` (the request's) reports it. */
 function signalGone(signal: AbortSignal): OnClientGone {
@@ -48,7 +61,11 @@ interface Call {
   readonly protocol: Protocol
   readonly context: ProxyContext
   readonly target: string
-  readonly headers: Readonly<Record<string, string>>
+  /**
+   * The client's headers as the host gave them (held by its request anyway): the upstream's are
+   * made from them for each attempt, not kept for the turn's life (a few hundred bytes a stream).
+   */
+  readonly clientHeaders: ClientHeaders
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
   readonly tools: readonly string[]
@@ -137,7 +154,7 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes, clientHeaders)
+    return passThrough(request, context, bytes, clientHeaders, host.sink)
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -148,9 +165,10 @@ export async function recoverRequest(
     protocol,
     context,
     target: upstreamUrl(context.upstream, url.pathname, url.search).href,
-    headers: upstreamRequestHeaders(clientHeaders),
+    clientHeaders,
     bytes,
-    tools: plan.tools,
+    // An exact-size copy: the plan's array was grown by pushes, with room to spare.
+    tools: plan.tools.slice(),
     recoveriesBefore: plan.recoveriesBefore,
     controller,
     sink: host.sink ?? webSink,
@@ -161,14 +179,15 @@ export async function recoverRequest(
   try {
     first = await context.send(
       call.target,
-      { method: "POST", headers: call.headers, body: bytes },
+      { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
       controller.signal,
     )
   } catch (error) {
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json")) return relay(first)
+  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json"))
+    return relay(first, host.sink)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
@@ -202,7 +221,7 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
-  const headers = { ...call.headers, "content-type": "application/json" }
+  const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
@@ -226,16 +245,66 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undef
 const frames = new WeakMap<object, string>()
 
 function recoverStream(call: Call, first: UpstreamResponse): Response {
-  const { protocol, controller } = call
-  const api = protocol.api
-  let sentinel = false
-  let round = 0
-  /** The attempt being read: whether its next part is already in memory. */
-  let source: SseItems<NormalizedPart<unknown>> | undefined
+  const stream = new RecoveredStream(call, first)
+  return call.sink({ status: first.status, headers: clientResponseHeaders(first.headers) }, stream)
+}
 
-  const toParts = (sse: SseEvent, out: NormalizedPart<unknown>[]): void => {
+/**
+ * A recovered stream: the client's body (its reads), the turn's input (`attempt`) and the SSE
+ * reader's mapper (`toItems`) in one object, its steps prototype methods. Every open stream holds
+ * one, idle or not: a closure per step, with the context they shared, cost more than the object.
+ */
+class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>, TurnInput<unknown> {
+  private readonly call: Call
+  readonly tools: readonly string[]
+  readonly signal: AbortSignal
+  readonly options: RecoveryOptions
+  readonly recoveriesBefore: number
+  // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
+  // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
+  readonly finishRequired = true
+  /** The upstream sent the protocol's `[DONE]` sentinel. */
+  private sentinel = false
+  private round = 0
+  /** The attempt being read: whether its next part is already in memory. */
+  private source: SseItems<NormalizedPart<unknown>> | undefined
+  /** The first attempt's response, until its attempt starts (not kept for the turn's life). */
+  private pending: UpstreamResponse | undefined
+  private readonly turn: AsyncGenerator<OutputPart<unknown>, void, undefined>
+  private readonly splicer: Splicer
+  /** Set once the turn is over: the client's stream is done, or cut with `error`. */
+  private end: { readonly error?: unknown } | undefined
+
+  constructor(call: Call, first: UpstreamResponse) {
+    this.call = call
+    this.tools = call.tools
+    this.signal = call.controller.signal
+    this.options = turnOptions(call)
+    this.recoveriesBefore = call.recoveriesBefore
+    this.pending = first
+    this.turn = runTurn<unknown>(this)
+    this.splicer = call.protocol.api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
+  }
+
+  async attempt(
+    attempt: number,
+    { instruction, signal }: AttemptContext,
+  ): Promise<AsyncIterable<NormalizedPart<unknown>>> {
+    if (attempt > 0) return this.parts(await sendRetry(this.call, instruction, signal, "text/event-stream"))
+    const response = this.pending
+    this.pending = undefined
+    return response === undefined ? fromArray<NormalizedPart<unknown>>([]) : this.parts(response)
+  }
+
+  private parts(response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> {
+    this.sentinel = false
+    this.source = response.body === null ? undefined : readSse(response.body, this)
+    return this.source ?? fromArray<NormalizedPart<unknown>>([])
+  }
+
+  toItems(sse: SseEvent, out: NormalizedPart<unknown>[]): void {
     if (sse.data === "[DONE]") {
-      sentinel = true
+      this.sentinel = true
       return
     }
     let event: unknown
@@ -245,51 +314,30 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
       // A malformed stream is a provider error: the client's stream is cut like the upstream's.
       throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
     }
+    const { protocol } = this.call
     const frame = sseFrame(sse.data, sse.event)
     if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
     if (typeof event === "object" && event !== null) frames.set(event, frame)
-    for (const part of api.streamParts(event)) out.push(part)
+    for (const part of protocol.api.streamParts(event)) out.push(part)
   }
 
-  const parts = (response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> => {
-    sentinel = false
-    source = response.body === null ? undefined : readSse(response.body, toParts)
-    return source ?? fromArray<NormalizedPart<unknown>>([])
+  private frameOf(item: unknown): string {
+    return (
+      (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
+      sseFrame(JSON.stringify(item), this.call.protocol.eventName(item))
+    )
   }
 
-  /** The first attempt's response, until its attempt starts (not kept for the turn's life). */
-  let pending: UpstreamResponse | undefined = first
-  const turn = runTurn<unknown>({
-    tools: call.tools,
-    signal: controller.signal,
-    options: turnOptions(call),
-    recoveriesBefore: call.recoveriesBefore,
-    // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
-    // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
-    finishRequired: true,
-    attempt: async (attempt, { instruction, signal }) => {
-      if (attempt > 0) return parts(await sendRetry(call, instruction, signal, "text/event-stream"))
-      const response = pending
-      pending = undefined
-      return response === undefined ? fromArray<NormalizedPart<unknown>>([]) : parts(response)
-    },
-  })
-  const splicer = api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
-  const frameOf = (item: unknown): string =>
-    (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
-    sseFrame(JSON.stringify(item), protocol.eventName(item))
-
-  /** Set once the turn is over: the client's stream is done, or cut with `error`. */
-  let end: { readonly error?: unknown } | undefined
   /**
    * The client's next chunk: every frame the parts already read produce (one network chunk of
    * the upstream is one write to the client, not one per event). An error the protocol has no
    * frame for (a cut upstream stream) cuts the client's stream too, after the frames before it.
    * One async frame per stream waits here (no layer between it and the turn).
    */
-  async function read(): Promise<IteratorResult<Uint8Array, undefined>> {
-    if (end !== undefined) {
-      if ("error" in end) throw end.error
+  async read(): Promise<IteratorResult<Uint8Array, undefined>> {
+    const { call, turn, splicer } = this
+    if (this.end !== undefined) {
+      if ("error" in this.end) throw this.end.error
       return { done: true, value: undefined }
     }
     let text = ""
@@ -297,36 +345,32 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
       for (;;) {
         const step = await turn.next()
         if (step.done === true) {
-          if (protocol.sentinel && sentinel) text += "data: [DONE]\n\n"
-          end = {}
+          if (call.protocol.sentinel && this.sentinel) text += "data: [DONE]\n\n"
+          this.end = {}
           break
         }
         const part = step.value
-        if (part.type === "attempt-start") round = part.round
+        if (part.type === "attempt-start") this.round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
-          text += frameOf(recovered(call, item, round))
-        if (text.length > 0 && source?.buffered() !== true) break
+          text += this.frameOf(recovered(call, item, this.round))
+        if (text.length > 0 && this.source?.buffered() !== true) break
       }
     } catch (error) {
-      const frame = controller.signal.aborted ? "" : failureFrame(call, error)
-      if (frame === undefined) end = { error }
+      const frame = call.controller.signal.aborted ? "" : failureFrame(call, error)
+      if (frame === undefined) this.end = { error }
       else {
         text += frame
-        end = {}
+        this.end = {}
       }
     }
-    return text.length > 0 ? { done: false, value: encoder.encode(text) } : read()
+    return text.length > 0 ? { done: false, value: encoder.encode(text) } : this.read()
   }
 
-  const body: ByteReader = {
-    read,
-    async cancel(reason) {
-      // The client went away: abort the upstream request; no retry starts after this.
-      controller.abort(reason)
-      await turn.return(undefined)
-    },
+  async cancel(reason?: unknown): Promise<void> {
+    // The client went away: abort the upstream request; no retry starts after this.
+    this.call.controller.abort(reason)
+    await this.turn.return(undefined)
   }
-  return call.sink({ status: first.status, headers: clientResponseHeaders(first.headers) }, body)
 }
 
 async function recoverJson(call: Call, first: UpstreamResponse): Promise<Response> {

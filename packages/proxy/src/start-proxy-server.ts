@@ -62,9 +62,9 @@ const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went 
 })
 
 /**
- * `proxy.fetch` for `@hono/node-server`: SSE is written by {@link writeEventStream} (headers at
- * once, a cut upstream stream ends the client's quietly) — a recovered stream straight from its
- * reads (its sink), a passed-through one from its body — the rest by the server.
+ * `proxy.fetch` for `@hono/node-server`: an event stream, recovered or passed through, goes to
+ * the sink and is written by {@link writeEventStream} from its reads (headers at once, a cut
+ * upstream stream ends the client's quietly); any other response is the server's to write.
  */
 function nodeFetch(proxy: ProxyHandler) {
   return async (
@@ -72,23 +72,21 @@ function nodeFetch(proxy: ProxyHandler) {
     env: { incoming: { readonly rawHeaders: readonly string[] }; outgoing: EventStreamOutgoing },
   ): Promise<Response> => {
     const sink: StreamSink = (head, body) => {
-      void writeEventStream(head, body, env.outgoing)
+      writeEventStream(head, body, env.outgoing)
       return RESPONSE_ALREADY_SENT
     }
     const { outgoing } = env
     const onClientGone: OnClientGone = (listener) => {
       // The connection's own event: no request signal (an abort controller and a listener) per request.
+      // `on`, not `once`: a response closes once, and `once` would wrap the listener in two more objects.
       if (outgoing.destroyed) listener(CLIENT_GONE)
       else
-        outgoing.once("close", () => {
+        outgoing.on("close", () => {
           if (!outgoing.writableFinished) listener(CLIENT_GONE)
         })
     }
-    const response = await proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders, onClientGone })
-    if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream"))
-      return response
-    void writeEventStream(response, response.body.getReader(), env.outgoing)
-    return RESPONSE_ALREADY_SENT
+    // Every event stream, recovered or passed through, goes to the sink; the rest is the server's.
+    return proxy.fetch(request, { sink, rawHeaders: env.incoming.rawHeaders, onClientGone })
   }
 }
 

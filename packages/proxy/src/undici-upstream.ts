@@ -50,64 +50,122 @@ const HELD_BYTES = 64 * 1024
  * not `read()` on `readable`: a chunk is taken as it arrives, so the bytes before a cut reach the
  * client before the cut does (a destroyed stream drops its buffer). Listeners are attached at
  * once, so a body that fails before anyone reads it is no unhandled error. A failure is mapped
- * once by `fail`; a failure after `cancel()` (the proxy's own destroy) is not the upstream's.
+ * once by its owner's `fail`; a failure after `cancel()` (the proxy's own destroy) is not the upstream's.
  */
-function readableReader(stream: Readable, fail: (error: unknown) => unknown, cancel: () => void): ByteReader {
-  type Read = { done: false; value: Uint8Array } | typeof DONE
-  let waiting: { resolve(value: Read): void; reject(error: unknown): void } | undefined
+class ReadableReader implements ByteReader {
+  private readonly stream: Readable
+  /** The source's end of the bargain: maps a failure, and destroys the streams on `cancel()`. */
+  private readonly owner: ReaderOwner
+  private waiting: { resolve(value: Read): void; reject(error: unknown): void } | undefined
   /** Chunks that arrived while no read waited, oldest first, and their bytes. */
-  const held: Uint8Array[] = []
-  let heldBytes = 0
-  let failure: { readonly error: unknown } | undefined
-  let ended = false
-  let cancelled = false
-  const settle = (): void => {
-    const pending = waiting
+  private readonly held: Uint8Array[] = []
+  private heldBytes = 0
+  private failure: { readonly error: unknown } | undefined
+  private ended = false
+  private cancelled = false
+
+  constructor(stream: Readable, owner: ReaderOwner) {
+    this.stream = stream
+    this.owner = owner
+    // Bound once: the stream's three listeners are this reader's methods, no closure each.
+    stream.on("data", this.onData.bind(this))
+    stream.once("end", this.onEnd.bind(this))
+    // `on`, not `once`: a destroyed stream may report more than one error.
+    stream.on("error", this.onError.bind(this))
+  }
+
+  private settle(): void {
+    const pending = this.waiting
     if (pending === undefined) return
-    waiting = undefined
-    if (failure !== undefined) pending.reject(failure.error)
+    this.waiting = undefined
+    if (this.failure !== undefined) pending.reject(this.failure.error)
     else pending.resolve(DONE)
   }
-  stream.on("data", (chunk: Uint8Array) => {
-    const pending = waiting
+
+  private onData(chunk: Uint8Array): void {
+    const pending = this.waiting
     if (pending === undefined) {
-      held.push(chunk)
-      heldBytes += chunk.byteLength
-      if (heldBytes >= HELD_BYTES) stream.pause()
+      this.held.push(chunk)
+      this.heldBytes += chunk.byteLength
+      if (this.heldBytes >= HELD_BYTES) this.stream.pause()
       return
     }
-    waiting = undefined
+    this.waiting = undefined
     pending.resolve({ done: false, value: chunk })
-  })
-  stream.once("end", () => {
-    ended = true
-    settle()
-  })
-  // `on`, not `once`: a destroyed stream may report more than one error.
-  stream.on("error", (error) => {
-    if (failure !== undefined) return
-    failure = { error: cancelled ? error : fail(error) }
-    settle()
-  })
-  return {
-    read() {
-      const chunk = held.shift()
-      if (chunk !== undefined) {
-        heldBytes -= chunk.byteLength
-        if (stream.isPaused() && heldBytes < HELD_BYTES) stream.resume()
-        return Promise.resolve({ done: false, value: chunk })
-      }
-      if (failure !== undefined) return Promise.reject(failure.error)
-      if (ended) return Promise.resolve(DONE)
-      return new Promise((resolve, reject) => {
-        waiting = { resolve, reject }
-      })
-    },
-    async cancel() {
-      if (cancelled || ended) return
-      cancelled = true
-      cancel()
-    },
+  }
+
+  private onEnd(): void {
+    this.ended = true
+    this.settle()
+  }
+
+  private onError(error: unknown): void {
+    if (this.failure !== undefined) return
+    this.failure = { error: this.cancelled ? error : this.owner.fail(error) }
+    this.settle()
+  }
+
+  read(): Promise<Read> {
+    const chunk = this.held.shift()
+    if (chunk !== undefined) {
+      this.heldBytes -= chunk.byteLength
+      if (this.stream.isPaused() && this.heldBytes < HELD_BYTES) this.stream.resume()
+      return Promise.resolve({ done: false, value: chunk })
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure.error)
+    if (this.ended) return Promise.resolve(DONE)
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject }
+    })
+  }
+
+  async cancel(): Promise<void> {
+    if (this.cancelled || this.ended) return
+    this.cancelled = true
+    this.owner.cancel()
+  }
+}
+
+type Read = { done: false; value: Uint8Array } | typeof DONE
+
+/** What a {@link ReadableReader} asks of the response it reads. */
+interface ReaderOwner {
+  /** The failure to report for `error` of the body (counted once in the metrics). */
+  fail(error: unknown): unknown
+  /** The reader was cancelled: destroy the body. */
+  cancel(): void
+}
+
+/** One upstream response's body on Node: undici's stream, and its decoder when it is compressed. */
+class UndiciBody implements ReaderOwner, ByteSource {
+  private readonly source: Readable
+  private readonly stream: Readable
+  private readonly signal: AbortSignal
+  private readonly limits: UpstreamLimits
+  private readonly reader: ReadableReader
+
+  constructor(source: Readable, stream: Readable, signal: AbortSignal, limits: UpstreamLimits) {
+    this.source = source
+    this.stream = stream
+    this.signal = signal
+    this.limits = limits
+    this.reader = new ReadableReader(stream, this)
+  }
+
+  getReader(): ByteReader {
+    return this.reader
+  }
+
+  fail(error: unknown): unknown {
+    if (this.signal.aborted || UpstreamFailure.isInstance(error)) return error
+    const kind = codeOf(error) === BODY_TIMEOUT ? "timeout" : "cut"
+    this.limits.failed(kind)
+    return new UpstreamFailure(kind, { cause: error })
+  }
+
+  cancel(): void {
+    this.source.destroy()
+    if (this.stream !== this.source) this.stream.destroy()
   }
 }
 
@@ -159,17 +217,11 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
     const source = answer.body
     const stream: Readable = decoder === undefined ? source : source.pipe(decoder() as never)
     if (decoder !== undefined) source.on("error", (error) => stream.destroy(error))
-    const fail = (error: unknown): unknown => {
-      if (signal.aborted || UpstreamFailure.isInstance(error)) return error
-      const kind = codeOf(error) === BODY_TIMEOUT ? "timeout" : "cut"
-      limits.failed(kind)
-      return new UpstreamFailure(kind, { cause: error })
+    return {
+      status,
+      statusText: "",
+      headers: responseHeaders,
+      body: new UndiciBody(source, stream, signal, limits),
     }
-    const reader = readableReader(stream, fail, () => {
-      source.destroy()
-      if (stream !== source) stream.destroy()
-    })
-    const read: ByteSource = { getReader: () => reader }
-    return { status, statusText: "", headers: responseHeaders, body: read }
   }
 }

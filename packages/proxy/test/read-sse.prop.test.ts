@@ -38,7 +38,7 @@ async function read(chunks: readonly Uint8Array[]): Promise<SseEvent[]> {
         cancel: async () => undefined,
       }),
     },
-    (event, out) => out.push(event),
+    { toItems: (event, out) => out.push(event) },
   )
   const events: SseEvent[] = []
   for await (const event of items) events.push(event)

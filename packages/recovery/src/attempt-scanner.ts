@@ -1,6 +1,7 @@
 import {
   createDetector,
   type Detector,
+  type DetectorOptions,
   type DetectorResult,
   type FormatId,
   type Markup,
@@ -171,92 +172,114 @@ const NON_WHITESPACE = /\S/
  * ```
  */
 export function createAttemptScanner<Raw>(options: AttemptScannerOptions): AttemptScanner<Raw> {
-  const detectorOptions = {
-    tools: options.tools,
-    ...(options.formats === undefined ? {} : { formats: options.formats }),
-    ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
-  }
-  const keepText = options.keepText === true
+  return new Scanner<Raw>(options)
+}
+
+/**
+ * The scanner's state as fields and its steps as prototype methods: every open stream of every
+ * adapter holds one, idle or not, and a closure per step (with the context they share) cost
+ * about a kilobyte per stream more than the one object.
+ */
+class Scanner<Raw> implements AttemptScanner<Raw> {
+  private readonly options: AttemptScannerOptions
+  private readonly detectorOptions: DetectorOptions
+  private readonly keepText: boolean
   // The reasoning channel is made on the attempt's first reasoning part: most streams have none.
-  const channels: [ChannelState<Raw>, ChannelState<Raw> | undefined] = [newChannel<Raw>(), undefined]
-  const queue: Entry<Raw>[] = []
-  let head = 0
-  let active: ChannelIndex | -1 = -1
-  let reasoningRuns = 0
-  let textRuns = 0
+  private readonly channels: [ChannelState<Raw>, ChannelState<Raw> | undefined] = [
+    newChannel<Raw>(),
+    undefined,
+  ]
+  private readonly queue: Entry<Raw>[] = []
+  private head = 0
+  private active: ChannelIndex | -1 = -1
+  private reasoningRuns = 0
+  private textRuns = 0
   /** Highest reasoning run after which visible answer text was released. */
-  let answeredReasoningRun = 0
+  private answeredReasoningRun = 0
   /** Highest text run in which visible non-whitespace text was released. */
-  let answeredTextRun = 0
-  let barrierSeen = false
-  let barrierReleased = false
-  let structuredCall = false
+  private answeredTextRun = 0
+  private barrierSeen = false
+  private barrierReleased = false
+  private structuredCall = false
+
+  constructor(options: AttemptScannerOptions) {
+    this.options = options
+    this.detectorOptions = {
+      tools: options.tools,
+      ...(options.formats === undefined ? {} : { formats: options.formats }),
+      ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
+    }
+    this.keepText = options.keepText === true
+  }
 
   /** Channel `index`, made when first used. */
-  function channelOf(index: ChannelIndex): ChannelState<Raw> {
-    const existing = channels[index]
+  private channelOf(index: ChannelIndex): ChannelState<Raw> {
+    const existing = this.channels[index]
     if (existing !== undefined) return existing
     const made = newChannel<Raw>()
-    channels[index] = made
+    this.channels[index] = made
     return made
   }
 
-  function push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): NormalizedPart<Raw> | undefined {
+  push(part: NormalizedPart<Raw>, out: OutputPart<Raw>[]): NormalizedPart<Raw> | undefined {
     switch (part.type) {
       case "text":
-        return pushText(part, TEXT, out)
+        return this.pushText(part, TEXT, out)
       case "reasoning":
-        return pushText(part, REASONING, out)
+        return this.pushText(part, REASONING, out)
       case "tool-call":
-        structuredCall = true
-        if (classifyToolCall(part.toolName, options.tools) === "unknown") {
-          options.onUnknownTool(part.toolName, part.params ?? "")
+        this.structuredCall = true
+        if (classifyToolCall(part.toolName, this.options.tools) === "unknown") {
+          this.options.onUnknownTool(part.toolName, part.params ?? "")
         }
-        return pushPart(part)
+        return this.pushPart(part)
       case "finish":
-        if (!barrierSeen) {
-          barrierSeen = true
-          queue.push({ kind: "barrier", part })
+        if (!this.barrierSeen) {
+          this.barrierSeen = true
+          this.queue.push({ kind: "barrier", part })
           return undefined
         }
-        return pushPart(part)
+        return this.pushPart(part)
       case "other":
-        return pushPart(part)
+        return this.pushPart(part)
       default:
         return part satisfies never
     }
   }
 
-  function pushPart(part: NormalizedPart<Raw>): NormalizedPart<Raw> | undefined {
-    if (head === queue.length) return part
-    queue.push({ kind: "part", part })
+  private pushPart(part: NormalizedPart<Raw>): NormalizedPart<Raw> | undefined {
+    if (this.head === this.queue.length) return part
+    this.queue.push({ kind: "part", part })
     return undefined
   }
 
-  function pushText(
+  private pushText(
     part: TextPart<Raw>,
     index: ChannelIndex,
     out: OutputPart<Raw>[],
   ): NormalizedPart<Raw> | undefined {
-    if (active !== index) switchTo(index, out)
-    const channel = channelOf(index)
+    if (this.active !== index) this.switchTo(index, out)
+    const channel = this.channelOf(index)
     const start = channel.length
     const text = part.text
     channel.length += text.length
-    if (keepText) channel.texts.push(text)
-    channel.detector ??= createDetector(detectorOptions)
+    if (this.keepText) channel.texts.push(text)
+    channel.detector ??= createDetector(this.detectorOptions)
     const result = channel.detector.push(text)
     // Fast path, the common case: nothing queued, nothing held, nothing withheld. The part
     // leaves as the very object that arrived.
     if (
-      head === queue.length &&
+      this.head === this.queue.length &&
       channel.frontier === start &&
       result.markup.length === 0 &&
       result.text.length === text.length
     ) {
       channel.frontier = channel.length
-      if (index === TEXT && (reasoningRuns > answeredReasoningRun || textRuns > answeredTextRun)) {
-        noteAnswer(reasoningRuns, textRuns, text)
+      if (
+        index === TEXT &&
+        (this.reasoningRuns > this.answeredReasoningRun || this.textRuns > this.answeredTextRun)
+      ) {
+        this.noteAnswer(this.reasoningRuns, this.textRuns, text)
       }
       // `out` holds what a channel switch released just now, which goes first.
       if (out.length === 0) return part
@@ -272,29 +295,29 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       decided: start,
       pieces: [],
       split: false,
-      reasoningRunsBefore: reasoningRuns,
-      textRun: textRuns,
+      reasoningRunsBefore: this.reasoningRuns,
+      textRun: this.textRuns,
     }
-    queue.push(entry)
+    this.queue.push(entry)
     channel.pending.push(entry)
-    apply(index, result)
-    flush(out)
+    this.apply(index, result)
+    this.flush(out)
     return undefined
   }
 
   /** Ends the active channel's run so held text cannot block the other channel. */
-  function switchTo(index: ChannelIndex, out: OutputPart<Raw>[]): void {
-    if (active !== -1) endRun(active)
-    active = index
-    if (index === TEXT) textRuns++
-    else reasoningRuns++
-    flush(out)
+  private switchTo(index: ChannelIndex, out: OutputPart<Raw>[]): void {
+    if (this.active !== -1) this.endRun(this.active)
+    this.active = index
+    if (index === TEXT) this.textRuns++
+    else this.reasoningRuns++
+    this.flush(out)
   }
 
-  function endRun(index: ChannelIndex): void {
-    const channel = channelOf(index)
+  private endRun(index: ChannelIndex): void {
+    const channel = this.channelOf(index)
     if (channel.detector !== undefined) {
-      apply(index, channel.detector.end())
+      this.apply(index, channel.detector.end())
       channel.detector.reset()
     }
     channel.base = channel.length
@@ -308,12 +331,12 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
    * it closes; markup inside an inline reasoning block waits for its answer). Offsets from the
    * detector are run-relative; `base` makes them channel-relative.
    */
-  function apply(index: ChannelIndex, result: DetectorResult): void {
-    const channel = channelOf(index)
+  private apply(index: ChannelIndex, result: DetectorResult): void {
+    const channel = this.channelOf(index)
     for (const found of result.markup) {
       channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
-        run: index === TEXT ? textRuns : reasoningRuns,
+        run: index === TEXT ? this.textRuns : this.reasoningRuns,
       })
     }
     const { text, withheld } = result
@@ -326,14 +349,14 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       const start = Math.min(Math.max(withheld[k]! + base, pos), to)
       const end = Math.min(Math.max(withheld[k + 1]! + base, start), to)
       if (start > pos) {
-        account(channel, pos, start, text.slice(taken, taken + (start - pos)))
+        this.account(channel, pos, start, text.slice(taken, taken + (start - pos)))
         taken += start - pos
       }
-      account(channel, start, end, undefined)
+      this.account(channel, start, end, undefined)
       pos = end
     }
     if (to > pos) {
-      account(
+      this.account(
         channel,
         pos,
         to,
@@ -351,7 +374,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
   }
 
   /** Marks channel characters [from, to) decided: visible with `text`, withheld without. */
-  function account(channel: ChannelState<Raw>, from: number, to: number, text: string | undefined): void {
+  private account(channel: ChannelState<Raw>, from: number, to: number, text: string | undefined): void {
     let at = from
     while (at < to && channel.pendingHead < channel.pending.length) {
       const entry = channel.pending[channel.pendingHead]!
@@ -368,7 +391,7 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
         } else {
           const piece = text.slice(at - from, upto - from)
           entry.pieces.push(piece)
-          if (entry.channel === TEXT) noteAnswer(entry.reasoningRunsBefore, entry.textRun, piece)
+          if (entry.channel === TEXT) this.noteAnswer(entry.reasoningRunsBefore, entry.textRun, piece)
         }
       }
       entry.decided = upto
@@ -381,24 +404,25 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
     }
   }
 
-  function noteAnswer(reasoningRunsBefore: number, textRun: number, visible: string): void {
+  private noteAnswer(reasoningRunsBefore: number, textRun: number, visible: string): void {
     if (
-      (reasoningRunsBefore > answeredReasoningRun || textRun > answeredTextRun) &&
+      (reasoningRunsBefore > this.answeredReasoningRun || textRun > this.answeredTextRun) &&
       NON_WHITESPACE.test(visible)
     ) {
-      if (reasoningRunsBefore > answeredReasoningRun) answeredReasoningRun = reasoningRunsBefore
-      if (textRun > answeredTextRun) answeredTextRun = textRun
+      if (reasoningRunsBefore > this.answeredReasoningRun) this.answeredReasoningRun = reasoningRunsBefore
+      if (textRun > this.answeredTextRun) this.answeredTextRun = textRun
     }
   }
 
   /** Moves everything decided at the head of the queue to `out`, stopping at an unreleased barrier. */
-  function flush(out: OutputPart<Raw>[]): void {
-    while (head < queue.length) {
-      const entry = queue[head]!
+  private flush(out: OutputPart<Raw>[]): void {
+    const queue = this.queue
+    while (this.head < queue.length) {
+      const entry = queue[this.head]!
       if (entry.kind === "part") {
         out.push(entry.part)
       } else if (entry.kind === "barrier") {
-        if (!barrierReleased) break
+        if (!this.barrierReleased) break
         out.push(entry.part)
       } else {
         if (entry.start === entry.end) {
@@ -416,79 +440,79 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
         }
         if (entry.decided < entry.end) break
       }
-      head++
+      this.head++
     }
-    if (head === queue.length) {
+    if (this.head === queue.length) {
       queue.length = 0
-      head = 0
+      this.head = 0
     }
   }
 
-  function end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
-    if (active !== -1) endRun(active)
-    active = -1
+  end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
+    if (this.active !== -1) this.endRun(this.active)
+    this.active = -1
     // After `end()` the detector has decided every character. Should it ever leave some
     // unaccounted (a detector bug), they count as withheld: never shown, never blocking the
     // parts behind them.
-    for (const channel of channels) {
+    for (const channel of this.channels) {
       if (channel !== undefined && channel.frontier < channel.length) {
-        account(channel, channel.frontier, channel.length, undefined)
+        this.account(channel, channel.frontier, channel.length, undefined)
         channel.frontier = channel.length
       }
     }
-    flush(out)
+    this.flush(out)
     // Joined only for a retry's FailedResponse: a clean attempt never pays for it, and markup
     // text is read from the pieces (joining every delta of a long attempt to slice a few spans
     // out of it costs more than the rest of the attempt's markup handling together).
     const markup: FoundMarkup[] = []
     // Reasoning first, each channel in stream order.
     for (const index of [REASONING, TEXT] as const) {
-      const channel = channels[index]
+      const channel = this.channels[index]
       if (channel === undefined || channel.found.length === 0) continue
       const { found } = channel
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
         markup.push({
-          markup: settle(record.markup, index, record.run),
+          markup: this.settle(record.markup, index, record.run),
           channel: CHANNEL_NAMES[index],
           text: markupText(channel, record.markup),
         })
       }
     }
     const discarded: Raw[] = []
-    for (let i = head; i < queue.length; i++) {
-      const entry = queue[i]!
+    for (let i = this.head; i < this.queue.length; i++) {
+      const entry = this.queue[i]!
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
     return new Report(
       markup,
-      structuredCall,
-      channels[TEXT].texts,
-      channels[REASONING]?.texts ?? [],
+      this.structuredCall,
+      this.channels[TEXT].texts,
+      this.channels[REASONING]?.texts ?? [],
       discarded,
     )
   }
 
   /** Final `answerFollows`, once every run of the attempt is known. */
-  function settle(found: Markup, index: ChannelIndex, run: number): Markup {
+  private settle(found: Markup, index: ChannelIndex, run: number): Markup {
     if (index === REASONING) {
-      const answerFollows = answeredReasoningRun >= run
+      const answerFollows = this.answeredReasoningRun >= run
       return found.answerFollows === answerFollows ? found : { ...found, answerFollows }
     }
     // Inline reasoning (`<think>` in the text) ended with its text run: an answer in a later text
     // run still follows it.
-    if (found.inReasoning && !found.answerFollows && answeredTextRun > run)
+    if (found.inReasoning && !found.answerFollows && this.answeredTextRun > run)
       return { ...found, answerFollows: true }
     return found
   }
 
-  function release(out: OutputPart<Raw>[]): void {
-    barrierReleased = true
-    flush(out)
+  release(out: OutputPart<Raw>[]): void {
+    this.barrierReleased = true
+    this.flush(out)
   }
 
-  function reset(): void {
-    for (const channel of channels) {
+  reset(): void {
+    for (const channel of this.channels) {
       if (channel === undefined) continue
       channel.detector?.reset()
       channel.length = 0
@@ -501,29 +525,27 @@ export function createAttemptScanner<Raw>(options: AttemptScannerOptions): Attem
       channel.withheldAt.length = 0
       channel.found.length = 0
     }
-    queue.length = 0
-    head = 0
-    active = -1
-    reasoningRuns = 0
-    textRuns = 0
-    answeredReasoningRun = 0
-    answeredTextRun = 0
-    barrierSeen = false
-    barrierReleased = false
-    structuredCall = false
+    this.queue.length = 0
+    this.head = 0
+    this.active = -1
+    this.reasoningRuns = 0
+    this.textRuns = 0
+    this.answeredReasoningRun = 0
+    this.answeredTextRun = 0
+    this.barrierSeen = false
+    this.barrierReleased = false
+    this.structuredCall = false
   }
 
-  function retained(): number {
+  retained(): number {
     let count = 0
-    for (const channel of channels) {
+    for (const channel of this.channels) {
       if (channel === undefined) continue
       for (const piece of channel.texts) count += piece.length
       for (const piece of channel.withheld) count += piece.length
     }
     return count
   }
-
-  return { push, end, release, reset, retained }
 }
 
 /** A channel before its first text. */

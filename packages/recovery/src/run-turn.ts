@@ -1,5 +1,10 @@
 import type { Markup } from "@tool-rescue/detector"
-import { type AttemptReport, type AttemptScanner, createAttemptScanner } from "./attempt-scanner.ts"
+import {
+  type AttemptReport,
+  type AttemptScanner,
+  type AttemptScannerOptions,
+  createAttemptScanner,
+} from "./attempt-scanner.ts"
 import { judgeAttempt } from "./create-response-judge.ts"
 import { emitEvent } from "./emit-event.ts"
 import { findAnnouncedCall } from "./find-announced-call.ts"
@@ -83,7 +88,7 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
   const signal = input.signal
   if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError("tool-rescue: signal must be an AbortSignal")
-  return turn(createTurn(input, resolveRecoveryOptions(input.options), signal))
+  return turn(new Turn(input, resolveRecoveryOptions(input.options), signal))
 }
 
 /**
@@ -102,40 +107,273 @@ export const recoverToolCalls: typeof runTurn = runTurn
  * The turn's control flow, outside the generator: starting an attempt, mapping its errors,
  * the end-of-attempt decision. Kept out of `turn` on purpose: every local of an async generator
  * is saved and restored at each `yield` and `await`, once per delta, so its frame stays small.
+ *
+ * A class, its steps prototype methods: every open stream holds one turn, idle or not, and a
+ * closure per step (with the context they share) cost more than the one object. It is also the
+ * scanner's options (`onUnknownTool` is a method): no options object or closure per turn.
+ *
+ * The listener of `input.signal` is the one closure, made outside the class ({@link forwardAbort})
+ * and reaching the turn's controller and pending race only: with the turn itself as the listener
+ * (`handleEvent`), or an arrow function made in the constructor, every turn's whole graph
+ * outlived the young-generation GCs until the next full one (measured: 3 KB a turn promoted;
+ * `test/young-garbage.test.ts`, the turn with a signal).
  */
-interface Turn<Raw> {
+class Turn<Raw> implements AttemptScannerOptions {
   readonly scanner: AttemptScanner<Raw>
   /** Reused for every part (no allocation per delta). */
-  readonly out: OutputPart<Raw>[]
+  readonly out: OutputPart<Raw>[] = []
   /** Set when the turn is aborted through `input.signal`; `next` then races it. */
   readonly raced: boolean
   /** `input.finishRequired`: an attempt that ends without a `finish` part was cut short. */
   readonly finishRequired: boolean
+  readonly tools: readonly string[]
+  readonly formats: ResolvedRecoveryOptions["formats"]
+  readonly maxHoldChars: number | undefined
+  /**
+   * The whole text only for those who read it: otherwise a stream holds the detector's
+   * hold-back and withheld markup, not the response.
+   */
+  readonly keepText: boolean
+  private readonly input: TurnInput<Raw>
+  private readonly options: ResolvedRecoveryOptions
+  private readonly signal: AbortSignal | undefined
+  /** One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping. */
+  private readonly controller = new AbortController()
+  /** Every event of the turn also goes to OpenTelemetry (a no-op without an SDK): made on the first. */
+  private telemetry: TurnTelemetry | undefined
+  private readonly found: MarkupSummary[] = []
+  private done = false
+  private instruction: string | undefined
+  /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
+  private readonly budget: number
+  /** The pending race's reject, which an abort settles at once (see {@link race}). */
+  private readonly pending: PendingRace = { reject: undefined }
+  /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
+  private readonly forward: (() => void) | undefined
+
+  constructor(input: TurnInput<Raw>, options: ResolvedRecoveryOptions, signal: AbortSignal | undefined) {
+    this.input = input
+    this.options = options
+    this.signal = signal
+    this.tools = [...input.tools]
+    this.formats = options.formats
+    this.maxHoldChars = options.maxHoldChars
+    this.keepText = options.persistFailed !== undefined || options.announcedCalls === "retry"
+    this.raced = signal !== undefined
+    this.finishRequired = input.finishRequired === true
+    this.budget = budgetLeft(options, input.recoveriesBefore)
+    if (signal?.aborted) this.controller.abort(signal.reason)
+    else if (signal !== undefined) {
+      this.forward = forwardAbort(signal, this.controller, this.pending)
+      signal.addEventListener("abort", this.forward, { once: true })
+    }
+    this.scanner = createAttemptScanner<Raw>(this)
+  }
+
+  /** The scanner saw a structured call naming a tool that was not offered. */
+  onUnknownTool(toolName: string, params: string): void {
+    this.emit({ type: "unknown-tool-call", toolName, params })
+  }
+
+  private emit(event: RecoveryEvent): void {
+    this.telemetry ??= createTurnTelemetry()
+    this.telemetry.record(event)
+    emitEvent(this.options, event)
+  }
+
+  /**
+   * Settles like `promise`, or rejects with {@link ABORTED} as soon as the signal aborts: one
+   * abort listener for the whole turn, not one per delta. Without a signal, the identity.
+   */
+  private race<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.signal
+    if (signal === undefined) return promise
+    if (signal.aborted) {
+      promise.catch(() => undefined)
+      return Promise.reject(ABORTED)
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.pending.reject = reject
+      promise.then(resolve, reject)
+    })
+  }
+
+  /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
+  private aborted(): boolean {
+    return this.signal?.aborted === true
+  }
+
+  private abortError(round: number): ToolCallRecoveryError {
+    return new ToolCallRecoveryError({
+      code: "aborted",
+      rounds: round + 1,
+      markup: this.found,
+      cause: this.signal?.reason,
+    })
+  }
+
+  private fail(round: number, error: unknown): unknown {
+    this.emit({ type: "recovery-failed", round, error })
+    return error
+  }
+
   /** Starts attempt `round`; throws the error that ends the turn when it may not start. */
-  start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>>
+  async start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>> {
+    if (this.aborted()) throw round > 0 ? this.fail(round, this.abortError(round)) : this.signal?.reason
+    this.scanner.reset()
+    try {
+      const iterable = await this.race(
+        Promise.resolve().then(() =>
+          this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal }),
+        ),
+      )
+      return iterable[Symbol.asyncIterator]()
+    } catch (error) {
+      throw this.streamError(round, error, undefined)
+    }
+  }
+
   /** The next part of the attempt, raced against the signal. */
-  next(iterator: AsyncIterator<NormalizedPart<Raw>>): Promise<IteratorResult<NormalizedPart<Raw>>>
+  next(iterator: AsyncIterator<NormalizedPart<Raw>>): Promise<IteratorResult<NormalizedPart<Raw>>> {
+    return this.race(iterator.next())
+  }
+
   /** The error to throw for `error` from the attempt of `round`. */
   streamError(
     round: number,
     error: unknown,
     iterator: AsyncIterator<NormalizedPart<Raw>> | undefined,
-  ): unknown
+  ): unknown {
+    const recovering = round > 0
+    if (error === ABORTED) {
+      // Our race won: the provider did not react to the signal. Close it without waiting.
+      closeQuietly(iterator)
+      return recovering ? this.fail(round, this.abortError(round)) : this.signal?.reason
+    }
+    if (recovering && this.aborted()) return this.fail(round, this.abortError(round))
+    // A provider error: unchanged, never retried.
+    return recovering ? this.fail(round, error) : error
+  }
+
   /** The consumer stopped at a `yield`: aborts the attempt and closes its (idle) iterator. */
-  stop(iterator: AsyncIterator<NormalizedPart<Raw>> | undefined): Promise<void>
+  async stop(iterator: AsyncIterator<NormalizedPart<Raw>> | undefined): Promise<void> {
+    this.controller.abort(consumerStopped())
+    // The attempt's iterator is idle (we were suspended at a yield), so closing it is prompt.
+    await closeIdle(iterator)
+  }
+
   /**
    * The end-of-attempt decision. Returns the retry's `attempt-start` part, or `undefined` when
    * the turn is over (the held finish part and what follows it are then in `out`). Throws the
    * error that ends the turn.
    */
-  decide(
+  async decide(
     round: number,
     report: AttemptReport<Raw>,
     failure: ProviderFailure | undefined,
     truncated: boolean,
-  ): Promise<OutputPart<Raw> | undefined>
+  ): Promise<OutputPart<Raw> | undefined> {
+    const { options, tools, budget } = this
+    const failed = failure !== undefined
+    const judgement = judgeAttempt(report, options, failed)
+    const recoverable: Markup[] = []
+    for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
+      if (isRecoverableMarkup) recoverable.push(markup)
+      this.emit({
+        type: "markup-detected",
+        round,
+        markup,
+        recoverable: isRecoverableMarkup,
+        reason,
+        channel,
+        text,
+      })
+    }
+    // An answer that ends by announcing an offered tool, with no call and no markup (opt-in;
+    // only while the budget lasts: a second announcement stands as the answer).
+    const announced =
+      options.announcedCalls === "retry" &&
+      !judgement.retry &&
+      judgement.markup.length === 0 &&
+      !report.structuredCall &&
+      !failed &&
+      round < budget
+        ? findAnnouncedCall(report.text, tools)?.toolName
+        : undefined
+    if (!judgement.retry && announced === undefined) {
+      // A retry that ended in a provider error inside its stream failed, like one that threw.
+      if (round > 0) {
+        this.emit(
+          failure === undefined
+            ? { type: "recovery-succeeded", round }
+            : { type: "recovery-failed", round, error: failure.error },
+        )
+      }
+      this.scanner.release(this.out)
+      this.done = true
+      return undefined
+    }
+
+    const { found } = this
+    for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
+    // Cut off by the output limit with a call still open: its own outcome, not a format mistake.
+    const cutOff = truncated && recoverable.some((markup) => !markup.complete)
+    if (round >= budget) {
+      const code = cutOff ? "truncated-call" : "repeated-markup"
+      throw this.fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
+    }
+    if (this.aborted()) throw this.fail(round, this.abortError(round))
+    const next = round + 1
+    this.emit({
+      type: "recovery-started",
+      round: next,
+      markup: recoverable,
+      ...(announced === undefined ? {} : { announced }),
+    })
+    const persist = options.persistFailed
+    if (persist !== undefined) {
+      try {
+        await this.race(
+          Promise.resolve().then(() =>
+            persist({
+              round,
+              text: report.text,
+              reasoning: report.reasoning,
+              markup: recoverable,
+            }),
+          ),
+        )
+      } catch (error) {
+        if (error === ABORTED || this.aborted()) throw this.fail(round, this.abortError(round))
+        throw this.fail(
+          round,
+          new ToolCallRecoveryError({
+            code: "persist-failed",
+            rounds: round + 1,
+            markup: found,
+            cause: error,
+          }),
+        )
+      }
+    }
+    this.instruction = resolveInstruction(options, {
+      round: next,
+      markup: recoverable,
+      tools,
+      truncated: cutOff,
+      ...(announced === undefined ? {} : { announced }),
+    })
+    return { type: "attempt-start", round: next, discarded: report.discarded }
+  }
+
   /** The turn ended, whichever way. */
-  dispose(): void
+  dispose(): void {
+    this.telemetry?.end()
+    if (this.forward !== undefined) this.signal?.removeEventListener("abort", this.forward)
+    // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
+    // attempt may go on running in the background.
+    if (!this.done && !this.controller.signal.aborted) this.controller.abort(consumerStopped())
+  }
 }
 
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
@@ -190,224 +428,20 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
   }
 }
 
-function createTurn<Raw>(
-  input: TurnInput<Raw>,
-  options: ResolvedRecoveryOptions,
-  signal: AbortSignal | undefined,
-): Turn<Raw> {
-  const tools = [...input.tools]
-  const policy = {
-    evidence: options.evidence,
-    reasoning: options.reasoning,
-    unknownToolMarkup: options.unknownToolMarkup,
-  }
-  // One controller for the whole turn: aborted by `input.signal`, or by the consumer stopping.
-  const controller = new AbortController()
-  const forward = () => controller.abort(signal?.reason)
-  if (signal?.aborted) forward()
-  else signal?.addEventListener("abort", forward, { once: true })
-  // Every event of the turn goes to the host's listener and to OpenTelemetry (a no-op without an SDK).
-  // Made on the turn's first event: most turns have none, and an idle stream should not hold it.
-  let telemetry: TurnTelemetry | undefined
-  const emit = (event: RecoveryEvent): void => {
-    telemetry ??= createTurnTelemetry()
-    telemetry.record(event)
-    emitEvent(options, event)
-  }
-  const scanner = createAttemptScanner<Raw>({
-    tools,
-    formats: options.formats,
-    maxHoldChars: options.maxHoldChars,
-    onUnknownTool: (toolName, params) => emit({ type: "unknown-tool-call", toolName, params }),
-    // The whole text only for those who read it: otherwise a stream holds the detector's
-    // hold-back and withheld markup, not the response.
-    keepText: options.persistFailed !== undefined || options.announcedCalls === "retry",
-  })
-  const race = createAbortRace(signal)
-  const out: OutputPart<Raw>[] = []
-  const found: MarkupSummary[] = []
-  let done = false
-  let instruction: string | undefined
-  /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
-  const budget = budgetLeft(options, input.recoveriesBefore)
-
-  /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
-  const aborted = () => signal?.aborted === true
-  const abortError = (round: number) =>
-    new ToolCallRecoveryError({ code: "aborted", rounds: round + 1, markup: found, cause: signal?.reason })
-  const fail = (round: number, error: unknown): unknown => {
-    emit({ type: "recovery-failed", round, error })
-    return error
-  }
-
-  return {
-    scanner,
-    out,
-    raced: signal !== undefined,
-    finishRequired: input.finishRequired === true,
-
-    async start(round) {
-      if (aborted()) throw round > 0 ? fail(round, abortError(round)) : signal?.reason
-      scanner.reset()
-      try {
-        const iterable = await race(
-          Promise.resolve().then(() => input.attempt(round, { instruction, signal: controller.signal })),
-        )
-        return iterable[Symbol.asyncIterator]()
-      } catch (error) {
-        throw this.streamError(round, error, undefined)
-      }
-    },
-
-    next: (iterator) => race(iterator.next()),
-
-    streamError(round, error, iterator) {
-      const recovering = round > 0
-      if (error === ABORTED) {
-        // Our race won: the provider did not react to the signal. Close it without waiting.
-        closeQuietly(iterator)
-        return recovering ? fail(round, abortError(round)) : signal?.reason
-      }
-      if (recovering && aborted()) return fail(round, abortError(round))
-      // A provider error: unchanged, never retried.
-      return recovering ? fail(round, error) : error
-    },
-
-    async stop(iterator) {
-      controller.abort(consumerStopped())
-      // The attempt's iterator is idle (we were suspended at a yield), so closing it is prompt.
-      await closeIdle(iterator)
-    },
-
-    async decide(round, report, failure, truncated) {
-      const failed = failure !== undefined
-      const judgement = judgeAttempt(report, policy, failed)
-      const recoverable: Markup[] = []
-      for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
-        if (isRecoverableMarkup) recoverable.push(markup)
-        emit({
-          type: "markup-detected",
-          round,
-          markup,
-          recoverable: isRecoverableMarkup,
-          reason,
-          channel,
-          text,
-        })
-      }
-      // An answer that ends by announcing an offered tool, with no call and no markup (opt-in;
-      // only while the budget lasts: a second announcement stands as the answer).
-      const announced =
-        options.announcedCalls === "retry" &&
-        !judgement.retry &&
-        judgement.markup.length === 0 &&
-        !report.structuredCall &&
-        !failed &&
-        round < budget
-          ? findAnnouncedCall(report.text, tools)?.toolName
-          : undefined
-      if (!judgement.retry && announced === undefined) {
-        // A retry that ended in a provider error inside its stream failed, like one that threw.
-        if (round > 0) {
-          emit(
-            failure === undefined
-              ? { type: "recovery-succeeded", round }
-              : { type: "recovery-failed", round, error: failure.error },
-          )
-        }
-        scanner.release(out)
-        done = true
-        return undefined
-      }
-
-      for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
-      // Cut off by the output limit with a call still open: its own outcome, not a format mistake.
-      const cutOff = truncated && recoverable.some((markup) => !markup.complete)
-      if (round >= budget) {
-        const code = cutOff ? "truncated-call" : "repeated-markup"
-        throw fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
-      }
-      if (aborted()) throw fail(round, abortError(round))
-      const next = round + 1
-      emit({
-        type: "recovery-started",
-        round: next,
-        markup: recoverable,
-        ...(announced === undefined ? {} : { announced }),
-      })
-      const persist = options.persistFailed
-      if (persist !== undefined) {
-        try {
-          await race(
-            Promise.resolve().then(() =>
-              persist({
-                round,
-                text: report.text,
-                reasoning: report.reasoning,
-                markup: recoverable,
-              }),
-            ),
-          )
-        } catch (error) {
-          if (error === ABORTED || aborted()) throw fail(round, abortError(round))
-          throw fail(
-            round,
-            new ToolCallRecoveryError({
-              code: "persist-failed",
-              rounds: round + 1,
-              markup: found,
-              cause: error,
-            }),
-          )
-        }
-      }
-      instruction = resolveInstruction(options, {
-        round: next,
-        markup: recoverable,
-        tools,
-        truncated: cutOff,
-        ...(announced === undefined ? {} : { announced }),
-      })
-      return { type: "attempt-start", round: next, discarded: report.discarded }
-    },
-
-    dispose() {
-      telemetry?.end()
-      signal?.removeEventListener("abort", forward)
-      race.dispose()
-      // Consumer stopped between attempts (at `attempt-start`), or an error ended the turn: no
-      // attempt may go on running in the background.
-      if (!done && !controller.signal.aborted) controller.abort(consumerStopped())
-    },
-  }
-}
-
-/** Settles like `promise`, or rejects with {@link ABORTED} as soon as the signal aborts. */
-interface AbortRace {
-  <T>(promise: Promise<T>): Promise<T>
-  dispose(): void
+/** Where an abort rejects the part being waited for (see `Turn.race`). */
+interface PendingRace {
+  reject: ((reason: unknown) => void) | undefined
 }
 
 /**
- * One abort listener for the whole turn, not one per delta: the hot path costs one promise per
- * part and no listener bookkeeping. Without a signal the race is the identity.
+ * The listener of a turn's `signal`: aborts the attempt's `controller` and settles the pending
+ * race. Made here, outside the turn, so that it reaches these two objects only (see {@link Turn}).
  */
-function createAbortRace(signal: AbortSignal | undefined): AbortRace {
-  if (signal === undefined) return Object.assign(<T>(promise: Promise<T>) => promise, { dispose() {} })
-  let rejectPending: ((reason: unknown) => void) | undefined
-  const onAbort = () => rejectPending?.(ABORTED)
-  signal.addEventListener("abort", onAbort, { once: true })
-  const race = <T>(promise: Promise<T>): Promise<T> => {
-    if (signal.aborted) {
-      promise.catch(() => undefined)
-      return Promise.reject(ABORTED)
-    }
-    return new Promise<T>((resolve, reject) => {
-      rejectPending = reject
-      promise.then(resolve, reject)
-    })
+function forwardAbort(signal: AbortSignal, controller: AbortController, pending: PendingRace): () => void {
+  return () => {
+    controller.abort(signal.reason)
+    pending.reject?.(ABORTED)
   }
-  return Object.assign(race, { dispose: () => signal.removeEventListener("abort", onAbort) })
 }
 
 async function closeIdle(iterator: AsyncIterator<unknown> | undefined): Promise<void> {
