@@ -400,8 +400,10 @@ function cpuNow(): number {
 /**
  * CPU milliseconds of at least `runs` timed runs, and of as many as fit in two seconds (up to 200: on
  * a shared machine the fastest run is the one the neighbours disturbed least).
- * Warm-up: `warm` runs and at least 300 ms. A full GC before each timed run, when exposed
- * (`--expose-gc`). CPU time, not wall time: the machine is shared, and on a loaded one wall time
+ * Warm-up: `warm` runs and at least 300 ms, then one full GC, when exposed (`--expose-gc`). Not one
+ * before each timed run: a full GC leaves the young generation at its smallest, and a run that
+ * allocates (a result per delta) then paid for growing it again on every run (1.6× the time on
+ * dense prose at 4-character deltas), which no long-lived process does. CPU time, not wall time: the machine is shared, and on a loaded one wall time
  * measures the neighbours (a run waits for a core); CPU time is what the run itself cost, about
  * what wall time is on a quiet machine. The report uses the fastest run (every contender is timed
  * the same way) and shows the median beside it.
@@ -409,10 +411,10 @@ function cpuNow(): number {
 async function timing(run: () => number | Promise<number>, runs: number, warm = 2): Promise<Timing> {
   const warmStart = performance.now()
   for (let i = 0; i < warm || performance.now() - warmStart < 300; i++) sink += await run()
+  gc?.()
   const times: number[] = []
   const start = performance.now()
   while (times.length < runs || (performance.now() - start < 2000 && times.length < 200)) {
-    gc?.()
     const t = cpuNow()
     sink += await run()
     // At least a microsecond: `cpuUsage` counts in microseconds.
