@@ -38,3 +38,11 @@ export function isAsciiLetter(c: number): boolean {
 export function isAsciiDigit(c: number): boolean {
   return c >= 48 && c <= 57
 }
+
+/** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
+export const MAX_XML_PREFIX = 32
+
+/** A character of an XML namespace prefix (`[A-Za-z0-9_-]`). */
+export function isXmlPrefixPart(c: number): boolean {
+  return isAsciiLetter(c) || isAsciiDigit(c) || c === UNDERSCORE || c === HYPHEN
+}

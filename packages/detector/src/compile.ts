@@ -127,18 +127,6 @@ export interface Tables {
   readonly longest: number
 }
 
-/**
- * What a scanner must stop at for namespaced literals: `<` or `</` before any prefix's first
- * character (the prefix is checked where the scan stops).
- */
-const NS_STOPS: readonly string[] = [..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"].map(
-  (c) => `<${c}`,
-)
-/** Where a namespaced tag may follow, `</` stops before any third character (see `matchNamespaced`). */
-const NS_OPEN: readonly string[] = ["</"]
-/** Inside a namespaced body its closing tags matter too (`</x:invoke>`). */
-const NS_BODY_STOPS: readonly string[] = ["</", ...NS_STOPS]
-
 /** A trie node under construction. */
 interface Building<T> {
   entry: { readonly literal: string; readonly items: T[] } | undefined
@@ -270,7 +258,11 @@ function compileBody(spec: BodySpec): CompiledBody {
     longest: Math.max(0, ...entries.map((e) => e.literal.length)),
     state: spec.kind === "tags" ? "markup-tags" : spec.kind === "json" ? "markup-json" : "markup-pythonic",
     entries: index,
-    scan: makeScanner([...entries.map((e) => e.literal), ...(ns ? NS_BODY_STOPS : [])], undefined),
+    scan: makeScanner(
+      entries.map((e) => e.literal),
+      undefined,
+      ns ? "tags" : "none",
+    ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
     // A bare call's orphan closers; otherwise a stray repeat of a tag or token closer (not of a
@@ -340,9 +332,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const textLiterals = [
     ...text.flatMap(scanLiterals),
     ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
-    ...(namespaced ? NS_STOPS : []),
   ]
-  const open = namespaced ? NS_OPEN : []
   // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
   // or a list item (its content column decides what counts as indented code).
   const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
@@ -356,7 +346,12 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     fenceTrigger[LF] = 1
     const start: Start = {
       kind: "reasoning",
-      row: { row, close, textScan: makeScanner([...textLiterals, ...closers], lines, open), fenceTrigger },
+      row: {
+        row,
+        close,
+        textScan: makeScanner([...textLiterals, ...closers], lines, namespaced ? "open" : "none"),
+        fenceTrigger,
+      },
     }
     const target = row.where === "anchor" ? anchor : text
     for (const literal of row.literals) target.push([literal, start])
@@ -365,7 +360,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   }
   return {
     text: buildIndex(text, namespacedStart),
-    textScan: makeScanner(textLiterals, lines, open),
+    textScan: makeScanner(textLiterals, lines, namespaced ? "open" : "none"),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     lineStart,

@@ -423,6 +423,24 @@ function heldGoesOn(m: Machine, delta: string): boolean {
   return walkGoesOn(m, m.tables.text, delta) || runGoesOn(m, delta)
 }
 
+/**
+ * Inside a line of fenced or indented code, a delta with no line feed is code text to the end (the
+ * line's end decides what comes next; outside reasoning nothing else in the line matters): it is
+ * released as `stateFence` would release it, without running the machine. False when the machine
+ * must run (held text, reasoning, an answer to note, a line feed, a trailing high surrogate).
+ */
+function codeLinePush(m: Machine, delta: string): boolean {
+  const len = delta.length
+  if (m.buf.length > 0 || m.reasoning !== undefined || m.unanswered !== undefined || m.highHeld.length > 0)
+    return false
+  if (isHighSurrogate(delta.charCodeAt(len - 1)) || delta.indexOf("\n") >= 0) return false
+  m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
+  m.prevCode = delta.charCodeAt(len - 1)
+  m.base += len
+  m.outEnd = m.base
+  return true
+}
+
 function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
@@ -434,6 +452,8 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
     run(m)
     return settle(m)
   }
+  if ((m.state === "fence" || m.state === "indented-code") && codeLinePush(m, delta))
+    return result(m, delta, m.base)
   const d = m.draft
   if (m.buf.length === 0 && m.state === "markup-tags" && d !== undefined && d.block === undefined) {
     // Fast path inside a call (a long parameter value): no character of the delta can start a body literal.

@@ -1,6 +1,6 @@
 /** Matching literals and patterns at a position, within the hold window. */
 
-import { COLON, LT, SLASH } from "./char-codes.ts"
+import { COLON, isXmlPrefixPart, LT, MAX_XML_PREFIX, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import { MAX_NAME, type Machine, offers } from "./machine.ts"
@@ -181,9 +181,6 @@ export function runGoesOn(m: Machine, delta: string): boolean {
   return true
 }
 
-/** Longest XML namespace prefix accepted before a namespaced tag's name (`antml`, `x`, `tool`). */
-const MAX_PREFIX = 32
-
 /**
  * A namespaced literal at `i` with any XML prefix: `<x:invoke name="` for `<invoke name="`,
  * `</x:invoke>` for `</invoke>` (Claude writes `antml:`; other models and proxies other prefixes).
@@ -206,9 +203,9 @@ function matchNamespaced<T, H>(
   const slash = m.buf.charCodeAt(j) === SLASH
   if (slash) j++
   const from = j
-  while (j < limit && j - from <= MAX_PREFIX && isPrefixPart(m.buf.charCodeAt(j))) j++
+  while (j < limit && j - from <= MAX_XML_PREFIX && isXmlPrefixPart(m.buf.charCodeAt(j))) j++
   if (j >= limit) return fin ? FAIL : MORE
-  if (j === from || j - from > MAX_PREFIX || m.buf.charCodeAt(j) !== COLON) return FAIL
+  if (j === from || j - from > MAX_XML_PREFIX || m.buf.charCodeAt(j) !== COLON) return FAIL
   const head = slash ? 2 : 1
   for (const entry of index.ns) {
     const s = entry.literal
@@ -230,10 +227,6 @@ function matchNamespaced<T, H>(
     if (stop !== FAIL) return stop
   }
   return FAIL
-}
-
-function isPrefixPart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
 }
 
 /** A markup opener or reasoning opener at `i`. */

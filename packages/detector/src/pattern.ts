@@ -64,7 +64,12 @@ export type Pattern =
   /** Each item in order. */
   | { readonly kind: "seq"; readonly items: readonly Pattern[] }
   /** The first item that matches (an item answering MORE stops the search: order is priority). */
-  | { readonly kind: "alt"; readonly items: readonly Pattern[] }
+  | {
+      readonly kind: "alt"
+      readonly items: readonly Pattern[]
+      /** Per item, the character it must start with (-1: any): an item that cannot start here is not tried. */
+      readonly heads: readonly number[]
+    }
   /** The item or nothing. */
   | { readonly kind: "opt"; readonly item: Pattern }
   /** The item must match here, but consumes nothing. */
@@ -105,10 +110,26 @@ function node(fields: Pattern): Pattern {
     items: NO_ITEMS,
     item: undefined as Pattern | undefined,
     texts: NO_TEXTS,
+    heads: NO_HEADS,
   }
   return Object.assign(shaped, fields)
 }
 const NO_ITEMS: readonly Pattern[] = []
+const NO_HEADS: readonly number[] = []
+
+/** The character a match of `p` must start with, or -1 (a literal, or a peek or sequence that starts with one). */
+function headOf(p: Pattern): number {
+  switch (p.kind) {
+    case "lit":
+      return p.text.length > 0 ? p.text.charCodeAt(0) : -1
+    case "peek":
+      return headOf(p.item)
+    case "seq":
+      return p.items.length > 0 ? headOf(p.items[0]!) : -1
+    default:
+      return -1
+  }
+}
 const NO_TEXTS: readonly string[] = []
 
 /** Pattern constructors, so that format rows read like grammar. */
@@ -119,7 +140,7 @@ export const name = (chars: NameClass, max = 256): Pattern =>
 export const word = (chars: NameClass, max = 64): Pattern =>
   node({ kind: "name", chars, max, capture: false })
 export const seq = (...items: Pattern[]): Pattern => node({ kind: "seq", items })
-export const alt = (...items: Pattern[]): Pattern => node({ kind: "alt", items })
+export const alt = (...items: Pattern[]): Pattern => node({ kind: "alt", items, heads: items.map(headOf) })
 export const opt = (item: Pattern): Pattern => node({ kind: "opt", item })
 export const peek = (item: Pattern): Pattern => node({ kind: "peek", item })
 export const not = (item: Pattern): Pattern => node({ kind: "not", item })
@@ -244,8 +265,13 @@ export function match(
     }
     case "alt": {
       const saved = capture.captured
-      for (const item of pattern.items) {
-        const j = match(item, text, i, limit, final, capture, streamEnd)
+      const items = pattern.items
+      const c = i < limit ? text.charCodeAt(i) : -1
+      for (let k = 0; k < items.length; k++) {
+        // One that needs another first character would fail right there: not tried.
+        const head = pattern.heads[k]!
+        if (c >= 0 && head >= 0 && head !== c) continue
+        const j = match(items[k]!, text, i, limit, final, capture, streamEnd)
         if (j !== FAIL) return j
         capture.captured = saved
       }

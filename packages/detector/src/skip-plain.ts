@@ -12,7 +12,20 @@
  * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
  * position remembered, so that every search covers the text once. Both stop at the same places.
  */
-import { BACKTICK, CR, LF, SPACE, TILDE } from "./char-codes.ts"
+import {
+  BACKTICK,
+  COLON,
+  CR,
+  isAsciiLetter,
+  isXmlPrefixPart,
+  LF,
+  LT,
+  MAX_XML_PREFIX,
+  SLASH,
+  SPACE,
+  TILDE,
+  UNDERSCORE,
+} from "./char-codes.ts"
 
 /** What a scan stops at. */
 export interface Scanner {
@@ -42,22 +55,30 @@ export interface Scanner {
   /** Per literal: the offset of its first character that is neither a letter nor a space (0 when none). */
   readonly anchors: readonly number[]
   /**
+   * Namespaced literals may follow any XML prefix: a `<` matters also where such a prefix and its
+   * colon follow (see {@link nsPrefixAt}). `open`: opening tags (`<x:invoke`); `tags`: closing
+   * tags too (`</x:invoke>`: in a namespaced call's body, and where some literal starts with `</`).
+   */
+  readonly ns: NsTags
+  /**
    * The same scanner without stops at blank lines, for prose with no open inline-code run: a
    * paragraph end then changes nothing (prose scanners only; otherwise the scanner itself).
    */
   readonly quiet: Scanner
 }
 
+/** Which namespaced tags a scanner stops before (see {@link Scanner.ns}). */
+export type NsTags = "none" | "open" | "tags"
+
 /**
  * Builds a scanner for `literals`. `lines`: line feeds and backticks matter too (prose), and
- * `lineStarts` are the first characters of line-anchored openers. `open`: two-character pairs
- * that, where some literal starts with them, stop before any third character (`</` where a
- * namespaced tag may follow: its matcher reads the prefix after it, whatever it is).
+ * `lineStarts` are the first characters of line-anchored openers. `ns`: the namespaced tags among
+ * the literals, which may follow any XML prefix.
  */
 export function makeScanner(
   literals: Iterable<string>,
   lines: { readonly lineStarts: Iterable<number> } | undefined,
-  open: readonly string[] = [],
+  ns: NsTags = "none",
 ): Scanner {
   const trigger = new Uint8Array(128)
   const pairs = new Uint8Array(128 * 128)
@@ -100,10 +121,9 @@ export function makeScanner(
     for (const c of lines.lineStarts) pairs[(LF << 7) | c] = 1
   }
   for (const pair of thirdsOf.keys()) if (openFirst[pair >> 7] === 1) thirdsOf.set(pair, undefined)
-  for (const pair of open) {
-    const at = (pair.charCodeAt(0) << 7) | pair.charCodeAt(1)
-    if (thirdsOf.has(at)) thirdsOf.set(at, undefined)
-  }
+  if (ns !== "none") trigger[LT] = 1
+  // Where a literal starts with `</`, a prefix may stand after it too (`matchNamespaced` reads one).
+  const nsTags: NsTags = ns === "open" && unique.some((l) => l.startsWith("</")) ? "tags" : ns
   const { thirds, wideThirds } = slotThirds(pairs, thirdsOf)
   const letter = (c: number): boolean => c >= 97 && c <= 122
   const chars: string[] = []
@@ -125,6 +145,7 @@ export function makeScanner(
     chars,
     literals: words,
     anchors,
+    ns: nsTags,
     quiet: undefined as unknown as Scanner,
   }
   if (lines === undefined) scanner.quiet = scanner
@@ -138,6 +159,26 @@ export function makeScanner(
     scanner.quiet = quiet
   }
   return scanner
+}
+
+/**
+ * Whether an XML prefix and its colon follow the `<` at `i` (or `</`, with `closing`), or may (the
+ * text ends inside the prefix): `<x:`, `</x:`, `<antml`. Where neither does, a namespaced literal
+ * cannot start at `i` (`matchNamespaced` reads the same prefix): `<div `, `<b>`, `</p>` matter only
+ * for the literals written with them.
+ */
+function nsPrefixAt(text: string, i: number, closing: boolean): boolean {
+  const len = text.length
+  let j = i + 1
+  const c = text.charCodeAt(j)
+  if (c === SLASH) {
+    if (!closing) return false
+    j++
+  } else if (!(isAsciiLetter(c) || c === UNDERSCORE)) return false
+  const from = j
+  while (j < len && j - from <= MAX_XML_PREFIX && isXmlPrefixPart(text.charCodeAt(j))) j++
+  if (j === len) return true
+  return j > from && j - from <= MAX_XML_PREFIX && text.charCodeAt(j) === COLON
 }
 
 /** Below this many characters the table loop beats the searches. */
@@ -173,6 +214,13 @@ function slotThirds(
 
 /** Does the trigger at `i` matter? (`i` is not the last character.) */
 function stops(text: string, i: number, first: number, scanner: Scanner): boolean {
+  if (literalStops(text, i, first, scanner)) return true
+  // Where no literal written with it starts here, a namespaced tag may (after a prefix).
+  return first === LT && scanner.ns !== "none" && nsPrefixAt(text, i, scanner.ns === "tags")
+}
+
+/** Does a literal of the scanner's (by its first three characters) start at `i`? */
+function literalStops(text: string, i: number, first: number, scanner: Scanner): boolean {
   const second = text.charCodeAt(i + 1)
   if (second >= 128) return scanner.wide[first] === 1
   const pair = scanner.pairs[(first << 7) | second]!

@@ -134,6 +134,14 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     expect(readsPerChar(`So ${repeat(`functools[${"f".repeat(200)} `, SIZE)}`, 4)).toBeLessThanOrEqual(3.8)
   })
 
+  test("a confirm tries only the alternatives that can start at the character it reads", () => {
+    // DeepSeek's tolerant separators make dozens of literal alternatives; each one that needs
+    // another first character is skipped, not compared (5.6, 4.9 and 9.4 reads a character before).
+    expect(readsPerChar(`Hi ${repeat("<｜tool▁calls▁begin｜>x ", SIZE)}`, 4)).toBeLessThanOrEqual(4)
+    expect(readsPerChar(`Hi ${repeat("<｜tool▁call▁begin｜>x ", SIZE)}`, 4)).toBeLessThanOrEqual(4)
+    expect(readsPerChar(`Hi ${repeat("<tool_call>x ", SIZE)}`, 4)).toBeLessThanOrEqual(8.5)
+  })
+
   test("every format enabled, the same bound", () => {
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
