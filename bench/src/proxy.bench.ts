@@ -379,14 +379,32 @@ export interface ProxyBench {
   readonly memory: IdleMemory
 }
 
-export async function benchProxy(): Promise<ProxyBench> {
+/** Runs `part` against an upstream process and a proxy process of its own, closed after. */
+async function withProcesses<T>(
+  part: (upstream: SseUpstream, proxy: ProxyProcess) => Promise<T>,
+): Promise<T> {
   const upstream = await startUpstreamProcess()
   const proxy = await startProxyProcess(upstream.url)
   try {
-    // Warm up both paths (connection pools, and the JIT: a proxy serves for hours, so its steady
-    // state is what users get; with only a few dozen requests before, the optimizing compiler's
-    // work at fixed request counts landed inside the measured ones, as a tail of 10–30 ms).
-    for (const url of [upstream.url, proxy.url]) await measure(upstream, url, UNPACED, 20, 3)
+    return await part(upstream, proxy)
+  } finally {
+    await proxy.close()
+    await upstream.close()
+  }
+}
+
+/**
+ * Warms up both paths (connection pools, and the JIT: a proxy serves for hours, so its steady
+ * state is what users get; with only a few dozen requests before, the optimizing compiler's work
+ * at fixed request counts landed inside the measured ones, as a tail of 10–30 ms).
+ */
+async function warmUp(upstream: SseUpstream, proxy: ProxyProcess): Promise<void> {
+  for (const url of [upstream.url, proxy.url]) await measure(upstream, url, UNPACED, 20, 3)
+}
+
+export function benchProxy(): Promise<ProxyBench> {
+  return withProcesses(async (upstream, proxy) => {
+    await warmUp(upstream, proxy)
     const sequential = await ttfbRounds(upstream, proxy)
     const rows: Row[] = []
     const plan: [Workload, number, number][] = [
@@ -404,10 +422,7 @@ export async function benchProxy(): Promise<ProxyBench> {
       rows.push({ workload: workload.kind, concurrency, direct, proxy: viaProxy })
     }
     return { sequential, rows, memory: await idleMemory(upstream, proxy) }
-  } finally {
-    await proxy.close()
-    await upstream.close()
-  }
+  })
 }
 
 const ms = (value: number) => value.toFixed(2)
@@ -461,30 +476,20 @@ registerSuite({ name: "proxy", run: async () => formatProxyBench(await benchProx
 /** The time-to-first-byte rounds alone (`src/run.ts proxy-ttfb`), after the same warm-up. */
 registerSuite({
   name: "proxy-ttfb",
-  run: async () => {
-    const upstream = await startUpstreamProcess()
-    const proxy = await startProxyProcess(upstream.url)
-    try {
-      for (const url of [upstream.url, proxy.url]) await measure(upstream, url, UNPACED, 20, 3)
-      return `# proxy-ttfb\n\nThe time-to-first-byte part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.\n\n${ttfbLine(await ttfbRounds(upstream, proxy))}`
-    } finally {
-      await proxy.close()
-      await upstream.close()
-    }
-  },
+  run: () =>
+    withProcesses(async (upstream, proxy) => {
+      await warmUp(upstream, proxy)
+      const rounds = await ttfbRounds(upstream, proxy)
+      return `# proxy-ttfb\n\nThe time-to-first-byte part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.\n\n${ttfbLine(rounds)}`
+    }),
 })
 
 /** The memory part alone (`src/run.ts proxy-memory`): fresh processes, no latency rounds before. */
 registerSuite({
   name: "proxy-memory",
-  run: async () => {
-    const upstream = await startUpstreamProcess()
-    const proxy = await startProxyProcess(upstream.url)
-    try {
-      return `# proxy-memory\n\nThe memory part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}.\n\n${formatIdleMemory(await idleMemory(upstream, proxy))}`
-    } finally {
-      await proxy.close()
-      await upstream.close()
-    }
-  },
+  run: () =>
+    withProcesses(
+      async (upstream, proxy) =>
+        `# proxy-memory\n\nThe memory part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}.\n\n${formatIdleMemory(await idleMemory(upstream, proxy))}`,
+    ),
 })
