@@ -62,7 +62,8 @@ export function writeEventStream(head: ResponseHead, body: ByteReader, outgoing:
   try {
     // Given to `writeHead` at once, not set one by one: a header set with `setHeader` stays in
     // the response's own header table for the stream's life (a few hundred bytes a stream).
-    const headers: Record<string, string | string[]> = {}
+    // No prototype: an upstream's header may be named `__proto__`.
+    const headers: Record<string, string | string[]> = Object.create(null)
     head.headers.forEach((value, name) => {
       if (name !== "set-cookie") headers[name] = value
     })
