@@ -49,6 +49,39 @@ describe("an event stream's headers", () => {
   })
 })
 
+describe("an event stream's upstream headers", () => {
+  it.each([
+    ["recovered", [READ_FILE_TOOL]],
+    ["passed through", undefined],
+  ])("reach the client whatever their names (%s): repeated cookies, `__proto__`", async (_, tools) => {
+    const started = await startPlainUpstream((_, response) => {
+      response.writeHead(200, [
+        ["content-type", "text/event-stream"],
+        ["x-request-id", "r1"],
+        ["__proto__", "kept"],
+        ["set-cookie", "a=1"],
+        ["set-cookie", "b=2"],
+      ] as unknown as Record<string, string>)
+      response.end(
+        `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+      )
+    })
+    try {
+      const response = await fetch(`${started.proxy.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...request, ...(tools === undefined ? {} : { tools }) }),
+      })
+      expect(response.headers.get("x-request-id")).toBe("r1")
+      expect(response.headers.get("__proto__")).toBe("kept")
+      expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"])
+      expect(await response.text()).toContain('"content":"hi"')
+    } finally {
+      await started.close()
+    }
+  })
+})
+
 describe("an event stream written to a slow client", () => {
   it("waits for the client (backpressure) without taking it for an idle upstream, and loses nothing", async () => {
     harness = await startHarness([{ content: BIG, chunkSize: 64 * 1024 }], { upstreamIdleTimeoutMs: 100 })
