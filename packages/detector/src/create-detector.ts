@@ -34,12 +34,13 @@ import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
 import {
   type CloseHit,
+  heldWalk,
   type Matched,
   matchClose,
   matchStart,
+  mayStartNamespaced,
   runGoesOn,
   type StartHit,
-  walkGoesOn,
 } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
@@ -375,10 +376,13 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * position that matters, so all of it is released; or the only one is the last character, the
  * first character of some opener (`t` of `to=functions.`, `<`), which is held as `stateText`
  * would hold it (its match needs the next character); or the delta only extends a held marker
- * prefix. `undefined`: the machine must run on `buf`, which the delta was appended to.
+ * prefix; or the push ends in a marker prefix that only needs more ({@link markerPush}). A held
+ * prefix that the delta disproves is not scanned or matched again. `undefined`: the machine must
+ * run on `buf` from `pos`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
-  if (m.buf.length > 0 && heldGoesOn(m, delta)) {
+  const held = m.buf.length > 0 ? heldMarker(m, delta) : "undecided"
+  if (held === "goes-on") {
     // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)
     m.buf += delta
     return result(m, "", m.base)
@@ -386,15 +390,23 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
   const text = m.buf.length === 0 ? delta : m.buf + delta
   m.buf = text
+  // Where the scan starts: after the held marker when the delta disproved it (`markerAt` would
+  // answer FAIL there; no confirm ran, so no run was cut off).
+  let from = 0
+  if (held === "stops" && !mayStartNamespaced(m.tables.text, text)) {
+    m.cutRun = undefined
+    m.cutEnd = -1
+    from = 1
+  }
   const len = text.length
-  const at = skipPlain(text, 0, textScanner(m), m)
+  const at = skipPlain(text, from, textScanner(m), m)
   let to = len
   if (at !== len) {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
-    if (at !== len - 1) return
+    if (at !== len - 1) return markerPush(m, at)
     if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
     m.pos = 0
     to = at
@@ -413,14 +425,33 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
 }
 
 /**
- * Whether the delta only extends the marker held at `buf[0]`: its literal walk goes on, or its
- * confirm's cut-off run does (a held marker is where the scan stops: the machine would start there).
+ * The candidate the scan stopped at in prose, matched as `stateText` matches it: a marker prefix
+ * cut off by the end of the input is held without the machine (`<｜tool▁ca` then `<｜t` ends the
+ * push: the machine would only match it and stop); where nothing starts, the machine starts after
+ * it (as `stateText` goes on); a hit is matched again by the machine, which acts on it.
  */
-function heldGoesOn(m: Machine, delta: string): boolean {
-  if (m.reasoning !== undefined) return false
+function markerPush(m: Machine, at: number): DetectorResult | undefined {
+  const hit = markerAt(m, at)
+  if (hit === MORE) return settle(m)
+  if (hit === FAIL) m.pos = at + 1
+  return undefined
+}
+
+/**
+ * What the delta does to the marker held at `buf[0]` (a held marker is where the scan stops: the
+ * machine would start there): its literal walk goes on or stops ({@link heldWalk}), its confirm's
+ * cut-off run goes on (`goes-on`), or the machine must decide.
+ */
+function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "undecided" {
+  if (m.reasoning !== undefined) return "undecided"
+  // A walk over the text index starts only where `stateText` asks `markerAt`: never at a line feed
+  // or a backtick. So it is tried before `buf[0]` is read (a held buffer joined with earlier deltas
+  // is copied flat by its first read).
+  const walk = heldWalk(m, m.tables.text, delta)
+  if (walk !== "undecided") return walk
   const c = m.buf.charCodeAt(0)
-  if (c === LF || c === BACKTICK) return false
-  return walkGoesOn(m, m.tables.text, delta) || runGoesOn(m, delta)
+  if (c === LF || c === BACKTICK) return "undecided"
+  return runGoesOn(m, delta) ? "goes-on" : "undecided"
 }
 
 /**

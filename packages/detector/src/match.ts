@@ -130,13 +130,22 @@ function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept:
 }
 
 /**
- * Whether the walk of `index` that the last push left open at `buf[0]`, through all of `buf`, goes
- * on through `delta` (about to be appended) and still needs more: {@link matchIndex} would answer
- * MORE there (and move its memo on, as this does). A push that only extends a held marker prefix
- * (`<｜tool▁ca` + `lls▁`) is decided so, reading the delta only (the held text is not read again,
- * nor the appended buffer made flat).
+ * What the walk of `index` that the last push left open at `buf[0]`, through all of `buf`, does
+ * through `delta` (about to be appended), as {@link matchIndex} would go on there. Reads the delta
+ * only: the held text is not read again, nor the appended buffer made flat (reading a character
+ * of a joined buffer copies all of it).
+ * - `goes-on`: it still needs more (matchIndex answers MORE; its memo moves on, as this does). A
+ *   push that only extends a held marker prefix (`<｜tool▁ca` + `lls▁`) is decided so.
+ * - `stops`: it stops inside the delta where no literal ended on its path (`<｜tool▁ca` + `<｜t`,
+ *   a prefix cut off by the next one): only a namespaced tag may still start at `buf[0]`
+ *   ({@link mayStartNamespaced}); else matchIndex answers FAIL there.
+ * - `undecided`: anything else (no such walk, a literal that completed, a capped window).
  */
-export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>, delta: string): boolean {
+export function heldWalk(
+  m: Machine,
+  index: LiteralIndex<unknown>,
+  delta: string,
+): "goes-on" | "stops" | "undecided" {
   const held = m.buf.length
   const walk = m.walk
   // A capped window decides the walk now, as does a literal that ends the trie's branch.
@@ -147,18 +156,30 @@ export function walkGoesOn(m: Machine, index: LiteralIndex<unknown>, delta: stri
     walk.to !== m.base + held ||
     m.maxHold <= held + delta.length
   )
-    return false
+    return "undecided"
   let node: TrieNode<unknown> = walk.node
   for (let k = 0; k < delta.length; k++) {
     const next: TrieNode<unknown> | undefined =
       node.kids.length === 0 ? undefined : childOf(node, delta.charCodeAt(k))
-    if (next === undefined) return false
+    if (next === undefined) return node.hit === undefined ? "stops" : "undecided"
     node = next
   }
-  if (node.kids.length === 0) return false
+  if (node.kids.length === 0) return "undecided"
   walk.to = m.base + held + delta.length
   walk.node = node
-  return true
+  return "goes-on"
+}
+
+/**
+ * Whether {@link matchNamespaced} may take `text[0]` (not decided FAIL at once): `index` has
+ * namespaced literals, and `text` starts with a `<` (or `</`) that the first character of an XML
+ * prefix follows, or ends there.
+ */
+export function mayStartNamespaced(index: LiteralIndex<unknown>, text: string): boolean {
+  if (index.ns.length === 0 || text.charCodeAt(0) !== LT) return false
+  let j = 1
+  if (text.charCodeAt(j) === SLASH) j++
+  return j >= text.length || isXmlPrefixPart(text.charCodeAt(j))
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs"
 import { expect } from "vitest"
+import { OPENER_ROWS, REASONING_ROWS, TOKEN_ROWS } from "../src/format-table.ts"
 import type { DetectorOptions, DetectorResult, FormatId, Markup } from "../src/index.ts"
 import { createDetector } from "../src/index.ts"
 
@@ -142,4 +143,36 @@ export function brief(m: Markup): string {
     m.answerFollows ? "answered" : "",
   ].filter(Boolean)
   return `${m.format}:${m.toolName ?? "?"}${m.offered ? "" : "(not offered)"} ${flags.join(",")}`
+}
+
+/** Every marker of one format's rows: openers, body literals and closers, special tokens, its reasoning blocks. */
+export function markersOf(format: FormatId): string[] {
+  const markers = new Set<string>()
+  for (const row of [...OPENER_ROWS, ...TOKEN_ROWS]) {
+    if (row.format !== format) continue
+    for (const literal of row.literals) markers.add(literal)
+    if (row.body.kind === "tags") for (const e of row.body.entries) markers.add(e.literal)
+    else for (const c of row.body.closers) markers.add(c)
+  }
+  for (const row of REASONING_ROWS) {
+    if (row.formats === undefined || !row.formats.includes(format)) continue
+    for (const literal of row.literals) markers.add(literal)
+    for (const c of row.close) markers.add(c.literal)
+  }
+  return [...markers]
+}
+
+/**
+ * A format's partial markers as the detector bench repeats them, `size` characters: every proper
+ * prefix of each of its markers eight times (`<｜<｜…`, `<｜tool▁ca<｜tool▁ca…`), then the whole
+ * marker eight times.
+ */
+export function partialMarkersOf(format: FormatId, size: number): string {
+  const parts: string[] = []
+  for (const marker of markersOf(format)) {
+    for (let k = 1; k < marker.length; k++) parts.push(marker.slice(0, k).repeat(8))
+    parts.push(marker.repeat(8))
+  }
+  const unit = parts.join("")
+  return unit.repeat(Math.ceil(size / unit.length)).slice(0, size)
 }
