@@ -48,16 +48,24 @@ const scans = vi.mocked(plain.skipPlain)
 const starts = vi.mocked(literals.matchStart)
 const codeLines = [vi.mocked(markdown.stateFence), vi.mocked(markdown.stateIndentedCode)]
 
+/**
+ * Feeds `text` to a new detector in 4-character pushes, every counter cleared first: the pushes,
+ * and `shown()`, which ends the stream and gives all that was shown.
+ */
+function pushInFours(text: string): { pushes: number; shown: () => string } {
+  const detector = createDetector({ tools: ["read_file"] })
+  vi.clearAllMocks()
+  let released = ""
+  let pushes = 0
+  for (let i = 0; i < text.length; i += 4, pushes++) released += detector.push(text.slice(i, i + 4)).text
+  return { pushes, shown: () => released + detector.end().text }
+}
+
 /** Pattern matches started per push, feeding `text` in 4-character pushes; and what was shown. */
 function matchesPerPush(text: string): { perPush: number; shown: string } {
-  const detector = createDetector({ tools: ["read_file"] })
-  matches.mockClear()
-  let shown = ""
-  let pushes = 0
-  for (let i = 0; i < text.length; i += 4, pushes++) shown += detector.push(text.slice(i, i + 4)).text
+  const { pushes, shown } = pushInFours(text)
   const perPush = matches.mock.calls.length / pushes
-  shown += detector.end().text
-  return { perPush, shown }
+  return { perPush, shown: shown() }
 }
 
 const repeat = (unit: string, size: number): string =>
@@ -86,12 +94,8 @@ describe("a push inside a line of code is released without running the code-line
     ["a fenced block", `Code:\n\n\`\`\`ts\n${`${line}\n`.repeat(120)}\`\`\`\nDone.`],
     ["an indented block", `Code:\n\n${`    ${line}\n`.repeat(120)}\nDone.`],
   ])("%s", (_name, text) => {
-    const detector = createDetector({ tools: ["read_file"] })
-    for (const state of codeLines) state.mockClear()
-    let shown = ""
-    let pushes = 0
-    for (let i = 0; i < text.length; i += 4, pushes++) shown += detector.push(text.slice(i, i + 4)).text
-    shown += detector.end().text
+    const { pushes, shown: end } = pushInFours(text)
+    const shown = end()
     const runs = codeLines.reduce((sum, state) => sum + state.mock.calls.length, 0)
     expect(runs / pushes).toBeLessThanOrEqual(0.1)
     expect(shown).toBe(text)
@@ -105,14 +109,9 @@ describe("HTML tags in prose are skipped by the scan, not matched as possible na
     ["tags with attributes", `Wrap it: ${repeat('<div class="card"><b>x</b></div> ', 12_000)}`],
     ["void tags and keys", `Then ${repeat("see <br/> and <Enter> then ", 12_000)}`],
   ])("%s", (_name, text) => {
-    const detector = createDetector({ tools: ["read_file"] })
-    starts.mockClear()
-    let shown = ""
-    let pushes = 0
-    for (let i = 0; i < text.length; i += 4, pushes++) shown += detector.push(text.slice(i, i + 4)).text
-    shown += detector.end().text
+    const { pushes, shown } = pushInFours(text)
     expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.3)
-    expect(shown).toBe(text)
+    expect(shown()).toBe(text)
   })
 
   test("a namespaced tag after any prefix is still found, in prose and in its body", () => {
@@ -136,15 +135,9 @@ describe("a held marker prefix that the next delta disproves is not matched agai
     ["DeepSeek-V3's markers", "deepseek-v3"],
   ] as const)("%s", (_name, format) => {
     const text = partialMarkersOf(format, 40_000)
-    const detector = createDetector({ tools: ["read_file"] })
-    starts.mockClear()
-    scans.mockClear()
-    let shown = ""
-    let pushes = 0
-    for (let i = 0; i < text.length; i += 4, pushes++) shown += detector.push(text.slice(i, i + 4)).text
-    shown += detector.end().text
+    const { pushes, shown } = pushInFours(text)
     expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.55)
     expect(scans.mock.calls.length / pushes).toBeLessThanOrEqual(0.8)
-    expect(shown).toBe(scan(text, { tools: ["read_file"] }).text)
+    expect(shown()).toBe(scan(text, { tools: ["read_file"] }).text)
   })
 })
