@@ -433,7 +433,6 @@ function ttfbLine(rounds: readonly Sequential[]): string {
   const floorAdded = (r: Sequential) => r.floor.p99 - r.direct.p99
   const sorted = [...rounds].sort((a, b) => added(a) - added(b))
   const mid = sorted[Math.floor(sorted.length / 2)]!
-  const floorMid = [...rounds].map(floorAdded).sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!
   const cost = (pick: (r: Sequential) => PerRequest) => {
     const costs = rounds.map(pick)
     return `${median(costs.map((c) => c.cpu)).toFixed(0)} µs of CPU and ${median(costs.map((c) => c.youngGcsPer1000)).toFixed(1)} young GCs per 1000 requests`
@@ -441,7 +440,7 @@ function ttfbLine(rounds: readonly Sequential[]): string {
   return [
     `Time to first byte, one stream at a time (${rounds.length} rounds of ${mid.requests} requests each way — direct, through the floor, through the proxy — in alternation, after ${WARM_UP} each way to warm up). Median round: p50 ${ms(mid.direct.p50)} ms direct / ${ms(mid.proxy.p50)} ms through the proxy; p99 ${ms(mid.direct.p99)} / ${ms(mid.proxy.p99)} ms — **added p99 ${ms(added(mid))} ms** (added p50 ${ms(mid.proxy.p50 - mid.direct.p50)} ms). Added p99 of each round: ${rounds.map((r) => ms(added(r))).join(", ")} ms.`,
     "",
-    `The floor — a bare node:http server piping an undici request (\`proxy/floor-process.ts\`), the HTTP hop any proxy in its own process adds at best — in the same rounds: added p99 ${ms(floorMid)} ms (median round; each round: ${rounds.map((r) => ms(floorAdded(r))).join(", ")} ms), added p50 ${ms(median(rounds.map((r) => r.floor.p50 - r.direct.p50)))} ms. Work per request in each server's process (median round): the proxy ${cost((r) => r.proxyCost)}; the floor ${cost((r) => r.floorCost)}.`,
+    `The floor — a bare node:http server piping an undici request (\`proxy/floor-process.ts\`), the HTTP hop any proxy in its own process adds at best — in the same rounds: added p99 ${ms(median(rounds.map(floorAdded)))} ms (median round; each round: ${rounds.map((r) => ms(floorAdded(r))).join(", ")} ms), added p50 ${ms(median(rounds.map((r) => r.floor.p50 - r.direct.p50)))} ms. Work per request in each server's process (median round): the proxy ${cost((r) => r.proxyCost)}; the floor ${cost((r) => r.floorCost)}.`,
   ].join("\n")
 }
 

@@ -62,7 +62,7 @@ const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
 /**
  * The headers sent upstream for a client's request, as a plain record (lower-case names, a
  * repeated header's values joined as `Headers` joins them, `cookie` with "; "; what both `fetch` and
- * undici take, and small to keep for a retry). `accept-encoding: identity`: the upstream answers
+ * undici take; made for each attempt, a retry's too). `accept-encoding: identity`: the upstream answers
  * uncompressed, so SSE is read as it is produced (a compressing server buffers) and no decoded
  * body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip itself and
  * decode it).
