@@ -67,6 +67,12 @@ export interface SseItems<T> extends AsyncIterableIterator<T> {
 export interface SseMapper<T> {
   /** Pushes the items of `event` to `out` (none, one or several); may throw. */
   toItems(event: SseEvent, out: T[]): void
+  /**
+   * Called with each network chunk before its events are mapped, and with `undefined` when the
+   * body ends. `whole`: the chunk starts and ends at an event boundary, so its bytes are the wire
+   * text of the events mapped next (and of any comment or field line among them), nothing more.
+   */
+  received?(bytes: Uint8Array | undefined, whole: boolean): void
 }
 
 /**
@@ -204,15 +210,22 @@ class SseReader<T> implements SseItems<T> {
 
   /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
   private chunk(chunk: Chunk): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> {
+    const { mapper } = this
     if (chunk.done) {
       this.ended = true
       this.feed(undefined)
-    } else this.feed(chunk.value)
+      mapper.received?.(undefined, false)
+    } else {
+      // At rest before and after the feed: the chunk began and ended at an event boundary.
+      const boundary = this.parsing === undefined
+      this.feed(chunk.value)
+      mapper.received?.(chunk.value, boundary && this.parsing === undefined)
+    }
     const { items, events } = this
     items.length = 0
     this.index = 0
     try {
-      for (const event of events) this.mapper.toItems(event, items)
+      for (const event of events) mapper.toItems(event, items)
     } catch (error) {
       this.failure = { error }
     }
@@ -240,9 +253,12 @@ type Chunk = Awaited<ReturnType<ByteReader["read"]>>
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
-/** The wire text of one event: an `event:` line when named, then `data:`, then the blank line. */
+/**
+ * The wire text of one event: an `event:` line when named, then `data:` (a line each for a value
+ * of several lines: an upstream may write its JSON over several `data:` lines), then the blank line.
+ */
 export function sseFrame(data: string, event?: string): string {
   const name = event === undefined ? "" : `event: ${event}\n`
-  // A data value never holds a line break here: every value is one line of JSON.
-  return `${name}data: ${data}\n\n`
+  const lines = data.includes("\n") ? data.replaceAll("\n", "\ndata: ") : data
+  return `${name}data: ${lines}\n\n`
 }

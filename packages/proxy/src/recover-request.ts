@@ -238,11 +238,11 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T, void, undef
 }
 
 /**
- * The frame each upstream event arrived in: an event the splice passes on whole is written as
- * received (no re-serialization on the clean path). One table for every stream: an entry lives
- * as long as its event.
+ * The SSE event each upstream event arrived as, for an event the splice passes on whole but not
+ * in the network chunk it came in (see `RecoveredStream.wire`): written from its data, not
+ * serialized again. One table for every stream: an entry lives as long as its event.
  */
-const frames = new WeakMap<object, string>()
+const arrivedAs = new WeakMap<object, SseEvent>()
 
 function recoverStream(call: Call, first: UpstreamResponse): Response {
   const stream = new RecoveredStream(call, first)
@@ -274,6 +274,16 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   private readonly splicer: Splicer
   /** Set once the turn is over: the client's stream is done, or cut with `error`. */
   private end: { readonly error?: unknown } | undefined
+  /**
+   * The last network chunk while its bytes are its events' whole wire text, and those events
+   * (with the SSE events they came as) in order: a read whose items are exactly these writes
+   * the bytes as they came (see {@link wire}).
+   */
+  private raw: Uint8Array | undefined
+  private readonly rawEvents: object[] = []
+  private readonly rawSse: SseEvent[] = []
+  /** The items of the read being made. */
+  private readonly items: unknown[] = []
 
   constructor(call: Call, first: UpstreamResponse) {
     this.call = call
@@ -302,9 +312,26 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     return this.source ?? fromArray<NormalizedPart<unknown>>([])
   }
 
+  received(bytes: Uint8Array | undefined, whole: boolean): void {
+    // Events of the chunk before that no read wrote yet (held back by the turn): by the table.
+    this.spill()
+    this.raw = whole ? bytes : undefined
+  }
+
+  /** The chunk's events go to the table ({@link arrivedAs}); its bytes are not written as they came. */
+  private spill(): void {
+    const { rawEvents, rawSse } = this
+    for (let i = 0; i < rawEvents.length; i++) arrivedAs.set(rawEvents[i]!, rawSse[i]!)
+    rawEvents.length = 0
+    rawSse.length = 0
+    this.raw = undefined
+  }
+
   toItems(sse: SseEvent, out: NormalizedPart<unknown>[]): void {
     if (sse.data === "[DONE]") {
+      // Written once, when the turn ends (a retry's stream has its own).
       this.sentinel = true
+      this.raw = undefined
       return
     }
     let event: unknown
@@ -315,17 +342,45 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
       throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
     }
     const { protocol } = this.call
-    const frame = sseFrame(sse.data, sse.event)
-    if (protocol.isStreamError(event, sse.event)) throw new UpstreamFailure("event", { frame })
-    if (typeof event === "object" && event !== null) frames.set(event, frame)
+    if (protocol.isStreamError(event, sse.event))
+      throw new UpstreamFailure("event", { frame: sseFrame(sse.data, sse.event) })
+    if (typeof event === "object" && event !== null) {
+      this.rawEvents.push(event)
+      this.rawSse.push(sse)
+    } else this.raw = undefined
     for (const part of protocol.api.streamParts(event)) out.push(part)
   }
 
   private frameOf(item: unknown): string {
-    return (
-      (typeof item === "object" && item !== null ? frames.get(item) : undefined) ??
-      sseFrame(JSON.stringify(item), this.call.protocol.eventName(item))
-    )
+    const sse = typeof item === "object" && item !== null ? arrivedAs.get(item) : undefined
+    return sse === undefined
+      ? sseFrame(JSON.stringify(item), this.call.protocol.eventName(item))
+      : sseFrame(sse.data, sse.event)
+  }
+
+  /**
+   * The bytes of a read: its items, then `tail` (the sentinel, or the frame that ends the
+   * stream). Items that are exactly the last network chunk's events, in order and untouched, are
+   * that chunk's bytes as they came (the clean path: no frame made, nothing encoded); any other
+   * read is written frame by frame. Undefined for none.
+   */
+  private wire(tail: string): Uint8Array | undefined {
+    const { items, rawEvents, raw } = this
+    let exact = raw !== undefined && tail === "" && items.length === rawEvents.length
+    for (let i = 0; exact && i < items.length; i++) exact = items[i] === rawEvents[i]
+    if (exact) {
+      items.length = 0
+      rawEvents.length = 0
+      this.rawSse.length = 0
+      this.raw = undefined
+      return raw
+    }
+    this.spill()
+    let text = ""
+    for (const item of items) text += this.frameOf(item)
+    items.length = 0
+    text += tail
+    return text.length > 0 ? encoder.encode(text) : undefined
   }
 
   /**
@@ -340,30 +395,32 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
       if ("error" in this.end) throw this.end.error
       return { done: true, value: undefined }
     }
-    let text = ""
+    const { items } = this
+    let tail = ""
     try {
       for (;;) {
         const step = await turn.next()
         if (step.done === true) {
-          if (call.protocol.sentinel && this.sentinel) text += "data: [DONE]\n\n"
+          if (call.protocol.sentinel && this.sentinel) tail = "data: [DONE]\n\n"
           this.end = {}
           break
         }
         const part = step.value
         if (part.type === "attempt-start") this.round = part.round
         for (const item of splicer.push(part as OutputPart<unknown>))
-          text += this.frameOf(recovered(call, item, this.round))
-        if (text.length > 0 && this.source?.buffered() !== true) break
+          items.push(recovered(call, item, this.round))
+        if (items.length > 0 && this.source?.buffered() !== true) break
       }
     } catch (error) {
       const frame = call.controller.signal.aborted ? "" : failureFrame(call, error)
       if (frame === undefined) this.end = { error }
       else {
-        text += frame
+        tail = frame
         this.end = {}
       }
     }
-    return text.length > 0 ? { done: false, value: encoder.encode(text) } : this.read()
+    const value = this.wire(tail)
+    return value === undefined ? this.read() : { done: false, value }
   }
 
   async cancel(reason?: unknown): Promise<void> {
