@@ -180,7 +180,9 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
   )
   for (const [path, name] of ROUTES)
     app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context, c.env as ProxyEnv | undefined))
-  app.all("*", (c) => {
+  // Every other path and method: the not-found handler, not a catch-all route, so a recovered
+  // route's request matches one handler (Hono then calls it directly, with no middleware chain).
+  app.notFound((c) => {
     metrics.request("other", "passthrough")
     const env = c.env as ProxyEnv | undefined
     return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers, env?.sink)
