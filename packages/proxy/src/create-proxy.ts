@@ -8,6 +8,7 @@ import { protocols } from "./protocols.ts"
 import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
+import { upstreamUrl } from "./upstream-url.ts"
 
 /**
  * Options of {@link createProxy}: the upstream and limits, plus the recovery options every
@@ -163,8 +164,10 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     fetch !== undefined || upstreamClient === undefined
       ? fetchUpstream(fetch ?? ((input, init) => globalThis.fetch(input, init)), limits)
       : upstreamClient(limits)
+  const upstreamUrlOf = upstreamOf(upstream)
   const context: ProxyContext = {
-    upstream: upstreamOf(upstream),
+    upstream: upstreamUrlOf,
+    routeTargets: new Map(ROUTES.map(([path]) => [path, upstreamUrl(upstreamUrlOf, path, "").href])),
     recovery,
     resolved,
     placement: resolvePlacement(recovery),

@@ -2,7 +2,7 @@ import { byteStream } from "./byte-stream.ts"
 import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import type { ProxyContext, StreamSink, UpstreamResponse } from "./proxy-context.ts"
 import { gatewayError } from "./upstream-failure.ts"
-import { upstreamUrl } from "./upstream-url.ts"
+import { upstreamTarget } from "./upstream-url.ts"
 
 /** A request without a body may not carry one upstream either. */
 const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD"])
@@ -21,8 +21,7 @@ export async function passThrough(
   headers: ClientHeaders = request.headers,
   sink?: StreamSink,
 ): Promise<Response> {
-  const url = new URL(request.url)
-  const target = upstreamUrl(context.upstream, url.pathname, url.search).href
+  const target = upstreamTarget(context.upstream, context.routeTargets, request.url)
   const sent = BODYLESS.has(request.method) ? null : (body ?? request.body)
   try {
     const response = await context.send(

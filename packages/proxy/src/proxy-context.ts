@@ -81,6 +81,8 @@ export interface ProxyEnv {
 /** What every handler of one proxy needs, resolved once by `createProxy`. */
 export interface ProxyContext {
   readonly upstream: URL
+  /** The upstream URL of each recovered route's path (see `upstreamTarget`), made once. */
+  readonly routeTargets: ReadonlyMap<string, string>
   readonly recovery: RecoveryOptions
   /** `recovery`, resolved once (for `planTurn`). */
   readonly resolved: ResolvedRecoveryOptions

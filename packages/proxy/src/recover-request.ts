@@ -38,7 +38,7 @@ import {
   sseFrame,
 } from "./read-sse.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
-import { upstreamUrl } from "./upstream-url.ts"
+import { upstreamTarget } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
@@ -158,13 +158,12 @@ export async function recoverRequest(
   }
   context.metrics.request(protocol.name, "recovered")
 
-  const url = new URL(request.url)
   const controller = new AbortController()
   ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
   const call: Call = {
     protocol,
     context,
-    target: upstreamUrl(context.upstream, url.pathname, url.search).href,
+    target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
     // An exact-size copy: the plan's array was grown by pushes, with room to spare.
@@ -174,14 +173,16 @@ export async function recoverRequest(
     sink: host.sink ?? webSink,
   }
 
+  const sent = context.send(
+    call.target,
+    { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
+    controller.signal,
+  )
+  // Observed once the request is on its way: the histogram's work is not on the request's path.
   context.metrics.added(protocol.name, "request", (performance.now() - arrived) / 1000)
   let first: UpstreamResponse
   try {
-    first = await context.send(
-      call.target,
-      { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
-      controller.signal,
-    )
+    first = await sent
   } catch (error) {
     return failureResponse(call, error)
   }

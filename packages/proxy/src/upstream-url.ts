@@ -25,3 +25,28 @@ export function upstreamUrl(upstream: URL, path: string, search: string): URL {
   target.search = search
   return target
 }
+
+/**
+ * The upstream URL (`href`) for a request's URL: {@link upstreamUrl} of its path and query. A path
+ * of `known` (path → its target) with no query — what clients send to the recovered routes — is
+ * looked up, not parsed.
+ *
+ * @example
+ * ```ts
+ * const upstream = new URL("http://127.0.0.1:11434/v1")
+ * const known = new Map([["/v1/chat/completions", upstreamUrl(upstream, "/v1/chat/completions", "").href]])
+ * upstreamTarget(upstream, known, "http://127.0.0.1:8787/v1/chat/completions") // http://127.0.0.1:11434/v1/chat/completions
+ * upstreamTarget(upstream, known, "http://127.0.0.1:8787/v1/models?limit=1")   // http://127.0.0.1:11434/v1/models?limit=1
+ * ```
+ */
+export function upstreamTarget(
+  upstream: URL,
+  known: ReadonlyMap<string, string>,
+  requestUrl: string,
+): string {
+  // A runtime's request URL is absolute and serialized: its path starts at the first "/" after "//".
+  const target = known.get(requestUrl.slice(requestUrl.indexOf("/", requestUrl.indexOf("//") + 2)))
+  if (target !== undefined) return target
+  const url = new URL(requestUrl)
+  return upstreamUrl(upstream, url.pathname, url.search).href
+}
