@@ -3,6 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompre
 import { Agent, request } from "undici"
 import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
+import { FieldList } from "./response-headers.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
 /** Statuses whose response has no body. */
@@ -25,16 +26,6 @@ const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
 
 function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-}
-
-function headersOf(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else headers.append(name, value)
-  }
-  return headers
 }
 
 const DONE = { done: true } as const
@@ -206,7 +197,8 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       limits.failed(kind)
       throw new UpstreamFailure(kind, { cause: error })
     }
-    const responseHeaders = headersOf(answer.headers)
+    // Undici's record as a flat list: no web `Headers` on the Node path (see `FieldList`).
+    const responseHeaders = FieldList.fromRecord(answer.headers)
     const { statusCode: status } = answer
     if (NULL_BODY.has(status) || upstreamRequest.method === "HEAD") {
       answer.body.resume()
