@@ -90,13 +90,24 @@ export type ClientHeaders = Headers | readonly string[]
 
 /**
  * Adds a client's header (lower-case `name`) to `out` unless it stops at the proxy: a repeated
- * header's values joined as `Headers` joins them, `cookie`'s with "; ". `connection` is kept
- * while reading: the names it lists may come before it.
+ * header's values joined as `Headers` joins them, `cookie`'s with "; ". Returns the `Connection`
+ * header's value so far (joined with this one when it is that header), kept out of `out`: the
+ * names it lists may come before it.
  */
-function addRequestHeader(out: Record<string, string>, name: string, value: string): void {
-  if (name !== "connection" && isDropped(name, REQUEST_OWN, NONE)) return
-  const before = out[name]
-  out[name] = before === undefined ? value : `${before}${name === "cookie" ? "; " : ", "}${value}`
+function addRequestHeader(
+  out: Record<string, string>,
+  connection: string | undefined,
+  name: string,
+  value: string,
+): string | undefined {
+  if (name === "connection") return connection === undefined ? value : `${connection}, ${value}`
+  if (isDropped(name, REQUEST_OWN, NONE)) return connection
+  if (Object.hasOwn(out, name)) out[name] = `${out[name]!}${name === "cookie" ? "; " : ", "}${value}`
+  // An own property, as undici's parser makes it: an assignment would set the prototype.
+  else if (name === "__proto__")
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
+  else out[name] = value
+  return connection
 }
 
 /**
@@ -105,29 +116,29 @@ function addRequestHeader(out: Record<string, string>, name: string, value: stri
  * undici take; made for each attempt, a retry's too). `accept-encoding: identity`: the upstream answers
  * uncompressed, so SSE is read as it is produced (a compressing server buffers) and no decoded
  * body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip itself and
- * decode it). One pass into the record, then the `Connection` header and the names it lists are
- * deleted; a name or value is copied only when it has a capital to lower or whitespace to trim.
+ * decode it). One pass into the record, then the names the `Connection` header lists are
+ * deleted (seldom any: a `delete` makes the record a dictionary, a null-prototype one is one from
+ * the start, several times the size); a name or value is copied only when it has a capital to
+ * lower or whitespace to trim.
  */
 export function upstreamRequestHeaders(headers: ClientHeaders): Readonly<Record<string, string>> {
-  // No prototype: the names are the client's (`__proto__` is a valid header name).
-  const out: Record<string, string> = Object.create(null)
+  // Names are the client's: `__proto__` and `constructor` are header names like any other.
+  const out: Record<string, string> = {}
+  let connection: string | undefined
   if (headers instanceof Headers) {
     // Lower-case names and trimmed values already; `forEach` would need a closure.
-    for (const [name, value] of headers) addRequestHeader(out, name, value)
+    for (const [name, value] of headers) connection = addRequestHeader(out, connection, name, value)
   } else {
     for (let i = 0; i + 1 < headers.length; i += 2) {
       const name = headers[i]!
       // HTTP/2's pseudo-headers (`:path`, …) are the request line, not headers.
-      if (!name.startsWith(":")) addRequestHeader(out, lowerCase(name), trimHttpWhitespace(headers[i + 1]!))
+      if (!name.startsWith(":"))
+        connection = addRequestHeader(out, connection, lowerCase(name), trimHttpWhitespace(headers[i + 1]!))
     }
   }
-  const connection = out.connection
-  if (connection !== undefined) {
-    delete out.connection
-    const named = connectionNamed(connection)
-    // No iterator for the usual `keep-alive`, which names no header that is left.
-    if (named.size > 0) for (const name of named) delete out[name]
-  }
+  const named = connectionNamed(connection)
+  // No iterator for the usual `keep-alive`, which names no header that is left.
+  if (named.size > 0) for (const name of named) delete out[name]
   out["accept-encoding"] = "identity"
   return out
 }

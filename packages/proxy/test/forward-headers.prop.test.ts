@@ -30,7 +30,7 @@ const name = fc
 const value = fc
   .tuple(
     fc.constantFrom("", " ", "\t", "  "),
-    fc.constantFrom("a", "Bearer sk-1", "x-trace", "keep-alive, x-api-key", "v=1; w=2", "close"),
+    fc.constantFrom("a", "Bearer sk-1", "x-trace", "keep-alive, x-api-key", "v=1; w=2", "close", "__proto__"),
     fc.constantFrom("", " ", "\t"),
   )
   .map(([before, text, after]) => before + text + after)
