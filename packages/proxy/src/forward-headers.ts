@@ -4,6 +4,14 @@
  * hop-by-hop headers (and any header the `Connection` header names) stop at the proxy.
  */
 
+import {
+  FieldList,
+  lowerCase,
+  type ResponseHeaders,
+  trimHttpWhitespace,
+  webHeaders,
+} from "./response-headers.ts"
+
 const HOP_BY_HOP: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
@@ -28,9 +36,13 @@ const RESPONSE_OWN: ReadonlySet<string> = new Set(["content-length", "content-en
 
 const NONE: ReadonlySet<string> = new Set()
 
-/** The header names a `Connection` header lists: hop-by-hop too. */
+/**
+ * The header names a `Connection` header lists: hop-by-hop too. A lone hop-by-hop name
+ * (`keep-alive`, `upgrade`: the usual value) lists none that is not dropped already: no set.
+ */
 function connectionNamed(value: string | null | undefined): ReadonlySet<string> {
   if (value === null || value === undefined || value === "") return NONE
+  if (!value.includes(",") && HOP_BY_HOP.has(lowerCase(value.trim()))) return NONE
   return new Set(
     value
       .split(",")
@@ -39,14 +51,34 @@ function connectionNamed(value: string | null | undefined): ReadonlySet<string> 
   )
 }
 
+/** The one rule: whether a header (lower-case `name`) stops at the proxy. */
+function isDropped(name: string, own: ReadonlySet<string>, named: ReadonlySet<string>): boolean {
+  return HOP_BY_HOP.has(name) || own.has(name) || named.has(name)
+}
+
 function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
   const named = connectionNamed(headers.get("connection"))
   const out = new Headers()
   headers.forEach((value, name) => {
-    if (HOP_BY_HOP.has(name) || own.has(name) || named.has(name)) return
-    out.append(name, value)
+    if (!isDropped(name, own, named)) out.append(name, value)
   })
   return out
+}
+
+/** {@link copyWithout} for a {@link FieldList}: one list, allocated at the most it can hold. */
+function fieldsWithout(list: FieldList, own: ReadonlySet<string>): FieldList {
+  const named = connectionNamed(list.get("connection"))
+  const { fields } = list
+  const kept: string[] = new Array(fields.length)
+  let length = 0
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i]!
+    if (isDropped(name, own, named)) continue
+    kept[length++] = name
+    kept[length++] = fields[i + 1]!
+  }
+  kept.length = length
+  return new FieldList(kept)
 }
 
 /**
@@ -56,8 +88,27 @@ function copyWithout(headers: Headers, own: ReadonlySet<string>): Headers {
  */
 export type ClientHeaders = Headers | readonly string[]
 
-/** Leading and trailing HTTP whitespace (RFC 9110 §5.5), as `Headers` strips it. */
-const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
+/**
+ * Adds a client's header (lower-case `name`) to `out` unless it stops at the proxy: a repeated
+ * header's values joined as `Headers` joins them, `cookie`'s with "; ". Returns the `Connection`
+ * header's value so far (joined with this one when it is that header), kept out of `out`: the
+ * names it lists may come before it.
+ */
+function addRequestHeader(
+  out: Record<string, string>,
+  connection: string | undefined,
+  name: string,
+  value: string,
+): string | undefined {
+  if (name === "connection") return connection === undefined ? value : `${connection}, ${value}`
+  if (isDropped(name, REQUEST_OWN, NONE)) return connection
+  if (Object.hasOwn(out, name)) out[name] = `${out[name]!}${name === "cookie" ? "; " : ", "}${value}`
+  // An own property, as undici's parser makes it: an assignment would set the prototype.
+  else if (name === "__proto__")
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
+  else out[name] = value
+  return connection
+}
 
 /**
  * The headers sent upstream for a client's request, as a plain record (lower-case names, a
@@ -65,33 +116,44 @@ const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g
  * undici take; made for each attempt, a retry's too). `accept-encoding: identity`: the upstream answers
  * uncompressed, so SSE is read as it is produced (a compressing server buffers) and no decoded
  * body travels behind a stale `content-encoding` (fetch would otherwise ask for gzip itself and
- * decode it).
+ * decode it). One pass into the record, then the names the `Connection` header lists are
+ * deleted (seldom any: a `delete` makes the record a dictionary, a null-prototype one is one from
+ * the start, several times the size); a name or value is copied only when it has a capital to
+ * lower or whitespace to trim.
  */
 export function upstreamRequestHeaders(headers: ClientHeaders): Readonly<Record<string, string>> {
-  // A Map while reading: the names are the client's (`__proto__` is a valid header name).
-  const all = new Map<string, string>()
-  const add = (value: string, name: string): void => {
-    const key = name.toLowerCase()
-    const trimmed = value.replace(EDGE_WHITESPACE, "")
-    const before = all.get(key)
-    all.set(key, before === undefined ? trimmed : `${before}${key === "cookie" ? "; " : ", "}${trimmed}`)
+  // Names are the client's: `__proto__` and `constructor` are header names like any other.
+  const out: Record<string, string> = {}
+  let connection: string | undefined
+  if (headers instanceof Headers) {
+    // Lower-case names and trimmed values already; `forEach` would need a closure.
+    for (const [name, value] of headers) connection = addRequestHeader(out, connection, name, value)
+  } else {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = headers[i]!
+      // HTTP/2's pseudo-headers (`:path`, …) are the request line, not headers.
+      if (!name.startsWith(":"))
+        connection = addRequestHeader(out, connection, lowerCase(name), trimHttpWhitespace(headers[i + 1]!))
+    }
   }
-  if (headers instanceof Headers) headers.forEach(add)
-  else {
-    // HTTP/2's pseudo-headers (`:path`, …) are the request line, not headers.
-    for (let i = 0; i + 1 < headers.length; i += 2)
-      if (!headers[i]!.startsWith(":")) add(headers[i + 1]!, headers[i]!)
-  }
-  const named = connectionNamed(all.get("connection"))
-  const out: Record<string, string> = Object.create(null)
-  for (const [name, value] of all) {
-    if (!HOP_BY_HOP.has(name) && !REQUEST_OWN.has(name) && !named.has(name)) out[name] = value
-  }
+  const named = connectionNamed(connection)
+  // No iterator for the usual `keep-alive`, which names no header that is left.
+  if (named.size > 0) for (const name of named) delete out[name]
   out["accept-encoding"] = "identity"
   return out
 }
 
-/** The headers sent to the client for an upstream response (its body possibly rewritten). */
-export function clientResponseHeaders(headers: Headers): Headers {
-  return copyWithout(headers, RESPONSE_OWN)
+/**
+ * The headers sent to the client for an upstream response (its body possibly rewritten), in the
+ * kind they came in: a {@link FieldList} stays one (what the Node entry's `writeHead` takes).
+ */
+export function keptResponseHeaders(headers: ResponseHeaders): ResponseHeaders {
+  return headers instanceof FieldList
+    ? fieldsWithout(headers, RESPONSE_OWN)
+    : copyWithout(headers, RESPONSE_OWN)
+}
+
+/** {@link keptResponseHeaders} as web `Headers`, for a web `Response`. */
+export function clientResponseHeaders(headers: ResponseHeaders): Headers {
+  return webHeaders(keptResponseHeaders(headers))
 }

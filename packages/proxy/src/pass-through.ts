@@ -1,6 +1,7 @@
 import { byteStream } from "./byte-stream.ts"
-import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import { type ClientHeaders, keptResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import type { ProxyContext, StreamSink, UpstreamResponse } from "./proxy-context.ts"
+import { webHeaders } from "./response-headers.ts"
 import { gatewayError } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -45,15 +46,18 @@ export function relay(response: UpstreamResponse, sink?: StreamSink): Response {
   const head = {
     status: response.status,
     statusText: response.statusText,
-    headers: clientResponseHeaders(response.headers),
+    headers: keptResponseHeaders(response.headers),
   }
-  if (response.body === null) return new Response(null, head)
   if (
+    response.body !== null &&
     sink !== undefined &&
     (head.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream")
   )
     return sink(head, response.body.getReader())
-  return new Response(byteStream(response.body.getReader()), head)
+  // A web `Response`: its headers web `Headers` (made here, on Node, from the upstream's list).
+  const init = { status: head.status, statusText: head.statusText, headers: webHeaders(head.headers) }
+  if (response.body === null) return new Response(null, init)
+  return new Response(byteStream(response.body.getReader()), init)
 }
 
 /** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */

@@ -1,6 +1,7 @@
 import type { RecoveryOptions, ResolvedRecoveryOptions } from "@tool-rescue/recovery"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
+import type { ResponseHeaders } from "./response-headers.ts"
 import type { UpstreamFailureKind } from "./upstream-failure.ts"
 
 /**
@@ -12,7 +13,8 @@ import type { UpstreamFailureKind } from "./upstream-failure.ts"
 export interface UpstreamResponse {
   readonly status: number
   readonly statusText: string
-  readonly headers: Headers
+  /** Web `Headers` from a `fetch`, a `FieldList` from undici (the Node entry). */
+  readonly headers: ResponseHeaders
   readonly body: ByteSource | null
 }
 
@@ -51,7 +53,8 @@ export type SendUpstream = (
 export interface ResponseHead {
   readonly status: number
   readonly statusText?: string
-  readonly headers: Headers
+  /** In the upstream's kind (see `keptResponseHeaders`): a web `Response` takes `webHeaders(headers)`. */
+  readonly headers: ResponseHeaders
 }
 
 /**

@@ -17,7 +17,12 @@ import {
 } from "@tool-rescue/recovery"
 import { upstreamText } from "./bound-upstream-body.ts"
 import { byteStream } from "./byte-stream.ts"
-import { type ClientHeaders, clientResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
+import {
+  type ClientHeaders,
+  clientResponseHeaders,
+  keptResponseHeaders,
+  upstreamRequestHeaders,
+} from "./forward-headers.ts"
 import { passThrough, relay } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import {
@@ -37,6 +42,7 @@ import {
   type SseMapper,
   sseFrame,
 } from "./read-sse.ts"
+import { webHeaders } from "./response-headers.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -54,7 +60,8 @@ function signalGone(signal: AbortSignal): OnClientGone {
 }
 
 /** The web handler's sink: a `Response` whose body is pulled from `body`. */
-const webSink: StreamSink = (head, body) => new Response(byteStream(body), head)
+const webSink: StreamSink = (head, body) =>
+  new Response(byteStream(body), { status: head.status, headers: webHeaders(head.headers) })
 
 /** Everything one turn needs. */
 interface Call {
@@ -247,7 +254,7 @@ const arrivedAs = new WeakMap<object, SseEvent>()
 
 function recoverStream(call: Call, first: UpstreamResponse): Response {
   const stream = new RecoveredStream(call, first)
-  return call.sink({ status: first.status, headers: clientResponseHeaders(first.headers) }, stream)
+  return call.sink({ status: first.status, headers: keptResponseHeaders(first.headers) }, stream)
 }
 
 /**

@@ -1,8 +1,9 @@
 import { Readable } from "node:stream"
 import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from "node:zlib"
-import { Agent, request } from "undici"
+import { Agent, type Dispatcher } from "undici"
 import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
+import { FieldList } from "./response-headers.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
 /** Statuses whose response has no body. */
@@ -25,16 +26,6 @@ const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
 
 function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-}
-
-function headersOf(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else headers.append(name, value)
-  }
-  return headers
 }
 
 const DONE = { done: true } as const
@@ -169,10 +160,40 @@ class UndiciBody implements ReaderOwner, ByteSource {
   }
 }
 
+const SLASH = 0x2f
+
+/**
+ * A proxy's upstream targets as undici's dispatcher takes them, an origin and a path, without
+ * the `URL` (and the strings of its parts) undici's `request(url, …)` makes of every target:
+ * a proxy's targets share its upstream's origin (see `upstreamUrl`: no credentials, no
+ * fragment), parsed once, so a target's path is the rest of it.
+ */
+export class UpstreamTargets {
+  /** The origin of the last target split. */
+  origin = ""
+
+  /** `target`'s path (pathname and query, as undici's `request(url)` sends it); sets {@link origin}. */
+  path(target: string): string {
+    const { origin } = this
+    // A fragment (never sent) or an empty query (`?`, not sent): parsed, as undici would.
+    if (
+      target.startsWith(origin) &&
+      target.charCodeAt(origin.length) === SLASH &&
+      !target.includes("#") &&
+      !target.endsWith("?")
+    )
+      return target.slice(origin.length)
+    const url = new URL(target)
+    this.origin = url.origin
+    return url.search ? `${url.pathname}${url.search}` : url.pathname
+  }
+}
+
 /**
  * The proxy's upstream requests on Node: undici's `request` (the client Node's own `fetch` is
- * built on), its body read as the Node stream it is — no WHATWG request, fetch controller, web
- * stream or `Response` per request, which is most of an idle stream's memory. The bounds are
+ * built on; its dispatcher's, given the origin and path: {@link UpstreamTargets}), its body read
+ * as the Node stream it is — no WHATWG request, fetch controller, web stream or `Response` per
+ * request, which is most of an idle stream's memory. The bounds are
  * undici's own: `connect.timeout` and `headersTimeout` (the waits for a connection and for the
  * headers) and `bodyTimeout` (the silence between body bytes; not counted while the proxy holds
  * the body back: undici's socket is then paused), so no timer or abort controller of ours per
@@ -184,11 +205,15 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
   // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch). The
   // connection and the headers are each bounded by `timeoutMs`.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: limits.timeoutMs } })
+  const targets = new UpstreamTargets()
   return async (target, upstreamRequest, signal) => {
     const body = upstreamRequest.body
-    let answer: Awaited<ReturnType<typeof request>>
+    let answer: Dispatcher.ResponseData
     try {
-      answer = await request(target, {
+      const path = targets.path(target)
+      answer = await dispatcher.request({
+        origin: targets.origin,
+        path,
         method: upstreamRequest.method as never,
         headers: upstreamRequest.headers,
         body:
@@ -196,7 +221,6 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
             ? Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>)
             : body,
         signal,
-        dispatcher,
         headersTimeout: limits.timeoutMs,
         bodyTimeout: limits.idleMs,
       })
@@ -206,7 +230,8 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       limits.failed(kind)
       throw new UpstreamFailure(kind, { cause: error })
     }
-    const responseHeaders = headersOf(answer.headers)
+    // Undici's record as a flat list: no web `Headers` on the Node path (see `FieldList`).
+    const responseHeaders = FieldList.fromRecord(answer.headers)
     const { statusCode: status } = answer
     if (NULL_BODY.has(status) || upstreamRequest.method === "HEAD") {
       answer.body.resume()

@@ -1,5 +1,6 @@
 import type { ProtocolError, ProtocolName } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
+import type { ResponseHeaders } from "./response-headers.ts"
 
 /**
  * Why an upstream attempt failed, for the proxy's own control flow (never thrown to a user):
@@ -16,7 +17,7 @@ export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable"
 /** An upstream response, read whole. */
 export interface BufferedResponse {
   readonly status: number
-  readonly headers: Headers
+  readonly headers: ResponseHeaders
   readonly text: string
 }
 
@@ -53,7 +54,7 @@ export class UpstreamFailure extends Error {
 
   /** A `status` failure of `response`, whose body was read as `text`. */
   static fromResponse(
-    response: { readonly status: number; readonly headers: Headers },
+    response: { readonly status: number; readonly headers: ResponseHeaders },
     text: string,
   ): UpstreamFailure {
     return new UpstreamFailure("status", {

@@ -1,5 +1,6 @@
 import type { ResponseHead } from "./proxy-context.ts"
 import type { ByteReader } from "./read-sse.ts"
+import { headerFields } from "./response-headers.ts"
 import { UpstreamFailure } from "./upstream-failure.ts"
 
 /** The part of Node's `ServerResponse` (HTTP/1.1 or HTTP/2) an event stream is written to. */
@@ -10,7 +11,8 @@ export interface EventStreamOutgoing {
   writeHead(
     status: number,
     statusMessage: string | undefined,
-    headers: Record<string, string | string[]>,
+    /** Name, value, name, value, … (both Node responses take the flat list). */
+    headers: string[],
   ): unknown
   /** HTTP/1.1 only (an HTTP/2 response sends its headers with `writeHead`). */
   flushHeaders?(): void
@@ -61,15 +63,10 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
 export function writeEventStream(head: ResponseHead, body: ByteReader, outgoing: EventStreamOutgoing): void {
   try {
     // Given to `writeHead` at once, not set one by one: a header set with `setHeader` stays in
-    // the response's own header table for the stream's life (a few hundred bytes a stream).
-    // No prototype: an upstream's header may be named `__proto__`.
-    const headers: Record<string, string | string[]> = Object.create(null)
-    head.headers.forEach((value, name) => {
-      if (name !== "set-cookie") headers[name] = value
-    })
-    const cookies = head.headers.getSetCookie()
-    if (cookies.length > 0) headers["set-cookie"] = cookies
-    outgoing.writeHead(head.status, head.statusText || undefined, headers)
+    // the response's own header table for the stream's life (a few hundred bytes a stream). A
+    // flat list, no record: an upstream's header may be named `__proto__`, and the Node entry's
+    // upstream headers are that list already (no copy).
+    outgoing.writeHead(head.status, head.statusText || undefined, headerFields(head.headers))
   } catch (error) {
     void body.cancel().catch(() => undefined)
     fail(outgoing, error)

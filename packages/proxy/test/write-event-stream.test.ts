@@ -51,35 +51,50 @@ describe("an event stream's headers", () => {
 
 describe("an event stream's upstream headers", () => {
   it.each([
-    ["recovered", [READ_FILE_TOOL]],
-    ["passed through", undefined],
-  ])("reach the client whatever their names (%s): repeated cookies, `__proto__`", async (_, tools) => {
-    const started = await startPlainUpstream((_, response) => {
-      response.writeHead(200, [
-        ["content-type", "text/event-stream"],
-        ["x-request-id", "r1"],
-        ["__proto__", "kept"],
-        ["set-cookie", "a=1"],
-        ["set-cookie", "b=2"],
-      ] as unknown as Record<string, string>)
-      response.end(
-        `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+    ["recovered", "undici", [READ_FILE_TOOL]],
+    ["passed through", "undici", undefined],
+    ["recovered", "fetch", [READ_FILE_TOOL]],
+    ["passed through", "fetch", undefined],
+  ] as const)(
+    "reach the client whatever their names (%s, upstream through %s): repeated cookies and names, `__proto__`; hop-by-hop ones do not",
+    async (_, upstream, tools) => {
+      const started = await startPlainUpstream(
+        (_, response) => {
+          response.writeHead(200, [
+            ["content-type", "text/event-stream"],
+            ["x-request-id", "r1"],
+            ["__proto__", "kept"],
+            ["set-cookie", "a=1"],
+            ["X-Multi", "1"],
+            ["set-cookie", "b=2"],
+            ["x-multi", "2 "],
+            ["connection", "keep-alive, X-Hop"],
+            ["x-hop", "named by Connection"],
+          ] as unknown as Record<string, string>)
+          response.end(
+            `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+          )
+        },
+        // The Node entry's upstream through `fetch`: web `Headers` written by the same writer.
+        upstream === "fetch" ? { fetch: globalThis.fetch } : {},
       )
-    })
-    try {
-      const response = await fetch(`${started.proxy.url}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ ...request, ...(tools === undefined ? {} : { tools }) }),
-      })
-      expect(response.headers.get("x-request-id")).toBe("r1")
-      expect(response.headers.get("__proto__")).toBe("kept")
-      expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"])
-      expect(await response.text()).toContain('"content":"hi"')
-    } finally {
-      await started.close()
-    }
-  })
+      try {
+        const response = await fetch(`${started.proxy.url}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...request, ...(tools === undefined ? {} : { tools }) }),
+        })
+        expect(response.headers.get("x-request-id")).toBe("r1")
+        expect(response.headers.get("__proto__")).toBe("kept")
+        expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"])
+        expect(response.headers.get("x-multi")).toBe("1, 2")
+        expect(response.headers.get("x-hop")).toBeNull()
+        expect(await response.text()).toContain('"content":"hi"')
+      } finally {
+        await started.close()
+      }
+    },
+  )
 })
 
 describe("an event stream written to a slow client", () => {

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { type ProxyServer, startProxyServer } from "../../src/node.ts"
+import { type ProxyServer, type ProxyServerOptions, startProxyServer } from "../../src/node.ts"
 
 /** A request the upstream received. */
 export interface Seen {
@@ -22,9 +22,10 @@ export interface PlainUpstream {
   close(): Promise<void>
 }
 
-/** `answer` gets each request once its body is read. */
+/** `answer` gets each request once its body is read; `options` are the proxy's (`fetch`, …). */
 export async function startPlainUpstream(
   answer: (request: Seen, response: ServerResponse) => void,
+  options: Partial<ProxyServerOptions> = {},
 ): Promise<PlainUpstream> {
   const seen: Seen[] = []
   const server = createServer(async (request, response) => {
@@ -41,7 +42,12 @@ export async function startPlainUpstream(
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
-  const proxy = await startProxyServer({ upstream: `http://127.0.0.1:${port}/v1`, port: 0, graceMs: 50 })
+  const proxy = await startProxyServer({
+    upstream: `http://127.0.0.1:${port}/v1`,
+    port: 0,
+    graceMs: 50,
+    ...options,
+  })
   return {
     proxy,
     seen,
