@@ -307,18 +307,23 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
 
   /** Ends the active channel's run so held text cannot block the other channel. */
   private switchTo(index: ChannelIndex, out: OutputPart<Raw>[]): void {
-    if (this.active !== -1) this.endRun(this.active)
+    if (this.active !== -1) this.endRun(this.active, true)
     this.active = index
     if (index === TEXT) this.textRuns++
     else this.reasoningRuns++
     this.flush(out)
   }
 
-  private endRun(index: ChannelIndex): void {
+  /**
+   * Ends the channel's run. `restart`: the attempt goes on, so the detector is reset for the
+   * channel's next run; at the end of the attempt it is not (`reset()` does it before the next
+   * attempt pushes anything, and a clean turn has none: a reset makes a new state machine).
+   */
+  private endRun(index: ChannelIndex, restart: boolean): void {
     const channel = this.channelOf(index)
     if (channel.detector !== undefined) {
       this.apply(index, channel.detector.end())
-      channel.detector.reset()
+      if (restart) channel.detector.reset()
     }
     channel.base = channel.length
   }
@@ -449,7 +454,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   }
 
   end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
-    if (this.active !== -1) this.endRun(this.active)
+    if (this.active !== -1) this.endRun(this.active, false)
     this.active = -1
     // After `end()` the detector has decided every character. Should it ever leave some
     // unaccounted (a detector bug), they count as withheld: never shown, never blocking the

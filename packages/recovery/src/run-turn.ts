@@ -52,7 +52,8 @@ const ABORTED: unique symbol = Symbol("aborted")
  * in-flight attempt's signal and stops reading it at once; no new attempt starts. Before any
  * recovery the abort surfaces as the provider's own error or, if the provider does not react,
  * as `signal.reason` (like `fetch`); during recovery (persisting, or in a retry) it throws
- * `"aborted"` with `signal.reason` as `cause`. A consumer that stops reading (`break`,
+ * `"aborted"` with `signal.reason` as `cause`. Every part is raced against the signal for that,
+ * unless `input.settlesOnAbort` says the attempts stop promptly on their own (the same endings). A consumer that stops reading (`break`,
  * `return()`) ends the turn silently: the in-flight attempt is aborted and closed.
  *
  * Invalid input (no `attempt` function, invalid options) is API misuse and throws at once.
@@ -122,8 +123,16 @@ class Turn<Raw> implements AttemptScannerOptions {
   readonly scanner: AttemptScanner<Raw>
   /** Reused for every part (no allocation per delta). */
   readonly out: OutputPart<Raw>[] = []
-  /** Set when the turn is aborted through `input.signal`; `next` then races it. */
+  /**
+   * A signal, and no `input.settlesOnAbort`: every part is raced against the signal (`next`), so
+   * that an abort ends the turn at once even if the attempt ignores it.
+   */
   readonly raced: boolean
+  /**
+   * A signal and `input.settlesOnAbort`: the attempt settles once its signal aborts, and the
+   * turn looks at the signal when it does (no race per part), ending the way the race would have.
+   */
+  readonly settlesOnAbort: boolean
   /** `input.finishRequired`: an attempt that ends without a `finish` part was cut short. */
   readonly finishRequired: boolean
   readonly tools: readonly string[]
@@ -159,7 +168,8 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.formats = options.formats
     this.maxHoldChars = options.maxHoldChars
     this.keepText = options.persistFailed !== undefined || options.announcedCalls === "retry"
-    this.raced = signal !== undefined
+    this.settlesOnAbort = signal !== undefined && input.settlesOnAbort === true
+    this.raced = signal !== undefined && !this.settlesOnAbort
     this.finishRequired = input.finishRequired === true
     this.budget = budgetLeft(options, input.recoveriesBefore)
     if (signal?.aborted) this.controller.abort(signal.reason)
@@ -199,7 +209,7 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 
   /** The turn was aborted through `input.signal` (not by the consumer, who is gone then). */
-  private aborted(): boolean {
+  aborted(): boolean {
     return this.signal?.aborted === true
   }
 
@@ -222,11 +232,15 @@ class Turn<Raw> implements AttemptScannerOptions {
     if (this.aborted()) throw round > 0 ? this.fail(round, this.abortError(round)) : this.signal?.reason
     this.scanner.reset()
     try {
-      const iterable = await this.race(
-        Promise.resolve().then(() =>
-          this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal }),
-        ),
-      )
+      const iterable = this.raced
+        ? await this.race(
+            Promise.resolve().then(() =>
+              this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal }),
+            ),
+          )
+        : await this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal })
+      // With `settlesOnAbort`: an abort while the attempt started ends the turn as the race would.
+      if (this.settlesOnAbort && this.aborted()) throw ABORTED
       return iterable[Symbol.asyncIterator]()
     } catch (error) {
       throw this.streamError(round, error, undefined)
@@ -245,7 +259,9 @@ class Turn<Raw> implements AttemptScannerOptions {
     iterator: AsyncIterator<NormalizedPart<Raw>> | undefined,
   ): unknown {
     const recovering = round > 0
-    if (error === ABORTED) {
+    // With `settlesOnAbort`, what the attempt settled with after the abort is what the race would
+    // have beaten: the same ending.
+    if (error === ABORTED || (this.settlesOnAbort && this.aborted())) {
       // Our race won: the provider did not react to the signal. Close it without waiting.
       closeQuietly(iterator)
       return recovering ? this.fail(round, this.abortError(round)) : this.signal?.reason
@@ -377,7 +393,7 @@ class Turn<Raw> implements AttemptScannerOptions {
 }
 
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced, finishRequired } = t
+  const { scanner, out, raced, settlesOnAbort, finishRequired } = t
   try {
     for (let round = 0; ; round++) {
       const iterator = await t.start(round)
@@ -387,8 +403,11 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       let sawFinish = false
       try {
         for (;;) {
-          // No race without a signal: the hot path stays one await per part.
+          // No race without a signal, nor with `settlesOnAbort`: the hot path stays one await per
+          // part. With `settlesOnAbort` the signal is read once the part arrives: an abort ends the
+          // turn as the race would have (the part is dropped, the error is the same).
           const step = raced ? await t.next(iterator) : await iterator.next()
+          if (settlesOnAbort && t.aborted()) throw ABORTED
           if (step.done === true) break
           const part = step.value
           if (part.type === "finish") {
