@@ -92,6 +92,10 @@ const TEXT = 0
 const REASONING = 1
 type ChannelIndex = typeof TEXT | typeof REASONING
 const CHANNEL_NAMES: readonly [Channel, Channel] = ["text", "reasoning"]
+/** The order of an attempt's report: reasoning first (made once, not per attempt). */
+const REPORT_ORDER: readonly ChannelIndex[] = [REASONING, TEXT]
+/** The report's empty lists, shared (a clean attempt has no markup; most have no reasoning). */
+const NONE: readonly never[] = Object.freeze([])
 
 /** A text or reasoning part waiting in the queue. */
 interface TextEntry<Raw> {
@@ -204,11 +208,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
 
   constructor(options: AttemptScannerOptions) {
     this.options = options
-    this.detectorOptions = {
-      tools: options.tools,
-      ...(options.formats === undefined ? {} : { formats: options.formats }),
-      ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
-    }
+    this.detectorOptions = detectorOptionsOf(options)
     this.keepText = options.keepText === true
   }
 
@@ -459,7 +459,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     // After `end()` the detector has decided every character. Should it ever leave some
     // unaccounted (a detector bug), they count as withheld: never shown, never blocking the
     // parts behind them.
-    for (const channel of this.channels) {
+    for (let index = 0; index < this.channels.length; index++) {
+      const channel = this.channels[index]
       if (channel !== undefined && channel.frontier < channel.length) {
         this.account(channel, channel.frontier, channel.length, undefined)
         channel.frontier = channel.length
@@ -469,11 +470,13 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     // Joined only for a retry's FailedResponse: a clean attempt never pays for it, and markup
     // text is read from the pieces (joining every delta of a long attempt to slice a few spans
     // out of it costs more than the rest of the attempt's markup handling together).
-    const markup: FoundMarkup[] = []
+    let markup: FoundMarkup[] | undefined
     // Reasoning first, each channel in stream order.
-    for (const index of [REASONING, TEXT] as const) {
+    for (let k = 0; k < REPORT_ORDER.length; k++) {
+      const index = REPORT_ORDER[k]!
       const channel = this.channels[index]
       if (channel === undefined || channel.found.length === 0) continue
+      markup ??= []
       const { found } = channel
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
@@ -490,10 +493,10 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
     return new Report(
-      markup,
+      markup ?? NONE,
       this.structuredCall,
       this.channels[TEXT].texts,
-      this.channels[REASONING]?.texts ?? [],
+      this.channels[REASONING]?.texts ?? NONE,
       discarded,
     )
   }
@@ -517,7 +520,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   }
 
   reset(): void {
-    for (const channel of this.channels) {
+    for (let index = 0; index < this.channels.length; index++) {
+      const channel = this.channels[index]
       if (channel === undefined) continue
       channel.detector?.reset()
       channel.length = 0
@@ -551,6 +555,12 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     }
     return count
   }
+}
+
+/** The detector's options: absent options left out, without a spread's temporary objects. */
+function detectorOptionsOf({ tools, formats, maxHoldChars }: AttemptScannerOptions): DetectorOptions {
+  if (formats === undefined) return maxHoldChars === undefined ? { tools } : { tools, maxHoldChars }
+  return maxHoldChars === undefined ? { tools, formats } : { tools, formats, maxHoldChars }
 }
 
 /** A channel before its first text. */

@@ -28,6 +28,9 @@ const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut sho
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
 
+/** The options of the turn's one abort listener: made once, not per turn. */
+const ONCE: AddEventListenerOptions = Object.freeze({ once: true })
+
 /**
  * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
  * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
@@ -83,7 +86,7 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
     throw new TypeError("tool-rescue: runTurn needs an input object")
   if (typeof input.attempt !== "function")
     throw new TypeError("tool-rescue: runTurn needs an attempt function")
-  if (!Array.isArray(input.tools) || !input.tools.every((tool) => typeof tool === "string")) {
+  if (!Array.isArray(input.tools) || !input.tools.every(isString)) {
     throw new TypeError("tool-rescue: runTurn needs tools, an array of tool names")
   }
   const signal = input.signal
@@ -175,7 +178,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
-      signal.addEventListener("abort", this.forward, { once: true })
+      signal.addEventListener("abort", this.forward, ONCE)
     }
     this.scanner = createAttemptScanner<Raw>(this)
   }
@@ -279,22 +282,26 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 
   /**
-   * The end-of-attempt decision. Returns the retry's `attempt-start` part, or `undefined` when
-   * the turn is over (the held finish part and what follows it are then in `out`). Throws the
-   * error that ends the turn.
+   * The end-of-attempt decision: the retry to prepare ({@link prepare}), or `undefined` when the
+   * turn is over (the held finish part and what follows it are then in `out`). Throws the error
+   * that ends the turn. Synchronous: a clean attempt ends the turn with no promise made.
    */
-  async decide(
+  decide(
     round: number,
     report: AttemptReport<Raw>,
     failure: ProviderFailure | undefined,
     truncated: boolean,
-  ): Promise<OutputPart<Raw> | undefined> {
+  ): Retry | undefined {
     const { options, tools, budget } = this
     const failed = failure !== undefined
     const judgement = judgeAttempt(report, options, failed)
-    const recoverable: Markup[] = []
+    // Made on the first markup: a clean attempt has none.
+    let recoverable: Markup[] | undefined
     for (const { markup, channel, text, reason, recoverable: isRecoverableMarkup } of judgement.markup) {
-      if (isRecoverableMarkup) recoverable.push(markup)
+      if (isRecoverableMarkup) {
+        recoverable ??= []
+        recoverable.push(markup)
+      }
       this.emit({
         type: "markup-detected",
         round,
@@ -330,6 +337,7 @@ class Turn<Raw> implements AttemptScannerOptions {
       return undefined
     }
 
+    recoverable ??= []
     const { found } = this
     for (const markup of recoverable) found.push(summarizeMarkup(markup, round))
     // Cut off by the output limit with a call still open: its own outcome, not a format mistake.
@@ -339,13 +347,26 @@ class Turn<Raw> implements AttemptScannerOptions {
       throw this.fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
     }
     if (this.aborted()) throw this.fail(round, this.abortError(round))
-    const next = round + 1
     this.emit({
       type: "recovery-started",
-      round: next,
+      round: round + 1,
       markup: recoverable,
       ...(announced === undefined ? {} : { announced }),
     })
+    return { recoverable, announced, cutOff }
+  }
+
+  /**
+   * Prepares the retry {@link decide} chose: `persistFailed`, then the instruction. Returns the
+   * retry's `attempt-start` part; throws the error that ends the turn.
+   */
+  async prepare(
+    round: number,
+    report: AttemptReport<Raw>,
+    { recoverable, announced, cutOff }: Retry,
+  ): Promise<OutputPart<Raw>> {
+    const { options, tools, found } = this
+    const next = round + 1
     const persist = options.persistFailed
     if (persist !== undefined) {
       try {
@@ -436,15 +457,24 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const next = await t.decide(round, report, failure, truncated)
+      const retry = t.decide(round, report, failure, truncated)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      if (next === undefined) return
-      yield next
+      if (retry === undefined) return
+      // Nothing was released for a retry (`out` was empty): the parts' order is the same.
+      yield await t.prepare(round, report, retry)
     }
   } finally {
     t.dispose()
   }
+}
+
+/** A retry {@link Turn.decide} chose, for {@link Turn.prepare}. */
+interface Retry {
+  readonly recoverable: readonly Markup[]
+  readonly announced: string | undefined
+  /** Cut off by the output limit with a call still open. */
+  readonly cutOff: boolean
 }
 
 /** Where an abort rejects the part being waited for (see `Turn.race`). */
@@ -484,6 +514,10 @@ function consumerStopped(): Error {
   const error = new Error("tool-rescue: the consumer stopped reading the turn")
   error.name = "AbortError"
   return error
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string"
 }
 
 function isAbortSignal(value: unknown): value is AbortSignal {
