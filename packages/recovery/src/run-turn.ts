@@ -92,7 +92,11 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
   const signal = input.signal
   if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError("tool-rescue: signal must be an AbortSignal")
-  return turn(new Turn(input, resolveRecoveryOptions(input.options), signal))
+  // An async generator in all but its class: the cast only spares it declaring what a runtime's
+  // generators may add (`Symbol.asyncDispose`), which it inherits from their prototype.
+  return new TurnStream(
+    new Turn(input, resolveRecoveryOptions(input.options), signal),
+  ) as unknown as AsyncGenerator<OutputPart<Raw>, void, undefined>
 }
 
 /**
@@ -413,60 +417,348 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 }
 
-async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced, settlesOnAbort, finishRequired } = t
-  try {
-    for (let round = 0; ; round++) {
-      const iterator = await t.start(round)
-      let finished = false
-      let failure: ProviderFailure | undefined
-      let truncated = false
-      let sawFinish = false
-      try {
-        for (;;) {
-          // No race without a signal, nor with `settlesOnAbort`: the hot path stays one await per
-          // part. With `settlesOnAbort` the signal is read once the part arrives: an abort ends the
-          // turn as the race would have (the part is dropped, the error is the same).
-          const step = raced ? await t.next(iterator) : await iterator.next()
-          if (settlesOnAbort && t.aborted()) throw ABORTED
-          if (step.done === true) break
-          const part = step.value
-          if (part.type === "finish") {
-            sawFinish = true
-            if (part.failed === true) failure ??= { error: part.raw }
-            if (part.truncated === true) truncated = true
-          } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
-          const whole = scanner.push(part, out)
-          if (whole !== undefined) yield whole
-          else if (out.length > 0) {
-            for (let i = 0; i < out.length; i++) yield out[i]!
-            out.length = 0
-          }
-        }
-        finished = true
-        // Cut short: the stream closed before the finish its protocol always sends. Judged like a
-        // provider error (never retried), whatever markup it held.
-        if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
-      } catch (error) {
-        finished = true
-        throw t.streamError(round, error, iterator)
-      } finally {
-        // Reached unfinished only when the consumer stopped reading at one of our `yield`s.
-        if (!finished) await t.stop(iterator)
-      }
-      const report = scanner.end(out)
-      for (let i = 0; i < out.length; i++) yield out[i]!
-      out.length = 0
-      const retry = t.decide(round, report, failure, truncated)
-      for (let i = 0; i < out.length; i++) yield out[i]!
-      out.length = 0
-      if (retry === undefined) return
-      // Nothing was released for a retry (`out` was empty): the parts' order is the same.
-      yield await t.prepare(round, report, retry)
-    }
-  } finally {
-    t.dispose()
+type Result<Raw> = IteratorResult<OutputPart<Raw>, void>
+
+/**
+ * Where a {@link TurnStream} is between two calls, named after the generator it replaces:
+ * - `fresh`: not started (a `return()` ends it without starting an attempt);
+ * - waiting: `starting` (for the attempt), `reading` (for its next part), `preparing` (for the
+ *   retry's `persistFailed`), `stopping` (for the attempt to close);
+ * - suspended at a yield: `at-part` (a part of the open attempt: leaving now stops it), `at-end`
+ *   (what the attempt's end released), `at-decision` (what the decision released), `at-start`
+ *   (the retry's `attempt-start`);
+ * - `done`.
+ */
+type Phase =
+  | "fresh"
+  | "starting"
+  | "reading"
+  | "preparing"
+  | "stopping"
+  | "at-part"
+  | "at-end"
+  | "at-decision"
+  | "at-start"
+  | "done"
+
+/** A call made while another is pending waits for it, as a generator queues its requests. */
+type Call = "next" | "return" | "throw"
+
+/**
+ * The turn as the async generator `runTurn` returns: the loop of rounds, parts and yields as
+ * named phases and one promise continuation per part. An `async function*` made a request, its
+ * promise, an await and a result per part (about twice the bytes per part of this): it was most
+ * of what a clean turn allocated. It behaves as that generator did: a part is yielded as soon as
+ * it is released; `return()` at a yield stops the open attempt (aborts it and closes its
+ * iterator), then ends the turn; `throw()` at a part ends the attempt with that error, mapped as
+ * an error of the attempt; calls made while one is pending wait their turn; a turn that ended
+ * answers `{ done: true }`.
+ */
+class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined> {
+  private readonly t: Turn<Raw>
+  private phase: Phase = "fresh"
+  /** A call is running synchronously (an `onEvent` hook calling back in must wait too). */
+  private executing = false
+  private queued = 0
+  /** The promise of the last call, which a queued call waits for. */
+  private last: Promise<unknown> | undefined
+  private round = 0
+  private iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
+  private failure: ProviderFailure | undefined
+  private truncated = false
+  private sawFinish = false
+  /** Index in `t.out` of the next part to yield; `out` is emptied once every part was. */
+  private at = 0
+  private report: AttemptReport<Raw> | undefined
+  private retry: Retry | undefined
+  // The continuations, bound once per turn: no closure per part.
+  private readonly onStarted: (
+    iterator: AsyncIterator<NormalizedPart<Raw>>,
+  ) => Result<Raw> | Promise<Result<Raw>>
+  private readonly onPart: (step: IteratorResult<NormalizedPart<Raw>>) => Result<Raw> | Promise<Result<Raw>>
+  private readonly onReadFailed: (error: unknown) => never
+  private readonly onPrepared: (start: OutputPart<Raw>) => Result<Raw>
+  private readonly onFailed: (error: unknown) => never
+
+  constructor(t: Turn<Raw>) {
+    this.t = t
+    this.onStarted = this.started.bind(this)
+    this.onPart = this.part.bind(this)
+    this.onReadFailed = this.readFailed.bind(this)
+    this.onPrepared = this.prepared.bind(this)
+    this.onFailed = this.fail.bind(this)
   }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<Result<Raw>> {
+    if (this.busy()) return this.queue("next", undefined)
+    const result = this.dispatch("next", undefined)
+    this.last = result
+    return result
+  }
+
+  return(value?: void | PromiseLike<void>): Promise<Result<Raw>> {
+    if (this.busy()) return this.queue("return", value)
+    const result = this.dispatch("return", value)
+    this.last = result
+    return result
+  }
+
+  throw(error?: unknown): Promise<Result<Raw>> {
+    if (this.busy()) return this.queue("throw", error)
+    const result = this.dispatch("throw", error)
+    this.last = result
+    return result
+  }
+
+  private busy(): boolean {
+    const { phase } = this
+    return (
+      this.executing ||
+      this.queued > 0 ||
+      phase === "starting" ||
+      phase === "reading" ||
+      phase === "preparing" ||
+      phase === "stopping"
+    )
+  }
+
+  private queue(call: Call, argument: unknown): Promise<Result<Raw>> {
+    this.queued++
+    const run = (): Promise<Result<Raw>> => {
+      this.queued--
+      return this.dispatch(call, argument)
+    }
+    const queued = (this.last ?? Promise.resolve()).then(run, run)
+    this.last = queued
+    return queued
+  }
+
+  private dispatch(call: Call, argument: unknown): Promise<Result<Raw>> {
+    this.executing = true
+    try {
+      const result =
+        call === "next" ? this.advance() : call === "return" ? this.leave(argument) : this.thrown(argument)
+      return result instanceof Promise ? result : Promise.resolve(result)
+    } catch (error) {
+      return Promise.reject(error)
+    } finally {
+      this.executing = false
+    }
+  }
+
+  /** `next()`: goes on from where the turn is. */
+  private advance(): Result<Raw> | Promise<Result<Raw>> {
+    const phase = this.phase
+    switch (phase) {
+      case "fresh":
+        return this.begin(0)
+      case "at-part":
+        return this.release("at-part") ?? this.read()
+      case "at-end":
+        return this.release("at-end") ?? this.decide()
+      case "at-decision":
+        return this.release("at-decision") ?? this.close()
+      case "at-start":
+        return this.begin(this.round + 1)
+      case "done":
+        return { done: true, value: undefined }
+      case "starting":
+      case "reading":
+      case "preparing":
+      case "stopping":
+        // Never: a call made while waiting is queued (`busy`).
+        throw new Error(`tool-rescue: turn called while ${phase}`)
+      default:
+        return phase satisfies never
+    }
+  }
+
+  /** `return()`: leaves the turn at the yield it is suspended at. */
+  private leave(value: unknown): Promise<Result<Raw>> {
+    const { t } = this
+    const phase = this.phase
+    if (phase === "at-part") {
+      // The attempt is open, its iterator idle (we are at a yield): stop it, then end the turn.
+      this.phase = "stopping"
+      return t.stop(this.iterator).then(() => this.ended(value))
+    }
+    // Not started or over: nothing runs (a generator that never started runs no `finally`).
+    if (phase === "fresh" || phase === "done") {
+      this.phase = "done"
+      return Promise.resolve(value).then(doneWith)
+    }
+    return this.ended(value)
+  }
+
+  private ended(value: unknown): Promise<Result<Raw>> {
+    this.phase = "done"
+    this.t.dispose()
+    return Promise.resolve(value).then(doneWith)
+  }
+
+  /** `throw()`: at a part it is an error of the attempt; elsewhere it ends the turn as it is. */
+  private thrown(error: unknown): never {
+    const phase = this.phase
+    if (phase === "at-part") this.readFailed(error)
+    if (phase === "fresh") this.phase = "done"
+    return this.fail(error)
+  }
+
+  /** Ends the turn with `error` (once: every later call answers `done`). */
+  private fail(error: unknown): never {
+    if (this.phase !== "done") {
+      this.phase = "done"
+      this.t.dispose()
+    }
+    throw error
+  }
+
+  private begin(round: number): Promise<Result<Raw>> {
+    this.round = round
+    this.phase = "starting"
+    // `start` maps its own errors to the one that ends the turn.
+    return this.t.start(round).then(this.onStarted, this.onFailed)
+  }
+
+  private started(iterator: AsyncIterator<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
+    this.iterator = iterator
+    this.failure = undefined
+    this.truncated = false
+    this.sawFinish = false
+    return this.read()
+  }
+
+  /**
+   * Waits for the attempt's next part. No race without a signal, nor with `settlesOnAbort`:
+   * the hot path is one promise continuation per part.
+   */
+  private read(): Promise<Result<Raw>> {
+    this.phase = "reading"
+    const { t } = this
+    const iterator = this.iterator!
+    let step: Promise<IteratorResult<NormalizedPart<Raw>>>
+    try {
+      step = t.raced ? t.next(iterator) : iterator.next()
+    } catch (error) {
+      return this.readFailed(error)
+    }
+    return (step instanceof Promise ? step : Promise.resolve(step)).then(this.onPart, this.onReadFailed)
+  }
+
+  private part(step: IteratorResult<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
+    const { t } = this
+    const out = t.out
+    let whole: NormalizedPart<Raw> | undefined
+    let ended = false
+    try {
+      // With `settlesOnAbort` the signal is read once the part arrives: an abort ends the turn
+      // as the race would have (the part is dropped, the error is the same).
+      if (t.settlesOnAbort && t.aborted()) throw ABORTED
+      ended = step.done === true
+    } catch (error) {
+      return this.readFailed(error)
+    }
+    // The attempt's end is outside its error mapping (what throws there ends the turn as it is).
+    if (ended) return this.endAttempt()
+    try {
+      const part = step.value as NormalizedPart<Raw>
+      if (part.type === "finish") {
+        this.sawFinish = true
+        if (part.failed === true) this.failure ??= { error: part.raw }
+        if (part.truncated === true) this.truncated = true
+      } else if (part.type === "other" && part.failed === true) this.failure ??= { error: part.raw }
+      whole = t.scanner.push(part, out)
+    } catch (error) {
+      return this.readFailed(error)
+    }
+    if (whole !== undefined) {
+      this.phase = "at-part"
+      return { done: false, value: whole }
+    }
+    return this.release("at-part") ?? this.read()
+  }
+
+  /** An error of the open attempt (its own, or ours): mapped, and the turn ends with it. */
+  private readFailed(error: unknown): never {
+    let mapped: unknown
+    try {
+      mapped = this.t.streamError(this.round, error, this.iterator)
+    } catch (thrown) {
+      return this.fail(thrown)
+    }
+    return this.fail(mapped)
+  }
+
+  /** The attempt's stream ended. Outside the part's error mapping: what throws here ends the turn. */
+  private endAttempt(): Result<Raw> | Promise<Result<Raw>> {
+    const { t } = this
+    // Cut short: the stream closed before the finish its protocol always sends. Judged like a
+    // provider error (never retried), whatever markup it held.
+    if (t.finishRequired && !this.sawFinish) this.failure ??= { error: new Error(CUT_SHORT) }
+    try {
+      this.report = t.scanner.end(t.out)
+    } catch (error) {
+      return this.fail(error)
+    }
+    return this.release("at-end") ?? this.decide()
+  }
+
+  private decide(): Result<Raw> | Promise<Result<Raw>> {
+    try {
+      this.retry = this.t.decide(this.round, this.report!, this.failure, this.truncated)
+    } catch (error) {
+      return this.fail(error)
+    }
+    return this.release("at-decision") ?? this.close()
+  }
+
+  /** After the decision's parts: the turn is over, or the retry is prepared. */
+  private close(): Result<Raw> | Promise<Result<Raw>> {
+    const { retry } = this
+    if (retry === undefined) {
+      this.phase = "done"
+      this.t.dispose()
+      return { done: true, value: undefined }
+    }
+    // Nothing was released for a retry (`out` was empty): the parts' order is the same.
+    this.phase = "preparing"
+    return this.t.prepare(this.round, this.report!, retry).then(this.onPrepared, this.onFailed)
+  }
+
+  private prepared(start: OutputPart<Raw>): Result<Raw> {
+    this.phase = "at-start"
+    return { done: false, value: start }
+  }
+
+  /**
+   * The next part of `out` to yield, suspended at `phase`; `undefined` (and `out` emptied) once
+   * every part was yielded.
+   */
+  private release(phase: Phase): Result<Raw> | undefined {
+    const out = this.t.out
+    if (this.at < out.length) {
+      this.phase = phase
+      return { done: false, value: out[this.at++]! }
+    }
+    out.length = 0
+    this.at = 0
+    return undefined
+  }
+}
+
+// Its prototype chain is an async generator's, so it has what theirs have where the runtime
+// has it (`Symbol.asyncDispose`, for `await using`, from Node 24).
+Object.setPrototypeOf(
+  TurnStream.prototype,
+  Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}.prototype)),
+)
+
+function doneWith(value: unknown): IteratorReturnResult<void> {
+  return { done: true, value: value as undefined }
 }
 
 /** A retry {@link Turn.decide} chose, for {@link Turn.prepare}. */
