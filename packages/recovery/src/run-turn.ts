@@ -13,7 +13,7 @@ import { budgetLeft } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
-import type { NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
+import type { AttemptContext, NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
 
 /**
  * A provider error reported inside an attempt's stream: the raw of the first part marked
@@ -27,9 +27,6 @@ const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut sho
 
 /** Rejection value of an {@link AbortRace}: our own abort won the race against the provider. */
 const ABORTED: unique symbol = Symbol("aborted")
-
-/** The options of the turn's one abort listener: made once, not per turn. */
-const ONCE: AddEventListenerOptions = Object.freeze({ once: true })
 
 /**
  * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
@@ -182,7 +179,9 @@ class Turn<Raw> implements AttemptScannerOptions {
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
-      signal.addEventListener("abort", this.forward, ONCE)
+      // Not `{ once: true }`: a signal aborts once anyway, `dispose` removes the listener, and
+      // Node's EventTarget copies an options object into a new one of seven fields per call.
+      signal.addEventListener("abort", this.forward, false)
     }
     this.scanner = createAttemptScanner<Raw>(this)
   }
@@ -234,24 +233,31 @@ class Turn<Raw> implements AttemptScannerOptions {
     return error
   }
 
-  /** Starts attempt `round`; throws the error that ends the turn when it may not start. */
-  async start(round: number): Promise<AsyncIterator<NormalizedPart<Raw>>> {
+  /**
+   * Starts attempt `round`: what `attempt` returned, raced against the signal. Throws the error
+   * that ends the turn when it may not start; what `attempt` throws or rejects with is an error
+   * of the attempt (`streamError`, with no iterator yet).
+   */
+  start(round: number): AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>> {
     if (this.aborted()) throw round > 0 ? this.fail(round, this.abortError(round)) : this.signal?.reason
     this.scanner.reset()
-    try {
-      const iterable = this.raced
-        ? await this.race(
-            Promise.resolve().then(() =>
-              this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal }),
-            ),
-          )
-        : await this.input.attempt(round, { instruction: this.instruction, signal: this.controller.signal })
-      // With `settlesOnAbort`: an abort while the attempt started ends the turn as the race would.
-      if (this.settlesOnAbort && this.aborted()) throw ABORTED
-      return iterable[Symbol.asyncIterator]()
-    } catch (error) {
-      throw this.streamError(round, error, undefined)
+    const context: AttemptContext = { instruction: this.instruction, signal: this.controller.signal }
+    if (!this.raced) {
+      try {
+        return this.input.attempt(round, context)
+      } catch (error) {
+        // An error of the attempt, mapped like its rejections.
+        return Promise.reject(error)
+      }
     }
+    return this.race(Promise.resolve().then(() => this.input.attempt(round, context)))
+  }
+
+  /** The started attempt's iterator. Throws an error of the attempt. */
+  iterate(iterable: AsyncIterable<NormalizedPart<Raw>>): AsyncIterator<NormalizedPart<Raw>> {
+    // With `settlesOnAbort`: an abort while the attempt started ends the turn as the race would.
+    if (this.settlesOnAbort && this.aborted()) throw ABORTED
+    return iterable[Symbol.asyncIterator]()
   }
 
   /** The next part of the attempt, raced against the signal. */
@@ -473,19 +479,19 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
   private retry: Retry | undefined
   // The continuations, bound once per turn: no closure per part.
   private readonly onStarted: (
-    iterator: AsyncIterator<NormalizedPart<Raw>>,
+    iterable: AsyncIterable<NormalizedPart<Raw>>,
   ) => Result<Raw> | Promise<Result<Raw>>
+  private readonly onStartFailed: (error: unknown) => never
   private readonly onPart: (step: IteratorResult<NormalizedPart<Raw>>) => Result<Raw> | Promise<Result<Raw>>
   private readonly onReadFailed: (error: unknown) => never
-  private readonly onPrepared: (start: OutputPart<Raw>) => Result<Raw>
   private readonly onFailed: (error: unknown) => never
 
   constructor(t: Turn<Raw>) {
     this.t = t
     this.onStarted = this.started.bind(this)
+    this.onStartFailed = this.startFailed.bind(this)
     this.onPart = this.part.bind(this)
     this.onReadFailed = this.readFailed.bind(this)
-    this.onPrepared = this.prepared.bind(this)
     this.onFailed = this.fail.bind(this)
   }
 
@@ -620,11 +626,26 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
   private begin(round: number): Promise<Result<Raw>> {
     this.round = round
     this.phase = "starting"
-    // `start` maps its own errors to the one that ends the turn.
-    return this.t.start(round).then(this.onStarted, this.onFailed)
+    let started: AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>>
+    try {
+      started = this.t.start(round)
+    } catch (error) {
+      // The turn may not start the attempt: the error that ends it, as it is.
+      return this.fail(error)
+    }
+    return (started instanceof Promise ? started : Promise.resolve(started)).then(
+      this.onStarted,
+      this.onStartFailed,
+    )
   }
 
-  private started(iterator: AsyncIterator<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
+  private started(iterable: AsyncIterable<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
+    let iterator: AsyncIterator<NormalizedPart<Raw>>
+    try {
+      iterator = this.t.iterate(iterable)
+    } catch (error) {
+      return this.startFailed(error)
+    }
     this.iterator = iterator
     this.failure = undefined
     this.truncated = false
@@ -684,9 +705,18 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
 
   /** An error of the open attempt (its own, or ours): mapped, and the turn ends with it. */
   private readFailed(error: unknown): never {
+    return this.attemptFailed(error, this.iterator)
+  }
+
+  /** An error of the attempt being started (no iterator yet). */
+  private startFailed(error: unknown): never {
+    return this.attemptFailed(error, undefined)
+  }
+
+  private attemptFailed(error: unknown, iterator: AsyncIterator<NormalizedPart<Raw>> | undefined): never {
     let mapped: unknown
     try {
-      mapped = this.t.streamError(this.round, error, this.iterator)
+      mapped = this.t.streamError(this.round, error, iterator)
     } catch (thrown) {
       return this.fail(thrown)
     }
@@ -726,7 +756,10 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     }
     // Nothing was released for a retry (`out` was empty): the parts' order is the same.
     this.phase = "preparing"
-    return this.t.prepare(this.round, this.report!, retry).then(this.onPrepared, this.onFailed)
+    // Once per retry, not per turn: a closure here, not a bound method made for every turn.
+    return this.t
+      .prepare(this.round, this.report!, retry)
+      .then((start) => this.prepared(start), this.onFailed)
   }
 
   private prepared(start: OutputPart<Raw>): Result<Raw> {
