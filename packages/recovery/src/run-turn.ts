@@ -477,22 +477,14 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
   private at = 0
   private report: AttemptReport<Raw> | undefined
   private retry: Retry | undefined
-  // The continuations, bound once per turn: no closure per part.
-  private readonly onStarted: (
-    iterable: AsyncIterable<NormalizedPart<Raw>>,
-  ) => Result<Raw> | Promise<Result<Raw>>
-  private readonly onStartFailed: (error: unknown) => never
-  private readonly onPart: (step: IteratorResult<NormalizedPart<Raw>>) => Result<Raw> | Promise<Result<Raw>>
-  private readonly onReadFailed: (error: unknown) => never
+  // The two continuations of every wait, bound once per turn: no closure per part.
+  private readonly onSettled: (value: unknown) => Result<Raw> | Promise<Result<Raw>>
   private readonly onFailed: (error: unknown) => never
 
   constructor(t: Turn<Raw>) {
     this.t = t
-    this.onStarted = this.started.bind(this)
-    this.onStartFailed = this.startFailed.bind(this)
-    this.onPart = this.part.bind(this)
-    this.onReadFailed = this.readFailed.bind(this)
-    this.onFailed = this.fail.bind(this)
+    this.onSettled = this.settled.bind(this)
+    this.onFailed = this.failed.bind(this)
   }
 
   [Symbol.asyncIterator](): this {
@@ -623,6 +615,37 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     throw error
   }
 
+  /**
+   * What the turn waited for arrived. Each waiting phase waits for one kind of value (hence
+   * the casts): `starting` the attempt's iterable, `reading` its next step, `preparing` the
+   * retry's `attempt-start`.
+   */
+  private settled(value: unknown): Result<Raw> | Promise<Result<Raw>> {
+    const phase = this.phase
+    switch (phase) {
+      case "starting":
+        return this.started(value as AsyncIterable<NormalizedPart<Raw>>)
+      case "reading":
+        return this.part(value as IteratorResult<NormalizedPart<Raw>>)
+      case "preparing":
+        return this.prepared(value as OutputPart<Raw>)
+      default:
+        throw new Error(`tool-rescue: a wait settled while ${phase}`)
+    }
+  }
+
+  /** What the turn waited for failed: an error of the attempt while it starts or is read. */
+  private failed(error: unknown): never {
+    switch (this.phase) {
+      case "starting":
+        return this.startFailed(error)
+      case "reading":
+        return this.readFailed(error)
+      default:
+        return this.fail(error)
+    }
+  }
+
   private begin(round: number): Promise<Result<Raw>> {
     this.round = round
     this.phase = "starting"
@@ -634,8 +657,8 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
       return this.fail(error)
     }
     return (started instanceof Promise ? started : Promise.resolve(started)).then(
-      this.onStarted,
-      this.onStartFailed,
+      this.onSettled,
+      this.onFailed,
     )
   }
 
@@ -667,7 +690,7 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     } catch (error) {
       return this.readFailed(error)
     }
-    return (step instanceof Promise ? step : Promise.resolve(step)).then(this.onPart, this.onReadFailed)
+    return (step instanceof Promise ? step : Promise.resolve(step)).then(this.onSettled, this.onFailed)
   }
 
   private part(step: IteratorResult<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
@@ -756,10 +779,7 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     }
     // Nothing was released for a retry (`out` was empty): the parts' order is the same.
     this.phase = "preparing"
-    // Once per retry, not per turn: a closure here, not a bound method made for every turn.
-    return this.t
-      .prepare(this.round, this.report!, retry)
-      .then((start) => this.prepared(start), this.onFailed)
+    return this.t.prepare(this.round, this.report!, retry).then(this.onSettled, this.onFailed)
   }
 
   private prepared(start: OutputPart<Raw>): Result<Raw> {
