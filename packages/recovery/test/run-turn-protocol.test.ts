@@ -25,6 +25,14 @@ describe("runTurn's iterator protocol", () => {
     expect(turn[Symbol.asyncIterator]()).toBe(turn)
   })
 
+  test("it inherits what an async generator inherits (Symbol.asyncDispose where the runtime has it)", () => {
+    const { turn } = turnOf([[finish()]])
+    const asyncIteratorPrototype = Object.getPrototypeOf(
+      Object.getPrototypeOf(async function* () {}.prototype),
+    )
+    expect(Object.prototype.isPrototypeOf.call(asyncIteratorPrototype, turn)).toBe(true)
+  })
+
   test("next() calls made at once settle in order, as if made one after the other", async () => {
     const script = [text("one "), text("two "), text("three"), finish()]
     const { turn } = turnOf([script])
