@@ -109,9 +109,8 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
 export const recoverToolCalls: typeof runTurn = runTurn
 
 /**
- * The turn's control flow, outside the generator: starting an attempt, mapping its errors,
- * the end-of-attempt decision. Kept out of `turn` on purpose: every local of an async generator
- * is saved and restored at each `yield` and `await`, once per delta, so its frame stays small.
+ * The turn's policy, apart from its iteration ({@link TurnStream}): starting an attempt, mapping
+ * its errors, the end-of-attempt decision, the retry's preparation.
  *
  * A class, its steps prototype methods: every open stream holds one turn, idle or not, and a
  * closure per step (with the context they share) cost more than the one object. It is also the
@@ -450,6 +449,13 @@ type Phase =
 /** A call made while another is pending waits for it, as a generator queues its requests. */
 type Call = "next" | "return" | "throw"
 
+interface QueuedCall<Raw> {
+  readonly call: Call
+  readonly argument: unknown
+  readonly resolve: (result: Result<Raw>) => void
+  readonly reject: (error: unknown) => void
+}
+
 /**
  * The turn as the async generator `runTurn` returns: the loop of rounds, parts and yields as
  * named phases and one promise continuation per part. An `async function*` made a request, its
@@ -465,8 +471,11 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
   private phase: Phase = "fresh"
   /** A call is running synchronously (an `onEvent` hook calling back in must wait too). */
   private executing = false
-  private queued = 0
-  /** The promise of the last call, which a queued call waits for. */
+  /** Calls made while another was pending, in order (made on the first). */
+  private queue: QueuedCall<Raw>[] | undefined
+  /** The queue is to be served once `last` settles. */
+  private pumping = false
+  /** The promise of the last call that ran: the queue is served once it settled. */
   private last: Promise<unknown> | undefined
   private round = 0
   private iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
@@ -492,31 +501,23 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
   }
 
   next(): Promise<Result<Raw>> {
-    if (this.busy()) return this.queue("next", undefined)
-    const result = this.dispatch("next", undefined)
-    this.last = result
-    return result
+    return this.busy() ? this.enqueue("next", undefined) : this.run("next", undefined)
   }
 
   return(value?: void | PromiseLike<void>): Promise<Result<Raw>> {
-    if (this.busy()) return this.queue("return", value)
-    const result = this.dispatch("return", value)
-    this.last = result
-    return result
+    return this.busy() ? this.enqueue("return", value) : this.run("return", value)
   }
 
   throw(error?: unknown): Promise<Result<Raw>> {
-    if (this.busy()) return this.queue("throw", error)
-    const result = this.dispatch("throw", error)
-    this.last = result
-    return result
+    return this.busy() ? this.enqueue("throw", error) : this.run("throw", error)
   }
 
+  /** Waiting for a step, running one, or calls are queued: a new call waits its turn. */
   private busy(): boolean {
     const { phase } = this
     return (
       this.executing ||
-      this.queued > 0 ||
+      (this.queue !== undefined && this.queue.length > 0) ||
       phase === "starting" ||
       phase === "reading" ||
       phase === "preparing" ||
@@ -524,15 +525,44 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     )
   }
 
-  private queue(call: Call, argument: unknown): Promise<Result<Raw>> {
-    this.queued++
-    const run = (): Promise<Result<Raw>> => {
-      this.queued--
-      return this.dispatch(call, argument)
+  private run(call: Call, argument: unknown): Promise<Result<Raw>> {
+    const result = this.dispatch(call, argument)
+    this.last = result
+    // Calls made while it ran (from an event hook) are served once it settled.
+    if (this.queue !== undefined && this.queue.length > 0 && !this.pumping) this.schedule()
+    return result
+  }
+
+  private enqueue(call: Call, argument: unknown): Promise<Result<Raw>> {
+    return new Promise<Result<Raw>>((resolve, reject) => {
+      this.queue ??= []
+      this.queue.push({ call, argument, resolve, reject })
+      // While a call runs, its promise is not made yet: `run` schedules the queue after it.
+      if (!this.executing && !this.pumping) this.schedule()
+    })
+  }
+
+  /** Serves the queue once the last call settled (rare: a closure per wait is fine here). */
+  private schedule(): void {
+    this.pumping = true
+    const serve = () => this.serve()
+    ;(this.last ?? Promise.resolve()).then(serve, serve)
+  }
+
+  private serve(): void {
+    this.pumping = false
+    const queue = this.queue
+    if (queue === undefined || queue.length === 0) return
+    // The last call settled, so the turn is at a yield or done; a call queued behind it may
+    // have started another wait meanwhile: serve after that one.
+    const { phase } = this
+    if (phase === "starting" || phase === "reading" || phase === "preparing" || phase === "stopping") {
+      this.schedule()
+      return
     }
-    const queued = (this.last ?? Promise.resolve()).then(run, run)
-    this.last = queued
-    return queued
+    const head = queue.shift()!
+    this.run(head.call, head.argument).then(head.resolve, head.reject)
+    if (queue.length > 0 && !this.pumping) this.schedule()
   }
 
   private dispatch(call: Call, argument: unknown): Promise<Result<Raw>> {

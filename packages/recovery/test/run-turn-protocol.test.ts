@@ -106,6 +106,37 @@ describe("runTurn's iterator protocol", () => {
     expect(await turn.return(undefined)).toEqual({ done: true, value: undefined })
   })
 
+  test("a next() made from an event hook during a call waits for that call", async () => {
+    let turn: AsyncGenerator<unknown> | undefined
+    let reentered: Promise<unknown> | undefined
+    const attempts: AttemptRecord[] = []
+    turn = runTurn<string>({
+      tools: ["read_file"],
+      // The held "<" is released by the attempt's end: the decision runs in the call after it.
+      attempt: scripted(
+        [
+          [text(HERMES), text("x <")],
+          [text("ok"), finish()],
+        ],
+        attempts,
+      ),
+      options: {
+        onEvent: (event) => {
+          if (event.type === "markup-detected") reentered ??= turn!.next()
+        },
+      },
+    })
+    expect(await turn.next()).toEqual({ done: false, value: text("x ") })
+    expect(await turn.next()).toEqual({ done: false, value: text("<") })
+    expect(reentered).toBeUndefined()
+    const decided = turn.next()
+    expect(reentered).toBeDefined()
+    expect(await decided).toMatchObject({ done: false, value: { type: "attempt-start", round: 1 } })
+    expect(await reentered).toEqual({ done: false, value: text("ok") })
+    expect(await turn.next()).toEqual({ done: false, value: finish() })
+    expect(await turn.next()).toEqual({ done: true, value: undefined })
+  })
+
   test("a next() made from an event hook while the turn decides waits its turn", async () => {
     let turn: AsyncGenerator<unknown> | undefined
     let reentered: Promise<unknown> | undefined
