@@ -612,7 +612,10 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     if (phase === "at-part") {
       // The attempt is open, its iterator idle (we are at a yield): stop it, then end the turn.
       this.phase = "stopping"
-      return t.stop(this.iterator).then(() => this.ended(value))
+      return t.stop(this.iterator).then(
+        () => this.ended(value),
+        (error: unknown) => this.fail(error),
+      )
     }
     // Not started or over: nothing runs (a generator that never started runs no `finally`).
     if (phase === "fresh" || phase === "done") {
