@@ -145,16 +145,19 @@ interface ChannelState<Raw> {
   /** Entries of this channel not fully decided, oldest first. */
   readonly pending: TextEntry<Raw>[]
   pendingHead: number
-  /** The channel's text, in pieces, joined once at the end (`keepText` only). */
-  readonly texts: string[]
+  /**
+   * The channel's text, in pieces, joined once at the end (`keepText` only). This and the lists
+   * below are made on their first entry: a clean attempt keeps, withholds and finds nothing.
+   */
+  texts: string[] | undefined
   /**
    * The withheld characters, in pieces, and the channel offset of each: markup text is read
    * from them (markup is always withheld).
    */
-  readonly withheld: string[]
-  readonly withheldAt: number[]
+  withheld: string[] | undefined
+  withheldAt: number[] | undefined
   /** Markup reported in this channel: the detector reports each markup once. */
-  readonly found: RunMarkup[]
+  found: RunMarkup[] | undefined
 }
 
 interface RunMarkup {
@@ -263,7 +266,10 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     const start = channel.length
     const text = part.text
     channel.length += text.length
-    if (this.keepText) channel.texts.push(text)
+    if (this.keepText) {
+      channel.texts ??= []
+      channel.texts.push(text)
+    }
     channel.detector ??= createDetector(this.detectorOptions)
     const result = channel.detector.push(text)
     // Fast path, the common case: nothing queued, nothing held, nothing withheld. The part
@@ -339,6 +345,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   private apply(index: ChannelIndex, result: DetectorResult): void {
     const channel = this.channelOf(index)
     for (const found of result.markup) {
+      channel.found ??= []
       channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
         run: index === TEXT ? this.textRuns : this.reasoningRuns,
@@ -391,6 +398,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       if (upto > at) {
         if (text === undefined) {
           entry.split = true
+          channel.withheld ??= []
+          channel.withheldAt ??= []
           channel.withheld.push(entry.part.text.slice(at - entry.start, upto - entry.start))
           channel.withheldAt.push(at)
         } else {
@@ -475,15 +484,17 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     for (let k = 0; k < REPORT_ORDER.length; k++) {
       const index = REPORT_ORDER[k]!
       const channel = this.channels[index]
-      if (channel === undefined || channel.found.length === 0) continue
+      const found = channel?.found
+      if (channel === undefined || found === undefined || found.length === 0) continue
       markup ??= []
-      const { found } = channel
+      const withheld = channel.withheld ?? NONE
+      const withheldAt = channel.withheldAt ?? NONE
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
         markup.push({
           markup: this.settle(record.markup, index, record.run),
           channel: CHANNEL_NAMES[index],
-          text: markupText(channel, record.markup),
+          text: markupText(withheld, withheldAt, record.markup),
         })
       }
     }
@@ -495,7 +506,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     return new Report(
       markup ?? NONE,
       this.structuredCall,
-      this.channels[TEXT].texts,
+      this.channels[TEXT].texts ?? NONE,
       this.channels[REASONING]?.texts ?? NONE,
       discarded,
     )
@@ -529,10 +540,11 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       channel.frontier = 0
       channel.pending.length = 0
       channel.pendingHead = 0
-      channel.texts.length = 0
-      channel.withheld.length = 0
-      channel.withheldAt.length = 0
-      channel.found.length = 0
+      // Dropped, not emptied: the last attempt's report may still read its texts.
+      channel.texts = undefined
+      channel.withheld = undefined
+      channel.withheldAt = undefined
+      channel.found = undefined
     }
     this.queue.length = 0
     this.head = 0
@@ -550,8 +562,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     let count = 0
     for (const channel of this.channels) {
       if (channel === undefined) continue
-      for (const piece of channel.texts) count += piece.length
-      for (const piece of channel.withheld) count += piece.length
+      for (const piece of channel.texts ?? NONE) count += piece.length
+      for (const piece of channel.withheld ?? NONE) count += piece.length
     }
     return count
   }
@@ -572,10 +584,10 @@ function newChannel<Raw>(): ChannelState<Raw> {
     frontier: 0,
     pending: [],
     pendingHead: 0,
-    texts: [],
-    withheld: [],
-    withheldAt: [],
-    found: [],
+    texts: undefined,
+    withheld: undefined,
+    withheldAt: undefined,
+    found: undefined,
   }
 }
 
@@ -624,7 +636,8 @@ class Report<Raw> implements AttemptReport<Raw> {
  * for the piece holding its start, then forward to its end.
  */
 function markupText(
-  { withheld, withheldAt }: { readonly withheld: readonly string[]; readonly withheldAt: readonly number[] },
+  withheld: readonly string[],
+  withheldAt: readonly number[],
   { start, end }: Markup,
 ): string {
   let low = 0
