@@ -271,6 +271,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
   // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
   readonly finishRequired = true
+  // Both upstream requests take the turn's signal (the first `call.controller`'s, a retry the attempt's): their reads reject at once on abort, so no race per part.
+  readonly settlesOnAbort = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
   private round = 0

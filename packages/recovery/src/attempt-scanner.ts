@@ -92,6 +92,10 @@ const TEXT = 0
 const REASONING = 1
 type ChannelIndex = typeof TEXT | typeof REASONING
 const CHANNEL_NAMES: readonly [Channel, Channel] = ["text", "reasoning"]
+/** The order of an attempt's report: reasoning first (made once, not per attempt). */
+const REPORT_ORDER: readonly ChannelIndex[] = [REASONING, TEXT]
+/** The report's empty lists, shared (a clean attempt has no markup; most have no reasoning). */
+const NONE: readonly never[] = Object.freeze([])
 
 /** A text or reasoning part waiting in the queue. */
 interface TextEntry<Raw> {
@@ -141,16 +145,19 @@ interface ChannelState<Raw> {
   /** Entries of this channel not fully decided, oldest first. */
   readonly pending: TextEntry<Raw>[]
   pendingHead: number
-  /** The channel's text, in pieces, joined once at the end (`keepText` only). */
-  readonly texts: string[]
+  /**
+   * The channel's text, in pieces, joined once at the end (`keepText` only). This and the lists
+   * below are made on their first entry: a clean attempt keeps, withholds and finds nothing.
+   */
+  texts: string[] | undefined
   /**
    * The withheld characters, in pieces, and the channel offset of each: markup text is read
    * from them (markup is always withheld).
    */
-  readonly withheld: string[]
-  readonly withheldAt: number[]
+  withheld: string[] | undefined
+  withheldAt: number[] | undefined
   /** Markup reported in this channel: the detector reports each markup once. */
-  readonly found: RunMarkup[]
+  found: RunMarkup[] | undefined
 }
 
 interface RunMarkup {
@@ -204,11 +211,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
 
   constructor(options: AttemptScannerOptions) {
     this.options = options
-    this.detectorOptions = {
-      tools: options.tools,
-      ...(options.formats === undefined ? {} : { formats: options.formats }),
-      ...(options.maxHoldChars === undefined ? {} : { maxHoldChars: options.maxHoldChars }),
-    }
+    this.detectorOptions = detectorOptionsOf(options)
     this.keepText = options.keepText === true
   }
 
@@ -263,7 +266,10 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     const start = channel.length
     const text = part.text
     channel.length += text.length
-    if (this.keepText) channel.texts.push(text)
+    if (this.keepText) {
+      channel.texts ??= []
+      channel.texts.push(text)
+    }
     channel.detector ??= createDetector(this.detectorOptions)
     const result = channel.detector.push(text)
     // Fast path, the common case: nothing queued, nothing held, nothing withheld. The part
@@ -307,18 +313,23 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
 
   /** Ends the active channel's run so held text cannot block the other channel. */
   private switchTo(index: ChannelIndex, out: OutputPart<Raw>[]): void {
-    if (this.active !== -1) this.endRun(this.active)
+    if (this.active !== -1) this.endRun(this.active, true)
     this.active = index
     if (index === TEXT) this.textRuns++
     else this.reasoningRuns++
     this.flush(out)
   }
 
-  private endRun(index: ChannelIndex): void {
+  /**
+   * Ends the channel's run. `restart`: the attempt goes on, so the detector is reset for the
+   * channel's next run; at the end of the attempt it is not (`reset()` does it before the next
+   * attempt pushes anything, and a clean turn has none: a reset makes a new state machine).
+   */
+  private endRun(index: ChannelIndex, restart: boolean): void {
     const channel = this.channelOf(index)
     if (channel.detector !== undefined) {
       this.apply(index, channel.detector.end())
-      channel.detector.reset()
+      if (restart) channel.detector.reset()
     }
     channel.base = channel.length
   }
@@ -334,6 +345,7 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   private apply(index: ChannelIndex, result: DetectorResult): void {
     const channel = this.channelOf(index)
     for (const found of result.markup) {
+      channel.found ??= []
       channel.found.push({
         markup: rebase(found, channel.base, index === REASONING),
         run: index === TEXT ? this.textRuns : this.reasoningRuns,
@@ -386,6 +398,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       if (upto > at) {
         if (text === undefined) {
           entry.split = true
+          channel.withheld ??= []
+          channel.withheldAt ??= []
           channel.withheld.push(entry.part.text.slice(at - entry.start, upto - entry.start))
           channel.withheldAt.push(at)
         } else {
@@ -449,12 +463,13 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   }
 
   end(out: OutputPart<Raw>[]): AttemptReport<Raw> {
-    if (this.active !== -1) this.endRun(this.active)
+    if (this.active !== -1) this.endRun(this.active, false)
     this.active = -1
     // After `end()` the detector has decided every character. Should it ever leave some
     // unaccounted (a detector bug), they count as withheld: never shown, never blocking the
     // parts behind them.
-    for (const channel of this.channels) {
+    for (let index = 0; index < this.channels.length; index++) {
+      const channel = this.channels[index]
       if (channel !== undefined && channel.frontier < channel.length) {
         this.account(channel, channel.frontier, channel.length, undefined)
         channel.frontier = channel.length
@@ -464,18 +479,22 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     // Joined only for a retry's FailedResponse: a clean attempt never pays for it, and markup
     // text is read from the pieces (joining every delta of a long attempt to slice a few spans
     // out of it costs more than the rest of the attempt's markup handling together).
-    const markup: FoundMarkup[] = []
+    let markup: FoundMarkup[] | undefined
     // Reasoning first, each channel in stream order.
-    for (const index of [REASONING, TEXT] as const) {
+    for (let k = 0; k < REPORT_ORDER.length; k++) {
+      const index = REPORT_ORDER[k]!
       const channel = this.channels[index]
-      if (channel === undefined || channel.found.length === 0) continue
-      const { found } = channel
+      const found = channel?.found
+      if (channel === undefined || found === undefined || found.length === 0) continue
+      markup ??= []
+      const withheld = channel.withheld ?? NONE
+      const withheldAt = channel.withheldAt ?? NONE
       const ordered = found.length === 1 ? found : [...found].sort((a, b) => a.markup.start - b.markup.start)
       for (const record of ordered) {
         markup.push({
           markup: this.settle(record.markup, index, record.run),
           channel: CHANNEL_NAMES[index],
-          text: markupText(channel, record.markup),
+          text: markupText(withheld, withheldAt, record.markup),
         })
       }
     }
@@ -485,10 +504,10 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       if (entry.kind !== "text" && "raw" in entry.part) discarded.push(entry.part.raw as Raw)
     }
     return new Report(
-      markup,
+      markup ?? NONE,
       this.structuredCall,
-      this.channels[TEXT].texts,
-      this.channels[REASONING]?.texts ?? [],
+      this.channels[TEXT].texts ?? NONE,
+      this.channels[REASONING]?.texts ?? NONE,
       discarded,
     )
   }
@@ -512,7 +531,8 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
   }
 
   reset(): void {
-    for (const channel of this.channels) {
+    for (let index = 0; index < this.channels.length; index++) {
+      const channel = this.channels[index]
       if (channel === undefined) continue
       channel.detector?.reset()
       channel.length = 0
@@ -520,10 +540,11 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
       channel.frontier = 0
       channel.pending.length = 0
       channel.pendingHead = 0
-      channel.texts.length = 0
-      channel.withheld.length = 0
-      channel.withheldAt.length = 0
-      channel.found.length = 0
+      // Dropped, not emptied: the last attempt's report may still read its texts.
+      channel.texts = undefined
+      channel.withheld = undefined
+      channel.withheldAt = undefined
+      channel.found = undefined
     }
     this.queue.length = 0
     this.head = 0
@@ -541,11 +562,17 @@ class Scanner<Raw> implements AttemptScanner<Raw> {
     let count = 0
     for (const channel of this.channels) {
       if (channel === undefined) continue
-      for (const piece of channel.texts) count += piece.length
-      for (const piece of channel.withheld) count += piece.length
+      for (const piece of channel.texts ?? NONE) count += piece.length
+      for (const piece of channel.withheld ?? NONE) count += piece.length
     }
     return count
   }
+}
+
+/** The detector's options: absent options left out, without a spread's temporary objects. */
+function detectorOptionsOf({ tools, formats, maxHoldChars }: AttemptScannerOptions): DetectorOptions {
+  if (formats === undefined) return maxHoldChars === undefined ? { tools } : { tools, maxHoldChars }
+  return maxHoldChars === undefined ? { tools, formats } : { tools, formats, maxHoldChars }
 }
 
 /** A channel before its first text. */
@@ -557,10 +584,10 @@ function newChannel<Raw>(): ChannelState<Raw> {
     frontier: 0,
     pending: [],
     pendingHead: 0,
-    texts: [],
-    withheld: [],
-    withheldAt: [],
-    found: [],
+    texts: undefined,
+    withheld: undefined,
+    withheldAt: undefined,
+    found: undefined,
   }
 }
 
@@ -609,7 +636,8 @@ class Report<Raw> implements AttemptReport<Raw> {
  * for the piece holding its start, then forward to its end.
  */
 function markupText(
-  { withheld, withheldAt }: { readonly withheld: readonly string[]; readonly withheldAt: readonly number[] },
+  withheld: readonly string[],
+  withheldAt: readonly number[],
   { start, end }: Markup,
 ): string {
   let low = 0

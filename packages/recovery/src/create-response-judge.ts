@@ -59,6 +59,9 @@ export function judgeAttempt(
   policy: JudgePolicy,
   failed: boolean,
 ): Judgement {
+  // A clean response, the common case: no judgement to make, nothing made for it.
+  if (report.markup.length === 0)
+    return { markup: [], structuredCall: report.structuredCall, failed, retry: false }
   const facts = { structuredCall: report.structuredCall, failed }
   let retry = false
   const markup = report.markup.map(({ markup, channel, text }): JudgedMarkup => {

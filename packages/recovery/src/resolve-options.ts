@@ -80,14 +80,9 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
       `tool-rescue: instruction must be a string or a function, got ${describe(instruction)}`,
     )
   }
-  for (const [name, hook] of [
-    ["persistFailed", persistFailed],
-    ["onEvent", onEvent],
-  ] as const) {
-    if (hook !== undefined && typeof hook !== "function") {
-      throw new TypeError(`tool-rescue: ${name} must be a function, got ${describe(hook)}`)
-    }
-  }
+  // One check per hook, not a loop over pairs: the pairs were arrays made on every turn.
+  checkHook("persistFailed", persistFailed)
+  checkHook("onEvent", onEvent)
   if (formats !== undefined && !Array.isArray(formats)) {
     throw new TypeError(`tool-rescue: formats must be an array of format ids, got ${describe(formats)}`)
   }
@@ -138,6 +133,12 @@ export function resolvePlacement(
     )
   }
   return placement
+}
+
+function checkHook(name: "persistFailed" | "onEvent", hook: unknown): void {
+  if (hook !== undefined && typeof hook !== "function") {
+    throw new TypeError(`tool-rescue: ${name} must be a function, got ${describe(hook)}`)
+  }
 }
 
 function describe(value: unknown): string {

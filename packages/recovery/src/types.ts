@@ -312,6 +312,17 @@ export interface TurnInput<Raw> {
    * end of the response. @defaultValue false
    */
   readonly finishRequired?: boolean | undefined
+  /**
+   * The caller's promise that an attempt stops promptly once the signal passed to `attempt`
+   * aborts: the promise `attempt` returns and its iterator's pending `next()` settle at once (a
+   * `fetch` or undici request given that signal does: its body read rejects). The turn then does
+   * not race every part against `signal` (a promise and its resolving functions per part);
+   * an abort ends the turn the same way (the same error, no new attempt), as soon as the attempt
+   * settles. Leave unset where an attempt may ignore its signal: every part is then raced, so that
+   * an abort ends the turn at once whatever the provider does. Only with `signal`.
+   * @defaultValue false
+   */
+  readonly settlesOnAbort?: boolean | undefined
 }
 
 /**

@@ -247,7 +247,7 @@ interface Observed {
   threw: boolean
 }
 
-async function execute(spec: TurnSpec): Promise<Observed> {
+async function execute(spec: TurnSpec, settlesOnAbort?: true): Promise<Observed> {
   const controller = new AbortController()
   const abortReason = new Error("user abort")
   let clock = 0
@@ -296,6 +296,7 @@ async function execute(spec: TurnSpec): Promise<Observed> {
       tools: TOOLS,
       attempt,
       signal: controller.signal,
+      settlesOnAbort,
       recoveriesBefore: spec.recoveriesBefore,
       finishRequired: spec.finishRequired,
       options: {
@@ -534,6 +535,36 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
     }),
   )
 })
+
+// Every attempt here settles at once (none waits), so `settlesOnAbort` is a promise it keeps:
+// without the race per part, each turn must go exactly as the raced one, abort or not.
+test("runTurn: with settlesOnAbort, every turn goes exactly as with the race per part", async () => {
+  await fc.assert(
+    fc.asyncProperty(turnSpec, async (spec) => {
+      const raced = await execute(spec)
+      const settled = await execute(spec, true)
+      expect(observedTrace(settled)).toEqual(observedTrace(raced))
+    }),
+  )
+})
+
+/** Everything a turn did, comparable across runs (errors by what they say, not by identity). */
+function observedTrace(o: Observed) {
+  return {
+    output: o.output,
+    events: o.events,
+    attempts: o.attempts,
+    providerAborts: o.providerAborts.length,
+    persistCalls: o.persistCalls,
+    failed: o.failed,
+    abortedAt: o.abortedAt,
+    broke: o.broke,
+    threw: o.threw,
+    error: ToolCallRecoveryError.isInstance(o.error)
+      ? { code: o.error.code, rounds: o.error.rounds, cause: String(o.error.cause) }
+      : String(o.error),
+  }
+}
 
 function record0(o: Observed): NormalizedPart<string>[] {
   return o.attempts[0]!.produced

@@ -424,6 +424,129 @@ describe("cancellation", () => {
   })
 })
 
+describe("cancellation, attempts that settle on abort (settlesOnAbort)", () => {
+  // Without the race per part, each abort must end the turn exactly as the raced turn does: the
+  // same parts, the same error, the same attempts.
+  const modes = [
+    ["raced (settlesOnAbort unset)", undefined],
+    ["settlesOnAbort", true],
+  ] as const
+
+  test.each(modes)(
+    "%s: an abort mid-stream ends with the reason, not the provider's error",
+    async (_, mode) => {
+      const controller = new AbortController()
+      const reason = new Error("stop")
+      const { attempts, error, parts } = await run([[text("one "), { type: "wait" }, text("never")]], {
+        signal: controller.signal,
+        settlesOnAbort: mode,
+        onPart: () => {
+          controller.abort(reason)
+        },
+      })
+      expect(visible(parts)).toBe("one ")
+      expect(attempts).toHaveLength(1)
+      expect(attempts[0]!.signal.aborted).toBe(true)
+      expect(attempts[0]!.closed).toBe(true)
+      expect(error).toBe(reason)
+    },
+  )
+
+  test.each(modes)("%s: a part the attempt still gives after the abort is not shown", async (_, mode) => {
+    const controller = new AbortController()
+    const reason = new Error("stop")
+    const { error, parts } = await run([[text("one "), text("two "), finish()]], {
+      signal: controller.signal,
+      settlesOnAbort: mode,
+      onPart: () => {
+        controller.abort(reason)
+      },
+    })
+    expect(parts).toEqual([text("one ")])
+    expect(error).toBe(reason)
+  })
+
+  test.each(modes)("%s: an abort during the retry ends with code aborted", async (_, mode) => {
+    const controller = new AbortController()
+    const { attempts, error, events } = await run(
+      [
+        [text(HERMES), finish()],
+        [text("partial "), { type: "wait" }],
+      ],
+      {
+        signal: controller.signal,
+        settlesOnAbort: mode,
+        onPart: (part) => {
+          if (part.type === "text" && part.text === "partial ") controller.abort()
+        },
+      },
+    )
+    expect(attempts).toHaveLength(2)
+    expect(attempts[1]!.signal.aborted).toBe(true)
+    expect(ToolCallRecoveryError.isInstance(error) && error.code).toBe("aborted")
+    expect(events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1 })
+  })
+
+  test.each(modes)("%s: an abort while the retry starts starts no stream", async (_, mode) => {
+    const controller = new AbortController()
+    const { attempts, error, parts } = await run([[text(HERMES), finish()], [text("never")]], {
+      signal: controller.signal,
+      settlesOnAbort: mode,
+      onPart: (part) => {
+        if (part.type === "attempt-start") controller.abort(new Error("user left"))
+      },
+    })
+    expect(attempts).toHaveLength(1)
+    expect(parts.map((part) => part.type)).toEqual(["attempt-start"])
+    expect(error).toMatchObject({ code: "aborted", cause: new Error("user left") })
+  })
+
+  test("settlesOnAbort: an attempt whose start settles only on abort ends with the reason", async () => {
+    const controller = new AbortController()
+    const reason = new Error("gone")
+    let attempts = 0
+    const turn = runTurn<string>({
+      tools: ["read_file"],
+      signal: controller.signal,
+      settlesOnAbort: true,
+      attempt: (_round, { signal }) => {
+        attempts++
+        // The request itself waits: it rejects with its own error once its signal aborts.
+        return new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => reject(new Error("request aborted")), { once: true })
+        })
+      },
+    })
+    const next = turn.next()
+    controller.abort(reason)
+    await expect(next).rejects.toBe(reason)
+    expect(attempts).toBe(1)
+  })
+
+  test("unset: an attempt that ignores its signal is still cut at once by the race", async () => {
+    const controller = new AbortController()
+    const { error, attempts } = await run([[text("one "), { type: "hang" }]], {
+      signal: controller.signal,
+      onPart: () => {
+        controller.abort(new Error("stop"))
+      },
+    })
+    expect(error).toEqual(new Error("stop"))
+    expect(attempts[0]!.signal.aborted).toBe(true)
+  })
+
+  test("a clean turn with settlesOnAbort passes the very same parts through", async () => {
+    const script = [text("Hello "), other("meta"), text("world."), finish()]
+    const { parts, error } = await run([script], {
+      signal: new AbortController().signal,
+      settlesOnAbort: true,
+    })
+    expect(error).toBeUndefined()
+    for (const [i, p] of parts.entries()) expect(p).toBe(script[i])
+    expect(parts).toHaveLength(script.length)
+  })
+})
+
 describe("reasoning", () => {
   test("a call inside reasoning with no answer after it is recovered (Kimi-K2-Thinking, MiniMax)", async () => {
     const { attempts, parts } = await run([

@@ -41,6 +41,10 @@ test.each([
     "with a signal and an event listener",
     'tools: ["read_file"], signal: new AbortController().signal, options: { onEvent() {} }, attempt: async () => parts()',
   ],
+  [
+    "with a signal and settlesOnAbort (no race per part)",
+    'tools: ["read_file"], signal: new AbortController().signal, settlesOnAbort: true, attempt: async () => parts()',
+  ],
 ])(
   "a finished turn %s leaves nothing for the young-generation GC to keep (median of 5 batches of 2000 turns)",
   async (_name, input) => {

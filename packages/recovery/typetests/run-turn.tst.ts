@@ -35,6 +35,12 @@ describe("runTurn", () => {
     expect<Start["discarded"]>().type.toBe<readonly Raw[]>()
   })
 
+  test("settlesOnAbort is a boolean", () => {
+    const input = { tools: [], attempt: async function* () {}, signal: new AbortController().signal }
+    expect(runTurn).type.toBeCallableWith({ ...input, settlesOnAbort: true })
+    expect(runTurn).type.not.toBeCallableWith({ ...input, settlesOnAbort: "yes" })
+  })
+
   test("options are checked", () => {
     expect(runTurn).type.not.toBeCallableWith({
       tools: [],

@@ -1,11 +1,19 @@
 import type { NormalizedPart, OutputPart, RecoveryEvent, RecoveryOptions } from "../../src/index.ts"
 import { runTurn } from "../../src/index.ts"
 
-/** A step of a scripted attempt: a part, a thrown error, or a pause (lets the test abort mid-stream). */
+/**
+ * A step of a scripted attempt: a part, a thrown error, or a pause (lets the test abort
+ * mid-stream): `hang` ignores the signal (never resolves), `wait` respects it (throws its own
+ * {@link PROVIDER_ABORT} error once the attempt's signal aborts, like a `fetch` body).
+ */
 export type Step<Raw = unknown> =
   | NormalizedPart<Raw>
   | { readonly type: "throw"; readonly error: unknown }
   | { readonly type: "hang" }
+  | { readonly type: "wait" }
+
+/** The message of the error a `wait` step throws when its signal aborts. */
+export const PROVIDER_ABORT = "provider: request aborted"
 
 export interface AttemptRecord {
   readonly round: number
@@ -45,6 +53,13 @@ export function scripted<Raw>(
             // A provider that ignores its signal: never resolves.
             await new Promise(() => undefined)
           }
+          if (step.type === "wait") {
+            await new Promise((_resolve, reject) => {
+              const fail = () => reject(new Error(PROVIDER_ABORT))
+              if (context.signal.aborted) fail()
+              else context.signal.addEventListener("abort", fail, { once: true })
+            })
+          }
           record.produced++
           yield step as NormalizedPart<Raw>
         }
@@ -63,6 +78,8 @@ export interface RunOptions {
   readonly recoveriesBefore?: number
   /** `TurnInput.finishRequired`: an attempt that ends without a finish part was cut short. */
   readonly finishRequired?: boolean
+  /** `TurnInput.settlesOnAbort`: the attempts settle once their signal aborts (no race per part). */
+  readonly settlesOnAbort?: boolean | undefined
   /** Called with each yielded part; return true to stop reading (a consumer `break`). */
   readonly onPart?: (part: OutputPart, index: number) => unknown
 }
@@ -85,6 +102,7 @@ export async function run<Raw = unknown>(
       ...(run.signal === undefined ? {} : { signal: run.signal }),
       recoveriesBefore: run.recoveriesBefore,
       finishRequired: run.finishRequired,
+      settlesOnAbort: run.settlesOnAbort,
       options: {
         ...run.options,
         onEvent: (event) => {
