@@ -842,6 +842,11 @@ Object.setPrototypeOf(
   TurnStream.prototype,
   Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}.prototype)),
 )
+// And it says what it is as theirs do (`Object.prototype.toString` gives `[object AsyncGenerator]`).
+Object.defineProperty(TurnStream.prototype, Symbol.toStringTag, {
+  value: "AsyncGenerator",
+  configurable: true,
+})
 
 function doneWith(value: unknown): IteratorReturnResult<void> {
   return { done: true, value: value as undefined }

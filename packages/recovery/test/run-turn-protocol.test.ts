@@ -31,6 +31,7 @@ describe("runTurn's iterator protocol", () => {
       Object.getPrototypeOf(async function* () {}.prototype),
     )
     expect(Object.prototype.isPrototypeOf.call(asyncIteratorPrototype, turn)).toBe(true)
+    expect(Object.prototype.toString.call(turn)).toBe("[object AsyncGenerator]")
   })
 
   test("next() calls made at once settle in order, as if made one after the other", async () => {
