@@ -53,8 +53,9 @@ const ABORTED: unique symbol = Symbol("aborted")
  * recovery the abort surfaces as the provider's own error or, if the provider does not react,
  * as `signal.reason` (like `fetch`); during recovery (persisting, or in a retry) it throws
  * `"aborted"` with `signal.reason` as `cause`. Every part is raced against the signal for that,
- * unless `input.settlesOnAbort` says the attempts stop promptly on their own (the same endings). A consumer that stops reading (`break`,
- * `return()`) ends the turn silently: the in-flight attempt is aborted and closed.
+ * unless `input.settlesOnAbort` says the attempts stop promptly on their own (the same endings).
+ * A consumer that stops reading (`break`, `return()`) ends the turn silently: the in-flight
+ * attempt is aborted and closed.
  *
  * Invalid input (no `attempt` function, invalid options) is API misuse and throws at once.
  *
