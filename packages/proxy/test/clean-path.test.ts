@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { fc, it as prop } from "@fast-check/vitest"
 import { createParser } from "eventsource-parser"
 import { afterEach, describe, expect, it } from "vitest"
+import { READ_FILE_TOOL } from "./support/harness.ts"
 import { type PlainUpstream, startPlainUpstream } from "./support/plain-upstream.ts"
 
 let upstream: PlainUpstream | undefined
@@ -52,7 +53,7 @@ async function streamThrough(proxy: PlainUpstream["proxy"]): Promise<string> {
       model: "m",
       stream: true,
       messages: [{ role: "user", content: "go" }],
-      tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+      tools: [READ_FILE_TOOL],
     }),
   })
   expect(response.status).toBe(200)
