@@ -31,21 +31,48 @@ interface ChatChunk {
 const ROLE = chunk({ role: "assistant", content: "" })
 const FINISH = chunk({}, "stop")
 
-/** Starts an upstream that writes `writes` one by one, `gapMs` apart (each its own network chunk). */
-async function upstreamWriting(writes: readonly string[], gapMs: number): Promise<PlainUpstream> {
+/**
+ * Starts an upstream that writes `writes` one by one, each its own network chunk: the next one
+ * once `before(k)` resolved (the client read what the test waits for: two writes a loaded machine
+ * would join stay apart), else `gapMs` after the one before.
+ */
+async function upstreamWriting(
+  writes: readonly string[],
+  gapMs: number,
+  before?: (k: number) => Promise<void>,
+): Promise<PlainUpstream> {
   return startPlainUpstream((_, response) => {
     response.writeHead(200, { "content-type": "text/event-stream" })
     void (async () => {
-      for (const text of writes) {
+      for (const [k, text] of writes.entries()) {
+        if (k > 0) await (before?.(k) ?? sleep(gapMs))
         response.write(text)
-        await sleep(gapMs)
       }
       response.end()
     })()
   })
 }
 
-async function streamThrough(proxy: PlainUpstream["proxy"]): Promise<string> {
+/** What the client has read so far, and a wait for it to have read a given length. */
+class ClientText {
+  text = ""
+  private readonly waiters: { readonly length: number; readonly resolve: () => void }[] = []
+
+  add(chunk: string): void {
+    this.text += chunk
+    for (const waiter of this.waiters.filter(({ length }) => this.text.length >= length)) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
+  }
+
+  reached(length: number): Promise<void> {
+    if (this.text.length >= length) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ length, resolve }))
+  }
+}
+
+async function streamThrough(proxy: PlainUpstream["proxy"], client = new ClientText()): Promise<string> {
   const response = await fetch(`${proxy.url}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -57,7 +84,9 @@ async function streamThrough(proxy: PlainUpstream["proxy"]): Promise<string> {
     }),
   })
   expect(response.status).toBe(200)
-  return response.text()
+  const decoder = new TextDecoder()
+  for await (const chunk of response.body!) client.add(decoder.decode(chunk, { stream: true }))
+  return client.text
 }
 
 /** The data of every event of an SSE body, in order (eventsource-parser, as clients read it). */
@@ -72,8 +101,11 @@ describe("a recovered stream's clean chunks", () => {
   it("are written as they came: `id:` lines, comments and spacing kept", async () => {
     // One network chunk of whole events, none of them held back (plain prose, no marker prefix).
     const clean = `: warming up\nid: 1\ndata: ${ROLE}\n\nid: 2\ndata:${chunk({ content: "Hello" })}\n\n`
-    upstream = await upstreamWriting([clean, `data: ${FINISH}\n\n`, "data: [DONE]\n\n"], 50)
-    const body = await streamThrough(upstream.proxy)
+    const client = new ClientText()
+    upstream = await upstreamWriting([clean, `data: ${FINISH}\n\n`, "data: [DONE]\n\n"], 0, (k) =>
+      k === 1 ? client.reached(clean.length) : Promise.resolve(),
+    )
+    const body = await streamThrough(upstream.proxy, client)
     expect(body.startsWith(clean)).toBe(true)
     // The finish is held until the stream ends: written as its event, the sentinel once.
     expect(body.slice(clean.length)).toBe(`data: ${FINISH}\n\ndata: [DONE]\n\n`)
@@ -83,11 +115,14 @@ describe("a recovered stream's clean chunks", () => {
     const hello = `data: ${chunk({ content: "Hello" })}\n\n`
     const world = `data: ${chunk({ content: " world" })}\n\n`
     const cut = 20
+    const client = new ClientText()
     upstream = await upstreamWriting(
       [`id: 7\ndata: ${ROLE}\n\n${hello.slice(0, cut)}`, hello.slice(cut) + world, `data: ${FINISH}\n\n`],
-      50,
+      0,
+      // The role's event is written once the first chunk is in (its half event stays behind).
+      (k) => (k === 1 ? client.reached(`data: ${ROLE}\n\n`.length) : Promise.resolve()),
     )
-    const body = await streamThrough(upstream.proxy)
+    const body = await streamThrough(upstream.proxy, client)
     // Nothing was written as it came: each event framed again (no `id:` line), each once.
     expect(body).toBe(`data: ${ROLE}\n\n${hello}${world}data: ${FINISH}\n\n`)
   })
