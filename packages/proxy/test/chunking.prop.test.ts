@@ -2,7 +2,7 @@ import { fc, it } from "@fast-check/vitest"
 import { scan } from "@tool-rescue/detector"
 import { response } from "@tool-rescue/testing"
 import { describe, expect } from "vitest"
-import { startHarness } from "./support/harness.ts"
+import { startHarness, streamedChat } from "./support/harness.ts"
 
 const TOOLS = ["read_file", "bash"]
 
@@ -31,19 +31,12 @@ describe("split invariance through the proxy", () => {
       const harness = await startHarness([{ content: sample.text, chunkSize }, { content: "Done." }])
       try {
         const sse = await (
-          await fetch(`${harness.proxy.url}/chat/completions`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({
-              model: "m",
-              stream: true,
-              messages: [{ role: "user", content: "go" }],
-              tools: TOOLS.map((name) => ({
-                type: "function",
-                function: { name, parameters: { type: "object" } },
-              })),
-            }),
-          })
+          await fetch(
+            `${harness.proxy.url}/chat/completions`,
+            streamedChat(
+              TOOLS.map((name) => ({ type: "function", function: { name, parameters: { type: "object" } } })),
+            ),
+          )
         ).text()
         // The oracle: the detector's one-shot scan of the whole text (no chunking at all).
         const shown = scan(sample.text, { tools: TOOLS }).text

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { fc, it as prop } from "@fast-check/vitest"
 import { createParser } from "eventsource-parser"
 import { afterEach, describe, expect, it } from "vitest"
-import { READ_FILE_TOOL } from "./support/harness.ts"
+import { streamedChat } from "./support/harness.ts"
 import { type PlainUpstream, startPlainUpstream } from "./support/plain-upstream.ts"
 
 let upstream: PlainUpstream | undefined
@@ -73,16 +73,7 @@ class ClientText {
 }
 
 async function streamThrough(proxy: PlainUpstream["proxy"], client = new ClientText()): Promise<string> {
-  const response = await fetch(`${proxy.url}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "m",
-      stream: true,
-      messages: [{ role: "user", content: "go" }],
-      tools: [READ_FILE_TOOL],
-    }),
-  })
+  const response = await fetch(`${proxy.url}/chat/completions`, streamedChat())
   expect(response.status).toBe(200)
   const decoder = new TextDecoder()
   for await (const chunk of response.body!) client.add(decoder.decode(chunk, { stream: true }))

@@ -1,7 +1,7 @@
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
 import { startProxyServer } from "../src/node.ts"
-import { READ_FILE_TOOL } from "./support/harness.ts"
+import { READ_FILE_TOOL, streamedChat } from "./support/harness.ts"
 
 describe("graceful shutdown", () => {
   it("close() stops accepting, lets an in-flight stream finish within the grace period, then resolves", async () => {
@@ -10,16 +10,7 @@ describe("graceful shutdown", () => {
     })
     const proxy = await startProxyServer({ upstream: upstream.url, port: 0, graceMs: 20_000 })
     try {
-      const response = await fetch(`${proxy.url}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "m",
-          stream: true,
-          messages: [{ role: "user", content: "go" }],
-          tools: [READ_FILE_TOOL],
-        }),
-      })
+      const response = await fetch(`${proxy.url}/chat/completions`, streamedChat())
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let text = decoder.decode((await reader.read()).value, { stream: true })

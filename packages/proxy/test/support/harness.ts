@@ -95,3 +95,12 @@ export const READ_FILE_TOOL = {
     parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
   },
 } as const
+
+/** A streamed Chat Completions request as an agent sends it: one user message, `tools` offered. */
+export function streamedChat(tools: readonly unknown[] = [READ_FILE_TOOL]): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "go" }], tools }),
+  }
+}
