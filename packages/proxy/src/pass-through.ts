@@ -1,7 +1,8 @@
 import { byteStream } from "./byte-stream.ts"
 import { type ClientHeaders, keptResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
-import type { ProxyContext, StreamSink, UpstreamResponse } from "./proxy-context.ts"
-import { webHeaders } from "./response-headers.ts"
+import type { ProxyContext, ResponseHead, StreamSink, UpstreamResponse } from "./proxy-context.ts"
+import type { ByteReader } from "./read-sse.ts"
+import { hasContentType, webHeaders } from "./response-headers.ts"
 import { gatewayError } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -48,16 +49,22 @@ export function relay(response: UpstreamResponse, sink?: StreamSink): Response {
     statusText: response.statusText,
     headers: keptResponseHeaders(response.headers),
   }
-  if (
-    response.body !== null &&
-    sink !== undefined &&
-    (head.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream")
-  )
+  if (response.body !== null && sink !== undefined && hasContentType(head.headers, "text/event-stream"))
     return sink(head, response.body.getReader())
-  // A web `Response`: its headers web `Headers` (made here, on Node, from the upstream's list).
-  const init = { status: head.status, statusText: head.statusText, headers: webHeaders(head.headers) }
-  if (response.body === null) return new Response(null, init)
-  return new Response(byteStream(response.body.getReader()), init)
+  return webResponse(head, response.body === null ? null : response.body.getReader())
+}
+
+/**
+ * A web `Response` of `head` whose body is pulled from `body`: its headers web `Headers` (made
+ * here, on Node, from the upstream's list). The web handler's sink for a recovered stream too.
+ */
+export function webResponse(head: ResponseHead, body: ByteReader | null): Response {
+  const init: ResponseInit = {
+    status: head.status,
+    headers: webHeaders(head.headers),
+    ...(head.statusText === undefined ? {} : { statusText: head.statusText }),
+  }
+  return new Response(body === null ? null : byteStream(body), init)
 }
 
 /** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */

@@ -16,14 +16,13 @@ import {
   type TurnInput,
 } from "@tool-rescue/recovery"
 import { upstreamText } from "./bound-upstream-body.ts"
-import { byteStream } from "./byte-stream.ts"
 import {
   type ClientHeaders,
   clientResponseHeaders,
   keptResponseHeaders,
   upstreamRequestHeaders,
 } from "./forward-headers.ts"
-import { passThrough, relay } from "./pass-through.ts"
+import { passThrough, relay, webResponse } from "./pass-through.ts"
 import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
 import {
   isOk,
@@ -42,7 +41,7 @@ import {
   type SseMapper,
   sseFrame,
 } from "./read-sse.ts"
-import { webHeaders } from "./response-headers.ts"
+import { hasContentType } from "./response-headers.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -60,8 +59,7 @@ function signalGone(signal: AbortSignal): OnClientGone {
 }
 
 /** The web handler's sink: a `Response` whose body is pulled from `body`. */
-const webSink: StreamSink = (head, body) =>
-  new Response(byteStream(body), { status: head.status, headers: webHeaders(head.headers) })
+const webSink: StreamSink = webResponse
 
 /** Everything one turn needs. */
 interface Call {
@@ -194,13 +192,9 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first, streaming ? "text/event-stream" : "json"))
+  if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json"))
     return relay(first, host.sink)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
-}
-
-function hasContentType(response: UpstreamResponse, wanted: string): boolean {
-  return (response.headers.get("content-type") ?? "").toLowerCase().includes(wanted)
 }
 
 /** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
@@ -236,7 +230,7 @@ async function sendRetry(
     signal,
   )
   // Provider errors are final: the retry's error status is passed on, never retried.
-  if (!isOk(response) || !hasContentType(response, contentType))
+  if (!isOk(response) || !hasContentType(response.headers, contentType))
     throw UpstreamFailure.fromResponse(response, await upstreamText(response.body).catch(() => ""))
   return response
 }
@@ -271,7 +265,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
   // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
   readonly finishRequired = true
-  // Both upstream requests take the turn's signal (the first `call.controller`'s, a retry the attempt's): their reads reject at once on abort, so no race per part.
+  // Both upstream requests take the turn's signal (the first `call.controller`'s, a retry the
+  // attempt's): their reads reject at once on abort, so no race per part.
   readonly settlesOnAbort = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
@@ -332,8 +327,13 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   private spill(): void {
     const { rawEvents, rawSse } = this
     for (let i = 0; i < rawEvents.length; i++) arrivedAs.set(rawEvents[i]!, rawSse[i]!)
-    rawEvents.length = 0
-    rawSse.length = 0
+    this.forgetChunk()
+  }
+
+  /** Lets go of the last chunk: its bytes and its events. */
+  private forgetChunk(): void {
+    this.rawEvents.length = 0
+    this.rawSse.length = 0
     this.raw = undefined
   }
 
@@ -380,9 +380,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     for (let i = 0; exact && i < items.length; i++) exact = items[i] === rawEvents[i]
     if (exact) {
       items.length = 0
-      rawEvents.length = 0
-      this.rawSse.length = 0
-      this.raw = undefined
+      this.forgetChunk()
       return raw
     }
     this.spill()

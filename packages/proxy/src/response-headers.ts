@@ -105,6 +105,11 @@ export class FieldList {
   }
 }
 
+/** Whether `headers`' content type includes `wanted` (lower-case), as `text/event-stream` or `json`. */
+export function hasContentType(headers: ResponseHeaders, wanted: string): boolean {
+  return (headers.get("content-type") ?? "").toLowerCase().includes(wanted)
+}
+
 /**
  * `headers` as web `Headers`, for a web `Response` (itself when it is one).
  *
