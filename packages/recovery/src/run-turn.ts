@@ -515,15 +515,13 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
 
   /** Waiting for a step, running one, or calls are queued: a new call waits its turn. */
   private busy(): boolean {
+    return this.executing || (this.queue !== undefined && this.queue.length > 0) || this.waiting()
+  }
+
+  /** The turn waits for something (see {@link Phase}): no call may run now. */
+  private waiting(): boolean {
     const { phase } = this
-    return (
-      this.executing ||
-      (this.queue !== undefined && this.queue.length > 0) ||
-      phase === "starting" ||
-      phase === "reading" ||
-      phase === "preparing" ||
-      phase === "stopping"
-    )
+    return phase === "starting" || phase === "reading" || phase === "preparing" || phase === "stopping"
   }
 
   private run(call: Call, argument: unknown): Promise<Result<Raw>> {
@@ -556,8 +554,7 @@ class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined>
     if (queue === undefined || queue.length === 0) return
     // The last call settled, so the turn is at a yield or done; a call queued behind it may
     // have started another wait meanwhile: serve after that one.
-    const { phase } = this
-    if (phase === "starting" || phase === "reading" || phase === "preparing" || phase === "stopping") {
+    if (this.waiting()) {
       this.schedule()
       return
     }
