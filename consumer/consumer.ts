@@ -75,7 +75,7 @@ void isRecoveryError
 // testing
 void startReplayServer
 
-// Every adapter takes the shared options with the same names and types (DESIGN.md, "Public names").
+// Every adapter takes the shared options with the same names and types (ARCHITECTURE.md#policy).
 type SharedOf<T> = { [K in SharedOptionName]: K extends keyof T ? T[K] : "missing" }
 // Mutual assignability: `Equal` tells an intersection from the same type written out.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

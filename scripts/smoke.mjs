@@ -1,5 +1,5 @@
 // Smoke test of the built packages: imports each `dist/index.js` (as a user would, through the
-// package's `exports`, without the source condition) and checks the public names of DESIGN.md.
+// package's `exports`, without the source condition) and checks the public names each one promises.
 // Run by `turbo run smoke` on the workspace's Node 24; when SYSTEM_NODE is set (CI does), the
 // packages whose `engines` claim an older Node are imported with that Node too.
 import { execFileSync } from "node:child_process"

@@ -106,7 +106,7 @@ records that carry none.
 Options:
   --tools <a,b,…>       offered tool names for records without recorded tools
   --format <f>          auto (default), jsonl, json, sse or text
-  --evidence <e>        structure (default) or envelope (DESIGN.md "Policy")
+  --evidence <e>        structure (default) or envelope (ARCHITECTURE.md#policy)
   --reasoning <r>       auto (default), ignore or recover
   --excerpts <n>        excerpts to show (default 10, 0 for none)
   --json                print one JSON report on stdout instead of text

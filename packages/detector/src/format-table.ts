@@ -137,8 +137,8 @@ export interface OpenerRow {
   /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
   readonly ns: boolean
   /**
-   * A special token of the format's family that no call the table knows follows (DESIGN.md,
-   * outcome b): withheld on its own, never shown; the name its confirm captures is kept only when
+   * A special token of the format's family that no call the table knows follows (ARCHITECTURE.md,
+   * Policy): withheld on its own, never shown; the name its confirm captures is kept only when
    * it is an offered tool, and the call is never `structured`. Its role says what it leaves due: a
    * token that closes an envelope (a stray `<|tool_call_end|>`) is `closing`, and it and a frame
    * are `complete`; an opener's envelope is still open.
@@ -318,7 +318,7 @@ const qwenBody = (...closerLiterals: string[]): BodySpec =>
     closers(...closerLiterals),
   )
 
-// --- DeepSeek V3/R1/V3.1 and look-alikes (FORMATS.md §1.3: `｜`/`|` bars, `▁`/`_`/` `/`\_` joins) ---
+// --- DeepSeek V3/R1/V3.1 and look-alikes (FORMATS.md: `｜`/`|` bars, `▁`/`_`/` `/`\_` joins) ---
 const BARS = ["｜", "|"] as const
 const JOINS = ["▁", "_", " ", "\\_"] as const
 const deepseek = (...words: string[]): string[] =>
@@ -419,8 +419,8 @@ const INVOKE_CONFIRMED = seq(
 
 // --- Harmony (gpt-oss) ---------------------------------------------------------------------------
 /**
- * A Harmony header is a call only once its structure confirms it (DESIGN.md: withhold only what is
- * a call): a `<|channel|>` in the header, its `<|message|>`, a JSON payload, or the stream cut off
+ * A Harmony header is a call only once its structure confirms it (ARCHITECTURE.md: withhold only
+ * what is a call): a `<|channel|>` in the header, its `<|message|>`, a JSON payload, or the stream cut off
  * inside the header. Prose that names a recipient (`<|start|>assistant to=functions.bash and
  * more…`) is shown.
  */
@@ -536,7 +536,7 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 
 /** Markup openers, in priority order. */
 export const OPENER_ROWS: readonly OpenerRow[] = [
-  // Qwen3-Coder with its envelope (FORMATS.md #1).
+  // Qwen3-Coder with its envelope (FORMATS.md).
   // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
   // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
   // writes `<tool_call> <function…` with no structure after it is not swallowed.)
@@ -765,7 +765,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     seq(ws, peek(lit("<|tool_call_begin|>"))),
     tags(kimiEntries, closers(...KIMI_SECTION_END)),
   ),
-  // A lone per-call marker is not the envelope (FORMATS.md #8, #11: the envelope is the section
+  // A lone per-call marker is not the envelope (FORMATS.md, DeepSeek and Kimi: the envelope is the section
   // marker): `opening: false`, and the orphan section closer sets `closing`.
   opener(
     "kimi-k2",
@@ -919,7 +919,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
     "anthropic-xml",
     ['<invoke name="'],
     INVOKE_CONFIRMED,
-    // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md #14, #21): its orphan closer says which.
+    // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md): its orphan closer says which.
     nsTags(
       bareTags(anthropicEntries, [
         ...FUNCTION_CALLS_END,
@@ -1011,7 +1011,7 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
 export type TokenRole = "open" | "call" | "close" | "frame"
 
 /**
- * A family's special token on its own (DESIGN.md, outcome b): withheld and reported, never shown.
+ * A family's special token on its own (ARCHITECTURE.md#policy): withheld and reported, never shown.
  * `slot`: the family's name slot right after the token; an offered tool there is reported.
  */
 const token = (format: FormatId, role: TokenRole, literals: readonly string[], slot?: Pattern): OpenerRow =>
@@ -1145,7 +1145,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     ],
     harmony: true,
   },
-  // Harmony with its special tokens stripped: `analysis…assistantfinal…` (FORMATS.md #13).
+  // Harmony with its special tokens stripped: `analysis…assistantfinal…` (FORMATS.md, `harmony`).
   {
     formats: ["harmony"],
     literals: ["analysis"],

@@ -1,11 +1,11 @@
 import type { Markup, Policy } from "./types.ts"
 
 /**
- * Applies the recovery policy (DESIGN.md, "Policy") to one markup: may a retry be spent on it?
+ * Applies the recovery policy (ARCHITECTURE.md#policy) to one markup: may a retry be spent on it?
  *
  * - It must name an offered tool.
  * - `evidence: "structure"` (default): an envelope marker (opening or closing) **or** inner call
- *   structure; `"envelope"`: an envelope marker is required (ADR-0065 to the letter).
+ *   structure; `"envelope"`: an envelope marker is required (the strict rule).
  * - `reasoning: "auto"` (default): markup inside reasoning counts only when no visible answer
  *   follows that reasoning block (a rehearsal never causes a retry); `"ignore"`: never;
  *   `"recover"`: always.

@@ -1,6 +1,6 @@
 /**
- * Public types of `@tool-rescue/detector`. The names and fields are a contract (see DESIGN.md,
- * "Detector contract"): other packages and outside checks rely on them.
+ * Public types of `@tool-rescue/detector`. The names and fields are a contract (see the package's
+ * README.md#what-is-reported): other packages and outside checks rely on them.
  */
 
 /**
@@ -183,7 +183,7 @@ export interface FormatInfo {
 }
 
 /**
- * The recovery policy (DESIGN.md, "Policy").
+ * The recovery policy (ARCHITECTURE.md#policy).
  * @example
  * ```ts
  * const strict: Policy = { evidence: "envelope", reasoning: "ignore" }
@@ -191,7 +191,7 @@ export interface FormatInfo {
  * ```
  */
 export interface Policy {
-  /** `structure`: an envelope marker or inner call structure suffices; `envelope`: ADR-0065, envelope required. @defaultValue "structure" */
+  /** `structure`: an envelope marker or inner call structure suffices; `envelope`: the strict rule, envelope required. @defaultValue "structure" */
   readonly evidence?: "structure" | "envelope"
   /** How markup inside reasoning counts. @defaultValue "auto" */
   readonly reasoning?: "auto" | "ignore" | "recover"

@@ -239,7 +239,7 @@ describe("marker variants", () => {
     expect(m).toMatchObject({ format: "deepseek-v3", toolName: "get_weather", complete: true })
   })
 
-  test("Kimi's singular section marker, and a lone per-call marker (not the envelope: FORMATS.md #11)", () => {
+  test("Kimi's singular section marker, and a lone per-call marker (not the envelope: FORMATS.md)", () => {
     const section =
       "<|tool_call_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_section_end|>"
     expect(scan(section, { tools }).markup.map(brief)).toEqual(["kimi-k2:get_weather open,close,struct"])
@@ -322,7 +322,7 @@ describe("gaps found by @tool-rescue/testing's leakedCall properties (labels fro
     expect(only('<tool_call>\n{"name": "read_file", "arguments": {}}\nDone.')).toEqual([
       "hermes:read_file open,struct",
     ])
-    // No closer is due: granite-20b-fc (FORMATS.md #17), Llama's end-of-message tokens (#5), stripped Harmony (#13).
+    // No closer is due: granite-20b-fc, Llama's end-of-message tokens, stripped Harmony (FORMATS.md).
     expect(only('<function_call>{"name": "read_file", "arguments": {}}')).toEqual([
       "hermes:read_file open,struct",
     ])

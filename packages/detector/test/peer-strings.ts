@@ -1692,7 +1692,7 @@ export const PEER_STRINGS: readonly PeerString[] = [
   // --- vLLM tests/entrypoints/openai/tool_parsers/test_qwen3xml_tool_parser.py ------------------------
   {
     // vLLM's XML parser needs the <tool_call> wrapper; the missing opener is the common real leak
-    // (FORMATS.md §3), so an offered name with its structure is a call here.
+    // (FORMATS.md, `qwen3-coder`), so an offered name with its structure is a call here.
     source: `${VLLM_TP}/test_qwen3xml_tool_parser.py (no <tool_call> wrapper: vLLM's XML parser says text)`,
     text: "<function=quick>\n<parameter=z>\nhello\n</parameter>\n</function>",
     markup: ["qwen3-coder:quick"],

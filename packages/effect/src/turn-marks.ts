@@ -2,7 +2,7 @@ import { type HistoryReader, turnRecoveries } from "@tool-rescue/recovery"
 import type { Prompt, Response } from "effect/ai"
 
 /*
- * One recovery per user turn (DESIGN.md, "Recover within a bound"). In Effect a turn is one
+ * One recovery per user turn (ARCHITECTURE.md#the-turn-mark). In Effect a turn is one
  * `Chat` send, or an agent loop: the model calls after one user message, each sent the history so
  * far. No state is shared between those calls: the parts of a recovered response carry a mark in
  * their provider metadata, `Prompt.fromResponseParts` (and so `Chat`) keeps it as the options of

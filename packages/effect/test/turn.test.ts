@@ -10,7 +10,7 @@ import { type Mode, modes } from "./support/fixtures.ts"
 import { fileHandlers, files, qwenLeak } from "./support/leaks.ts"
 
 /*
- * The turn contract (DESIGN.md, "Recover within a bound") through Effect's real Chat, Toolkit
+ * The turn contract (ARCHITECTURE.md#policy) through Effect's real Chat, Toolkit
  * and LanguageModel, over HTTP against the replay server.
  */
 

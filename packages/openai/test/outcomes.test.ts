@@ -1,5 +1,5 @@
 /**
- * The outcomes beyond a plain leak (DESIGN.md "Outcomes"), through the real `openai` client over
+ * The outcomes beyond a plain leak (ARCHITECTURE.md#policy), through the real `openai` client over
  * HTTP against the replay server: a call cut off by the output limit, a leak naming a tool that
  * is not offered (opt-in), an announced-but-missing call (opt-in), and "did you mean" in the
  * model-visible error of `unknownToolCalls: "return"`.

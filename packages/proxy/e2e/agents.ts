@@ -12,7 +12,7 @@
  *
  * Checks per CLI: the leak never reaches the CLI's output, the tool ran exactly once (it appends
  * a line to a file in the CLI's working directory), the CLI printed the final answer. How to run
- * each CLI offline: `shared/notes/agent-clis.md`. Results: `e2e/results.md`.
+ * each CLI offline: its row in `agents` below. Results: `e2e/results.md`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"

@@ -4,7 +4,7 @@ import type { Markup, Policy } from "@tool-rescue/detector"
  * Why one markup does or does not make tool-rescue retry, on every `markup-detected` event and
  * in every {@link Judgement}. `"recoverable"` is the only reason a retry is spent on.
  *
- * Reasons of the markup itself, in the order the policy checks them (DESIGN.md, "Policy"):
+ * Reasons of the markup itself, in the order the policy checks them (ARCHITECTURE.md#policy):
  * - `unnamed`: no tool name could be read from it;
  * - `not-offered`: it names a tool that was not offered in this request;
  * - `no-envelope`: `evidence: "envelope"` and neither an opening nor a closing marker;

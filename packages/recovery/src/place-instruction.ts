@@ -34,7 +34,7 @@ export interface PromptOperations<Prompt> {
 
 /**
  * Places the instruction of a retry in the retry's prompt, the one rule every adapter follows
- * (DESIGN.md, "Policy"):
+ * (ARCHITECTURE.md#policy):
  * - `"system"` merges it into the leading system message, after a blank line
  *   ({@link appendInstruction}), or puts a new system message first when there is none. Never a
  *   second, later system message: Qwen3.5+ chat templates reject a system message that is not

@@ -57,8 +57,8 @@ export type TurnPlan =
     }
 
 /**
- * The one planner every adapter calls for each model request (DESIGN.md, "Recover within a
- * bound"). It applies the skip rules, in order: the framework's `unsupported` reason, `no-tools`
+ * The one planner every adapter calls for each model request (ARCHITECTURE.md, the
+ * plan). It applies the skip rules, in order: the framework's `unsupported` reason, `no-tools`
  * (nothing offered: text is just text), `tool-choice-none`; a skipped request is reported with a
  * `recovery-skipped` event. Otherwise it sets the budget: `maxRecoveries` counts **per user
  * turn**, so the recoveries the history shows for this turn are spent already; with

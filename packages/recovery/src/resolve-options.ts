@@ -27,7 +27,7 @@ export interface ResolvedRecoveryOptions {
 }
 
 /**
- * Applies the defaults of DESIGN.md ("Policy") and validates the options. Adapters call it once
+ * Applies the defaults of ARCHITECTURE.md#policy and validates the options. Adapters call it once
  * when they are configured, so that a misconfiguration throws at once, not on the first turn.
  * Invalid values are API misuse and throw a `TypeError` or `RangeError`.
  *

@@ -30,7 +30,7 @@ const ABORTED: unique symbol = Symbol("aborted")
 
 /**
  * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
- * markup written as text, and at the end of the attempt decides (DESIGN.md, "Policy"):
+ * markup written as text, and at the end of the attempt decides (ARCHITECTURE.md#policy):
  *
  * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
  *   stream (a part with `failed: true`, or with `input.finishRequired` a stream that ends without

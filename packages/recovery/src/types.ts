@@ -48,8 +48,8 @@ export type NormalizedPart<Raw = unknown> =
   /**
    * Anything else: passed through untouched, in order. `failed`: the part is a provider error
    * reported inside the stream (an `{"error": …}` chunk, malformed SSE JSON, a stream cut
-   * without a finish): the attempt is final and never retried (DESIGN.md, "Provider errors are
-   * final").
+   * without a finish): the attempt is final and never retried (ARCHITECTURE.md#policy,
+   * "What is final").
    */
   | { readonly type: "other"; readonly raw: Raw; readonly failed?: boolean }
 
@@ -188,8 +188,8 @@ export type RecoveryEvent =
   | { readonly type: "unknown-tool-call"; readonly toolName: string; readonly params: string }
 
 /**
- * The option names every adapter takes with these same names and types (DESIGN.md, "Public
- * names"); each adapter's type tests check its options against `Pick<RecoveryOptions, …>`.
+ * The option names every adapter takes with these same names and types (ARCHITECTURE.md#policy,
+ * "Option names"); each adapter's type tests check its options against `Pick<RecoveryOptions, …>`.
  *
  * @example
  * ```ts

@@ -30,7 +30,7 @@ const markup = {
 } as const
 
 describe("resolveRecoveryOptions", () => {
-  test("defaults of DESIGN.md", () => {
+  test("the policy's defaults", () => {
     expect(resolveRecoveryOptions()).toMatchObject({
       evidence: "structure",
       reasoning: "auto",

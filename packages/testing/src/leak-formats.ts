@@ -198,7 +198,7 @@ const jsonList = (
   tail: [close(closeText)],
 })
 
-/** The catalogue, keyed by format id (FORMATS.md §1.1). */
+/** The catalogue, keyed by format id (FORMATS.md). */
 export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, FormatSpec>(
   (
     [

@@ -1,6 +1,6 @@
 /**
  * `proseMentions()`: prose that names call headers, envelope tags and tool names without a call's
- * structure, which a detector must show whole (DESIGN.md, "withhold only what is a call").
+ * structure, which a detector must show whole (ARCHITECTURE.md#policy, "withhold only what is a call").
  */
 import fc from "fast-check"
 import type { Labels, Sample } from "./labels.ts"
@@ -25,7 +25,7 @@ export interface ProseMentionsOptions {
 
 /**
  * The ways prose names a call header, an envelope tag or a tool without a call's structure:
- * DESIGN.md's "withhold only what is a call" (issue 13). Each is followed by a plain word in the
+ * ARCHITECTURE.md#policy, "withhold only what is a call" (issue 13). Each is followed by a plain word in the
  * sentence, so no parameter tag, payload or closer confirms it.
  */
 const mentionsOf = (tool: string): string[] => [

@@ -33,7 +33,7 @@ export function fileHandlers(): {
   return { read, layer }
 }
 
-/** Qwen3-Coder's leak: `<tool_call>` dropped, the rest written as text (FORMATS.md #1). */
+/** Qwen3-Coder's leak: `<tool_call>` dropped, the rest written as text (FORMATS.md, `qwen3-coder`). */
 export const qwenLeak =
   "<function=read_file>\n<parameter=path>\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>"
 
