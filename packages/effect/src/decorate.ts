@@ -13,10 +13,10 @@ import {
 } from "@tool-rescue/recovery"
 import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./approved-calls.ts"
 import { attemptStream } from "./attempt-stream.ts"
 import { InnerFailure } from "./inner-failure.ts"
 import { promptOperations } from "./prompt-operations.ts"
-import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -32,8 +32,8 @@ import {
   checkUnknownToolCalls,
   returningUnknownToolCalls,
   type UnknownToolCallsOptions,
-  untyped,
-} from "./unknown-tool-calls.ts"
+} from "./unknown-tool-calls/index.ts"
+import { untyped } from "./untyped-model.ts"
 
 /**
  * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
