@@ -42,7 +42,7 @@ export interface UntypedModel {
  */
 export const untyped = (model: LanguageModel.LanguageModel): UntypedModel =>
   // Forced: the overloads' union of signatures is not assignable to one non-generic signature.
-  model as unknown as UntypedModel
+  model as UntypedModel
 
 /** A service's methods written once for any options (their results are the callers' to type). */
 export interface ServiceMethods {
@@ -65,5 +65,5 @@ export const typed = (
     ...methods,
   }
   // Forced: one function per method cannot be checked against the method's overloads.
-  return service as unknown as LanguageModel.LanguageModel
+  return service as LanguageModel.LanguageModel
 }
