@@ -38,7 +38,7 @@ export interface UntypedModel {
  * The service, callable with options that are not literal. Its methods are overloaded on the
  * literal type of the options (toolkit, `disableToolCallResolution`, `toolCallValidation`), which
  * a caller that forwards someone else's options does not have: no overload accepts them, so the
- * service is viewed through {@link UntypedModel} (the only cast of the service's methods).
+ * service is viewed through {@link UntypedModel}.
  */
 export const untyped = (model: LanguageModel.LanguageModel): UntypedModel =>
   // Forced: the overloads' union of signatures is not assignable to one non-generic signature.
