@@ -55,7 +55,7 @@
  *      `ToolCallErrorPartOf`, `UnknownToolCalls(Options)` → Effect's part and types;
  *    - `fromResponseParts` → `Prompt.fromResponseParts`;
  *    - `decorate`'s `unknownToolCalls: "return"` → put the option on every request the decorated
- *      service receives that does not set it (or drop it, and document the per-call option);
+ *      service receives that does not set it (the README promises that);
  *    - the default option with `disableToolCallResolution: true` (a known tool's `failureMode`
  *      followed, see `Mode` in `returning.ts`) then behaves as Effect does: say so in the changeset.
  * 4. These tests then prove the switch (point them at Effect's own accessors; each case that
