@@ -41,7 +41,10 @@ const UndeclaredToolCallPart = Response.ToolCallPart("", Schema.Unknown).mapFiel
   name: Schema.String,
 }))
 
-/** Encodes one decoded part for the replay's provider hook. */
+/**
+ * Encodes one decoded part for the replay's provider hook. It needs what the tools' schemas need
+ * (`unknown` for `Tool.Any`): the request's own services, in whose context it runs.
+ */
 export type Encode<Encoded> = (part: Response.AnyPart) => Effect.Effect<Encoded, Schema.SchemaError, unknown>
 
 /**
