@@ -31,7 +31,8 @@ export function attemptStream(
   const stop = () => stopped.abort()
   if (signal.aborted) stop()
   else signal.addEventListener("abort", stop, { once: true })
-  // The stream's services are all in `context`.
+  // The stream's services are all in `context`. Forced cast: the decorated service's streams are
+  // typed to need `unknown` (see `untyped-model.ts`), and the context is the caller's own.
   const run = Effect.runPromiseExitWith(context) as <A, E>(
     effect: Effect.Effect<A, E, unknown>,
     options?: { readonly signal?: AbortSignal },
@@ -45,6 +46,7 @@ export function attemptStream(
   let closing: Promise<Step> | undefined
 
   const take = (): Step => {
+    // Non-null: `next()` takes only while `at < chunk.length`, and a pulled chunk is never empty.
     const part = chunk[at++]!
     onPart?.(part)
     return { done: false, value: normalizeStreamPart(part) }

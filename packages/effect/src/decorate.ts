@@ -13,10 +13,10 @@ import {
 } from "@tool-rescue/recovery"
 import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
+import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./approved-calls.ts"
 import { attemptStream } from "./attempt-stream.ts"
 import { InnerFailure } from "./inner-failure.ts"
 import { promptOperations } from "./prompt-operations.ts"
-import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./replay-resolution.ts"
 import { resolveToolkit } from "./resolve-toolkit.ts"
 import {
   type ContentPart,
@@ -32,8 +32,8 @@ import {
   checkUnknownToolCalls,
   returningUnknownToolCalls,
   type UnknownToolCallsOptions,
-  untyped,
-} from "./unknown-tool-calls.ts"
+} from "./unknown-tool-calls/index.ts"
+import { type AnyOptions, type AnyTools, type UntypedModel, untyped } from "./untyped-model.ts"
 
 /**
  * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
@@ -93,6 +93,8 @@ export function decorate(
   const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
   return (service) => {
     const inner = untyped(service)
+    // The two casts below are forced: one function per method cannot be checked against the
+    // method's overloads (Effect's own accessors are cast the same way).
     const decorated: LanguageModel.LanguageModel = {
       [LanguageModel.TypeId]: LanguageModel.TypeId,
       supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
@@ -151,10 +153,12 @@ export function layer(
  */
 export function withRecovery(
   options?: Options,
-): <Self extends Effect.Effect<any, any, any> | Stream.Stream<any, any, any>>(
+): <Self extends Effect.Effect<unknown, unknown, unknown> | Stream.Stream<unknown, unknown, unknown>>(
   self: Self,
 ) => WithRecovery<Self> {
   const apply = decorate(options)
+  // Forced: the conditional `WithRecovery<Self>` cannot be checked against a body that is not
+  // generic; each branch keeps its input's type and adds the `LanguageModel` requirement.
   return ((self: Effect.Effect<unknown> | Stream.Stream<unknown>) =>
     Stream.isStream(self)
       ? Stream.updateService(self, LanguageModel.LanguageModel, apply)
@@ -184,8 +188,8 @@ export type WithRecovery<Self> =
 
 // ---------------------------------------------------------------------------------------------
 
-type Request = LanguageModel.GenerateTextOptions<any>
-type Inner = ReturnType<typeof untyped>
+type Request = AnyOptions
+type Inner = UntypedModel
 
 interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
@@ -233,9 +237,9 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
   })
 
 /** The names of the tools sent with the request (a `oneOf` tool choice narrows them). */
-function offeredTools(toolkit: Toolkit.WithHandler<any> | undefined, request: Request): string[] {
+function offeredTools(toolkit: Toolkit.WithHandler<AnyTools> | undefined, request: Request): string[] {
   if (toolkit === undefined) return []
-  const names = Object.values(toolkit.tools).map((tool) => (tool as { readonly name: string }).name)
+  const names = Object.values(toolkit.tools).map((tool): string => tool.name)
   const choice = request.toolChoice
   return typeof choice === "object" && "oneOf" in choice
     ? names.filter((name) => choice.oneOf.includes(name))
@@ -255,10 +259,8 @@ function toolChoiceKind(choice: Request["toolChoice"]): TurnRequest["toolChoice"
  */
 const resolvedBefore =
   (turn: Turn) =>
-  (part: { readonly type: string }): boolean =>
-    part.type === "tool-result" &&
-    (part as Response.ToolResultPart<string, unknown, unknown>).providerExecuted !== true &&
-    turn.approvals.has((part as Response.ToolResultPart<string, unknown, unknown>).id)
+  (part: Response.AnyPart): boolean =>
+    part.type === "tool-result" && part.providerExecuted !== true && turn.approvals.has(part.id)
 
 /**
  * A retry's request: the original prompt (never the malformed response) with the results of the
@@ -272,7 +274,8 @@ const retryRequest = (
   instruction: string,
   placement: "system" | "user",
 ): Request => {
-  const seen = new Set(emitted.map((part) => (part as Response.ToolResultPart<string, unknown, unknown>).id))
+  // `emitted` holds the results `resolvedBefore` picked: tool results only.
+  const seen = new Set(emitted.flatMap((part) => (part.type === "tool-result" ? [part.id] : [])))
   const unseen = (turn.recorder?.approved ?? []).filter(({ id }) => turn.approvals.has(id) && !seen.has(id))
   const resolved = [...emitted, ...unseen.map(approvedStreamPart)]
   const prompt =
@@ -395,12 +398,21 @@ const recoverGenerate = (
 
 /** One `generateText` attempt as normalized parts; its failure is thrown as an {@link InnerFailure}. */
 async function* attemptResponse(
-  effect: Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown>,
+  effect: Effect.Effect<
+    LanguageModel.GenerateTextResponse<AnyTools, Response.ToolParametersMode>,
+    unknown,
+    unknown
+  >,
   context: Context.Context<never>,
   signal: AbortSignal,
 ): AsyncGenerator<NormalizedPart<ContentPart>, void, undefined> {
   const exit = await Effect.runPromiseExitWith(context)(
-    effect as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown>,
+    // Forced: the service's effects are typed to need `unknown` (see `untyped-model.ts`); the
+    // context is the caller's own, which holds what they need.
+    effect as Effect.Effect<
+      LanguageModel.GenerateTextResponse<AnyTools, Response.ToolParametersMode>,
+      unknown
+    >,
     {
       signal,
     },

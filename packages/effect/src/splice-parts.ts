@@ -1,12 +1,12 @@
-// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
 import { Response } from "effect/ai"
 import { markRecovered } from "./turn-marks.ts"
+import type { AnyTools } from "./untyped-model.ts"
 
 /** A decoded stream part of any toolkit (the decorator is generic over the caller's tools). */
-export type StreamPart = Response.StreamPart<any, any>
+export type StreamPart = Response.StreamPart<AnyTools, Response.ToolParametersMode>
 /** A decoded response part of any toolkit. */
-export type ContentPart = Response.Part<any, any>
+export type ContentPart = Response.Part<AnyTools, Response.ToolParametersMode>
 
 /**
  * A stream part as `runTurn` sees it: answer and reasoning deltas are scanned, structured tool
@@ -81,30 +81,44 @@ type Usage = Response.Usage
 const addUsage = (a: Usage, b: Usage): Usage => new Response.Usage(sumUsage(a, b))
 
 /** The usage of the discarded attempts, added to the final `finish` part. */
-function withDiscarded<P extends { readonly type: string }>(part: P, discarded: Usage | undefined): P {
+function withDiscarded<P extends Response.AnyPart>(part: P, discarded: Usage | undefined): P {
   if (discarded === undefined || part.type !== "finish") return part
-  const finish = part as unknown as Response.FinishPart
-  return { ...part, usage: addUsage(discarded, finish.usage) }
+  return { ...part, usage: addUsage(discarded, part.usage) }
 }
 
-function sumDiscarded(total: Usage | undefined, discarded: ReadonlyArray<unknown>): Usage | undefined {
+function sumDiscarded(
+  total: Usage | undefined,
+  discarded: ReadonlyArray<Response.AnyPart>,
+): Usage | undefined {
   let sum = total
   for (const raw of discarded) {
-    const usage = (raw as Partial<Response.FinishPart>).usage
+    // Only a `finish` part carries usage.
+    const usage = raw.type === "finish" ? raw.usage : undefined
     if (usage instanceof Response.Usage) sum = sum === undefined ? usage : addUsage(sum, usage)
   }
   return sum
 }
 
-/** Part types whose `id` names a text or reasoning block (tool-params ids are tool call ids). */
-const BLOCK_PARTS = new Set([
-  "text-start",
-  "text-delta",
-  "text-end",
-  "reasoning-start",
-  "reasoning-delta",
-  "reasoning-end",
-])
+/** The part with its block id renamed, when it names a text or reasoning block; else the part. */
+function renameBlock<P extends Response.AnyPart>(part: P, rename: (id: string) => string): P {
+  const id = blockId(part)
+  return id === undefined ? part : { ...part, id: rename(id) }
+}
+
+/** The id of a part that names a text or reasoning block (tool-params ids are tool call ids). */
+function blockId(part: Response.AnyPart): string | undefined {
+  switch (part.type) {
+    case "text-start":
+    case "text-delta":
+    case "text-end":
+    case "reasoning-start":
+    case "reasoning-delta":
+    case "reasoning-end":
+      return part.id
+    default:
+      return undefined
+  }
+}
 
 /**
  * Maps what `runTurn` yields back to Effect stream parts, for one turn:
@@ -125,9 +139,7 @@ export function makeStreamSplicer(
 
   const retried = (part: StreamPart): StreamPart => {
     if (round === 0) return part
-    const marked = markRecovered(part, recoveriesBefore + round)
-    if (!BLOCK_PARTS.has(part.type)) return marked
-    return { ...marked, id: retryId((part as { readonly id: string }).id, round) } as StreamPart
+    return renameBlock(markRecovered(part, recoveriesBefore + round), (id) => retryId(id, round))
   }
 
   return (part) => {
@@ -142,16 +154,16 @@ export function makeStreamSplicer(
         const type = part.type === "text" ? "text-delta" : "reasoning-delta"
         if (raw !== undefined && raw.type === type && raw.delta === part.text) return retried(raw)
         if (part.text.length === 0) return undefined
-        const id = part.id ?? (raw as { readonly id?: string } | undefined)?.id ?? lastBlock
+        const id = part.id ?? (raw === undefined ? undefined : blockId(raw)) ?? lastBlock
         lastBlock = id
         const metadata = raw?.metadata ?? {}
-        return retried(Response.makePart(type, { id, delta: part.text, metadata }) as StreamPart)
+        return retried(Response.makePart(type, { id, delta: part.text, metadata }))
       }
       case "finish":
         return withDiscarded(part.raw, discarded)
       case "tool-call":
       case "other":
-        if (BLOCK_PARTS.has(part.raw.type)) lastBlock = (part.raw as { readonly id: string }).id
+        lastBlock = blockId(part.raw) ?? lastBlock
         return retried(part.raw)
       default:
         return part satisfies never
@@ -192,7 +204,7 @@ export function makeContentCollector(
           return
         case "text":
         case "reasoning": {
-          const raw = part.raw ?? ({ type: part.type, text: "", metadata: {} } as unknown as ContentPart)
+          const raw = part.raw ?? Response.makePart(part.type, { text: "" })
           if (open === undefined || open.raw !== raw) {
             open = { raw, pieces: [] }
             content.push(open)
@@ -222,11 +234,9 @@ export function makeContentCollector(
         }
         const text = item.pieces.join("")
         if (text.length === 0) continue
+        // Forced: `normalizeContent` makes text pieces of text and reasoning parts only.
         const raw = item.raw as Response.TextPart | Response.ReasoningPart
-        const whole =
-          raw.text === text
-            ? raw
-            : (Response.makePart(raw.type, { text, metadata: raw.metadata }) as ContentPart)
+        const whole = raw.text === text ? raw : Response.makePart(raw.type, { text, metadata: raw.metadata })
         parts.push(retried(whole))
       }
       return parts

@@ -74,7 +74,9 @@ export function isToolCallRecoveryError(value: unknown): value is ToolCallRecove
 
 /** The `AiError` for a {@link ToolCallRecoveryError} thrown by `runTurn`. */
 export function toAiError(error: ToolCallRecoveryError, method: string): ToolCallRecoveryAiError {
-  const details: ToolCallRecoveryDetails = {
+  // Inferred, not annotated: an object literal's type is JSON metadata as it stands, an
+  // interface's is not (it has no index signature).
+  const details = {
     code: error.code,
     rounds: error.rounds,
     markup: error.markup.map((m) => ({
@@ -84,13 +86,15 @@ export function toAiError(error: ToolCallRecoveryError, method: string): ToolCal
       inReasoning: m.inReasoning,
       complete: m.complete,
     })),
-  }
+  } satisfies ToolCallRecoveryDetails
   return AiError.make({
     module: MODULE,
     method,
     reason: new AiError.UnknownError({
       description: error.message,
-      metadata: { [METADATA_KEY]: details as unknown as AiError.UnknownErrorMetadata[string] },
+      metadata: { [METADATA_KEY]: details },
     }),
+    // Forced: `AiError.make` types any module and reason; ours are the literal module and an
+    // `UnknownError` holding the details.
   }) as ToolCallRecoveryAiError
 }

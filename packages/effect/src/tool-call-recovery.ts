@@ -21,24 +21,22 @@
  * @module
  */
 export { decorate, layer, type Options, type WithRecovery, withRecovery } from "./decorate.ts"
-export { fromResponseParts } from "./from-response-parts.ts"
-export {
-  isToolCallErrorPart,
-  type ToolCallErrorCallPart,
-  ToolCallErrorPart,
-  type ToolCallErrorPartEncoded,
-  type ToolCallErrorResultPart,
-} from "./tool-call-error-part.ts"
 export {
   isToolCallRecoveryError,
   type ToolCallRecoveryAiError,
   type ToolCallRecoveryDetails,
 } from "./tool-call-recovery-error.ts"
 export {
+  fromResponseParts,
   type GenerateTextResponse,
   generateText,
+  isToolCallErrorPart,
   streamText,
+  type ToolCallErrorCallPart,
+  ToolCallErrorPart,
+  type ToolCallErrorPartEncoded,
   type ToolCallErrorPartOf,
+  type ToolCallErrorResultPart,
   type UnknownToolCalls,
   type UnknownToolCallsOptions,
-} from "./unknown-tool-calls.ts"
+} from "./unknown-tool-calls/index.ts"

@@ -3,9 +3,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { AiError, Response } from "effect/ai"
 import fc from "fast-check"
-import { classifyToolCall, type RawToolCall } from "../src/classify-tool-calls.ts"
 import { ToolCallRecovery } from "../src/index.ts"
-import { callPartOf, jsonParams, resultPartOf } from "../src/tool-call-error-part.ts"
+import { classifyToolCall, type RawToolCall } from "../src/unknown-tool-calls/classify-tool-calls.ts"
+import { callPartOf, jsonParams, resultPartOf } from "../src/unknown-tool-calls/tool-call-error-part.ts"
 import {
   call,
   effectsHistory,

@@ -201,3 +201,17 @@ describe("the part and its schema", () => {
     expect(ToolCallRecovery.fromResponseParts).type.toBeCallableWith([] as Array<Response.StreamPart<Tools>>)
   })
 })
+
+describe("the tripwire of the stand-in (src/unknown-tool-calls/index.ts)", () => {
+  // When one of these fails, Effect ships Effect-TS/effect#7574: follow the removal path written
+  // at the top of src/unknown-tool-calls/index.ts.
+  test("Effect's own options have no unknownToolCalls yet", () => {
+    expect<
+      "unknownToolCalls" extends keyof LanguageModel.GenerateTextOptions<{}> ? true : false
+    >().type.toBe<false>()
+  })
+
+  test("Effect's own parts have no tool-call-error yet", () => {
+    expect<"tool-call-error">().type.not.toBeAssignableTo<Response.AnyPart["type"]>()
+  })
+})

@@ -79,13 +79,9 @@ const validateParams = (
   // `Tool.dynamic` may carry a JSON Schema instead of an Effect Schema: the Toolkit accepts
   // such params as they are.
   if (!Schema.isSchema(tool.parametersSchema)) return Effect.succeed(part)
-  const schema = tool.parametersSchema as Schema.Top
-  const decode = Schema.decodeUnknownEffect(schema) as (
-    u: unknown,
-  ) => Effect.Effect<unknown, Schema.SchemaError>
-  const decodeEncoded = Schema.decodeUnknownEffect(Schema.toEncoded(schema)) as (
-    u: unknown,
-  ) => Effect.Effect<unknown, Schema.SchemaError>
+  const schema = tool.parametersSchema
+  const decode = decoder(schema)
+  const decodeEncoded = decoder(Schema.toEncoded(schema))
   return Effect.flatMap(
     Effect.result(decode(params)),
     (decoded): Effect.Effect<RawToolCall | ToolCallErrorPart, AiError.AiError> => {
@@ -104,12 +100,21 @@ const validateParams = (
                   params: encoded.success,
                   providerExecuted: false,
                   metadata: part.metadata,
-                }) as RawToolCall,
+                }),
               ),
       )
     },
   )
 }
+
+/**
+ * A decoder for a tool's parameter schema. Forced cast: `Tool.Any` types the schema as
+ * `Schema.Top`, whose decoding services are `unknown`; the services a tool's parameters need are
+ * the request's own (Effect's `ExtractServices` requires them of the caller), and the
+ * classification runs inside that request.
+ */
+const decoder = (schema: Schema.Top) =>
+  Schema.decodeUnknownEffect(schema) as (u: unknown) => Effect.Effect<unknown, Schema.SchemaError>
 
 /** Invalid params of a known tool, per its `failureMode` (Toolkit.ts `handle`). */
 const parameterFailure = (

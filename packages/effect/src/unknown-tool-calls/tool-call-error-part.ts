@@ -110,9 +110,7 @@ export { ErrorPart as ToolCallErrorPart }
  * ```
  */
 export function isToolCallErrorPart(value: unknown): value is ErrorPart {
-  return (
-    typeof value === "object" && value !== null && (value as { type?: unknown }).type === "tool-call-error"
-  )
+  return typeof value === "object" && value !== null && "type" in value && value.type === "tool-call-error"
 }
 
 /**
@@ -167,6 +165,8 @@ export function resultPartOf(part: ErrorPart): ToolCallErrorResultPart {
     encodedResult: encodeAiError(part.error),
     providerExecuted: false,
     preliminary: false,
+    // Forced: `makePart` types a `tool-result` as success or failure, though `isFailure: true`
+    // makes it the failure.
   }) as ToolCallErrorResultPart
 }
 
@@ -214,6 +214,7 @@ export function jsonParams(value: unknown): JsonParams {
     // A Proxy trap or getter threw, or the nesting overflowed the stack.
     problem = error instanceof RangeError ? "the value is nested too deeply" : "reading the value threw"
   }
+  // Forced: `jsonProblem` found nothing, which TypeScript cannot follow into the value's type.
   if (problem === undefined) return { json: true, value: value as Schema.Json }
   return { json: false, value: render(value), problem }
 }
