@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt, SharedV4ProviderMetadata } from "@ai-sdk/provider"
-import { turnRecoveries } from "@tool-rescue/recovery"
+import { turnRecoveries } from "@tool-rescue/recovery/adapter"
 
 /**
  * The provider-metadata key of the turn mark. The AI SDK copies a response part's

@@ -1,5 +1,6 @@
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from "@ai-sdk/provider"
-import { type OutputPart, retryId } from "@tool-rescue/recovery"
+import type { OutputPart } from "@tool-rescue/recovery"
+import { retryId } from "@tool-rescue/recovery/adapter"
 import { withRecoveryMark } from "./prompt-recoveries.ts"
 
 type Part = LanguageModelV4StreamPart

@@ -5,13 +5,13 @@ import type {
   LanguageModelV4Middleware,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import {
   planTurn,
-  type RecoveryOptions,
   type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
   type TurnPlan,
-} from "@tool-rescue/recovery"
+} from "@tool-rescue/recovery/adapter"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
 import { promptRecoveries } from "./prompt-recoveries.ts"

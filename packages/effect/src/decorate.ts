@@ -2,15 +2,17 @@
 import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
+  type RecoveryOptions,
+  runTurn,
+} from "@tool-rescue/recovery"
+import {
   placeInstruction,
   planTurn,
-  type RecoveryOptions,
   type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
-  runTurn,
   type TurnPlan,
   type TurnRequest,
-} from "@tool-rescue/recovery"
+} from "@tool-rescue/recovery/adapter"
 import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { attemptStream } from "./attempt-stream.ts"

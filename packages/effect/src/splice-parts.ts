@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
-import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { retryId, sumUsage } from "@tool-rescue/recovery/adapter"
 import { Response } from "effect/ai"
 import { markRecovered } from "./turn-marks.ts"
 

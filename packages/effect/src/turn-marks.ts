@@ -1,4 +1,4 @@
-import { type HistoryReader, turnRecoveries } from "@tool-rescue/recovery"
+import { type HistoryReader, turnRecoveries } from "@tool-rescue/recovery/adapter"
 import type { Prompt, Response } from "effect/ai"
 
 /*

@@ -1,7 +1,8 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
-import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart } from "@tool-rescue/recovery"
+import { reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
 import { isTruncated } from "./chunk-parts.ts"
 import { contentText, withText } from "./content-text.ts"
 import {

@@ -1,7 +1,8 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages"
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs"
-import { type OutputPart, sumUsage } from "@tool-rescue/recovery"
+import type { OutputPart } from "@tool-rescue/recovery"
+import { sumUsage } from "@tool-rescue/recovery/adapter"
 import { type ChunkRaw, chunkParts, EMPTY, textChunk, usageOf } from "./chunk-parts.ts"
 import {
   type CallOptions,

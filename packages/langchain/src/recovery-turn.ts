@@ -1,12 +1,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import type { BaseMessage } from "@langchain/core/messages"
-import {
-  type NormalizedPart,
-  type OutputPart,
-  planTurn,
-  type ResolvedRecoveryOptions,
-  runTurn,
-} from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
+import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { retryMessages } from "./retry-messages.ts"
 import { historyRecoveries } from "./turn-mark.ts"

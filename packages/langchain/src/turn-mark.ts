@@ -6,7 +6,7 @@
  * share one budget. Providers never send `response_metadata` back to the model.
  */
 import type { BaseMessage } from "@langchain/core/messages"
-import { turnRecoveries } from "@tool-rescue/recovery"
+import { turnRecoveries } from "@tool-rescue/recovery/adapter"
 
 /** The `response_metadata` key of the mark. */
 export const MARK_KEY = "toolRescue"

@@ -8,7 +8,7 @@
  * - Responses `conversation`: the server adds the malformed output to the conversation, so a
  *   retry could not leave it out.
  */
-import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery"
+import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
 import { type RecoveredCalls, type TurnKey, turnKey } from "./recovered-calls.ts"
 
 type Body = Readonly<Record<string, unknown>>

@@ -17,12 +17,10 @@ import {
   type AttemptContext,
   type NormalizedPart,
   type OutputPart,
-  planTurn,
   type RecoveryOptions,
-  type ResolvedRecoveryOptions,
   runTurn,
-  type TurnRequest,
 } from "@tool-rescue/recovery"
+import { planTurn, type ResolvedRecoveryOptions, type TurnRequest } from "@tool-rescue/recovery/adapter"
 import type { RecoveredCalls, TurnKey } from "./recovered-calls.ts"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
 

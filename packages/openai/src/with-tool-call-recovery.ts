@@ -1,4 +1,5 @@
-import { resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/recovery"
+import type { UnknownToolCalls } from "@tool-rescue/recovery"
+import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { chatApi, responsesApi } from "./apis.ts"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"

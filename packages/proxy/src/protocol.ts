@@ -6,7 +6,7 @@
  */
 
 import type { ApiAdapter } from "@tool-rescue/openai/wire"
-import { retryId, type TurnRequest } from "@tool-rescue/recovery"
+import { retryId, type TurnRequest } from "@tool-rescue/recovery/adapter"
 
 /**
  * The protocol of a recovered route.
