@@ -14,7 +14,7 @@ import {
 } from "@tool-rescue/recovery/adapter"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
-import { promptRecoveries } from "./prompt-recoveries.ts"
+import { readTurnMark } from "./turn-mark.ts"
 import { spliceTurn, type TurnSetup } from "./splice-turn.ts"
 
 /**
@@ -106,7 +106,7 @@ function planStep(resolved: ResolvedRecoveryOptions, params: LanguageModelV4Call
   return planTurn(resolved, {
     tools: params.tools?.map((tool) => tool.name) ?? [],
     toolChoice: params.toolChoice?.type,
-    recoveriesBefore: promptRecoveries(params.prompt),
+    recoveriesBefore: readTurnMark(params.prompt),
   })
 }
 

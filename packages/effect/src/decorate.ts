@@ -28,7 +28,7 @@ import {
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
-import { recoveriesInTurn } from "./turn-marks.ts"
+import { readTurnMark } from "./turn-mark.ts"
 import { turnStream } from "./turn-stream.ts"
 import {
   checkUnknownToolCalls,
@@ -217,7 +217,7 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
     const plan = planTurn(options, {
       tools: offeredTools(toolkit, request),
       toolChoice: toolChoiceKind(request.toolChoice),
-      recoveriesBefore: recoveriesInTurn(prompt),
+      recoveriesBefore: readTurnMark(prompt),
     })
     const approvals = approvalToolCallIds(prompt)
     const recorder =

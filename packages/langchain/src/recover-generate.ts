@@ -12,7 +12,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-turn.ts"
-import { withMark } from "./turn-mark.ts"
+import { markTurn } from "./turn-mark.ts"
 
 /** The model's own `_generate`, called on the unwrapped model. */
 export type Generate = (
@@ -95,7 +95,7 @@ export async function recoverGenerate(
     response_metadata:
       retries === 0
         ? message.response_metadata
-        : withMark(message.response_metadata, turn.recoveriesBefore + retries),
+        : markTurn(message.response_metadata, turn.recoveriesBefore + retries),
     tool_calls: message.tool_calls ?? [],
     invalid_tool_calls: message.invalid_tool_calls ?? [],
     ...(usage === undefined ? {} : { usage_metadata: usage }),

@@ -11,7 +11,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-turn.ts"
-import { withMark } from "./turn-mark.ts"
+import { markTurn } from "./turn-mark.ts"
 
 /** The model's own streaming primitive, called on the unwrapped model. */
 export type StreamChunks = (
@@ -74,7 +74,7 @@ export async function* recoverStream(
   if (retries === 0) return
   const mark = new AIMessageChunk({
     content: "",
-    response_metadata: withMark(undefined, turn.recoveriesBefore + retries),
+    response_metadata: markTurn(undefined, turn.recoveriesBefore + retries),
     ...(id === undefined ? {} : { id }),
     ...(pending === undefined ? {} : { usage_metadata: pending }),
   } as ConstructorParameters<typeof AIMessageChunk>[0])

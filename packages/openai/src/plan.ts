@@ -9,7 +9,7 @@
  *   retry could not leave it out.
  */
 import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
-import { type RecoveredCalls, type TurnKey, turnKey } from "./recovered-calls.ts"
+import { type RecoveredCalls, type TurnKey, turnKey } from "./turn-mark.ts"
 
 type Body = Readonly<Record<string, unknown>>
 

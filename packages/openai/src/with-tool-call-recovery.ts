@@ -3,7 +3,7 @@ import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { chatApi, responsesApi } from "./apis.ts"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
-import { createRecoveredCalls, type RecoveredCalls } from "./recovered-calls.ts"
+import { createRecoveredCalls, type RecoveredCalls } from "./turn-mark.ts"
 import { type CreateSettings, recoveringCreate } from "./recovering-create.ts"
 
 /** Wrapped client → the real client it wraps, so that wrapping twice replaces, never stacks. */

@@ -23,5 +23,6 @@ export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions 
 export { retryId } from "./retry-id.ts"
 export { suggestToolNames } from "./suggest-tool-names.ts"
 export { sumUsage } from "./sum-usage.ts"
+export { type TurnMark, turnMarkOf, withTurnMark } from "./turn-mark.ts"
 export { type RecoveryOutcome, recoveryOutcome } from "./turn-telemetry.ts"
 export { classifyToolCall, type ToolCallClass, toolCallError } from "./unknown-tool-calls.ts"
