@@ -14,8 +14,8 @@ import {
 } from "@tool-rescue/recovery/adapter"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
-import { readTurnMark } from "./turn-mark.ts"
 import { spliceTurn, type TurnSetup } from "./splice-turn.ts"
+import { readTurnMark } from "./turn-mark.ts"
 
 /**
  * A `LanguageModelV4Middleware` for `wrapLanguageModel` (AI SDK 7) that recovers tool calls a

@@ -21,8 +21,8 @@ import {
   runTurn,
 } from "@tool-rescue/recovery"
 import { planTurn, type ResolvedRecoveryOptions, type TurnRequest } from "@tool-rescue/recovery/adapter"
-import type { RecoveredCalls, TurnKey } from "./turn-mark.ts"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
+import type { RecoveredCalls, TurnKey } from "./turn-mark.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
