@@ -13,6 +13,7 @@ import {
   type SharedOptionName,
   ToolCallRecoveryError,
 } from "@tool-rescue/recovery"
+import { type HistoryReader, isRetryRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
@@ -71,6 +72,16 @@ const onEvent = (event: RecoveryEvent): string => event.type
 const isRecoveryError = (e: unknown): boolean => ToolCallRecoveryError.isInstance(e)
 void onEvent
 void isRecoveryError
+
+// recovery's adapter kit, its own entry
+const reader: HistoryReader<{ role: string; marked?: number }> = {
+  startsTurn: (message) => message.role === "user",
+  recoveries: (message) => message.marked ?? 0,
+}
+const recoveriesBefore: number = turnRecoveries([{ role: "user" }], reader)
+const retried: boolean = isRetryRequest({ messages: [] })
+void recoveriesBefore
+void retried
 
 // testing
 void startReplayServer

@@ -1,5 +1,6 @@
-// Smoke test of the built packages: imports each `dist/index.js` (as a user would, through the
-// package's `exports`, without the source condition) and checks the public names each one promises.
+// Smoke test of the built packages: imports each `dist/index.js` and the adapters' kit entry (as a
+// user would, through the package's `exports`, without the source condition) and checks the
+// public names each one promises.
 // Run by `turbo run smoke` on the workspace's Node 24; when SYSTEM_NODE is set (CI does), the
 // packages whose `engines` claim an older Node are imported with that Node too.
 import { execFileSync } from "node:child_process"
@@ -8,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
   "@tool-rescue/recovery": ["runTurn", "ToolCallRecoveryError"],
+  "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest"],
   "@tool-rescue/testing": ["startReplayServer", "leakedCall", "corpus"],
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
   "@tool-rescue/openai": ["withToolCallRecovery"],
@@ -34,7 +36,7 @@ const run = (node, name, names, cwd) => {
 }
 
 for (const [name, names] of Object.entries(expected)) {
-  const dir = name.replace("@tool-rescue/", "packages/")
+  const dir = `packages/${name.split("/")[1]}` // a subpath entry is its package's
   const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"))
   // Resolve from the cli package, which depends on every library package; a package the cli does
   // not use (langchain) resolves itself by its own name, with its peers from its own folder.

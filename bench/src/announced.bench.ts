@@ -5,7 +5,7 @@
  * A rate, not a speed: seeded, so two runs print the same table.
  */
 import { scan } from "@tool-rescue/detector"
-import { findAnnouncedCall } from "@tool-rescue/recovery"
+import { findAnnouncedCall } from "@tool-rescue/recovery/adapter"
 import { corpus, prose } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { registerSuite } from "./suite.ts"

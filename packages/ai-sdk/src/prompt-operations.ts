@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider"
-import type { PromptOperations } from "@tool-rescue/recovery"
+import type { PromptOperations } from "@tool-rescue/recovery/adapter"
 
 /**
  * The V4 prompt operations `placeInstruction` of `@tool-rescue/recovery` places a retry's

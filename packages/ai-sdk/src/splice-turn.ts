@@ -3,14 +3,8 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider"
-import {
-  isToolCallRecoveryError,
-  placeInstruction,
-  type RecoveryOptions,
-  runTurn,
-  sumUsage,
-  type TurnPlan,
-} from "@tool-rescue/recovery"
+import { isToolCallRecoveryError, type RecoveryOptions, runTurn } from "@tool-rescue/recovery"
+import { placeInstruction, sumUsage, type TurnPlan } from "@tool-rescue/recovery/adapter"
 import { promptOperations } from "./prompt-operations.ts"
 import { type AttemptParts, readParts } from "./read-parts.ts"
 import { createStreamSplicer, type StreamSplicer } from "./stream-splicer.ts"

@@ -1,6 +1,7 @@
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from "@ai-sdk/provider"
-import { type OutputPart, retryId } from "@tool-rescue/recovery"
-import { withRecoveryMark } from "./prompt-recoveries.ts"
+import type { OutputPart } from "@tool-rescue/recovery"
+import { retryId } from "@tool-rescue/recovery/adapter"
+import { markTurn } from "./turn-mark.ts"
 
 type Part = LanguageModelV4StreamPart
 type StartPart = Extract<Part, { type: "text-start" | "reasoning-start" }>
@@ -32,7 +33,7 @@ interface Block {
  * - text and reasoning ids unique across attempts (a retry's ids get a `-retry<N>` suffix);
  *   every block opened is closed, before the next attempt and before `finish`;
  * - a retry's tool calls marked with the recoveries the turn has made (`providerMetadata`, see
- *   `promptRecoveries`), so that the next step of the turn knows its budget;
+ *   `readTurnMark`), so that the next step of the turn knows its budget;
  * - one `stream-start` (the first attempt's; a retry's warnings repeat the same request's);
  * - every `response-metadata`: the last one describes the response whose content was kept;
  * - exactly one `finish`, carrying the usage of all attempts.
@@ -149,7 +150,7 @@ export function createStreamSplicer(emit: (part: Part) => void, recoveriesBefore
             ? part
             : {
                 ...part,
-                providerMetadata: withRecoveryMark(part.providerMetadata, recoveriesBefore + round),
+                providerMetadata: markTurn(part.providerMetadata, recoveriesBefore + round),
               },
         )
         return

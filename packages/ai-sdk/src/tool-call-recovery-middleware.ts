@@ -5,17 +5,17 @@ import type {
   LanguageModelV4Middleware,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
 import {
   planTurn,
-  type RecoveryOptions,
   type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
   type TurnPlan,
-} from "@tool-rescue/recovery"
+} from "@tool-rescue/recovery/adapter"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
-import { promptRecoveries } from "./prompt-recoveries.ts"
 import { spliceTurn, type TurnSetup } from "./splice-turn.ts"
+import { readTurnMark } from "./turn-mark.ts"
 
 /**
  * A `LanguageModelV4Middleware` for `wrapLanguageModel` (AI SDK 7) that recovers tool calls a
@@ -106,7 +106,7 @@ function planStep(resolved: ResolvedRecoveryOptions, params: LanguageModelV4Call
   return planTurn(resolved, {
     tools: params.tools?.map((tool) => tool.name) ?? [],
     toolChoice: params.toolChoice?.type,
-    recoveriesBefore: promptRecoveries(params.prompt),
+    recoveriesBefore: readTurnMark(params.prompt),
   })
 }
 

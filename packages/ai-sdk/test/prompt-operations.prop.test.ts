@@ -1,6 +1,6 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider"
 import { fc, test } from "@fast-check/vitest"
-import { placeInstruction as place } from "@tool-rescue/recovery"
+import { placeInstruction as place } from "@tool-rescue/recovery/adapter"
 import { describe, expect } from "vitest"
 import { promptOperations } from "../src/prompt-operations.ts"
 

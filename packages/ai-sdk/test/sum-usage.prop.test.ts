@@ -1,6 +1,6 @@
 import type { LanguageModelV4Usage } from "@ai-sdk/provider"
 import { fc, test } from "@fast-check/vitest"
-import { sumUsage as sum } from "@tool-rescue/recovery"
+import { sumUsage as sum } from "@tool-rescue/recovery/adapter"
 import { describe, expect } from "vitest"
 
 // Recovery's `sumUsage` on the AI SDK's usage shape, as the middleware calls it.

@@ -1,5 +1,6 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import {
   type ReplayRequest,
   type ReplayServer,
@@ -28,7 +29,7 @@ function promptOf(request: ReplayRequest): number {
   return probePrompts.indexOf(typeof user?.content === "string" ? user.content : "")
 }
 
-const isRetry = (request: ReplayRequest): boolean => request.rawBody.includes("No action occurred")
+const isRetry = (request: ReplayRequest): boolean => isRetryRequest(request.rawBody)
 const leak = (tool: string, key: string): string =>
   `Let me do that.\n\n<function=${tool}>\n<parameter=${key}>\nx\n</parameter>\n</function>\n</tool_call>`
 const call = (tool: string): ReplayStep => ({

@@ -2,15 +2,17 @@
 import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
+  type RecoveryOptions,
+  runTurn,
+} from "@tool-rescue/recovery"
+import {
   placeInstruction,
   planTurn,
-  type RecoveryOptions,
   type ResolvedRecoveryOptions,
   resolveRecoveryOptions,
-  runTurn,
   type TurnPlan,
   type TurnRequest,
-} from "@tool-rescue/recovery"
+} from "@tool-rescue/recovery/adapter"
 import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
 import { approvalToolCallIds, approvedStreamPart, recordApprovedCalls } from "./approved-calls.ts"
@@ -26,7 +28,7 @@ import {
   type StreamPart,
 } from "./splice-parts.ts"
 import { toAiError } from "./tool-call-recovery-error.ts"
-import { recoveriesInTurn } from "./turn-marks.ts"
+import { readTurnMark } from "./turn-mark.ts"
 import { turnStream } from "./turn-stream.ts"
 import {
   checkUnknownToolCalls,
@@ -219,7 +221,7 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
     const plan = planTurn(options, {
       tools: offeredTools(toolkit, request),
       toolChoice: toolChoiceKind(request.toolChoice),
-      recoveriesBefore: recoveriesInTurn(prompt),
+      recoveriesBefore: readTurnMark(prompt),
     })
     const approvals = approvalToolCallIds(prompt)
     const recorder =

@@ -1,4 +1,4 @@
-import type { PromptOperations } from "@tool-rescue/recovery"
+import type { PromptOperations } from "@tool-rescue/recovery/adapter"
 import { Prompt } from "effect/ai"
 
 /**

@@ -1,6 +1,7 @@
-import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { retryId, sumUsage } from "@tool-rescue/recovery/adapter"
 import { Response } from "effect/ai"
-import { markRecovered } from "./turn-marks.ts"
+import { markTurn } from "./turn-mark.ts"
 import type { AnyTools } from "./untyped-model.ts"
 
 /** A decoded stream part of any toolkit (the decorator is generic over the caller's tools). */
@@ -126,7 +127,7 @@ function blockId(part: Response.AnyPart): string | undefined {
  * - a retry's text and reasoning blocks get the retry's ids (`retryId`), so that the consumer
  *   sees well-formed, distinct blocks;
  * - a retry's parts carry the turn's recovery count (`recoveriesBefore` plus the round), which
- *   the history keeps for the next call of the turn (see `turn-marks.ts`);
+ *   the history keeps for the next call of the turn (see `turn-mark.ts`);
  * - the usage of discarded attempts is added to the final `finish`, so the turn's usage is what
  *   was billed.
  */
@@ -139,7 +140,7 @@ export function makeStreamSplicer(
 
   const retried = (part: StreamPart): StreamPart => {
     if (round === 0) return part
-    return renameBlock(markRecovered(part, recoveriesBefore + round), (id) => retryId(id, round))
+    return renameBlock(markTurn(part, recoveriesBefore + round), (id) => retryId(id, round))
   }
 
   return (part) => {
@@ -192,7 +193,7 @@ export function makeContentCollector(
   let discarded: Usage | undefined
   let round = 0
   const retried = (part: ContentPart): ContentPart =>
-    round === 0 ? part : markRecovered(part, recoveriesBefore + round)
+    round === 0 ? part : markTurn(part, recoveriesBefore + round)
   return {
     push(part) {
       switch (part.type) {

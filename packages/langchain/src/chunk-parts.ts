@@ -8,7 +8,8 @@
 
 import { AIMessageChunk, type MessageContent, type UsageMetadata } from "@langchain/core/messages"
 import { ChatGenerationChunk } from "@langchain/core/outputs"
-import { type NormalizedPart, type ReasoningField, reasoningField } from "@tool-rescue/recovery"
+import type { NormalizedPart } from "@tool-rescue/recovery"
+import { type ReasoningField, reasoningField } from "@tool-rescue/recovery/adapter"
 import { contentText, type TextBlock, textContent } from "./content-text.ts"
 
 /** The raw of a streamed part: the chunk it came from, and whether the part is all of it. */

@@ -1,7 +1,8 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessage, type BaseMessage, isAIMessage, type UsageMetadata } from "@langchain/core/messages"
 import type { ChatResult } from "@langchain/core/outputs"
-import { type NormalizedPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart } from "@tool-rescue/recovery"
+import { reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
 import { isTruncated } from "./chunk-parts.ts"
 import { contentText, withText } from "./content-text.ts"
 import {
@@ -11,7 +12,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-turn.ts"
-import { withMark } from "./turn-mark.ts"
+import { markTurn } from "./turn-mark.ts"
 
 /** The model's own `_generate`, called on the unwrapped model. */
 export type Generate = (
@@ -94,7 +95,7 @@ export async function recoverGenerate(
     response_metadata:
       retries === 0
         ? message.response_metadata
-        : withMark(message.response_metadata, turn.recoveriesBefore + retries),
+        : markTurn(message.response_metadata, turn.recoveriesBefore + retries),
     tool_calls: message.tool_calls ?? [],
     invalid_tool_calls: message.invalid_tool_calls ?? [],
     ...(usage === undefined ? {} : { usage_metadata: usage }),

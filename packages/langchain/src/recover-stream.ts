@@ -1,7 +1,8 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { AIMessageChunk, type BaseMessage, type UsageMetadata } from "@langchain/core/messages"
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs"
-import { type OutputPart, sumUsage } from "@tool-rescue/recovery"
+import type { OutputPart } from "@tool-rescue/recovery"
+import { sumUsage } from "@tool-rescue/recovery/adapter"
 import { type ChunkRaw, chunkParts, EMPTY, textChunk, usageOf } from "./chunk-parts.ts"
 import {
   type CallOptions,
@@ -10,7 +11,7 @@ import {
   type RecoverySettings,
   recoveryTurn,
 } from "./recovery-turn.ts"
-import { withMark } from "./turn-mark.ts"
+import { markTurn } from "./turn-mark.ts"
 
 /** The model's own streaming primitive, called on the unwrapped model. */
 export type StreamChunks = (
@@ -73,7 +74,7 @@ export async function* recoverStream(
   if (retries === 0) return
   const mark = new AIMessageChunk({
     content: "",
-    response_metadata: withMark(undefined, turn.recoveriesBefore + retries),
+    response_metadata: markTurn(undefined, turn.recoveriesBefore + retries),
     ...(id === undefined ? {} : { id }),
     ...(pending === undefined ? {} : { usage_metadata: pending }),
   } as ConstructorParameters<typeof AIMessageChunk>[0])

@@ -1,15 +1,10 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import type { BaseMessage } from "@langchain/core/messages"
-import {
-  type NormalizedPart,
-  type OutputPart,
-  planTurn,
-  type ResolvedRecoveryOptions,
-  runTurn,
-} from "@tool-rescue/recovery"
+import { type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
+import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { retryMessages } from "./retry-messages.ts"
-import { historyRecoveries } from "./turn-mark.ts"
+import { readTurnMark } from "./turn-mark.ts"
 import { turnRequest } from "./turn-request.ts"
 
 /** The options of a wrapped model, as given and resolved (validated once, when wrapping). */
@@ -59,7 +54,7 @@ export function recoveryTurn<Raw>(
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
   )
-  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: historyRecoveries(messages) })
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages) })
   if (plan.kind === "skip") return undefined
   const placement = settings.resolved.instructionPlacement
   const parts = runTurn<Raw>({

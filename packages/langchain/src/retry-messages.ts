@@ -1,5 +1,5 @@
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages"
-import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery"
+import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery/adapter"
 
 /** `recovery`'s `placeInstruction` operations on a LangChain message list. */
 const operations: PromptOperations<readonly BaseMessage[]> = {

@@ -1,4 +1,4 @@
-import { resolveRecoveryOptions } from "@tool-rescue/recovery"
+import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { AgentMiddleware } from "langchain"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { isChatModel, unwrapChatModel, wrapChatModel } from "./with-tool-call-recovery.ts"

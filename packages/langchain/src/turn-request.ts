@@ -2,7 +2,7 @@
  * Reads one LangChain model call for `recovery`'s `planTurn`: the names of the bound tools and
  * the tool choice. The skip rules and the budget are the planner's; this is only the mapping.
  */
-import type { TurnRequest } from "@tool-rescue/recovery"
+import type { TurnRequest } from "@tool-rescue/recovery/adapter"
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === "object" && value !== null

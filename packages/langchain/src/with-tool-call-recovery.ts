@@ -1,7 +1,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage } from "@langchain/core/messages"
-import { resolveRecoveryOptions } from "@tool-rescue/recovery"
+import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
 import {

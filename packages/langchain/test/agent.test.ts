@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages"
 import { tool } from "@langchain/core/tools"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing"
 import { createAgent } from "langchain"
 import { describe, expect, it } from "vitest"
@@ -22,7 +23,7 @@ function grepTool(runs: string[]) {
 }
 
 const lastRole = (request: ReplayRequest) => request.body?.messages?.at(-1)?.role
-const retrying = (request: ReplayRequest) => sentText(request.body).includes("structured tool-call format")
+const retrying = (request: ReplayRequest) => isRetryRequest(sentText(request.body))
 
 /** Leaks on a fresh question, calls the tool when asked to retry, answers after the tool result. */
 function agentScript(options: { leakAfterTool?: boolean } = {}) {

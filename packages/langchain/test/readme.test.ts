@@ -1,4 +1,5 @@
 import { ChatOpenAI } from "@langchain/openai"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { createAgent, tool } from "langchain"
 import { expect, test } from "vitest"
 import { z } from "zod"
@@ -31,7 +32,7 @@ test("README: an agent", async () => {
   const server = await replay((request) =>
     request.body?.messages?.at(-1)?.role === "tool"
       ? { content: "It exports one function." }
-      : JSON.stringify(request.body).includes("structured tool-call format")
+      : isRetryRequest(request.body)
         ? { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] }
         : { content: leak.replace("NAME", "read_file").replace("ARG", "path").replace("VALUE", "a.ts") },
   )

@@ -11,13 +11,8 @@
  * that text. After a retry starts, chunks get the first attempt's `id` (the SDK's
  * `fromReadableStream` reads an id change as a new completion) and lose the repeated `role`.
  */
-import {
-  type NormalizedPart,
-  type OutputPart,
-  type ReasoningField,
-  reasoningField,
-  sumUsage,
-} from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { type ReasoningField, reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
 

@@ -5,7 +5,8 @@
  * non-streaming call, so a malformed attempt, prose included, is absent from the result (and so
  * from `runTools`' `messages`); its usage is added to the result's.
  */
-import { type NormalizedPart, type OutputPart, reasoningField, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
 import type { ChatCompletion } from "openai/resources/chat/completions"
 import { copyResult } from "./copy-result.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"

@@ -8,8 +8,8 @@
  * - Responses `conversation`: the server adds the malformed output to the conversation, so a
  *   retry could not leave it out.
  */
-import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery"
-import { type RecoveredCalls, type TurnKey, turnKey } from "./recovered-calls.ts"
+import { type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
+import { type RecoveredCalls, type TurnKey, turnKey } from "./turn-mark.ts"
 
 type Body = Readonly<Record<string, unknown>>
 

@@ -17,14 +17,12 @@ import {
   type AttemptContext,
   type NormalizedPart,
   type OutputPart,
-  planTurn,
   type RecoveryOptions,
-  type ResolvedRecoveryOptions,
   runTurn,
-  type TurnRequest,
 } from "@tool-rescue/recovery"
-import type { RecoveredCalls, TurnKey } from "./recovered-calls.ts"
+import { planTurn, type ResolvedRecoveryOptions, type TurnRequest } from "@tool-rescue/recovery/adapter"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
+import type { RecoveredCalls, TurnKey } from "./turn-mark.ts"
 
 type Body = Readonly<Record<string, unknown>>
 

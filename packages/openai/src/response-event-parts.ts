@@ -16,7 +16,8 @@
  *   and rewrites them with the released text when the attempt ends first (markup withheld, or
  *   the attempt abandoned for a retry).
  */
-import { type NormalizedPart, type OutputPart, retryId, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { retryId, sumUsage } from "@tool-rescue/recovery/adapter"
 import type { ResponseStreamEvent } from "openai/resources/responses/responses"
 import { atOutputLimit, outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"

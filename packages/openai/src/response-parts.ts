@@ -6,7 +6,8 @@
  * (malformed) attempt is absent from the result, prose included; its usage is added to the
  * result's.
  */
-import { type NormalizedPart, type OutputPart, sumUsage } from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { sumUsage } from "@tool-rescue/recovery/adapter"
 import type { Response } from "openai/resources/responses/responses"
 import { copyResult } from "./copy-result.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"

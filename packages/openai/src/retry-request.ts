@@ -11,7 +11,7 @@
  * a server that honours the key would answer it with the malformed response again.
  */
 
-import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery"
+import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery/adapter"
 
 type Body = Readonly<Record<string, unknown>>
 type Message = Readonly<Record<string, unknown>>

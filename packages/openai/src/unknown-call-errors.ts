@@ -1,4 +1,5 @@
-import { classifyToolCall, type ToolCallError, toolCallError } from "@tool-rescue/recovery"
+import type { ToolCallError } from "@tool-rescue/recovery"
+import { classifyToolCall, toolCallError } from "@tool-rescue/recovery/adapter"
 
 /** A structured call as the wire carries it: the tool name and the argument text, unchanged. */
 export interface WireCall {

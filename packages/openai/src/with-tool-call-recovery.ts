@@ -1,9 +1,10 @@
-import { resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/recovery"
+import type { UnknownToolCalls } from "@tool-rescue/recovery"
+import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { chatApi, responsesApi } from "./apis.ts"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
-import { createRecoveredCalls, type RecoveredCalls } from "./recovered-calls.ts"
 import { type CreateSettings, recoveringCreate } from "./recovering-create.ts"
+import { createRecoveredCalls, type RecoveredCalls } from "./turn-mark.ts"
 
 /** Wrapped client → the real client it wraps, so that wrapping twice replaces, never stacks. */
 const realClients = new WeakMap<object, object>()

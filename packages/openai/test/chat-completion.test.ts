@@ -2,7 +2,7 @@ import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recove
 import OpenAI, { InternalServerError } from "openai"
 import { describe, expect, it } from "vitest"
 import { toolCallErrorMessages, withToolCallRecovery } from "../src/index.ts"
-import { chatTool, harness, leak, sentText } from "./support/harness.ts"
+import { chatTool, harness, instructionText, leak, sentText } from "./support/harness.ts"
 
 const sample = leak("L1")
 const tools = sample.tools.map(chatTool)
@@ -46,7 +46,7 @@ describe("non-streaming chat completions", () => {
     // No system message in the request: one is inserted at index 0, never appended.
     expect(retry.messages?.[0]).toEqual({
       role: "system",
-      content: expect.stringContaining("structured tool-call format"),
+      content: instructionText(),
     })
     expect(retry.messages?.slice(1)).toEqual([user])
     expect(sentText(retry)).not.toContain("<function=")
@@ -66,7 +66,7 @@ describe("non-streaming chat completions", () => {
       role: "developer",
       content: [
         { type: "text", text: "Be terse." },
-        { type: "text", text: expect.stringContaining("structured tool-call format") },
+        { type: "text", text: instructionText() },
       ],
     })
   })
@@ -79,7 +79,7 @@ describe("non-streaming chat completions", () => {
     await client.chat.completions.create(request({ messages: [system, user] }))
     const sent = server.requests[1]!.body!.messages!
     expect(sent.slice(0, 2)).toEqual([system, user])
-    expect(sent[2]).toEqual({ role: "user", content: expect.stringContaining("structured tool-call format") })
+    expect(sent[2]).toEqual({ role: "user", content: instructionText() })
   })
 
   it("uses a custom instruction", async () => {

@@ -1,8 +1,9 @@
 /** Chat Completions (`POST /v1/chat/completions`) as a row of the protocol table. */
 
 import { chatApi } from "@tool-rescue/openai/wire"
-import { type AnyApi, idMarks, isRecord, markId, type Protocol, type ProtocolError } from "./protocol.ts"
+import { type AnyApi, isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
+import { idMarks, markId } from "./turn-mark.ts"
 
 /** OpenAI's error body (Chat Completions and Responses). */
 export const openAiError = (error: ProtocolError): { error: Record<string, unknown> } => ({

@@ -1,4 +1,5 @@
-import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
+import { resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
 import { fetchUpstream } from "./fetch-upstream.ts"

@@ -17,14 +17,8 @@
  */
 
 import type { ApiAdapter, SplicerSettings } from "@tool-rescue/openai/wire"
-import {
-  appendInstruction,
-  type NormalizedPart,
-  type OutputPart,
-  sumUsage,
-  type TurnRequest,
-  turnRecoveries,
-} from "@tool-rescue/recovery"
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import { appendInstruction, sumUsage, type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
 import { isRecord } from "./protocol.ts"
 
 type Body = Readonly<Record<string, unknown>>

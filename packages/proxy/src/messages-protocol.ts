@@ -1,15 +1,8 @@
 /** Anthropic Messages (`POST /v1/messages`) as a row of the protocol table. */
 import { messagesApi } from "./messages-api.ts"
-import {
-  type AnyApi,
-  eventType,
-  idMarks,
-  isRecord,
-  markId,
-  type Protocol,
-  type ProtocolError,
-} from "./protocol.ts"
+import { type AnyApi, eventType, isRecord, type Protocol, type ProtocolError } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
+import { idMarks, markId } from "./turn-mark.ts"
 
 const anthropicError = (error: ProtocolError) => ({
   type: "error",

@@ -6,7 +6,7 @@
  */
 
 import type { ApiAdapter } from "@tool-rescue/openai/wire"
-import { retryId, type TurnRequest } from "@tool-rescue/recovery"
+import type { TurnRequest } from "@tool-rescue/recovery/adapter"
 
 /**
  * The protocol of a recovered route.
@@ -74,12 +74,12 @@ export interface Protocol {
   errorFrame(error: ProtocolError): string
   /**
    * The request as recovery's `planTurn` reads it: tools, tool choice, the protocol's own
-   * reasons, and the recoveries the turn already made — the largest mark ({@link callMark}) on a
+   * reasons, and the recoveries the turn already made — the largest mark (`turn-mark.ts`) on a
    * tool-call id after the last user message: the ids of a recovered response come back in every
    * later request of the agent's turn, so the proxy keeps no state between requests.
    */
   turnRequest(body: Readonly<Record<string, unknown>>): TurnRequest
-  /** `item` with the ids of its tool calls marked with `recoveries` ({@link markId}). */
+  /** `item` with the ids of its tool calls marked with `recoveries` (`markId`, `turn-mark.ts`). */
   markCalls(item: unknown, recoveries: number): unknown
 }
 
@@ -91,33 +91,4 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** The `type` of a JSON event (Responses and Anthropic name their events by it). */
 export function eventType(event: unknown): string | undefined {
   return isRecord(event) && typeof event.type === "string" ? event.type : undefined
-}
-
-const MARK = /-retry(\d+)$/
-
-/**
- * The id of a call in a recovered response: `retryId(id, recoveries)` of `@tool-rescue/recovery`
- * (`call_1` → `call_1-retry1`), the turn's recoveries so far. An id already marked is left alone.
- */
-export function markId(id: unknown, recoveries: number): unknown {
-  return typeof id === "string" && recoveries > 0 && !MARK.test(id) ? retryId(id, recoveries) : id
-}
-
-/** The recoveries a tool-call id was marked with (0 for an unmarked id). */
-export function callMark(id: unknown): number {
-  if (typeof id !== "string") return 0
-  const found = MARK.exec(id)
-  return found === null ? 0 : Number(found[1])
-}
-
-/** The registry `ApiAdapter.request` reads the turn's marks from. */
-export type RecoveredCalls = Parameters<AnyApi["request"]>[1]
-
-/**
- * The proxy's {@link RecoveredCalls}: the mark is in the id itself ({@link markId}), so there is
- * nothing to remember — the history a client sends back carries it.
- */
-export const idMarks: RecoveredCalls = {
-  mark: () => undefined,
-  recoveries: (id) => callMark(id),
 }

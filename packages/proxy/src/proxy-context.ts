@@ -1,4 +1,5 @@
-import type { RecoveryOptions, ResolvedRecoveryOptions } from "@tool-rescue/recovery"
+import type { RecoveryOptions } from "@tool-rescue/recovery"
+import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"

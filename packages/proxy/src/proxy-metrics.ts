@@ -3,7 +3,8 @@
  * histogram of the latency the proxy adds, in a registry of the proxy's own (or the host's, so
  * one `/metrics` serves both).
  */
-import { type RecoveryEvent, type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
+import { type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery/adapter"
 import { Counter, Histogram, Registry } from "prom-client"
 import type { ProtocolName } from "./protocol.ts"
 

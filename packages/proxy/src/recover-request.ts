@@ -8,13 +8,13 @@ import {
   isToolCallRecoveryError,
   type NormalizedPart,
   type OutputPart,
-  planTurn,
   type RecoveryEvent,
   type RecoveryOptions,
   runTurn,
   type ToolCallRecoveryErrorCode,
   type TurnInput,
 } from "@tool-rescue/recovery"
+import { planTurn } from "@tool-rescue/recovery/adapter"
 import { upstreamText } from "./bound-upstream-body.ts"
 import {
   type ClientHeaders,

@@ -2,8 +2,9 @@
 
 import { responsesApi } from "@tool-rescue/openai/wire"
 import { openAiError } from "./chat-protocol.ts"
-import { type AnyApi, eventType, idMarks, isRecord, markId, type Protocol } from "./protocol.ts"
+import { type AnyApi, eventType, isRecord, type Protocol } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
+import { idMarks, markId } from "./turn-mark.ts"
 
 type Item = Record<string, unknown>
 

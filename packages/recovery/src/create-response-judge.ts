@@ -9,7 +9,7 @@ import type { Channel, NormalizedPart, OutputPart, RecoveryOptions } from "./typ
  *
  * @example
  * ```ts
- * import type { JudgedMarkup } from "@tool-rescue/recovery"
+ * import type { JudgedMarkup } from "@tool-rescue/recovery/adapter"
  *
  * const line = (found: JudgedMarkup): string => `${found.markup.format} ${found.channel}: ${found.reason}`
  * ```
@@ -30,7 +30,7 @@ export interface JudgedMarkup {
  *
  * @example
  * ```ts
- * import type { Judgement } from "@tool-rescue/recovery"
+ * import type { Judgement } from "@tool-rescue/recovery/adapter"
  *
  * const summary = (judgement: Judgement): string =>
  *   judgement.retry ? `retry for ${judgement.markup.filter((m) => m.recoverable).length} markup` : "kept"
@@ -88,7 +88,7 @@ export function judgeAttempt(
  *
  * @example
  * ```ts
- * import { createResponseJudge } from "@tool-rescue/recovery"
+ * import { createResponseJudge } from "@tool-rescue/recovery/adapter"
  *
  * const judge = createResponseJudge({ tools: ["read_file"] })
  * judge.push({ type: "text", text: "Reading.\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>" })
@@ -110,7 +110,7 @@ export interface ResponseJudge {
  *
  * @example
  * ```ts
- * import type { ResponseJudgeOptions } from "@tool-rescue/recovery"
+ * import type { ResponseJudgeOptions } from "@tool-rescue/recovery/adapter"
  *
  * const options: ResponseJudgeOptions = { tools: ["bash"], options: { evidence: "envelope" } }
  * ```
@@ -125,7 +125,7 @@ export interface ResponseJudgeOptions {
  *
  * @example
  * ```ts
- * import { createResponseJudge } from "@tool-rescue/recovery"
+ * import { createResponseJudge } from "@tool-rescue/recovery/adapter"
  *
  * const judge = createResponseJudge({ tools: ["bash"], options: { reasoning: "auto" } })
  * judge.push({ type: "reasoning", text: "<tool_call>{\"name\":\"bash\",\"arguments\":{}}</tool_call>" })

@@ -2,12 +2,11 @@ import type { RecoveryEvent, RecoveryOptions } from "./types.ts"
 
 /**
  * Sends `event` to `options.onEvent`. A listener that throws is ignored: logging and metrics
- * must never break a turn. Adapters use it for the events they raise themselves
- * (`unknown-tool-call`, `recovery-skipped`).
+ * must never break a turn. Internal: the turn planner and the turn raise every event through it.
  *
  * @example
  * ```ts
- * import { emitEvent } from "@tool-rescue/recovery"
+ * import { emitEvent } from "./emit-event.ts"
  *
  * emitEvent({ onEvent: (e) => console.log(e.type) }, { type: "unknown-tool-call", toolName: "rm", params: "{}" })
  * ```
@@ -26,8 +25,8 @@ export function emitEvent(
 }
 
 /**
- * Why an adapter skipped recovery for a request. The well-known reasons are listed; an adapter
- * may report its own string.
+ * Why recovery was skipped for a request (`planTurn`'s skip rules). The well-known reasons are
+ * listed; an adapter may pass its own string as `unsupported`.
  *
  * @example
  * ```ts
@@ -37,24 +36,3 @@ export function emitEvent(
  * ```
  */
 export type RecoverySkipReason = "no-tools" | "tool-choice-none" | "multiple-choices" | (string & {})
-
-/**
- * Reports that recovery does not apply to a request (no tools offered, `tool_choice: "none"`,
- * `n > 1`, …) with a `recovery-skipped` event. The adapter then passes the response through
- * without calling {@link runTurn}.
- *
- * @example
- * ```ts
- * import { reportSkipped } from "@tool-rescue/recovery"
- *
- * const options = { onEvent: (e: unknown) => console.log(e) }
- * const tools: string[] = []
- * if (tools.length === 0) reportSkipped(options, "no-tools")
- * ```
- */
-export function reportSkipped(
-  options: { readonly onEvent?: RecoveryOptions["onEvent"] | undefined } | undefined,
-  reason: RecoverySkipReason,
-): void {
-  emitEvent(options, { type: "recovery-skipped", reason })
-}

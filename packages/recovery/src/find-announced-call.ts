@@ -19,7 +19,7 @@ import { normalizeToolName } from "./suggest-tool-names.ts"
  *
  * @example
  * ```ts
- * import { findAnnouncedCall } from "@tool-rescue/recovery"
+ * import { findAnnouncedCall } from "@tool-rescue/recovery/adapter"
  *
  * findAnnouncedCall("I'll use the Glob tool to list all markdown files.", ["Glob", "Read"])
  * // { toolName: "Glob", sentence: "I'll use the Glob tool to list all markdown files." }
@@ -54,7 +54,7 @@ export function findAnnouncedCall(answer: string, tools: Iterable<string>): Anno
  *
  * @example
  * ```ts
- * import type { AnnouncedCall } from "@tool-rescue/recovery"
+ * import type { AnnouncedCall } from "@tool-rescue/recovery/adapter"
  *
  * const found: AnnouncedCall = { toolName: "Glob", sentence: "Let me use Glob." }
  * ```

@@ -1,42 +1,16 @@
-export {
-  createResponseJudge,
-  type JudgedMarkup,
-  type Judgement,
-  type ResponseJudge,
-  type ResponseJudgeOptions,
-} from "./create-response-judge.ts"
-export { emitEvent, type RecoverySkipReason, reportSkipped } from "./emit-event.ts"
-export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
-export { appendInstruction, defaultInstruction, resolveInstruction } from "./instruction.ts"
-export { type MarkupReason, markupReason, type ResponseFacts } from "./markup-reason.ts"
-export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
-export {
-  type HistoryReader,
-  planTurn,
-  type TurnPlan,
-  type TurnRequest,
-  turnRecoveries,
-} from "./plan-turn.ts"
-export { type ReasoningField, reasoningField, reasoningFields } from "./reasoning-field.ts"
-export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
-export { retryId } from "./retry-id.ts"
-export { recoverToolCalls, runTurn } from "./run-turn.ts"
-export { suggestToolNames } from "./suggest-tool-names.ts"
-export { sumUsage } from "./sum-usage.ts"
+// The users' entry: run a turn, its options, events and errors, and the types of the
+// unknown-tool-call option. What adapters build on (the turn plan, instruction placement, the
+// turn mark, usage summing, retry ids, …) is `@tool-rescue/recovery/adapter` (./adapter.ts).
+
+export type { RecoverySkipReason } from "./emit-event.ts"
+export { defaultInstruction } from "./instruction.ts"
+export type { MarkupReason } from "./markup-reason.ts"
+export { runTurn } from "./run-turn.ts"
 export {
   isToolCallRecoveryError,
   type MarkupSummary,
-  summarizeMarkup,
   ToolCallRecoveryError,
-  type ToolCallRecoveryErrorInit,
 } from "./tool-call-recovery-error.ts"
-export {
-  createTurnTelemetry,
-  type RecoveryOutcome,
-  recoveryOutcome,
-  TELEMETRY_SCOPE,
-  type TurnTelemetry,
-} from "./turn-telemetry.ts"
 export type {
   AttemptContext,
   Channel,
@@ -50,14 +24,10 @@ export type {
   ToolCallRecoveryErrorCode,
   TurnInput,
 } from "./types.ts"
-export {
-  classifyToolCall,
-  type ReturnsToolCallErrors,
-  type ToolCallClass,
-  type ToolCallError,
-  type ToolCallErrorPartFor,
-  type ToolCallErrorsFor,
-  toolCallError,
-  type UnknownToolCalls,
-  unknownToolMessage,
+export type {
+  ReturnsToolCallErrors,
+  ToolCallError,
+  ToolCallErrorPartFor,
+  ToolCallErrorsFor,
+  UnknownToolCalls,
 } from "./unknown-tool-calls.ts"

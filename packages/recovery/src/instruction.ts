@@ -2,6 +2,14 @@ import { suggestToolNames } from "./suggest-tool-names.ts"
 import type { InstructionContext, RecoveryOptions } from "./types.ts"
 
 /**
+ * The sentence every default instruction ends with, and so the mark a retry request carries on
+ * the wire: {@link isRetryRequest} looks for it. One constant, so rewording the instruction
+ * cannot leave the recognition behind.
+ */
+const RETRY_MARK =
+  "Tool results already present in the conversation are complete: do not repeat those actions."
+
+/**
  * The default host instruction of a retry. It says that no action occurred, asks for the
  * structured tool-call format, and says that tool results already in the conversation are
  * complete and must not be repeated (so a model that already ran a tool does not run it twice).
@@ -24,7 +32,7 @@ export function defaultInstruction(context: InstructionContext): string {
     return (
       `Your previous response said you would call ${name}, but no call was made: no tool was run and that response was discarded. ` +
       `Call ${name} with the structured tool-call format (the tool-calling interface), or answer without it. ` +
-      "Tool results already present in the conversation are complete: do not repeat those actions."
+      RETRY_MARK
     )
   }
   // Only unknown names (retried under `unknownToolMarkup: "retry"`): say that the tool does not exist.
@@ -42,7 +50,7 @@ export function defaultInstruction(context: InstructionContext): string {
       `Your previous response wrote a call to ${JSON.stringify(name)} as plain text, and no tool named ${JSON.stringify(name)} exists.${didYouMean} ${available} ` +
       "No action occurred: no tool was run and that response was discarded. " +
       "If you need a tool, call one of the available tools with the structured tool-call format, or answer without a tool. " +
-      "Tool results already present in the conversation are complete: do not repeat those actions."
+      RETRY_MARK
     )
   }
   if (context.truncated === true) {
@@ -51,7 +59,7 @@ export function defaultInstruction(context: InstructionContext): string {
       "No action occurred: no tool was run and that response was discarded. " +
       "Call the tool again with the structured tool-call format and concise arguments; " +
       "split large content into several smaller steps or calls. " +
-      "Tool results already present in the conversation are complete: do not repeat those actions."
+      RETRY_MARK
     )
   }
   return (
@@ -59,7 +67,7 @@ export function defaultInstruction(context: InstructionContext): string {
     "No action occurred: no tool was run and that response was discarded. " +
     "If you need a tool, call it with the structured tool-call format (the tool-calling interface), " +
     "not as text, XML, JSON or special tokens in your message. " +
-    "Tool results already present in the conversation are complete: do not repeat those actions."
+    RETRY_MARK
   )
 }
 
@@ -71,7 +79,7 @@ export function defaultInstruction(context: InstructionContext): string {
  *
  * @example
  * ```ts
- * import { resolveInstruction } from "@tool-rescue/recovery"
+ * import { resolveInstruction } from "./instruction.ts"
  *
  * const text = resolveInstruction({ instruction: (c) => `Retry ${c.round}: use real tool calls.` }, {
  *   round: 1,
@@ -102,7 +110,7 @@ export function resolveInstruction(
  *
  * @example
  * ```ts
- * import { appendInstruction } from "@tool-rescue/recovery"
+ * import { appendInstruction } from "@tool-rescue/recovery/adapter"
  *
  * appendInstruction("You are a coding agent.", "Use real tool calls.")
  * // "You are a coding agent.\n\nUse real tool calls."
@@ -129,4 +137,29 @@ function markupNames(context: InstructionContext, offered: boolean): string[] {
     }
   }
   return names
+}
+
+/**
+ * Whether a request is a retry that carries the default instruction: `request` is anything the
+ * request's text is in — a body as sent (`rawBody`), a parsed body or message list (searched as
+ * JSON), or one message's text. The mark is the closing sentence every variant of
+ * {@link defaultInstruction} ends with, really sent to the model, so a test double or a scripted
+ * server tells a retry from a first request by what is on the wire, not by the instruction's
+ * wording. A custom `instruction` option replaces the text and its mark: recognise it by its
+ * own text.
+ *
+ * @example
+ * ```ts
+ * import { defaultInstruction } from "@tool-rescue/recovery"
+ * import { isRetryRequest } from "@tool-rescue/recovery/adapter"
+ *
+ * const instruction = defaultInstruction({ round: 1, markup: [], tools: ["read_file"] })
+ * isRetryRequest({ messages: [{ role: "system", content: instruction }] }) // true
+ * isRetryRequest("What is on port 8080?") // false
+ * ```
+ */
+export function isRetryRequest(request: unknown): boolean {
+  // The mark holds no character JSON escapes, so it reads the same in a serialized body.
+  const text = typeof request === "string" ? request : (JSON.stringify(request) ?? "")
+  return text.includes(RETRY_MARK)
 }

@@ -45,7 +45,7 @@ export type MarkupReason =
  *
  * @example
  * ```ts
- * import type { ResponseFacts } from "@tool-rescue/recovery"
+ * import type { ResponseFacts } from "./markup-reason.ts"
  *
  * const facts: ResponseFacts = { structuredCall: true, failed: false }
  * ```
@@ -69,7 +69,7 @@ const CLEAN: ResponseFacts = { structuredCall: false, failed: false }
  * @example
  * ```ts
  * import { scan } from "@tool-rescue/detector"
- * import { markupReason } from "@tool-rescue/recovery"
+ * import { markupReason } from "./markup-reason.ts"
  *
  * const text = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>'
  * const [markup] = scan(text, { tools: ["read_file"] }).markup

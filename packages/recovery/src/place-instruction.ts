@@ -6,7 +6,7 @@ import { appendInstruction } from "./instruction.ts"
  *
  * @example
  * ```ts
- * import type { PromptOperations } from "@tool-rescue/recovery"
+ * import type { PromptOperations } from "@tool-rescue/recovery/adapter"
  *
  * type Message = { role: "system" | "user" | "assistant"; content: string }
  * const operations: PromptOperations<Message[]> = {
@@ -45,7 +45,7 @@ export interface PromptOperations<Prompt> {
  *
  * @example
  * ```ts
- * import { placeInstruction } from "@tool-rescue/recovery"
+ * import { placeInstruction } from "@tool-rescue/recovery/adapter"
  *
  * const operations = {
  *   mergeSystem: (prompt: string[], merge: (text: string) => string) =>

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { reasoningFields } from "@tool-rescue/recovery"
+ * import { reasoningFields } from "./reasoning-field.ts"
  *
  * reasoningFields.includes("thinking") // true
  * ```
@@ -22,7 +22,7 @@ export const reasoningFields: readonly ["reasoning_content", "reasoning", "think
  *
  * @example
  * ```ts
- * import type { ReasoningField } from "@tool-rescue/recovery"
+ * import type { ReasoningField } from "@tool-rescue/recovery/adapter"
  *
  * const field: ReasoningField = "reasoning_content"
  * ```
@@ -36,7 +36,7 @@ export type ReasoningField = (typeof reasoningFields)[number]
  *
  * @example
  * ```ts
- * import { reasoningField } from "@tool-rescue/recovery"
+ * import { reasoningField } from "@tool-rescue/recovery/adapter"
  *
  * reasoningField({ role: "assistant", content: "", thinking: "Let me look." }) // "thinking"
  * reasoningField({ content: "Hi" }) // undefined

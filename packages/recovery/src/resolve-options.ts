@@ -6,7 +6,7 @@ import type { FailedResponse, InstructionContext, RecoveryEvent, RecoveryOptions
  *
  * @example
  * ```ts
- * import { resolveRecoveryOptions, type ResolvedRecoveryOptions } from "@tool-rescue/recovery"
+ * import { resolveRecoveryOptions, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
  *
  * const resolved: ResolvedRecoveryOptions = resolveRecoveryOptions({ maxRecoveries: 2 })
  * ```
@@ -33,7 +33,7 @@ export interface ResolvedRecoveryOptions {
  *
  * @example
  * ```ts
- * import { resolveRecoveryOptions } from "@tool-rescue/recovery"
+ * import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
  *
  * const { maxRecoveries, instructionPlacement } = resolveRecoveryOptions({})
  * // maxRecoveries === 1, instructionPlacement === "system"
@@ -114,7 +114,7 @@ export function resolveRecoveryOptions(options: RecoveryOptions = {}): ResolvedR
  *
  * @example
  * ```ts
- * import { resolvePlacement } from "@tool-rescue/recovery"
+ * import { resolvePlacement } from "@tool-rescue/recovery/adapter"
  *
  * const placement = resolvePlacement({ instructionPlacement: "user" }) // "user"
  * ```

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { retryId } from "@tool-rescue/recovery"
+ * import { retryId } from "@tool-rescue/recovery/adapter"
  *
  * retryId("txt-0", 0) // "txt-0"
  * retryId("txt-0", 1) // "txt-0-retry1"

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { suggestToolNames } from "@tool-rescue/recovery"
+ * import { suggestToolNames } from "@tool-rescue/recovery/adapter"
  *
  * suggestToolNames("readFile", ["bash", "read_file", "write_file"]) // ["read_file"]
  * suggestToolNames("wrte_file", ["bash", "read_file", "write_file"]) // ["write_file"]

@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { sumUsage } from "@tool-rescue/recovery"
+ * import { sumUsage } from "@tool-rescue/recovery/adapter"
  *
  * sumUsage(
  *   { prompt_tokens: 10, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 2 } },

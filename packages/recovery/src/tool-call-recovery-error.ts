@@ -26,7 +26,7 @@ export interface MarkupSummary {
  *
  * @example
  * ```ts
- * import type { ToolCallRecoveryErrorInit } from "@tool-rescue/recovery"
+ * import type { ToolCallRecoveryErrorInit } from "./tool-call-recovery-error.ts"
  *
  * const init: ToolCallRecoveryErrorInit = { code: "aborted", rounds: 2, markup: [] }
  * ```
@@ -123,7 +123,7 @@ export function isToolCallRecoveryError(value: unknown): value is ToolCallRecove
  * @example
  * ```ts
  * import { scan } from "@tool-rescue/detector"
- * import { summarizeMarkup } from "@tool-rescue/recovery"
+ * import { summarizeMarkup } from "./tool-call-recovery-error.ts"
  *
  * const { markup } = scan('<tool_call>{"name": "bash", "arguments": {}}</tool_call>', { tools: ["bash"] })
  * const summary = markup.map((m) => summarizeMarkup(m, 0))

@@ -31,7 +31,7 @@ import type { RecoveryEvent } from "./types.ts"
  *
  * @example
  * ```ts
- * import type { RecoveryOutcome } from "@tool-rescue/recovery"
+ * import type { RecoveryOutcome } from "@tool-rescue/recovery/adapter"
  *
  * const alert = (outcome: RecoveryOutcome) => outcome === "repeated" || outcome === "truncated"
  * ```
@@ -53,7 +53,7 @@ export type RecoveryOutcome =
  *
  * @example
  * ```ts
- * import { TELEMETRY_SCOPE } from "@tool-rescue/recovery"
+ * import { TELEMETRY_SCOPE } from "./turn-telemetry.ts"
  *
  * const ours = (scopeName: string) => scopeName === TELEMETRY_SCOPE
  * ```
@@ -65,7 +65,7 @@ export const TELEMETRY_SCOPE = "@tool-rescue/recovery"
  *
  * @example
  * ```ts
- * import { createTurnTelemetry, type TurnTelemetry } from "@tool-rescue/recovery"
+ * import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
  *
  * const telemetry: TurnTelemetry = createTurnTelemetry()
  * ```
@@ -80,7 +80,7 @@ export interface TurnTelemetry {
  *
  * @example
  * ```ts
- * import { createTurnTelemetry } from "@tool-rescue/recovery"
+ * import { createTurnTelemetry } from "./turn-telemetry.ts"
  *
  * const telemetry = createTurnTelemetry()
  * telemetry.record({ type: "recovery-succeeded", round: 1 })
@@ -181,7 +181,7 @@ interface OpenSpan {
  *
  * @example
  * ```ts
- * import { recoveryOutcome } from "@tool-rescue/recovery"
+ * import { recoveryOutcome } from "@tool-rescue/recovery/adapter"
  *
  * recoveryOutcome({ type: "recovery-succeeded", round: 1 }) // "recovered"
  * ```

@@ -153,7 +153,7 @@ export type Channel = "text" | "reasoning"
  *   {@link ToolCallRecoveryError} or the provider's own error, which is rethrown too; for a retry
  *   whose stream reported the error inside it, the raw of that `failed` part, or an `Error` for a
  *   stream cut before its finish with `finishRequired`, which end the turn without throwing).
- * - `recovery-skipped`: an adapter chose not to run recovery for a request (see `reportSkipped`).
+ * - `recovery-skipped`: an adapter chose not to run recovery for a request (`planTurn` reports it).
  * - `unknown-tool-call`: a structured call named a tool that was not offered.
  *
  * @example

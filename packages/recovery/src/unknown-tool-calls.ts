@@ -44,7 +44,7 @@ export interface ToolCallError {
  *
  * @example
  * ```ts
- * import type { ToolCallClass } from "@tool-rescue/recovery"
+ * import type { ToolCallClass } from "@tool-rescue/recovery/adapter"
  *
  * const known: ToolCallClass = "offered"
  * ```
@@ -57,7 +57,7 @@ export type ToolCallClass = "offered" | "unknown"
  *
  * @example
  * ```ts
- * import { classifyToolCall } from "@tool-rescue/recovery"
+ * import { classifyToolCall } from "@tool-rescue/recovery/adapter"
  *
  * classifyToolCall("read_file", ["read_file", "bash"]) // "offered"
  * classifyToolCall("ReadFile", ["read_file", "bash"]) // "unknown"
@@ -74,7 +74,7 @@ export function classifyToolCall(name: string, offered: Iterable<string>): ToolC
  *
  * @example
  * ```ts
- * import { unknownToolMessage } from "@tool-rescue/recovery"
+ * import { unknownToolMessage } from "./unknown-tool-calls.ts"
  *
  * unknownToolMessage("rm", ["read_file"])
  * // 'Unknown tool "rm": no such tool is available, so nothing was run. Available tools: read_file.'
@@ -97,7 +97,7 @@ export function unknownToolMessage(name: string, offered: Iterable<string>): str
  *
  * @example
  * ```ts
- * import { classifyToolCall, toolCallError } from "@tool-rescue/recovery"
+ * import { classifyToolCall, toolCallError } from "@tool-rescue/recovery/adapter"
  *
  * const offered = ["read_file"]
  * const call = { name: "rm", params: '{"path":"/"}' }

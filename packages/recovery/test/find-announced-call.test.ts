@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { prose } from "@tool-rescue/testing"
 import { describe, expect } from "vitest"
-import { findAnnouncedCall } from "../src/index.ts"
+import { findAnnouncedCall } from "../src/adapter.ts"
 
 const tools = ["Glob", "Read", "Bash", "read_file", "list_directory", "get_weather"]
 

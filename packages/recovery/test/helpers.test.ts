@@ -2,18 +2,20 @@ import { describe, expect, test } from "vitest"
 import {
   appendInstruction,
   classifyToolCall,
-  defaultInstruction,
-  emitEvent,
-  isToolCallRecoveryError,
-  type RecoveryEvent,
-  reportSkipped,
-  resolveInstruction,
+  isRetryRequest,
   resolvePlacement,
   resolveRecoveryOptions,
-  ToolCallRecoveryError,
   toolCallError,
-  unknownToolMessage,
+} from "../src/adapter.ts"
+import { emitEvent } from "../src/emit-event.ts"
+import {
+  defaultInstruction,
+  isToolCallRecoveryError,
+  type RecoveryEvent,
+  ToolCallRecoveryError,
 } from "../src/index.ts"
+import { resolveInstruction } from "../src/instruction.ts"
+import { unknownToolMessage } from "../src/unknown-tool-calls.ts"
 
 const markup = {
   format: "hermes",
@@ -84,6 +86,35 @@ describe("instruction", () => {
     expect(() => resolveInstruction({ instruction: () => 42 }, context)).toThrow(TypeError)
   })
 
+  test("isRetryRequest finds the mark of every default instruction, in text, a body or its JSON", () => {
+    const base = { round: 1, markup: [markup], tools: ["read_file", "bash"] }
+    const variants = [
+      defaultInstruction(base),
+      defaultInstruction({ ...base, truncated: true }),
+      defaultInstruction({ ...base, announced: "bash" }),
+      defaultInstruction({ ...base, markup: [{ ...markup, toolName: "readFile" }] }),
+    ]
+    // Four different texts, one mark.
+    expect(new Set(variants).size).toBe(4)
+    for (const instruction of variants) {
+      const merged = appendInstruction("You are terse.", instruction)
+      const body = {
+        messages: [
+          { role: "system", content: merged },
+          { role: "user", content: "Read a.ts" },
+        ],
+      }
+      expect(isRetryRequest(instruction)).toBe(true)
+      expect(isRetryRequest(body)).toBe(true)
+      expect(isRetryRequest(JSON.stringify(body))).toBe(true)
+    }
+    // A first request, the text of the malformed response, a custom instruction: no mark.
+    expect(isRetryRequest({ messages: [{ role: "user", content: "Read a.ts" }] })).toBe(false)
+    expect(isRetryRequest("<function=read_file>\n</function>")).toBe(false)
+    expect(isRetryRequest(resolveInstruction({ instruction: "Use real tool calls." }, base))).toBe(false)
+    expect(isRetryRequest(undefined)).toBe(false)
+  })
+
   test("appendInstruction: after a blank line, or alone when the text is empty", () => {
     expect(appendInstruction("You are terse.", "USE REAL CALLS")).toBe("You are terse.\n\nUSE REAL CALLS")
     expect(appendInstruction("", "USE REAL CALLS")).toBe("USE REAL CALLS")
@@ -121,12 +152,6 @@ describe("events", () => {
       ),
     ).not.toThrow()
     expect(() => emitEvent(undefined, { type: "recovery-succeeded", round: 1 })).not.toThrow()
-  })
-
-  test("reportSkipped emits recovery-skipped", () => {
-    const seen: RecoveryEvent[] = []
-    reportSkipped({ onEvent: (e) => seen.push(e) }, "tool-choice-none")
-    expect(seen).toEqual([{ type: "recovery-skipped", reason: "tool-choice-none" }])
   })
 })
 

@@ -4,16 +4,16 @@ import fc from "fast-check"
 import { describe, expect, test } from "vitest"
 import {
   createResponseJudge,
-  markupReason,
   placeInstruction,
   planTurn,
-  type RecoveryEvent,
   reasoningField,
   resolveRecoveryOptions,
   retryId,
   sumUsage,
   turnRecoveries,
-} from "../src/index.ts"
+} from "../src/adapter.ts"
+import type { RecoveryEvent } from "../src/index.ts"
+import { markupReason } from "../src/markup-reason.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
 const QWEN = "<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"

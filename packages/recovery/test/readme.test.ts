@@ -1,16 +1,14 @@
 import { expect, test } from "vitest"
+import { classifyToolCall, isRetryRequest, resolvePlacement, toolCallError } from "../src/adapter.ts"
 import {
-  classifyToolCall,
+  defaultInstruction,
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
-  resolveInstruction,
-  resolvePlacement,
   runTurn,
   ToolCallRecoveryError,
-  toolCallError,
-  unknownToolMessage,
 } from "../src/index.ts"
+import { unknownToolMessage } from "../src/unknown-tool-calls.ts"
 
 // The README's examples, verbatim but for what collects their results, so they cannot rot.
 
@@ -57,16 +55,12 @@ test("README: how a turn runs", async () => {
 })
 
 test("README: the instruction", () => {
-  const text = resolveInstruction(
-    { instruction: (c) => `Attempt ${c.round}: call tools properly.` },
-    {
-      round: 1,
-      markup: [],
-      tools: ["read_file"],
-    },
-  )
+  const text = defaultInstruction({ round: 1, markup: [], tools: ["read_file"] })
+  const retry = { messages: [{ role: "system", content: text }] }
   const placement = resolvePlacement({}) // "system"
-  expect(text).toBe("Attempt 1: call tools properly.")
+  expect(isRetryRequest(retry)).toBe(true)
+  expect(isRetryRequest(JSON.stringify(retry))).toBe(true)
+  expect(isRetryRequest({ messages: [{ role: "user", content: "Read src/a.ts." }] })).toBe(false)
   expect(placement).toBe("system")
 })
 

@@ -1,6 +1,7 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
-import { suggestToolNames, unknownToolMessage } from "../src/index.ts"
+import { suggestToolNames } from "../src/adapter.ts"
+import { unknownToolMessage } from "../src/unknown-tool-calls.ts"
 
 describe("suggestToolNames", () => {
   const offered = ["bash", "read_file", "write_file", "Glob", "list_directory"]

@@ -2,8 +2,8 @@ import { expect, test } from "vitest"
 import { runNode } from "./support/run-node.ts"
 
 // A fresh Node process that records every `@opentelemetry/*` module it resolves: importing
-// recovery and judging responses (what the CLI's `scan` does) must not load the API; the first
-// span or count must.
+// recovery (either entry) and judging responses (what the CLI's `scan` does) must not load the
+// API; the first span or count must.
 const script = `
 import { registerHooks } from "node:module"
 const resolved = []
@@ -13,17 +13,19 @@ registerHooks({
     return next(specifier, context)
   },
 })
-const recovery = await import("@tool-rescue/recovery")
-const judge = recovery.createResponseJudge({ tools: ["read_file"] })
+await import("@tool-rescue/recovery")
+const kit = await import("@tool-rescue/recovery/adapter")
+const judge = kit.createResponseJudge({ tools: ["read_file"] })
 judge.push({ type: "text", text: "<tool_call>\\n<function=read_file>\\n</function>\\n</tool_call>" })
 const judged = judge.end().markup.length
 const afterJudge = [...resolved]
-const telemetry = recovery.createTurnTelemetry()
+const turnTelemetry = await import(new URL("./src/turn-telemetry.ts", import.meta.url).href)
+const telemetry = turnTelemetry.createTurnTelemetry()
 telemetry.record({ type: "recovery-skipped", reason: "no tools" })
 const beforeCount = [...resolved]
 telemetry.record({ type: "recovery-started", round: 1, markup: [], announced: "read_file" })
 telemetry.end()
-await (await import(new URL("./src/turn-telemetry.ts", import.meta.url).href)).loadTelemetryApi()
+await turnTelemetry.loadTelemetryApi()
 console.log(JSON.stringify({ judged, afterJudge, beforeCount, afterCount: resolved }))
 `
 

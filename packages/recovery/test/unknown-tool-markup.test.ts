@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest"
-import { createResponseJudge, isToolCallRecoveryError } from "../src/index.ts"
+import { createResponseJudge } from "../src/adapter.ts"
+import { isToolCallRecoveryError } from "../src/index.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
 const typo = text(

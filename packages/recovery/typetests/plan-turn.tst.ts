@@ -1,12 +1,6 @@
 import { describe, expect, test } from "tstyche"
-import {
-  type MarkupReason,
-  planTurn,
-  type RecoveryEvent,
-  resolveRecoveryOptions,
-  sumUsage,
-  type TurnPlan,
-} from "../src/index.ts"
+import { planTurn, resolveRecoveryOptions, sumUsage, type TurnPlan } from "../src/adapter.ts"
+import type { MarkupReason, RecoveryEvent } from "../src/index.ts"
 
 describe("planTurn", () => {
   test("returns a TurnPlan that narrows on kind", () => {

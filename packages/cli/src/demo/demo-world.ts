@@ -7,6 +7,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os"
 import { join, relative, resolve, sep } from "node:path"
 import type { FailedResponse } from "@tool-rescue/recovery"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing/replay"
 
 /** The two scenarios every adapter plays. */
@@ -102,9 +103,6 @@ export const config = {
 createServer(handler).listen(config.port, config.host)
 `
 
-/** A fragment of the default host instruction, how the script tells a retry from a first request. */
-export const instructionMarker: string = "No action occurred"
-
 /** A failed response as the demo's `persistFailed` stores it (one JSON line each). */
 export interface FailedRecord {
   readonly adapter: string
@@ -195,7 +193,7 @@ const CHUNK_SIZES: readonly number[] = [3, 5, 4, 6]
  * The scripted model, as a function of the request (stateless, so the three adapters and both
  * scenarios share one server):
  * - a request that carries a tool result gets the final answer, read from that tool result;
- * - a retry (it carries the host instruction) gets the structured call (scenario 1) or a
+ * - a retry (it carries the host instruction's mark, `isRetryRequest`) gets the structured call (scenario 1) or a
  *   second leak (scenario 2);
  * - a first request gets the leak.
  *
@@ -222,7 +220,7 @@ export function demoScript(request: ReplayRequest, chunkDelayMs = 0): ReplayStep
           : `The dev server listens on port ${port} (set PORT to override it), bound to ${host ?? "its default host"}.`,
     }
   }
-  const retry = raw.includes(instructionMarker)
+  const retry = isRetryRequest(raw)
   if (scenario === "recovered") {
     if (retry) return { toolCalls: [{ name: "read_file", arguments: '{"path":"src/server.ts"}' }] }
     return { ...live, content: modelText.recoveredLeak }

@@ -4,7 +4,7 @@
  * assumed beyond what is checked).
  */
 
-import { reasoningField } from "@tool-rescue/recovery"
+import { reasoningField } from "@tool-rescue/recovery/adapter"
 
 /** A plain JSON object. */
 export type JsonObject = { readonly [key: string]: unknown }

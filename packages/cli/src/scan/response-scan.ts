@@ -1,5 +1,6 @@
 import type { Markup, Policy } from "@tool-rescue/detector"
-import { createResponseJudge, type MarkupReason, type ResponseJudge } from "@tool-rescue/recovery"
+import type { MarkupReason } from "@tool-rescue/recovery"
+import { createResponseJudge, type ResponseJudge } from "@tool-rescue/recovery/adapter"
 
 /** Which field of the response the markup was in. */
 export type ScanChannel = "text" | "reasoning"

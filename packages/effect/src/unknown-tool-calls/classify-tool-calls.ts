@@ -1,4 +1,4 @@
-import { suggestToolNames } from "@tool-rescue/recovery"
+import { suggestToolNames } from "@tool-rescue/recovery/adapter"
 import { Cause, Context, Effect, Result, Schema } from "effect"
 import { AiError, Response, type Tool, Toolkit } from "effect/ai"
 import { jsonParams, makeToolCallErrorPart, type ToolCallErrorPart } from "./tool-call-error-part.ts"

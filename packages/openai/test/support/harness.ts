@@ -3,10 +3,11 @@
  * wrapped by `withToolCallRecovery`. Everything goes over real HTTP on 127.0.0.1.
  */
 import type { RecoveryEvent } from "@tool-rescue/recovery"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { type CorpusSample, corpus } from "@tool-rescue/testing/corpus"
 import OpenAI from "openai"
-import { afterEach } from "vitest"
+import { afterEach, expect } from "vitest"
 import { type ToolCallRecoveryOptions, withToolCallRecovery } from "../../src/index.ts"
 
 const servers: ReplayServer[] = []
@@ -82,6 +83,17 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
 /** Concatenated content deltas of chat chunks. */
 export function contentOf(chunks: readonly OpenAI.ChatCompletionChunk[]): string {
   return chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")
+}
+
+/**
+ * Matches the text of a retry's instruction (a string that carries the retry mark,
+ * `isRetryRequest`), as an asymmetric matcher inside `toEqual`.
+ */
+export function instructionText(): unknown {
+  return expect.toSatisfy(
+    (text: unknown) => typeof text === "string" && isRetryRequest(text),
+    "a retry instruction",
+  )
 }
 
 /** Every message text of a recorded chat request, as one string (to assert what was sent). */

@@ -1,4 +1,5 @@
 /** The replay script both recipes run: a real Qwen3-Coder leak, the retry's call, the answer. */
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing"
 import { corpus } from "@tool-rescue/testing/corpus"
 
@@ -27,9 +28,9 @@ function lastRole(request: ReplayRequest): string | undefined {
     : undefined
 }
 
-/** The request is a retry: it carries the host instruction. */
+/** The request is a retry: it carries the host instruction's mark. */
 export function retrying(request: ReplayRequest): boolean {
-  return JSON.stringify(request.body).includes("structured tool-call format")
+  return isRetryRequest(request.body)
 }
 
 /** Leaks on a fresh question, calls the tool when asked to retry, answers after the tool result. */

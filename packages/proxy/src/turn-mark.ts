@@ -1,0 +1,38 @@
+/**
+ * The proxy's turn mark: the tool-call ids of a recovered response carry the recoveries its turn
+ * had made (`call_1-retry1`). A client sends those ids back in every later request of its
+ * agent's turn (the assistant message's calls and the tool results that answer them), so the
+ * next request reads its turn's budget from its own history and the proxy keeps no state between
+ * requests — it can run as any number of replicas.
+ */
+import { retryId } from "@tool-rescue/recovery/adapter"
+import type { AnyApi } from "./protocol.ts"
+
+const MARK = /-retry(\d+)$/
+
+/**
+ * The id of a call in a recovered response: `retryId(id, recoveries)` of `@tool-rescue/recovery/adapter`
+ * (`call_1` → `call_1-retry1`), the turn's recoveries so far. An id already marked is left alone.
+ */
+export function markId(id: unknown, recoveries: number): unknown {
+  return typeof id === "string" && recoveries > 0 && !MARK.test(id) ? retryId(id, recoveries) : id
+}
+
+/** The recoveries a tool-call id was marked with (0 for an unmarked id). */
+function callMark(id: unknown): number {
+  if (typeof id !== "string") return 0
+  const found = MARK.exec(id)
+  return found === null ? 0 : Number(found[1])
+}
+
+/** The registry `ApiAdapter.request` reads the turn's marks from. */
+export type RecoveredCalls = Parameters<AnyApi["request"]>[1]
+
+/**
+ * The proxy's {@link RecoveredCalls}: the mark is in the id itself ({@link markId}), so there is
+ * nothing to remember — the history a client sends back carries it.
+ */
+export const idMarks: RecoveredCalls = {
+  mark: () => undefined,
+  recoveries: (id) => callMark(id),
+}
