@@ -1,5 +1,5 @@
 import { resolveRecoveryOptions, type UnknownToolCalls } from "@tool-rescue/recovery"
-import { chatApi, responsesApi } from "./apis.ts"
+import { chatCompletions, responses as responsesWire } from "@tool-rescue/wire"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { createRecoveredCalls, type RecoveredCalls } from "./recovered-calls.ts"
@@ -141,7 +141,7 @@ export function withToolCallRecovery<
       const realCompletions = target.chat.completions as object
       const completions = view(
         realCompletions,
-        { create: recoveringCreate(chatApi, realCompletions, target, settings) },
+        { create: recoveringCreate(chatCompletions, realCompletions, target, settings) },
         proxy,
       )
       chat = view(realChat, { completions }, proxy)
@@ -156,7 +156,7 @@ export function withToolCallRecovery<
       const realResponses = target.responses as object
       responses = view(
         realResponses,
-        { create: recoveringCreate(responsesApi, realResponses, target, settings) },
+        { create: recoveringCreate(responsesWire, realResponses, target, settings) },
         proxy,
       )
       views.set("responses", responses)
