@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs"
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
   "@tool-rescue/recovery": ["runTurn", "ToolCallRecoveryError"],
+  "@tool-rescue/wire": ["chatCompletions", "responses", "messages"],
   "@tool-rescue/testing": ["startReplayServer", "leakedCall", "corpus"],
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
   "@tool-rescue/openai": ["withToolCallRecovery"],

@@ -2,14 +2,14 @@
  * The three protocols the proxy recovers, as data: adding a protocol is a module of
  * `@tool-rescue/wire` plus a row here (and its route in `create-proxy.ts`).
  */
-import { type AnyWireProtocol, chatCompletions, messages, responses } from "@tool-rescue/wire"
+import { chatCompletions, messages, responses } from "@tool-rescue/wire"
 import { type Protocol, type ProtocolName, protocolRow } from "./protocol.ts"
 
 /** The recovered routes, by protocol. */
 export const protocols: Readonly<Record<ProtocolName, Protocol>> = {
   // Each protocol is typed over its own JSON shapes; the proxy hands it whatever the upstream
   // sent, which its readers check field by field.
-  chat: protocolRow("chat", chatCompletions as AnyWireProtocol),
-  responses: protocolRow("responses", responses as AnyWireProtocol),
-  messages: protocolRow("messages", messages as AnyWireProtocol),
+  chat: protocolRow("chat", chatCompletions),
+  responses: protocolRow("responses", responses),
+  messages: protocolRow("messages", messages),
 }
