@@ -2,18 +2,31 @@ export type { ChatChunk, ChatChunkChoice, ChatRaw } from "./chat-chunk-parts.ts"
 export type { ChatCompletion, ChatCompletionChoice } from "./chat-completion-parts.ts"
 export { chatCompletions } from "./chat-completions.ts"
 export {
+  chatChoices,
+  chatReasoningText,
+  hasChatToolCall,
+  isChatChunk,
+  isChatCompletion,
+} from "./chat-shapes.ts"
+export {
   arrayField,
+  contentText,
   eventType,
   isRecord,
   type JsonKind,
   type JsonObject,
   jsonKind,
-  stringField,
 } from "./json.ts"
 export { messages } from "./messages.ts"
 export type { MessageObject, MessageRef, MessagesEvent } from "./messages-parts.ts"
 export type { ResponseEvent } from "./response-event-parts.ts"
 export type { ResponseObject, ResponseRef } from "./response-parts.ts"
+export {
+  isResponseCallItem,
+  isResponseEvent,
+  isResponseObject,
+  readResponseOutput,
+} from "./response-shapes.ts"
 export { responses } from "./responses.ts"
 export {
   type ErrorKind,

@@ -65,16 +65,41 @@ export function eventType(event: unknown): string | undefined {
   return isRecord(event) && typeof event.type === "string" ? event.type : undefined
 }
 
-/** A string field, or `undefined` when the field holds anything else. */
-export function stringField(value: unknown, field: string): string | undefined {
-  if (!isRecord(value)) return undefined
-  const found = value[field]
-  return typeof found === "string" ? found : undefined
-}
-
-/** An array field's items, or none. */
+/**
+ * An array field's items, or none (the field is missing, or not an array, or `value` is no object).
+ *
+ * @example
+ * ```ts
+ * import { arrayField } from "@tool-rescue/wire"
+ *
+ * arrayField({ messages: [{ role: "user", content: "hi" }] }, "messages").length // 1
+ * arrayField({ messages: "hi" }, "messages") // []
+ * ```
+ */
 export function arrayField(value: unknown, field: string): readonly unknown[] {
   if (!isRecord(value)) return []
   const found = value[field]
   return Array.isArray(found) ? found : []
+}
+
+/**
+ * Text of a message `content`: a string, or an array of strings and `{ type, text }` parts
+ * (`text`, `output_text`, `reasoning_text`, …; a `refusal` is not answer text).
+ *
+ * @example
+ * ```ts
+ * import { contentText } from "@tool-rescue/wire"
+ *
+ * contentText([{ type: "output_text", text: "Hi " }, { type: "output_text", text: "there" }]) // "Hi there"
+ * ```
+ */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  const parts: string[] = []
+  for (const part of content) {
+    if (typeof part === "string") parts.push(part)
+    else if (isRecord(part) && typeof part.text === "string" && part.type !== "refusal") parts.push(part.text)
+  }
+  return parts.join("")
 }
