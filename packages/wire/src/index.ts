@@ -25,6 +25,8 @@ export {
   isResponseCallItem,
   isResponseEvent,
   isResponseObject,
+  type ResponseEventReading,
+  readResponseEvent,
   readResponseOutput,
 } from "./response-shapes.ts"
 export { responses } from "./responses.ts"

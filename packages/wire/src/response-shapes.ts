@@ -90,3 +90,53 @@ export function readResponseOutput(output: unknown): {
   }
   return { text, reasoning, structured }
 }
+
+/**
+ * What one recorded Responses stream event says, for a reader that only needs the answer:
+ * - `start`: `response.created` (a new response);
+ * - `text` / `reasoning`: an `output_text` / `reasoning_text` delta (a refusal is not answer text);
+ * - `call`: a structured call's item or argument delta;
+ * - `end`: the lifecycle end (`completed`, `incomplete`, `failed`), with its response when it
+ *   carries one;
+ * - `other`: anything else.
+ */
+export type ResponseEventReading =
+  | { readonly kind: "start" }
+  | { readonly kind: "text" | "reasoning"; readonly text: string }
+  | { readonly kind: "call" }
+  | { readonly kind: "end"; readonly response: JsonObject | undefined }
+  | { readonly kind: "other" }
+
+/**
+ * Reads one recorded Responses stream event ({@link ResponseEventReading}).
+ *
+ * @example
+ * ```ts
+ * import { readResponseEvent } from "@tool-rescue/wire"
+ *
+ * readResponseEvent({ type: "response.output_text.delta", item_id: "m", delta: "Hi" })
+ * // { kind: "text", text: "Hi" }
+ * ```
+ */
+export function readResponseEvent(event: JsonObject & { readonly type: string }): ResponseEventReading {
+  switch (event.type) {
+    case "response.created":
+      return { kind: "start" }
+    case "response.output_text.delta":
+    case "response.reasoning_text.delta":
+      if (typeof event.delta !== "string") return { kind: "other" }
+      return { kind: event.type === "response.output_text.delta" ? "text" : "reasoning", text: event.delta }
+    case "response.function_call_arguments.delta":
+    case "response.custom_tool_call_input.delta":
+      return { kind: "call" }
+    case "response.output_item.added":
+    case "response.output_item.done":
+      return isResponseCallItem(event.item) ? { kind: "call" } : { kind: "other" }
+    case "response.completed":
+    case "response.incomplete":
+    case "response.failed":
+      return { kind: "end", response: isRecord(event.response) ? event.response : undefined }
+    default:
+      return { kind: "other" }
+  }
+}

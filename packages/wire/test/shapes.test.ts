@@ -9,6 +9,7 @@ import {
   isResponseCallItem,
   isResponseEvent,
   isResponseObject,
+  readResponseEvent,
   readResponseOutput,
 } from "../src/index.ts"
 
@@ -51,5 +52,25 @@ describe("recorded Responses shapes", () => {
     ]
     expect(readResponseOutput(output)).toEqual({ text: ["Hi"], reasoning: ["think"], structured: true })
     expect(contentText(["a", { type: "text", text: "b" }])).toBe("ab")
+  })
+})
+
+describe("readResponseEvent", () => {
+  it("reads what each recorded event says about the answer", () => {
+    expect(readResponseEvent({ type: "response.created" })).toEqual({ kind: "start" })
+    expect(readResponseEvent({ type: "response.reasoning_text.delta", delta: "t" })).toEqual({
+      kind: "reasoning",
+      text: "t",
+    })
+    expect(readResponseEvent({ type: "response.refusal.delta", delta: "no" })).toEqual({ kind: "other" })
+    expect(readResponseEvent({ type: "response.output_text.delta" })).toEqual({ kind: "other" })
+    expect(readResponseEvent({ type: "response.custom_tool_call_input.delta", delta: "x" })).toEqual({
+      kind: "call",
+    })
+    expect(readResponseEvent({ type: "response.output_item.done", item: { type: "message" } })).toEqual({
+      kind: "other",
+    })
+    const response = { id: "r", output: [] }
+    expect(readResponseEvent({ type: "response.failed", response })).toEqual({ kind: "end", response })
   })
 })

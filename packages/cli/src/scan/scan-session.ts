@@ -7,10 +7,10 @@ import {
   isChatChunk,
   isChatCompletion,
   isRecord,
-  isResponseCallItem,
   isResponseEvent,
   isResponseObject,
   type JsonObject,
+  readResponseEvent,
   readResponseOutput,
 } from "@tool-rescue/wire"
 import { idOf, isAssistantMessage, isRequest, requestTools, toolNames } from "./records.ts"
@@ -238,8 +238,9 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
     tools: readonly string[] | undefined,
   ): void {
     const embedded = isRecord(event.response) ? event.response : undefined
+    const reading = readResponseEvent(event)
     // A new response starts: one still open lost its terminal event.
-    if (event.type === "response.created") endResponsesStream()
+    if (reading.kind === "start") endResponsesStream()
     if (responsesStream === undefined) {
       const recorded = embedded === undefined ? undefined : toolNames(embedded.tools)
       responsesStream = {
@@ -248,43 +249,33 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       }
     }
     const stream = responsesStream
-    switch (event.type) {
-      case "response.output_text.delta":
-      case "response.refusal.delta":
-        if (event.type === "response.output_text.delta" && typeof event.delta === "string") {
-          stream.sawDelta = true
-          stream.scan.text(event.delta)
-        }
+    switch (reading.kind) {
+      case "text":
+      case "reasoning":
+        stream.sawDelta = true
+        if (reading.kind === "text") stream.scan.text(reading.text)
+        else stream.scan.reasoning(reading.text)
         return
-      case "response.reasoning_text.delta":
-        if (typeof event.delta === "string") {
-          stream.sawDelta = true
-          stream.scan.reasoning(event.delta)
-        }
-        return
-      case "response.function_call_arguments.delta":
-      case "response.custom_tool_call_input.delta":
+      case "call":
         stream.scan.structuredCall()
         return
-      case "response.output_item.added":
-      case "response.output_item.done":
-        if (isResponseCallItem(event.item)) stream.scan.structuredCall()
-        return
-      case "response.completed":
-      case "response.incomplete":
-      case "response.failed":
-        if (!stream.sawDelta && embedded !== undefined) {
+      case "end": {
+        const output =
+          reading.response === undefined ? undefined : readResponseOutput(reading.response.output)
+        if (!stream.sawDelta && output !== undefined) {
           // Only the final event was recorded: its response holds the whole output.
-          const output = readResponseOutput(embedded.output)
           for (const piece of output.reasoning) stream.scan.reasoning(piece)
           for (const piece of output.text) stream.scan.text(piece)
         }
-        if (embedded !== undefined && readResponseOutput(embedded.output).structured)
-          stream.scan.structuredCall()
+        if (output?.structured === true) stream.scan.structuredCall()
         endResponsesStream()
         return
-      default:
+      }
+      case "start":
+      case "other":
         return
+      default:
+        return reading satisfies never
     }
   }
 
