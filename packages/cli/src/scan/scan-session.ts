@@ -275,7 +275,7 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       case "other":
         return
       default:
-        return reading satisfies never
+        reading satisfies never
     }
   }
 
