@@ -47,7 +47,7 @@ import { upstreamTarget } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
-/** A protocol's splice of a recovered stream (what `api.createSplicer` makes). */
+/** A protocol's splice of a recovered stream (what `wire.createSplicer` makes). */
 type Splicer = ReturnType<Protocol["wire"]["createSplicer"]>
 
 /** The client's leaving as `signal` (the request's) reports it. */
