@@ -27,12 +27,28 @@ export default [
     input,
     external,
     plugins: [esbuild({ target: "es2022", tsconfig: "tsconfig.json", sourceMap: true })],
-    output: { dir: "dist", format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js", sourcemap: true },
+    output: {
+      dir: "dist",
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: "[name]-[hash].js",
+      sourcemap: true,
+    },
   },
   {
     input,
     external,
-    plugins: [dts({ tsconfig: "tsconfig.json", compilerOptions: { noEmit: false, emitDeclarationOnly: true, allowImportingTsExtensions: true } })],
-    output: { dir: "dist", format: "esm", entryFileNames: "[name].d.ts", chunkFileNames: "[name]-[hash].d.ts" },
+    plugins: [
+      dts({
+        tsconfig: "tsconfig.json",
+        compilerOptions: { noEmit: false, emitDeclarationOnly: true, allowImportingTsExtensions: true },
+      }),
+    ],
+    output: {
+      dir: "dist",
+      format: "esm",
+      entryFileNames: "[name].d.ts",
+      chunkFileNames: "[name]-[hash].d.ts",
+    },
   },
 ]

@@ -10,6 +10,7 @@ const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
   "@tool-rescue/recovery": ["runTurn", "ToolCallRecoveryError"],
   "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest"],
+  "@tool-rescue/wire": ["chatCompletions", "responses", "messages"],
   "@tool-rescue/testing": ["startReplayServer", "leakedCall", "corpus"],
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
   "@tool-rescue/openai": ["withToolCallRecovery"],

@@ -21,37 +21,37 @@ import {
   runTurn,
 } from "@tool-rescue/recovery"
 import { planTurn, type ResolvedRecoveryOptions, type TurnRequest } from "@tool-rescue/recovery/adapter"
+import type { JsonObject, SplicerSettings, WireProtocol } from "@tool-rescue/wire"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
-import type { RecoveredCalls, TurnKey } from "./turn-mark.ts"
+import { type RecoveredCalls, type TurnKey, turnKey } from "./turn-mark.ts"
 
-type Body = Readonly<Record<string, unknown>>
+type Body = JsonObject
 
-/** What one API (chat completions or Responses) contributes to the shared `create`. */
-export interface ApiAdapter<StreamItem, StreamRaw, Data, DataRaw> {
+/**
+ * A wire protocol of `@tool-rescue/wire` (chat completions or Responses) with this adapter's turn
+ * mark: the recoveries of a call id are read from the wrapper's registry, within the request's
+ * turn (a hash of the message that started it).
+ */
+interface ApiAdapter<StreamItem, StreamRaw, Data, DataRaw>
+  extends Omit<WireProtocol<StreamItem, StreamRaw, Data, DataRaw>, "request"> {
   /** What the request tells recovery's `planTurn` (tools, tool choice, the turn's recoveries so far). */
   request(body: Body, calls: RecoveredCalls): TurnRequest
   /** The turn the request belongs to (its last user message), for the marks of its recovered calls. */
   turn(body: Body): TurnKey
-  /** The retry body: the original body with the instruction placed. */
-  retryBody(body: Body, instruction: string, placement: "system" | "user"): Body
-  /** Parts of one streamed item. */
-  streamParts(item: StreamItem): NormalizedPart<StreamRaw>[]
-  /** The call ids a streamed tool-call part introduces. */
-  streamCallIds(raw: StreamRaw): string[]
-  /** The output side of a recovered stream. */
-  createSplicer(settings: SplicerSettings): { push(part: OutputPart<StreamRaw>): StreamItem[] }
-  /** Parts of one non-streamed result. */
-  dataParts(data: Data): NormalizedPart<DataRaw>[]
-  /** The call ids of a non-streamed tool-call part. */
-  dataCallIds(raw: DataRaw): string[]
-  /** The non-streamed result from recovery's output. */
-  result(output: AsyncIterable<OutputPart<DataRaw>>, settings: SplicerSettings): Promise<Data>
 }
 
-/** What the splicers and result builders need to know about the call. */
-export interface SplicerSettings {
-  readonly tools: readonly string[]
-  readonly returnToolCallErrors: boolean
+function withTurnMark<StreamItem, StreamRaw, Data, DataRaw>(
+  wire: WireProtocol<StreamItem, StreamRaw, Data, DataRaw>,
+): ApiAdapter<StreamItem, StreamRaw, Data, DataRaw> {
+  const turn = (body: Body): TurnKey => turnKey(wire.turnStart(body))
+  return {
+    ...wire,
+    turn,
+    request(body, calls) {
+      const key = turn(body)
+      return wire.request(body, (id) => calls.recoveries(id, key))
+    },
+  }
 }
 
 /** The wrapper's settings, resolved once per wrapped client. */
@@ -125,11 +125,12 @@ async function* streamAttempt<Item, Raw>(
  * @param client the real client, handed to streams we construct (the SDK uses it for logging).
  */
 export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
-  api: ApiAdapter<StreamItem, StreamRaw, Data, DataRaw>,
+  wire: WireProtocol<StreamItem, StreamRaw, Data, DataRaw>,
   resource: object,
   client: unknown,
   settings: CreateSettings,
 ): (body: unknown, options?: unknown) => unknown {
+  const api = withTurnMark(wire)
   // Looked up at call time, so a patch the caller installed on the real resource still runs.
   const callOriginal = (body: unknown, options: unknown): unknown =>
     Reflect.apply(Reflect.get(resource, "create", resource) as (...args: unknown[]) => unknown, resource, [

@@ -1,83 +1,9 @@
 /**
- * Builders of the retry request. The retry is the original request, never the malformed
- * response, plus the host instruction:
- * - chat, placement `"system"`: merged into the leading system/developer message, or a new system
- *   message at index 0. Qwen3.5+ chat templates raise on a system message that is not first
- *   (vLLM answers 400, llama.cpp 500), so a trailing system message is never sent.
- * - Responses, placement `"system"`: appended to `instructions`, which is template-safe and is
- *   not inherited through `previous_response_id`.
- * - placement `"user"`: a final user message / user input item.
- * The request options drop the caller's idempotency key: the retry is a different request, and
- * a server that honours the key would answer it with the malformed response again.
+ * The SDK request options of a retry (its body is the protocol's, from `@tool-rescue/wire`). The
+ * options drop the caller's idempotency key: the retry is a different request, and a server that
+ * honours the key would answer it with the malformed response again.
  */
-
-import { type PromptOperations, placeInstruction } from "@tool-rescue/recovery/adapter"
-
-type Body = Readonly<Record<string, unknown>>
-type Message = Readonly<Record<string, unknown>>
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
-
-function messagesOf(body: Body): readonly Message[] {
-  return Array.isArray(body.messages) ? (body.messages as readonly Message[]) : []
-}
-
-/** A system/developer message's content with `merge` applied: a string, or a list of parts (the instruction joins as a text part). */
-function mergeContent(content: unknown, merge: (text: string) => string): unknown {
-  if (typeof content === "string") return merge(content)
-  if (Array.isArray(content)) return [...content, { type: "text", text: merge("") }]
-  return merge("")
-}
-
-/** Chat: the leading system or developer message of `messages`. */
-const chatOperations: PromptOperations<Body> = {
-  mergeSystem(body, merge) {
-    const [first, ...rest] = messagesOf(body)
-    if (first === undefined || !isRecord(first) || (first.role !== "system" && first.role !== "developer"))
-      return undefined
-    return { ...body, messages: [{ ...first, content: mergeContent(first.content, merge) }, ...rest] }
-  },
-  prependSystem: (body, text) => ({
-    ...body,
-    messages: [{ role: "system", content: text }, ...messagesOf(body)],
-  }),
-  appendUser: (body, text) => ({ ...body, messages: [...messagesOf(body), { role: "user", content: text }] }),
-}
-
-/** Responses: `instructions` is the system message (template-safe, not inherited through `previous_response_id`). */
-const responsesOperations: PromptOperations<Body> = {
-  mergeSystem: (body, merge) => ({
-    ...body,
-    instructions: merge(typeof body.instructions === "string" ? body.instructions : ""),
-  }),
-  prependSystem: (body, text) => ({ ...body, instructions: text }),
-  appendUser(body, text) {
-    const item = { type: "message", role: "user", content: text }
-    const input = body.input
-    if (typeof input === "string") {
-      return { ...body, input: [{ type: "message", role: "user", content: input }, item] }
-    }
-    return { ...body, input: [...(Array.isArray(input) ? input : []), item] }
-  },
-}
-
-/**
- * The chat retry body: `body` with the instruction placed in `messages` by recovery's
- * `placeInstruction` (the original array and its messages are not mutated).
- */
-export function chatRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
-  return placeInstruction(body, instruction, placement, chatOperations)
-}
-
-/**
- * The Responses retry body: the instruction appended to `instructions` (placement `"system"`) or
- * a user input item appended to `input` (placement `"user"`).
- */
-export function responsesRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
-  return placeInstruction(body, instruction, placement, responsesOperations)
-}
+import { isRecord } from "@tool-rescue/wire"
 
 const IDEMPOTENCY_HEADER = "idempotency-key"
 

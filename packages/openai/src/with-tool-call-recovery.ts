@@ -1,6 +1,6 @@
 import type { UnknownToolCalls } from "@tool-rescue/recovery"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
-import { chatApi, responsesApi } from "./apis.ts"
+import { chatCompletions, responses as responsesWire } from "@tool-rescue/wire"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type CreateSettings, recoveringCreate } from "./recovering-create.ts"
@@ -142,7 +142,7 @@ export function withToolCallRecovery<
       const realCompletions = target.chat.completions as object
       const completions = view(
         realCompletions,
-        { create: recoveringCreate(chatApi, realCompletions, target, settings) },
+        { create: recoveringCreate(chatCompletions, realCompletions, target, settings) },
         proxy,
       )
       chat = view(realChat, { completions }, proxy)
@@ -157,7 +157,7 @@ export function withToolCallRecovery<
       const realResponses = target.responses as object
       responses = view(
         realResponses,
-        { create: recoveringCreate(responsesApi, realResponses, target, settings) },
+        { create: recoveringCreate(responsesWire, realResponses, target, settings) },
         proxy,
       )
       views.set("responses", responses)

@@ -299,34 +299,3 @@ describe("a stream that ends before its finish is cut short, never retried", () 
     expect(reasons(events)).toEqual(["provider-error"])
   })
 })
-
-describe("reasoning fields (recovery's reasoningField)", () => {
-  it("reads reasoning_content, reasoning and thinking, in chunks and in completions", async () => {
-    const { chunkParts } = await import("../src/chat-chunk-parts.ts")
-    const { completionParts } = await import("../src/chat-completion-parts.ts")
-    for (const field of ["reasoning_content", "reasoning", "thinking"]) {
-      const chunk = {
-        id: "c",
-        object: "chat.completion.chunk",
-        created: 0,
-        model: "m",
-        choices: [{ index: 0, delta: { [field]: "Let me think." }, finish_reason: null }],
-      } as unknown as OpenAI.ChatCompletionChunk
-      expect(chunkParts(chunk).map((part) => part.type)).toEqual(["reasoning"])
-      const completion = {
-        id: "c",
-        object: "chat.completion",
-        created: 0,
-        model: "m",
-        choices: [
-          {
-            index: 0,
-            message: { role: "assistant", content: "Hi", [field]: "Let me think." },
-            finish_reason: "stop",
-          },
-        ],
-      } as unknown as OpenAI.ChatCompletion
-      expect(completionParts(completion).map((part) => part.type)).toEqual(["reasoning", "text", "finish"])
-    }
-  })
-})

@@ -1,3 +1,4 @@
+import { chatCompletions } from "@tool-rescue/wire"
 import { byteStream } from "./byte-stream.ts"
 import { type ClientHeaders, keptResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts"
 import type { ProxyContext, ResponseHead, StreamSink, UpstreamResponse } from "./proxy-context.ts"
@@ -69,13 +70,14 @@ export function webResponse(head: ResponseHead, body: ByteReader | null): Respon
 
 /** 502 (unreachable) or 504 (timeout), OpenAI-shaped: the path's protocol is not known here. */
 function gatewayResponse(error: unknown): Response {
-  const { status, error: body } = gatewayError(error, undefined) ?? {
+  const { errors } = chatCompletions
+  const { status, error: body } = gatewayError(error, errors.types.upstream) ?? {
     status: 502,
     error: {
-      type: "upstream_error",
+      type: errors.types.upstream,
       code: "upstream-unreachable",
       message: "The upstream could not be reached.",
     },
   }
-  return Response.json({ error: { ...body, param: null } }, { status })
+  return Response.json(errors.body(body), { status })
 }

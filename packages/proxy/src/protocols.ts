@@ -1,15 +1,15 @@
 /**
- * The three protocols the proxy recovers, as data: adding a protocol is adding a row (see
- * {@link Protocol}).
+ * The three protocols the proxy recovers, as data: adding a protocol is a module of
+ * `@tool-rescue/wire` plus a row here (and its route in `create-proxy.ts`).
  */
-import { chatProtocol } from "./chat-protocol.ts"
-import { messagesProtocol } from "./messages-protocol.ts"
-import type { Protocol, ProtocolName } from "./protocol.ts"
-import { responsesProtocol } from "./responses-protocol.ts"
+import { chatCompletions, messages, responses } from "@tool-rescue/wire"
+import { type Protocol, type ProtocolName, protocolRow } from "./protocol.ts"
 
 /** The recovered routes, by protocol. */
 export const protocols: Readonly<Record<ProtocolName, Protocol>> = {
-  chat: chatProtocol,
-  responses: responsesProtocol,
-  messages: messagesProtocol,
+  // Each protocol is typed over its own JSON shapes; the proxy hands it whatever the upstream
+  // sent, which its readers check field by field.
+  chat: protocolRow("chat", chatCompletions),
+  responses: protocolRow("responses", responses),
+  messages: protocolRow("messages", messages),
 }

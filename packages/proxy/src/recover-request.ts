@@ -11,10 +11,10 @@ import {
   type RecoveryEvent,
   type RecoveryOptions,
   runTurn,
-  type ToolCallRecoveryErrorCode,
   type TurnInput,
 } from "@tool-rescue/recovery"
 import { planTurn } from "@tool-rescue/recovery/adapter"
+import { isRecord, type JsonKind, jsonKind, recoveryErrorStatus } from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
 import {
   type ClientHeaders,
@@ -23,7 +23,7 @@ import {
   upstreamRequestHeaders,
 } from "./forward-headers.ts"
 import { passThrough, relay, webResponse } from "./pass-through.ts"
-import { isRecord, type JsonKind, jsonKind, type Protocol, type ProtocolError } from "./protocol.ts"
+import type { Protocol, ProtocolError } from "./protocol.ts"
 import {
   isOk,
   type OnClientGone,
@@ -47,8 +47,8 @@ import { upstreamTarget } from "./upstream-url.ts"
 
 type Body = Readonly<Record<string, unknown>>
 
-/** A protocol's splice of a recovered stream (what `api.createSplicer` makes). */
-type Splicer = ReturnType<Protocol["api"]["createSplicer"]>
+/** A protocol's splice of a recovered stream (what `wire.createSplicer` makes). */
+type Splicer = ReturnType<Protocol["wire"]["createSplicer"]>
 
 /** The client's leaving as `signal` (the request's) reports it. */
 function signalGone(signal: AbortSignal): OnClientGone {
@@ -87,7 +87,13 @@ const decoder = new TextDecoder("utf-8", { fatal: true })
 
 /** The protocol's error as an HTTP response. */
 function errorResponse(protocol: Protocol, status: number, error: ProtocolError): Response {
-  return Response.json(protocol.errorBody(error), { status })
+  return Response.json(protocol.wire.errors.body(error), { status })
+}
+
+/** The SSE frame that ends a stream of `protocol` with `error`. */
+function errorFrame(protocol: Protocol, error: ProtocolError): string {
+  const event = protocol.wire.errors.event(error)
+  return sseFrame(JSON.stringify(event.data), event.name)
 }
 
 type Parsed =
@@ -101,7 +107,7 @@ type Parsed =
 function parseRequest(protocol: Protocol, bytes: Uint8Array): Parsed {
   const invalid = (code: string, message: string): Parsed => ({
     kind: "invalid",
-    error: { type: "invalid_request_error", code, message },
+    error: { type: protocol.wire.errors.types["invalid-request"], code, message },
   })
   let parsed: unknown
   try {
@@ -110,7 +116,7 @@ function parseRequest(protocol: Protocol, bytes: Uint8Array): Parsed {
     return invalid("invalid_json", "The request body is not valid JSON.")
   }
   if (!isRecord(parsed)) return invalid("invalid_json", "The request body must be a JSON object.")
-  for (const [name, kinds] of Object.entries(protocol.fields)) {
+  for (const [name, kinds] of Object.entries(protocol.wire.fields)) {
     const kind = jsonKind(parsed[name])
     if (kind !== undefined && !kinds.includes(kind))
       return invalid(
@@ -148,7 +154,7 @@ export async function recoverRequest(
   const bytes = await readBody(request, context.maxBodyBytes)
   if (bytes === "too-large") {
     return errorResponse(protocol, 413, {
-      type: protocol.name === "messages" ? "request_too_large" : "invalid_request_error",
+      type: protocol.wire.errors.types["too-large"],
       code: "request_too_large",
       message: `The request body is larger than the proxy's limit of ${context.maxBodyBytes} bytes.`,
     })
@@ -222,7 +228,7 @@ async function sendRetry(
   contentType: string,
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
-  const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
+  const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.context.placement)
   const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
@@ -298,7 +304,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     this.recoveriesBefore = call.recoveriesBefore
     this.pending = first
     this.turn = runTurn<unknown>(this)
-    this.splicer = call.protocol.api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
+    this.splicer = call.protocol.wire.createSplicer({ tools: call.tools, returnToolCallErrors: false })
   }
 
   async attempt(
@@ -351,20 +357,20 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
       // A malformed stream is a provider error: the client's stream is cut like the upstream's.
       throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
     }
-    const { protocol } = this.call
-    if (protocol.isStreamError(event, sse.event))
+    const { wire } = this.call.protocol
+    if (wire.isStreamError(event, sse.event))
       throw new UpstreamFailure("event", { frame: sseFrame(sse.data, sse.event) })
     if (typeof event === "object" && event !== null) {
       this.rawEvents.push(event)
       this.rawSse.push(sse)
     } else this.raw = undefined
-    for (const part of protocol.api.streamParts(event)) out.push(part)
+    for (const part of wire.streamParts(event)) out.push(part)
   }
 
   private frameOf(item: unknown): string {
     const sse = typeof item === "object" && item !== null ? arrivedAs.get(item) : undefined
     return sse === undefined
-      ? sseFrame(JSON.stringify(item), this.call.protocol.eventName(item))
+      ? sseFrame(JSON.stringify(item), this.call.protocol.wire.eventName(item))
       : sseFrame(sse.data, sse.event)
   }
 
@@ -409,7 +415,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
       for (;;) {
         const step = await turn.next()
         if (step.done === true) {
-          if (call.protocol.sentinel && this.sentinel) tail = "data: [DONE]\n\n"
+          if (call.protocol.wire.sentinel && this.sentinel) tail = "data: [DONE]\n\n"
           this.end = {}
           break
         }
@@ -439,7 +445,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
 }
 
 async function recoverJson(call: Call, first: UpstreamResponse): Promise<Response> {
-  const api = call.protocol.api
+  const api = call.protocol.wire
   let text: string
   try {
     text = await upstreamText(first.body)
@@ -495,23 +501,17 @@ function recovered(call: Call, item: unknown, round: number): unknown {
   return round === 0 ? item : call.protocol.markCalls(item, call.recoveriesBefore + round)
 }
 
-/** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */
-const STATUS: Readonly<Record<ToolCallRecoveryErrorCode, number>> = {
-  "repeated-markup": 422,
-  "truncated-call": 422,
-  "persist-failed": 500,
-  aborted: 499,
-}
-
 /** The proxy's own error for `error`, or undefined for an error it does not know (a cut stream). */
 function proxyError(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
+  const { types } = call.protocol.wire.errors
   if (isToolCallRecoveryError(error)) {
     return {
-      status: STATUS[error.code],
-      error: { type: "tool_call_recovery_error", code: error.code, message: error.message },
+      // 422 for a repeated leak: clients do not retry it.
+      status: recoveryErrorStatus[error.code],
+      error: { type: types["tool-call-recovery"], code: error.code, message: error.message },
     }
   }
-  return gatewayError(error, call.protocol.name)
+  return gatewayError(error, types.upstream)
 }
 
 function failureResponse(call: Call, error: unknown): Response {
@@ -523,7 +523,7 @@ function failureResponse(call: Call, error: unknown): Response {
   if (own !== undefined) return errorResponse(call.protocol, own.status, own.error)
   // The client left while we waited (the response is never read), or a bug: a plain 500.
   return errorResponse(call.protocol, 500, {
-    type: call.protocol.name === "messages" ? "api_error" : "server_error",
+    type: call.protocol.wire.errors.types.server,
     code: "proxy-error",
     message: "The proxy could not complete the request.",
   })
@@ -535,17 +535,17 @@ function failureFrame(call: Call, error: unknown): string | undefined {
   if (UpstreamFailure.isInstance(error)) {
     // A cut upstream stream cuts the client's (the Node entry ends it quietly).
     if (error.kind === "cut") return undefined
-    const passed = error.upstreamFrame(protocol.name === "chat" ? undefined : "error")
+    const passed = error.upstreamFrame(protocol.wire.errors.eventName)
     if (passed !== undefined) return passed
     if (error.kind === "status") {
       const status = error.response?.status ?? 502
-      return protocol.errorFrame({
-        type: protocol.name === "messages" ? "api_error" : "upstream_error",
+      return errorFrame(protocol, {
+        type: protocol.wire.errors.types.upstream,
         code: `upstream-${status}`,
         message: `The upstream answered the retry with HTTP ${status}.`,
       })
     }
   }
   const own = proxyError(call, error)
-  return own === undefined ? undefined : protocol.errorFrame(own.error)
+  return own === undefined ? undefined : errorFrame(protocol, own.error)
 }

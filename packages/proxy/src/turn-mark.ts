@@ -6,7 +6,6 @@
  * requests — it can run as any number of replicas.
  */
 import { retryId } from "@tool-rescue/recovery/adapter"
-import type { AnyApi } from "./protocol.ts"
 
 const MARK = /-retry(\d+)$/
 
@@ -19,20 +18,8 @@ export function markId(id: unknown, recoveries: number): unknown {
 }
 
 /** The recoveries a tool-call id was marked with (0 for an unmarked id). */
-function callMark(id: unknown): number {
+export function callMark(id: unknown): number {
   if (typeof id !== "string") return 0
   const found = MARK.exec(id)
   return found === null ? 0 : Number(found[1])
-}
-
-/** The registry `ApiAdapter.request` reads the turn's marks from. */
-export type RecoveredCalls = Parameters<AnyApi["request"]>[1]
-
-/**
- * The proxy's {@link RecoveredCalls}: the mark is in the id itself ({@link markId}), so there is
- * nothing to remember — the history a client sends back carries it.
- */
-export const idMarks: RecoveredCalls = {
-  mark: () => undefined,
-  recoveries: (id) => callMark(id),
 }

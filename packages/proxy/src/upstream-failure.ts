@@ -1,4 +1,4 @@
-import type { ProtocolError, ProtocolName } from "./protocol.ts"
+import type { ProtocolError } from "./protocol.ts"
 import { sseFrame } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
 
@@ -86,13 +86,13 @@ const GATEWAY: Readonly<Partial<Record<UpstreamFailureKind, { status: number; me
 }
 
 /**
- * The proxy's own answer to a `timeout` (504), `unreachable` or `cut` (502) failure, in the
- * error type of `protocol` (`api_error` for Anthropic), or undefined for any other failure. The
- * code is `upstream-<kind>`.
+ * The proxy's own answer to a `timeout` (504), `unreachable` or `cut` (502) failure, with the
+ * protocol's error `type` for an upstream failure (`upstream_error`, Anthropic's `api_error`), or
+ * undefined for any other failure. The code is `upstream-<kind>`.
  */
 export function gatewayError(
   error: unknown,
-  protocol: ProtocolName | undefined,
+  type: string,
 ): { readonly status: number; readonly error: ProtocolError } | undefined {
   if (!UpstreamFailure.isInstance(error)) return undefined
   const gateway = GATEWAY[error.kind]
@@ -100,7 +100,7 @@ export function gatewayError(
   return {
     status: gateway.status,
     error: {
-      type: protocol === "messages" ? "api_error" : "upstream_error",
+      type,
       code: `upstream-${error.kind}`,
       message: gateway.message,
     },

@@ -6,7 +6,7 @@ import type { ResolvedRecoveryOptions } from "./resolve-options.ts"
  *
  * @example
  * ```ts
- * import type { TurnRequest } from "@tool-rescue/recovery"
+ * import type { TurnRequest } from "@tool-rescue/recovery/adapter"
  *
  * const request: TurnRequest = { tools: ["read_file"], toolChoice: "auto", recoveriesBefore: 0 }
  * ```
@@ -39,7 +39,7 @@ export interface TurnRequest {
  *
  * @example
  * ```ts
- * import type { TurnPlan } from "@tool-rescue/recovery"
+ * import type { TurnPlan } from "@tool-rescue/recovery/adapter"
  *
  * const describe = (plan: TurnPlan): string =>
  *   plan.kind === "skip" ? `skipped: ${plan.reason}` : `${plan.budget} recoveries left`
@@ -69,7 +69,7 @@ export type TurnPlan =
  *
  * @example
  * ```ts
- * import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery"
+ * import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
  *
  * const options = resolveRecoveryOptions({ maxRecoveries: 1 })
  * planTurn(options, { tools: [] }) // { kind: "skip", reason: "no-tools" }
@@ -122,7 +122,7 @@ function countOf(value: number | undefined): number {
  *
  * @example
  * ```ts
- * import type { HistoryReader } from "@tool-rescue/recovery"
+ * import type { HistoryReader } from "@tool-rescue/recovery/adapter"
  *
  * type Message = { role: string; recovered?: number }
  * const reader: HistoryReader<Message> = {
@@ -150,7 +150,7 @@ export interface HistoryReader<Message> {
  *
  * @example
  * ```ts
- * import { turnRecoveries } from "@tool-rescue/recovery"
+ * import { turnRecoveries } from "@tool-rescue/recovery/adapter"
  *
  * const history = [
  *   { role: "user", recovered: 0 },

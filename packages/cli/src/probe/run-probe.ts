@@ -1,8 +1,8 @@
 import type { FormatId } from "@tool-rescue/detector"
 import { withToolCallRecovery } from "@tool-rescue/openai"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
+import { chatReasoningText, isRecord } from "@tool-rescue/wire"
 import OpenAI from "openai"
-import { isObject, reasoningText } from "../scan/records.ts"
 import { createResponseScan } from "../scan/response-scan.ts"
 import { probePrompts, probeSystemPrompt, probeToolNames, probeTools } from "./probe-prompts.ts"
 
@@ -183,14 +183,14 @@ async function send(client: OpenAI, config: ProbeConfig, prompt: number): Promis
   let calls = 0
   let chunks = 0
   for await (const chunk of stream as AsyncIterable<unknown>) {
-    if (!isObject(chunk) || !Array.isArray(chunk.choices)) {
+    if (!isRecord(chunk) || !Array.isArray(chunk.choices)) {
       throw new NotOpenAIError(`a stream event is not a chat.completion.chunk: ${preview(chunk)}`)
     }
     chunks++
     for (const choice of chunk.choices) {
-      const delta = isObject(choice) && isObject(choice.delta) ? choice.delta : {}
+      const delta = isRecord(choice) && isRecord(choice.delta) ? choice.delta : {}
       if (typeof delta.content === "string") text.push(delta.content)
-      const thought = reasoningText(delta)
+      const thought = chatReasoningText(delta)
       if (thought.length > 0) reasoning.push(thought)
       if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) calls++
     }
@@ -200,16 +200,16 @@ async function send(client: OpenAI, config: ProbeConfig, prompt: number): Promis
 }
 
 function readCompletion(completion: unknown): Reply {
-  if (!isObject(completion) || !Array.isArray(completion.choices)) {
+  if (!isRecord(completion) || !Array.isArray(completion.choices)) {
     throw new NotOpenAIError(`the answer is not a chat completion: ${preview(completion)}`)
   }
   const choice = completion.choices[0]
-  const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined
+  const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined
   if (message === undefined)
     throw new NotOpenAIError(`the chat completion has no message: ${preview(completion)}`)
   return {
     text: typeof message.content === "string" ? message.content : "",
-    reasoning: reasoningText(message),
+    reasoning: chatReasoningText(message),
     calls: Array.isArray(message.tool_calls) ? message.tool_calls.length : 0,
   }
 }

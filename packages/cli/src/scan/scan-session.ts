@@ -1,23 +1,19 @@
 import type { FormatId, Policy } from "@tool-rescue/detector"
 import {
-  choicesOf,
+  chatChoices,
+  chatReasoningText,
   contentText,
-  hasStructuredCall,
-  idOf,
-  isAssistantMessage,
-  isCallItem,
+  hasChatToolCall,
   isChatChunk,
   isChatCompletion,
-  isObject,
-  isRequest,
-  isResponsesEvent,
-  isResponsesResponse,
+  isRecord,
+  isResponseEvent,
+  isResponseObject,
   type JsonObject,
-  reasoningText,
-  requestTools,
-  responsesOutput,
-  toolNames,
-} from "./records.ts"
+  readResponseEvent,
+  readResponseOutput,
+} from "@tool-rescue/wire"
+import { idOf, isAssistantMessage, isRequest, requestTools, toolNames } from "./records.ts"
 import {
   createJudgePool,
   createResponseScan,
@@ -220,19 +216,19 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
     const id = idOf(value)
     if (chunkStreams.size > 0 && id !== chunkId) endChunks()
     chunkId = id
-    for (const choice of choicesOf(value)) {
+    for (const choice of chatChoices(value)) {
       const index = typeof choice.index === "number" ? choice.index : 0
       let response = chunkStreams.get(index)
       if (response === undefined) {
         response = open(tools, place)
         chunkStreams.set(index, response)
       }
-      const delta = isObject(choice.delta) ? choice.delta : {}
-      const reasoning = reasoningText(delta)
+      const delta = isRecord(choice.delta) ? choice.delta : {}
+      const reasoning = chatReasoningText(delta)
       if (reasoning.length > 0) response.scan.reasoning(reasoning)
       const text = contentText(delta.content)
       if (text.length > 0) response.scan.text(text)
-      if (hasStructuredCall(delta)) response.scan.structuredCall()
+      if (hasChatToolCall(delta)) response.scan.structuredCall()
     }
   }
 
@@ -241,9 +237,10 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
     place: RecordPlace,
     tools: readonly string[] | undefined,
   ): void {
-    const embedded = isObject(event.response) ? event.response : undefined
+    const embedded = isRecord(event.response) ? event.response : undefined
+    const reading = readResponseEvent(event)
     // A new response starts: one still open lost its terminal event.
-    if (event.type === "response.created") endResponsesStream()
+    if (reading.kind === "start") endResponsesStream()
     if (responsesStream === undefined) {
       const recorded = embedded === undefined ? undefined : toolNames(embedded.tools)
       responsesStream = {
@@ -252,43 +249,33 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       }
     }
     const stream = responsesStream
-    switch (event.type) {
-      case "response.output_text.delta":
-      case "response.refusal.delta":
-        if (event.type === "response.output_text.delta" && typeof event.delta === "string") {
-          stream.sawDelta = true
-          stream.scan.text(event.delta)
-        }
+    switch (reading.kind) {
+      case "text":
+      case "reasoning":
+        stream.sawDelta = true
+        if (reading.kind === "text") stream.scan.text(reading.text)
+        else stream.scan.reasoning(reading.text)
         return
-      case "response.reasoning_text.delta":
-        if (typeof event.delta === "string") {
-          stream.sawDelta = true
-          stream.scan.reasoning(event.delta)
-        }
-        return
-      case "response.function_call_arguments.delta":
-      case "response.custom_tool_call_input.delta":
+      case "call":
         stream.scan.structuredCall()
         return
-      case "response.output_item.added":
-      case "response.output_item.done":
-        if (isCallItem(event.item)) stream.scan.structuredCall()
-        return
-      case "response.completed":
-      case "response.incomplete":
-      case "response.failed":
-        if (!stream.sawDelta && embedded !== undefined) {
+      case "end": {
+        const output =
+          reading.response === undefined ? undefined : readResponseOutput(reading.response.output)
+        if (!stream.sawDelta && output !== undefined) {
           // Only the final event was recorded: its response holds the whole output.
-          const output = responsesOutput(embedded.output)
           for (const piece of output.reasoning) stream.scan.reasoning(piece)
           for (const piece of output.text) stream.scan.text(piece)
         }
-        if (embedded !== undefined && responsesOutput(embedded.output).structured)
-          stream.scan.structuredCall()
+        if (output?.structured === true) stream.scan.structuredCall()
         endResponsesStream()
         return
-      default:
+      }
+      case "start":
+      case "other":
         return
+      default:
+        reading satisfies never
     }
   }
 
@@ -303,7 +290,7 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       for (const [index, item] of value.entries()) classify(item, line, `${path ?? ""}[${index}]`, tools)
       return
     }
-    if (!isObject(value)) {
+    if (!isRecord(value)) {
       skip(`not a response record (a JSON ${value === null ? "null" : typeof value})`, line, path)
       return
     }
@@ -314,7 +301,7 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       chunk(value, place, tools)
       return
     }
-    if (isResponsesEvent(value)) {
+    if (isResponseEvent(value)) {
       endChunks()
       responsesEvent(value, place, tools)
       return
@@ -327,34 +314,38 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
     endChunks()
     endResponsesStream()
     if (isChatCompletion(value)) {
-      for (const choice of choicesOf(value)) {
-        const message = isObject(choice.message) ? choice.message : {}
+      for (const choice of chatChoices(value)) {
+        const message = isRecord(choice.message) ? choice.message : {}
         const index = typeof choice.index === "number" ? choice.index : 0
         const id =
-          place.id === undefined ? undefined : choicesOf(value).length > 1 ? `${place.id}#${index}` : place.id
+          place.id === undefined
+            ? undefined
+            : chatChoices(value).length > 1
+              ? `${place.id}#${index}`
+              : place.id
         whole(
           tools,
           { ...place, id },
           [contentText(message.content)],
-          [reasoningText(message)],
-          hasStructuredCall(message),
+          [chatReasoningText(message)],
+          hasChatToolCall(message),
         )
       }
       return
     }
-    if (isResponsesResponse(value)) {
-      const output = responsesOutput(value.output)
+    if (isResponseObject(value)) {
+      const output = readResponseOutput(value.output)
       whole(tools ?? toolNames(value.tools), place, output.text, output.reasoning, output.structured)
       return
     }
-    if (isObject(value.body) && typeof value.status_code === "number") {
+    if (isRecord(value.body) && typeof value.status_code === "number") {
       // OpenAI Batch output: { custom_id, response: { status_code, body } }.
       classify(value.body, line, path, tools)
       return
     }
     const pair = value.response ?? value.chunks ?? value.events
-    if (pair !== undefined && (isObject(pair) || Array.isArray(pair))) {
-      const recorded = isObject(value.request) ? requestTools(value.request) : undefined
+    if (pair !== undefined && (isRecord(pair) || Array.isArray(pair))) {
+      const recorded = isRecord(value.request) ? requestTools(value.request) : undefined
       classify(pair, line, path, recorded ?? tools)
       endChunks()
       endResponsesStream()
@@ -365,7 +356,7 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       return
     }
     if (isAssistantMessage(value)) {
-      whole(tools, place, [contentText(value.content)], [reasoningText(value)], hasStructuredCall(value))
+      whole(tools, place, [contentText(value.content)], [chatReasoningText(value)], hasChatToolCall(value))
       return
     }
     if (typeof value.text === "string") {

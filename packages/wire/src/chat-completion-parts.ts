@@ -7,24 +7,47 @@
  */
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import { reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
-import type { ChatCompletion } from "openai/resources/chat/completions"
 import { copyResult } from "./copy-result.ts"
+import { arrayField, isRecord, type JsonObject } from "./json.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
+import type { SplicerSettings } from "./wire-protocol.ts"
 
-type Message = Record<string, unknown>
+/**
+ * A chat completion, as far as this module reads it (the `openai` client's `ChatCompletion` is
+ * one; other fields are carried as they came).
+ */
+export interface ChatCompletion {
+  readonly choices: readonly ChatCompletionChoice[]
+  readonly usage?: unknown
+  readonly [field: string]: unknown
+}
+
+/** One choice of a {@link ChatCompletion}. */
+export interface ChatCompletionChoice {
+  readonly message?: unknown
+  readonly finish_reason?: string | null | undefined
+  readonly [field: string]: unknown
+}
+
+type Message = JsonObject
 
 function messageOf(completion: ChatCompletion): Message | undefined {
-  return completion.choices?.[0]?.message as Message | undefined
+  const message = completion.choices?.[0]?.message
+  return isRecord(message) ? message : undefined
+}
+
+/** A field of a call's `function` (or, for a custom tool call, of its `custom`). */
+function callField(call: JsonObject, fn: string, custom: string): unknown {
+  const f = call.function
+  const c = call.custom
+  const value = isRecord(f) ? f[fn] : undefined
+  return value ?? (isRecord(c) ? c[custom] : undefined)
 }
 
 function callOf(call: unknown): WireCall | undefined {
-  if (typeof call !== "object" || call === null) return undefined
-  const { function: fn, custom } = call as {
-    function?: { name?: unknown; arguments?: unknown }
-    custom?: { name?: unknown; input?: unknown }
-  }
-  const name = fn?.name ?? custom?.name
-  const params = fn?.arguments ?? custom?.input
+  if (!isRecord(call)) return undefined
+  const name = callField(call, "name", "name")
+  const params = callField(call, "arguments", "input")
   if (typeof name !== "string") return undefined
   return { name, params: typeof params === "string" ? params : "" }
 }
@@ -34,12 +57,11 @@ export function completionParts(completion: ChatCompletion): NormalizedPart<Chat
   const parts: NormalizedPart<ChatCompletion>[] = []
   const message = messageOf(completion)
   const key = reasoningField(message)
-  const reasoning = key === undefined ? "" : (message?.[key] as string)
+  const reasoning = key === undefined ? "" : String(message?.[key])
   if (reasoning.length > 0) parts.push({ type: "reasoning", text: reasoning, raw: completion })
   const content = typeof message?.content === "string" ? message.content : ""
   if (content.length > 0) parts.push({ type: "text", text: content, raw: completion })
-  const calls = Array.isArray(message?.tool_calls) ? (message.tool_calls as unknown[]) : []
-  for (const call of calls) {
+  for (const call of arrayField(message, "tool_calls")) {
     const parsed = callOf(call)
     if (parsed !== undefined)
       parts.push({ type: "tool-call", toolName: parsed.name, params: parsed.params, raw: completion })
@@ -52,18 +74,10 @@ export function completionParts(completion: ChatCompletion): NormalizedPart<Chat
 
 /** The ids of a completion's tool calls. */
 export function completionCallIds(completion: ChatCompletion): string[] {
-  const calls = messageOf(completion)?.tool_calls
-  if (!Array.isArray(calls)) return []
-  return calls.flatMap((call: unknown) => {
-    const id = (call as { id?: unknown } | null)?.id
+  return arrayField(messageOf(completion), "tool_calls").flatMap((call) => {
+    const id = isRecord(call) ? call.id : undefined
     return typeof id === "string" && id.length > 0 ? [id] : []
   })
-}
-
-/** Options of {@link completionResult}. */
-export interface CompletionResultOptions {
-  readonly tools: readonly string[]
-  readonly returnToolCallErrors: boolean
 }
 
 /**
@@ -73,12 +87,12 @@ export interface CompletionResultOptions {
  */
 export async function completionResult(
   output: AsyncIterable<OutputPart<ChatCompletion>>,
-  options: CompletionResultOptions,
+  options: SplicerSettings,
 ): Promise<ChatCompletion> {
   const text: string[] = []
   const reasoning: string[] = []
   let final: ChatCompletion | undefined
-  let spent: ChatCompletion["usage"]
+  let spent: unknown
   for await (const part of output) {
     if (part.type === "text") text.push(part.text)
     else if (part.type === "reasoning") reasoning.push(part.text)
@@ -104,7 +118,7 @@ export async function completionResult(
     const contentChanged = content !== (typeof message.content === "string" ? message.content : "")
     const reasoningChanged = thought !== (typeof message[key] === "string" ? message[key] : "")
     if (contentChanged || reasoningChanged) {
-      const next: Message = { ...message }
+      const next: Record<string, unknown> = { ...message }
       if (contentChanged) next.content = content.length === 0 && message.content === null ? null : content
       if (reasoningChanged) next[key] = thought
       result = copyResult(result, {
@@ -113,8 +127,7 @@ export async function completionResult(
     }
   }
   if (options.returnToolCallErrors) {
-    const calls = messageOf(result)?.tool_calls
-    const errors = unknownCallErrors((Array.isArray(calls) ? calls : []).map(callOf), options.tools)
+    const errors = unknownCallErrors(arrayField(messageOf(result), "tool_calls").map(callOf), options.tools)
     result = copyResult(result, { tool_call_errors: errors })
   }
   return result

@@ -16,33 +16,39 @@
  *   and rewrites them with the released text when the attempt ends first (markup withheld, or
  *   the attempt abandoned for a retry).
  */
-import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import type { NormalizedPart } from "@tool-rescue/recovery"
 import { retryId, sumUsage } from "@tool-rescue/recovery/adapter"
-import type { ResponseStreamEvent } from "openai/resources/responses/responses"
+import { isRecord } from "./json.ts"
 import { atOutputLimit, outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
+import type { Splicer, SplicerSettings } from "./wire-protocol.ts"
 
-type Event = Record<string, unknown> & { readonly type: string }
+/**
+ * A streamed Responses event, as far as this module reads it (the `openai` client's
+ * `ResponseStreamEvent` is one; other fields are carried as they came).
+ */
+export interface ResponseEvent {
+  readonly type: string
+  readonly [field: string]: unknown
+}
+
+type Event = ResponseEvent
 type Item = Record<string, unknown>
 
 const LIFECYCLE_START = new Set(["response.created", "response.in_progress", "response.queued"])
 const LIFECYCLE_END = new Set(["response.completed", "response.incomplete", "response.failed"])
-const TEXT_ITEMS = new Set(["message", "reasoning"])
-const TEXT_PARTS = new Set(["output_text", "reasoning_text"])
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null
-}
+const TEXT_ITEMS: ReadonlySet<unknown> = new Set(["message", "reasoning"])
+const TEXT_PARTS: ReadonlySet<unknown> = new Set(["output_text", "reasoning_text"])
 
 /** The call id of the item an `output_item.added` tool-call event introduces. */
-export function eventCallIds(event: ResponseStreamEvent): string[] {
-  const item = (event as unknown as Event).item
+export function eventCallIds(event: ResponseEvent): string[] {
+  const item = event.item
   return isRecord(item) && typeof item.call_id === "string" ? [item.call_id] : []
 }
 
 /** The normalized parts of one streamed Responses event. */
-export function eventParts(event: ResponseStreamEvent): NormalizedPart<ResponseStreamEvent>[] {
-  const e = event as unknown as Event
+export function eventParts(event: ResponseEvent): NormalizedPart<ResponseEvent>[] {
+  const e = event
   switch (e.type) {
     case "response.output_text.delta":
     case "response.reasoning_text.delta": {
@@ -64,7 +70,7 @@ export function eventParts(event: ResponseStreamEvent): NormalizedPart<ResponseS
       if (!LIFECYCLE_END.has(e.type)) return [{ type: "other", raw: event }]
       // The output limit: markup still open then is a call cut off (`truncated-call`).
       return [
-        e.type === "response.incomplete" && atOutputLimit((e as { response?: unknown }).response)
+        e.type === "response.incomplete" && atOutputLimit(e.response)
           ? { type: "finish", raw: event, truncated: true }
           : { type: "finish", raw: event },
       ]
@@ -93,23 +99,11 @@ interface ItemState {
   readonly queue: Event[]
 }
 
-/** Options of {@link createResponsesSplicer}. */
-export interface ResponsesSplicerOptions {
-  readonly tools: readonly string[]
-  /** Attach `tool_call_errors` to the terminal event's response. */
-  readonly returnToolCallErrors: boolean
-}
-
-/** Maps recovery's output parts back to the events the consumer sees. */
-export interface ResponsesSplicer {
-  push(part: OutputPart<ResponseStreamEvent>): ResponseStreamEvent[]
-}
-
 function contentTexts(item: Item): Map<number, string> {
   const texts = new Map<number, string>()
   if (!Array.isArray(item.content)) return texts
   item.content.forEach((part, index) => {
-    if (isRecord(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === "string") {
+    if (isRecord(part) && TEXT_PARTS.has(part.type) && typeof part.text === "string") {
       texts.set(index, part.text)
     }
   })
@@ -125,7 +119,7 @@ function doneTexts(event: Event): Map<number, string> | undefined {
       return new Map([[ci, typeof event.text === "string" ? event.text : ""]])
     case "response.content_part.done": {
       const part = event.part
-      return isRecord(part) && TEXT_PARTS.has(part.type as string)
+      return isRecord(part) && TEXT_PARTS.has(part.type)
         ? new Map([[ci, typeof part.text === "string" ? part.text : ""]])
         : new Map()
     }
@@ -147,7 +141,7 @@ function releasedDiffers(state: ItemState, texts: ReadonlyMap<number, string>): 
  * guarantee: a non-text part never overtakes text before it, so when an item's `*.done` event
  * arrives, all of the item's text has been released or withheld.
  */
-export function createResponsesSplicer(options: ResponsesSplicerOptions): ResponsesSplicer {
+export function createResponsesSplicer(options: SplicerSettings): Splicer<ResponseEvent, ResponseEvent> {
   let round = 0
   /** Usage of the abandoned attempts: the terminal event reports the turn's sum. */
   let spent: unknown
@@ -189,7 +183,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       next = {
         ...next,
         content: item.content.map((part, ci) =>
-          texts.has(ci) ? { ...(part as Item), text: state.released.get(ci) ?? "" } : part,
+          texts.has(ci) && isRecord(part) ? { ...part, text: state.released.get(ci) ?? "" } : part,
         ),
       }
     }
@@ -206,9 +200,9 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       case "response.reasoning_text.done":
         return { ...event, text, ...("logprobs" in event ? { logprobs: [] } : {}) }
       case "response.content_part.done":
-        return { ...event, part: { ...(event.part as Item), text } }
+        return { ...event, part: { ...(isRecord(event.part) ? event.part : {}), text } }
       default:
-        return { ...event, item: withReleasedText(state, event.item as Item) }
+        return isRecord(event.item) ? { ...event, item: withReleasedText(state, event.item) } : event
     }
   }
 
@@ -242,7 +236,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
       wireIndex: event.output_index,
       type: String(item.type),
       id,
-      textBearing: TEXT_ITEMS.has(item.type as string),
+      textBearing: TEXT_ITEMS.has(item.type),
       opened: false,
       dropped: false,
       done: false,
@@ -255,8 +249,8 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
     return state
   }
 
-  function onText(part: { readonly text: string; readonly raw?: ResponseStreamEvent }): void {
-    const raw = part.raw as unknown as Event | undefined
+  function onText(part: { readonly text: string; readonly raw?: ResponseEvent }): void {
+    const raw = part.raw
     if (raw === undefined || part.text.length === 0) return
     const delta =
       part.text === raw.delta
@@ -306,14 +300,14 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
     const byWireId = new Map<unknown, ItemState>()
     for (const state of items.values()) byWireId.set(state.added.id, state)
     let changed = round > 0
-    const output: Item[] = []
-    for (const item of Array.isArray(response.output) ? (response.output as Item[]) : []) {
-      const state = byWireId.get(item.id)
+    const output: unknown[] = []
+    for (const item of Array.isArray(response.output) ? response.output : []) {
+      const state = isRecord(item) ? byWireId.get(item.id) : undefined
       if (state?.dropped === true) {
         changed = true
         continue
       }
-      const next = state === undefined ? item : withReleasedText(state, item)
+      const next = state === undefined || !isRecord(item) ? item : withReleasedText(state, item)
       if (next !== item) changed = true
       output.push(next)
     }
@@ -369,7 +363,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
         case "attempt-start":
           abandon()
           for (const abandoned of part.discarded) {
-            const response = (abandoned as unknown as Event).response
+            const response = abandoned.response
             if (isRecord(response) && isRecord(response.usage))
               spent = sumUsage<unknown>(spent, response.usage)
           }
@@ -384,7 +378,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
         case "tool-call":
         case "finish":
         case "other": {
-          const event = part.raw as unknown as Event
+          const event = part.raw
           if (LIFECYCLE_START.has(event.type)) {
             if (round > 0) break
             if (
@@ -407,7 +401,7 @@ export function createResponsesSplicer(options: ResponsesSplicerOptions): Respon
         default:
           part satisfies never
       }
-      return out.splice(0) as unknown as ResponseStreamEvent[]
+      return out.splice(0)
     },
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Anthropic Messages (`POST /v1/messages`) ↔ recovery's normalized parts, as an
- * {@link ApiAdapter} row beside the OpenAI ones of `@tool-rescue/openai/wire`.
+ * Anthropic Messages (`POST /v1/messages`) stream events and messages ↔ recovery's normalized
+ * parts.
  *
  * Stream events (docs.anthropic.com, "Streaming Messages"): `message_start`, then per content
  * block `content_block_start` / `content_block_delta`* / `content_block_stop`, then
@@ -16,45 +16,24 @@
  *   and its blocks are numbered after the blocks already shown.
  */
 
-import type { ApiAdapter, SplicerSettings } from "@tool-rescue/openai/wire"
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
-import { appendInstruction, sumUsage, type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
-import { isRecord } from "./protocol.ts"
+import { sumUsage } from "@tool-rescue/recovery/adapter"
+import { arrayField, isRecord, type JsonObject } from "./json.ts"
+import type { Splicer, SplicerSettings } from "./wire-protocol.ts"
 
-type Body = Readonly<Record<string, unknown>>
-type Event = Readonly<Record<string, unknown>> & { readonly type?: unknown }
-type Block = Readonly<Record<string, unknown>>
-type Message = Readonly<Record<string, unknown>>
+/** A streamed Messages event (`message_start`, `content_block_delta`, …), as parsed. */
+export type MessagesEvent = JsonObject
+/** A whole (non-streamed) Messages response, as parsed. */
+export type MessageObject = JsonObject
+
+type Event = MessagesEvent
+type Message = MessageObject
 
 /** The raw value riding on a non-streamed part: the message and the index of its content block. */
 export interface MessageRef {
   readonly message: Message
   /** Index in `content` (-1 for the message as a whole). */
   readonly block: number
-}
-
-/** Client tool names (`tools[].name` of tools without a server-tool `type`). */
-export function messagesToolNames(body: Body): string[] {
-  const names: string[] = []
-  if (!Array.isArray(body.tools)) return names
-  for (const tool of body.tools) {
-    if (!isRecord(tool) || typeof tool.name !== "string" || tool.name.length === 0) continue
-    // Server tools (`web_search_20250305`, `bash_20250124`, …) run on Anthropic's side.
-    if (tool.type !== undefined && tool.type !== "custom") continue
-    if (!names.includes(tool.name)) names.push(tool.name)
-  }
-  return names
-}
-
-/** The retry body: the instruction appended to `system` (placement `"system"`) or a final user message. */
-function messagesRetryBody(body: Body, instruction: string, placement: "system" | "user"): Body {
-  if (placement === "user") {
-    const messages = Array.isArray(body.messages) ? body.messages : []
-    return { ...body, messages: [...messages, { role: "user", content: instruction }] }
-  }
-  const system = body.system
-  if (Array.isArray(system)) return { ...body, system: [...system, { type: "text", text: instruction }] }
-  return { ...body, system: appendInstruction(typeof system === "string" ? system : "", instruction) }
 }
 
 function textOfDelta(delta: unknown): { kind: "text" | "reasoning"; text: string } | undefined {
@@ -66,7 +45,7 @@ function textOfDelta(delta: unknown): { kind: "text" | "reasoning"; text: string
 }
 
 /** The normalized parts of one streamed event. */
-function messageEventParts(event: Event): NormalizedPart<Event>[] {
+export function messageEventParts(event: Event): NormalizedPart<Event>[] {
   switch (event.type) {
     case "content_block_delta": {
       const piece = textOfDelta(event.delta)
@@ -93,13 +72,8 @@ interface BlockState {
   held: Event | undefined
 }
 
-/** Maps recovery's output parts back to the events the client sees. */
-export interface MessagesSplicer {
-  push(part: OutputPart<Event>): Event[]
-}
-
 /** Creates the output side of a recovered Messages stream. */
-export function createMessagesSplicer(_settings: SplicerSettings): MessagesSplicer {
+export function createMessagesSplicer(_settings: SplicerSettings): Splicer<Event, Event> {
   let round = 0
   let shown = 0
   let blocks = new Map<number, BlockState>()
@@ -201,9 +175,9 @@ export function createMessagesSplicer(_settings: SplicerSettings): MessagesSplic
 }
 
 /** The normalized parts of one non-streamed message. */
-function messageParts(message: Message): NormalizedPart<MessageRef>[] {
+export function messageParts(message: Message): NormalizedPart<MessageRef>[] {
   const parts: NormalizedPart<MessageRef>[] = []
-  const content = Array.isArray(message.content) ? (message.content as unknown[]) : []
+  const content = arrayField(message, "content")
   content.forEach((block, index) => {
     if (!isRecord(block)) return
     const raw = { message, block: index }
@@ -227,7 +201,7 @@ function messageParts(message: Message): NormalizedPart<MessageRef>[] {
  * The message to return: the final attempt's message with each text and thinking block holding
  * the text released for it; a block whose text was all withheld markup is left out.
  */
-async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Promise<Message> {
+export async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Promise<Message> {
   let released = new Map<number, string>()
   let final: Message | undefined
   /** Usage of the abandoned attempts: the turn reports the sum. */
@@ -243,7 +217,7 @@ async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Pro
     } else if (part.type === "finish") final = part.raw.message
   }
   if (final === undefined) throw new Error("tool-rescue: the recovered turn ended without a message")
-  const content = Array.isArray(final.content) ? (final.content as unknown[]) : []
+  const content = arrayField(final, "content")
   let changed = false
   const blocks: unknown[] = []
   content.forEach((block, index) => {
@@ -252,12 +226,13 @@ async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Pro
       return
     }
     const key = block.type === "text" ? "text" : "thinking"
-    const original = typeof block[key] === "string" ? (block[key] as string) : ""
+    const value = block[key]
+    const original = typeof value === "string" ? value : ""
     const text = released.get(index) ?? ""
     if (text === original) blocks.push(block)
     else {
       changed = true
-      if (text.length > 0) blocks.push({ ...(block as Block), [key]: text })
+      if (text.length > 0) blocks.push({ ...block, [key]: text })
     }
   })
   const message = changed ? { ...final, content: blocks } : final
@@ -265,81 +240,14 @@ async function messageResult(output: AsyncIterable<OutputPart<MessageRef>>): Pro
   return { ...message, usage: isRecord(final.usage) ? sumUsage(spent, final.usage) : spent }
 }
 
-function blocksOf(message: unknown): unknown[] {
-  return isRecord(message) && Array.isArray(message.content) ? message.content : []
-}
-
-/** A user message that only carries tool results continues the turn; any other starts one. */
-function startsTurn(message: unknown): boolean {
-  if (!isRecord(message) || message.role !== "user") return false
-  const blocks = blocksOf(message)
-  return blocks.length === 0 || !blocks.every((block) => isRecord(block) && block.type === "tool_result")
-}
-
-type RecoveredCalls = Parameters<ApiAdapter<unknown, unknown, unknown, unknown>["request"]>[1]
-
-/** The largest mark on the calls a message makes (`tool_use`) or answers (`tool_result`). */
-function messageRecoveries(message: unknown, calls: RecoveredCalls): number {
-  let most = 0
-  for (const block of blocksOf(message)) {
-    if (!isRecord(block)) continue
-    if (block.type === "tool_use") most = Math.max(most, calls.recoveries(block.id, undefined))
-    else if (block.type === "tool_result")
-      most = Math.max(most, calls.recoveries(block.tool_use_id, undefined))
-  }
-  return most
-}
-
-/**
- * What a Messages request tells recovery's `planTurn` (which holds the skip rules): the client
- * tools, `tool_choice` by kind, and the recoveries the turn's history shows.
- */
-function messagesRequest(body: Body, calls: RecoveredCalls): TurnRequest {
-  const choice = body.tool_choice
-  const kind = isRecord(choice) ? choice.type : undefined
-  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
-  return {
-    tools: messagesToolNames(body),
-    toolChoice: kind === "none" ? "none" : kind === "any" ? "required" : kind === "tool" ? "tool" : "auto",
-    recoveriesBefore: turnRecoveries(messages, {
-      startsTurn,
-      recoveries: (message) => messageRecoveries(message, calls),
-    }),
-  }
-}
-
 /** The ids of the `tool_use` block a streamed event starts. */
-function eventCallIds(event: Event): string[] {
+export function messageEventCallIds(event: Event): string[] {
   const block = event.type === "content_block_start" ? event.content_block : undefined
   return isRecord(block) && block.type === "tool_use" && typeof block.id === "string" ? [block.id] : []
 }
 
 /** The id of the `tool_use` block a non-streamed part came from. */
-function refCallIds(ref: MessageRef): string[] {
-  const block = Array.isArray(ref.message.content) ? (ref.message.content as unknown[])[ref.block] : undefined
+export function messageRefCallIds(ref: MessageRef): string[] {
+  const block = arrayField(ref.message, "content")[ref.block]
   return isRecord(block) && block.type === "tool_use" && typeof block.id === "string" ? [block.id] : []
-}
-
-/**
- * Anthropic Messages as an {@link ApiAdapter} row.
- *
- * @example
- * ```ts
- * import { messagesApi } from "./messages-api.ts"
- *
- * messagesApi.retryBody({ model: "m", system: "Be brief.", messages: [] }, "Use tool calls.", "system")
- * // { model: "m", system: "Be brief.\n\nUse tool calls.", messages: [] }
- * ```
- */
-export const messagesApi: ApiAdapter<Event, Event, Message, MessageRef> = {
-  request: messagesRequest,
-  // The proxy marks recovered calls in their ids, so no turn key is needed to tell turns apart.
-  turn: () => undefined,
-  retryBody: messagesRetryBody,
-  streamParts: messageEventParts,
-  streamCallIds: eventCallIds,
-  createSplicer: createMessagesSplicer,
-  dataParts: messageParts,
-  dataCallIds: refCallIds,
-  result: messageResult,
 }

@@ -13,55 +13,77 @@
  */
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import { type ReasoningField, reasoningField, sumUsage } from "@tool-rescue/recovery/adapter"
-import type { ChatCompletionChunk } from "openai/resources/chat/completions"
+import { isRecord, type JsonObject } from "./json.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
+import type { Splicer, SplicerSettings } from "./wire-protocol.ts"
+
+/**
+ * A streamed chat completion chunk, as far as this module reads it (the `openai` client's
+ * `ChatCompletionChunk` is one; other fields are carried as they came).
+ */
+export interface ChatChunk {
+  readonly id: string
+  readonly choices: readonly ChatChunkChoice[]
+  readonly usage?: unknown
+  readonly [field: string]: unknown
+}
+
+/** One choice of a {@link ChatChunk}. */
+export interface ChatChunkChoice {
+  readonly delta: JsonObject
+  readonly finish_reason?: string | null | undefined
+  readonly [field: string]: unknown
+}
 
 /**
  * The raw value riding on a chat part: its chunk, or `undefined` for the second and later tool
  * calls named in one chunk (the chunk is emitted once, with the first).
  */
-export type ChatRaw = ChatCompletionChunk | undefined
+export type ChatRaw = ChatChunk | undefined
 
-type Delta = Record<string, unknown>
-function deltaOf(chunk: ChatCompletionChunk): Delta | undefined {
+type Delta = JsonObject
+function deltaOf(chunk: ChatChunk): Delta | undefined {
   const choice = chunk.choices?.[0]
-  return choice === undefined ? undefined : ((choice.delta ?? {}) as Delta)
+  if (choice === undefined) return undefined
+  return isRecord(choice.delta) ? choice.delta : {}
 }
 
 /** The tool name a streamed tool-call delta introduces (`function.name` or `custom.name`). */
 export function calledName(call: unknown): string | undefined {
-  if (typeof call !== "object" || call === null) return undefined
-  const { function: fn, custom } = call as { function?: { name?: unknown }; custom?: { name?: unknown } }
-  const name = fn?.name ?? custom?.name
+  if (!isRecord(call)) return undefined
+  const name = nameOf(call.function) ?? nameOf(call.custom)
   return typeof name === "string" && name.length > 0 ? name : undefined
 }
 
 function calledText(call: unknown): string {
-  if (typeof call !== "object" || call === null) return ""
-  const { function: fn, custom } = call as {
-    function?: { arguments?: unknown }
-    custom?: { input?: unknown }
-  }
-  const text = fn?.arguments ?? custom?.input
+  if (!isRecord(call)) return ""
+  const fn = call.function
+  const custom = call.custom
+  const text =
+    isRecord(fn) && fn.arguments != null ? fn.arguments : isRecord(custom) ? custom.input : undefined
   return typeof text === "string" ? text : ""
+}
+
+function nameOf(value: unknown): unknown {
+  return isRecord(value) ? (value.name ?? undefined) : undefined
 }
 
 const NO_NAMES: readonly string[] = []
 
-function withDelta(chunk: ChatCompletionChunk, delta: Delta, finish: boolean): ChatCompletionChunk {
+function withDelta(chunk: ChatChunk, delta: Delta, finish: boolean): ChatChunk {
   const choice = chunk.choices[0]!
   return {
     ...chunk,
     choices: [{ ...choice, delta, finish_reason: finish ? choice.finish_reason : null }],
-  } as ChatCompletionChunk
+  }
 }
 
 /** The normalized parts of one streamed chunk (n = 1: recovery skips `n > 1`). */
-export function chunkParts(chunk: ChatCompletionChunk): NormalizedPart<ChatRaw>[] {
+export function chunkParts(chunk: ChatChunk): NormalizedPart<ChatRaw>[] {
   const delta = deltaOf(chunk)
   if (delta === undefined) return [{ type: "other", raw: chunk }]
   const rKey = reasoningField(delta)
-  const reasoning = rKey === undefined ? "" : (delta[rKey] as string)
+  const reasoning = rKey === undefined ? "" : String(delta[rKey])
   const content = typeof delta.content === "string" ? delta.content : ""
   // Most chunks carry no tool call: no arrays are built for them.
   const calls = delta.tool_calls
@@ -102,7 +124,7 @@ export function chunkParts(chunk: ChatCompletionChunk): NormalizedPart<ChatRaw>[
 }
 
 function carrierParts(
-  chunk: ChatCompletionChunk,
+  chunk: ChatChunk,
   names: readonly string[],
   finish: boolean,
 ): NormalizedPart<ChatRaw>[] {
@@ -123,8 +145,8 @@ export function chunkCallIds(chunk: ChatRaw): string[] {
   const calls = chunk === undefined ? undefined : deltaOf(chunk)?.tool_calls
   if (!Array.isArray(calls)) return []
   const ids: string[] = []
-  for (const call of calls as unknown[]) {
-    const id = (call as { id?: unknown } | null)?.id
+  for (const call of calls) {
+    const id = isRecord(call) ? call.id : undefined
     if (typeof id === "string" && id.length > 0) ids.push(id)
   }
   return ids
@@ -134,22 +156,8 @@ export function chunkCallIds(chunk: ChatRaw): string[] {
  * The usage of an abandoned attempt: its last report. With continuous usage stats every chunk
  * carries the running total, so the finish chunk and the usage chunk may both hold it.
  */
-function lastUsage(chunks: readonly ChatRaw[]): ChatCompletionChunk["usage"] {
+function lastUsage(chunks: readonly ChatRaw[]): unknown {
   return chunks.findLast((chunk) => chunk?.usage != null)?.usage
-}
-
-/** Options of {@link createChatSplicer}. */
-export interface ChatSplicerOptions {
-  /** Names of the tools offered (for `tool_call_errors`). */
-  readonly tools: readonly string[]
-  /** Attach `tool_call_errors` to the finish chunk. */
-  readonly returnToolCallErrors: boolean
-}
-
-/** Maps recovery's output parts back to the chunks the consumer sees. */
-export interface ChatSplicer {
-  /** The chunks for one output part: none (withheld, or a part that shares its chunk) or one. */
-  push(part: OutputPart<ChatRaw>): ChatCompletionChunk[]
 }
 
 interface TrackedCall {
@@ -158,8 +166,11 @@ interface TrackedCall {
   params: string
 }
 
-/** Creates the output side of a recovered chat stream. */
-export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
+/**
+ * Creates the output side of a recovered chat stream: one chunk or none per output part
+ * (`tool_call_errors`, when asked for, ride on the finish chunk).
+ */
+export function createChatSplicer(options: SplicerSettings): Splicer<ChatRaw, ChatChunk> {
   return new ChatStreamSplicer(options.tools, options.returnToolCallErrors)
 }
 
@@ -167,7 +178,7 @@ export function createChatSplicer(options: ChatSplicerOptions): ChatSplicer {
  * The splice's state as fields, its steps prototype methods: every open recovered stream (the
  * proxy's too) holds one, and a closure per step with their shared context cost more than it.
  */
-class ChatStreamSplicer implements ChatSplicer {
+class ChatStreamSplicer implements Splicer<ChatRaw, ChatChunk> {
   private readonly tools: readonly string[]
   private readonly returnToolCallErrors: boolean
   private round = 0
@@ -175,14 +186,14 @@ class ChatStreamSplicer implements ChatSplicer {
   private roleSent = false
   private readonly calls: TrackedCall[] = []
   /** Usage of the abandoned attempts: the usage chunk of the last one reports the turn's sum. */
-  private spent: ChatCompletionChunk["usage"]
+  private spent: unknown
 
   constructor(tools: readonly string[], returnToolCallErrors: boolean) {
     this.tools = tools
     this.returnToolCallErrors = returnToolCallErrors
   }
 
-  push(part: OutputPart<ChatRaw>): ChatCompletionChunk[] {
+  push(part: OutputPart<ChatRaw>): ChatChunk[] {
     switch (part.type) {
       case "attempt-start": {
         this.round = part.round
@@ -207,13 +218,12 @@ class ChatStreamSplicer implements ChatSplicer {
     }
   }
 
-  private track(chunk: ChatCompletionChunk): void {
+  private track(chunk: ChatChunk): void {
     const delta = deltaOf(chunk)
     if (delta === undefined || !Array.isArray(delta.tool_calls)) return
     const { calls } = this
-    for (const call of delta.tool_calls as unknown[]) {
-      const index =
-        typeof (call as { index?: unknown })?.index === "number" ? (call as { index: number }).index : 0
+    for (const call of delta.tool_calls) {
+      const index = isRecord(call) && typeof call.index === "number" ? call.index : 0
       const name = calledName(call)
       if (name !== undefined) {
         calls.push({ index, name, params: calledText(call) })
@@ -231,7 +241,7 @@ class ChatStreamSplicer implements ChatSplicer {
     }
   }
 
-  private emit(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  private emit(chunk: ChatChunk): ChatChunk {
     let out = chunk
     if (this.firstId === undefined) this.firstId = chunk.id
     else if (this.round > 0 && chunk.id !== this.firstId) out = { ...out, id: this.firstId }
@@ -247,7 +257,7 @@ class ChatStreamSplicer implements ChatSplicer {
     if (this.returnToolCallErrors) {
       this.track(out)
       if (out.choices[0]?.finish_reason != null)
-        out = { ...out, tool_call_errors: unknownCallErrors(this.calls, this.tools) } as ChatCompletionChunk
+        out = { ...out, tool_call_errors: unknownCallErrors(this.calls, this.tools) }
     }
     return out
   }
@@ -255,7 +265,7 @@ class ChatStreamSplicer implements ChatSplicer {
   private textChunk(
     part: { readonly text: string; readonly raw?: ChatRaw },
     key: "content" | ReasoningField,
-  ): ChatCompletionChunk[] {
+  ): ChatChunk[] {
     // Text parts always carry their chunk (runTurn keeps `raw` on a re-cut part).
     const raw = part.raw
     if (raw === undefined) return []

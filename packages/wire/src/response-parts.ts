@@ -8,23 +8,28 @@
  */
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import { sumUsage } from "@tool-rescue/recovery/adapter"
-import type { Response } from "openai/resources/responses/responses"
 import { copyResult } from "./copy-result.ts"
+import { isRecord } from "./json.ts"
 import { unknownCallErrors, type WireCall } from "./unknown-call-errors.ts"
+import type { SplicerSettings } from "./wire-protocol.ts"
+
+/**
+ * A Responses response, as far as this module reads it (the `openai` client's `Response` is one;
+ * other fields are carried as they came).
+ */
+export interface ResponseObject {
+  readonly output: readonly unknown[]
+  readonly usage?: unknown
+  readonly [field: string]: unknown
+}
 
 /** The raw value riding on a Responses part: the response, and the content part it came from. */
 export interface ResponseRef {
-  readonly response: Response
+  readonly response: ResponseObject
   /** Index in `output` (-1 for the response as a whole). */
   readonly item: number
   /** Index in the item's `content` (-1 for the item as a whole). */
   readonly content: number
-}
-
-type Item = Record<string, unknown>
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null
 }
 
 /**
@@ -37,8 +42,8 @@ export function atOutputLimit(response: unknown): boolean {
   return isRecord(details) && details.reason === "max_output_tokens"
 }
 
-function outputOf(response: Response): Item[] {
-  return Array.isArray(response.output) ? (response.output as unknown as Item[]) : []
+function outputOf(response: ResponseObject): readonly unknown[] {
+  return Array.isArray(response.output) ? response.output : []
 }
 
 /** The name and argument text of a `function_call` or `custom_tool_call` item; undefined for other items. */
@@ -52,11 +57,11 @@ export function responseCall(item: unknown): WireCall | undefined {
 /** The call id of the item a tool-call part stands for. */
 export function refCallIds(ref: ResponseRef): string[] {
   const item = outputOf(ref.response)[ref.item]
-  return item !== undefined && typeof item.call_id === "string" ? [item.call_id] : []
+  return isRecord(item) && typeof item.call_id === "string" ? [item.call_id] : []
 }
 
 /** The normalized parts of one response. */
-export function responseParts(response: Response): NormalizedPart<ResponseRef>[] {
+export function responseParts(response: ResponseObject): NormalizedPart<ResponseRef>[] {
   const parts: NormalizedPart<ResponseRef>[] = []
   outputOf(response).forEach((item, itemIndex) => {
     const call = responseCall(item)
@@ -65,7 +70,8 @@ export function responseParts(response: Response): NormalizedPart<ResponseRef>[]
       parts.push({ type: "tool-call", toolName: call.name, params: call.params, raw })
       return
     }
-    if ((item.type !== "message" && item.type !== "reasoning") || !Array.isArray(item.content)) return
+    if (!isRecord(item) || (item.type !== "message" && item.type !== "reasoning")) return
+    if (!Array.isArray(item.content)) return
     item.content.forEach((part: unknown, contentIndex) => {
       if (!isRecord(part) || typeof part.text !== "string" || part.text.length === 0) return
       const raw = { response, item: itemIndex, content: contentIndex }
@@ -83,11 +89,15 @@ export function responseParts(response: Response): NormalizedPart<ResponseRef>[]
 /** Released text of one attempt, by `item:content`. */
 type Released = Map<string, string>
 
-function rewriteItems(response: Response, released: Released): { items: Item[]; changed: boolean } {
+function rewriteItems(response: ResponseObject, released: Released): { items: unknown[]; changed: boolean } {
   let changed = false
-  const items: Item[] = []
+  const items: unknown[] = []
   outputOf(response).forEach((item, itemIndex) => {
-    if ((item.type !== "message" && item.type !== "reasoning") || !Array.isArray(item.content)) {
+    if (
+      !isRecord(item) ||
+      (item.type !== "message" && item.type !== "reasoning") ||
+      !Array.isArray(item.content)
+    ) {
       items.push(item)
       return
     }
@@ -116,10 +126,10 @@ function rewriteItems(response: Response, released: Released): { items: Item[]; 
 }
 
 /** `output_text` of a response with `output`: its message items' text, joined. */
-export function outputText(output: readonly Item[]): string {
+export function outputText(output: readonly unknown[]): string {
   const texts: string[] = []
   for (const item of output) {
-    if (item.type !== "message" || !Array.isArray(item.content)) continue
+    if (!isRecord(item) || item.type !== "message" || !Array.isArray(item.content)) continue
     for (const part of item.content) {
       if (isRecord(part) && part.type === "output_text" && typeof part.text === "string")
         texts.push(part.text)
@@ -128,20 +138,14 @@ export function outputText(output: readonly Item[]): string {
   return texts.join("")
 }
 
-/** Options of {@link responseResult}. */
-export interface ResponseResultOptions {
-  readonly tools: readonly string[]
-  readonly returnToolCallErrors: boolean
-}
-
 /** Reads recovery's output for a non-streaming Responses call and builds the response to return. */
 export async function responseResult(
   output: AsyncIterable<OutputPart<ResponseRef>>,
-  options: ResponseResultOptions,
-): Promise<Response> {
+  options: SplicerSettings,
+): Promise<ResponseObject> {
   let released: Released = new Map()
-  let final: Response | undefined
-  let spent: Response["usage"]
+  let final: ResponseObject | undefined
+  let spent: unknown
   for await (const part of output) {
     switch (part.type) {
       case "text":

@@ -1,0 +1,104 @@
+import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
+import type { TurnRequest } from "@tool-rescue/recovery/adapter"
+import type { JsonKind, JsonObject } from "./json.ts"
+import type { ErrorShape } from "./wire-error.ts"
+
+/**
+ * The recoveries a tool-call id of the request's history was marked with (0 for an unmarked
+ * one). Each front end keeps its own mark: the `openai` adapter remembers the ids it returned,
+ * the proxy writes the mark into the id itself.
+ */
+export type CallMarks = (id: unknown) => number
+
+/**
+ * What a splicer or result builder needs to know about the call.
+ *
+ * @example
+ * ```ts
+ * import type { SplicerSettings } from "@tool-rescue/wire"
+ *
+ * const settings: SplicerSettings = { tools: ["read_file"], returnToolCallErrors: false }
+ * ```
+ */
+export interface SplicerSettings {
+  /** Names of the tools offered (for `tool_call_errors`). */
+  readonly tools: readonly string[]
+  /** Attach `tool_call_errors` (the answers to calls of tools not offered) to the result. */
+  readonly returnToolCallErrors: boolean
+}
+
+/** Maps recovery's output parts back to the stream items the client sees. */
+export interface Splicer<Raw, Item> {
+  /** The items for one output part: none (withheld, or a part that shares its item), one, or more. */
+  push(part: OutputPart<Raw>): Item[]
+}
+
+/**
+ * One wire protocol, as a table of operations: what a request tells recovery's `planTurn`, the
+ * retry body, stream items and whole results ↔ normalized parts, the splice of a retry into one
+ * stream, where the tool-call ids are, and the protocol's SSE framing and error shape. Front ends
+ * (the `openai` adapter, the proxy) run the turn; the protocol is all data and mapping.
+ *
+ * `StreamItem` is one streamed event, `StreamRaw` the raw value its parts carry; `Data` is a
+ * whole (non-streamed) result, `DataRaw` the raw value its parts carry.
+ *
+ * @example
+ * ```ts
+ * import { messages } from "@tool-rescue/wire"
+ *
+ * messages.retryBody({ model: "m", system: "Be brief.", messages: [] }, "Use tool calls.", "system")
+ * // { model: "m", system: "Be brief.\n\nUse tool calls.", messages: [] }
+ * ```
+ */
+export interface WireProtocol<StreamItem, StreamRaw, Data, DataRaw> {
+  /**
+   * What the request tells recovery's `planTurn`: the offered tools, the tool choice, the
+   * protocol's own reasons recovery cannot apply, and the recoveries the turn's history shows
+   * (the largest of `marks` on the tool-call ids after the message that started the turn).
+   */
+  request(body: JsonObject, marks: CallMarks): TurnRequest
+  /**
+   * What started the request's turn: its last user message (a string input for Responses), or
+   * `undefined` when it has none. A front end that keys its marks by turn hashes it.
+   */
+  turnStart(body: JsonObject): unknown
+  /** The retry body: the original body with the instruction placed (never mutated). */
+  retryBody(body: JsonObject, instruction: string, placement: "system" | "user"): JsonObject
+  /** Parts of one streamed item. */
+  streamParts(item: StreamItem): NormalizedPart<StreamRaw>[]
+  /** The call ids a streamed tool-call part introduces. */
+  streamCallIds(raw: StreamRaw): string[]
+  /** The output side of a recovered stream. */
+  createSplicer(settings: SplicerSettings): Splicer<StreamRaw, StreamItem>
+  /** Parts of one non-streamed result. */
+  dataParts(data: Data): NormalizedPart<DataRaw>[]
+  /** The call ids of a non-streamed tool-call part. */
+  dataCallIds(raw: DataRaw): string[]
+  /** The non-streamed result from recovery's output. */
+  result(output: AsyncIterable<OutputPart<DataRaw>>, settings: SplicerSettings): Promise<Data>
+  /**
+   * The request fields a front end reads (to decide, to retry), with the JSON kinds the protocol
+   * allows: one of another kind is a bad request. Other fields go upstream as they came (model
+   * servers extend the protocols: vLLM's `chat_template_kwargs`, …).
+   */
+  readonly fields: Readonly<Record<string, readonly JsonKind[]>>
+  /** The `event:` name written before an item's data (Responses and Anthropic name events by type). */
+  eventName(item: unknown): string | undefined
+  /** The stream ends with `data: [DONE]` (Chat Completions). */
+  readonly sentinel: boolean
+  /** A stream event that reports an error (its SSE `event:` name is `name`). */
+  isStreamError(event: unknown, name: string | undefined): boolean
+  /**
+   * `item` (a stream event or a whole result) with each of its tool-call ids replaced by
+   * `mark(id)`; `item` itself when it has none.
+   */
+  markCalls(item: unknown, mark: (id: unknown) => unknown): unknown
+  /** The protocol's error shape. */
+  readonly errors: ErrorShape
+}
+
+/**
+ * Any protocol, over parsed JSON: what a front end that reads JSON off the network holds (the
+ * items it passes are whatever the upstream sent, read through the protocol's guards).
+ */
+export type AnyWireProtocol = WireProtocol<unknown, unknown, unknown, unknown>
