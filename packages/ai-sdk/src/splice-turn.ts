@@ -6,10 +6,9 @@ import type {
 import {
   isToolCallRecoveryError,
   placeInstruction,
-  type RecoveryOptions,
+  type RecoverPlan,
   runTurn,
   sumUsage,
-  type TurnPlan,
 } from "@tool-rescue/recovery"
 import { promptOperations } from "./prompt-operations.ts"
 import { type AttemptParts, readParts } from "./read-parts.ts"
@@ -21,10 +20,11 @@ type Part = LanguageModelV4StreamPart
 export interface TurnSetup {
   /** The call options of the step, as the middleware received them. */
   readonly params: LanguageModelV4CallOptions
-  readonly options: RecoveryOptions
-  readonly placement: "system" | "user"
-  /** The step's plan (`planTurn` of `@tool-rescue/recovery`): its tools and the turn's recoveries so far. */
-  readonly plan: Extract<TurnPlan, { kind: "recover" }>
+  /**
+   * The step's plan (`planTurn` of `@tool-rescue/recovery`): its tools, the turn's recoveries so
+   * far, the resolved options and the instruction's placement.
+   */
+  readonly plan: RecoverPlan
   /** Round 0's response, already requested by the caller (so its errors reach the SDK unchanged). */
   readonly first: ReadableStream<Part>
   /** Sends a retry: the same call with the instruction placed in the prompt. */
@@ -65,9 +65,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   // Only for retry requests: runTurn aborts their signal when it learns that the consumer left,
   // which it cannot while it waits for the request itself.
   const cancelled = new AbortController()
-  const turn = runTurn<Part>({
-    tools: plan.tools,
-    recoveriesBefore: plan.recoveriesBefore,
+  const turn = runTurn<Part>(plan, {
     // The V4 stream protocol ends every complete response with `finish` (AI SDK core takes a
     // stream without one for incomplete): a provider stream that just closes was cut short.
     finishRequired: true,
@@ -80,7 +78,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
       const prompt =
         context.instruction === undefined
           ? params.prompt
-          : placeInstruction(params.prompt, context.instruction, setup.placement, promptOperations)
+          : placeInstruction(params.prompt, context.instruction, plan.placement, promptOperations)
       const abortSignal = AbortSignal.any([context.signal, cancelled.signal])
       const stream = await setup.retry({ ...params, prompt, abortSignal })
       current = readParts(stream, onFinish)
@@ -88,7 +86,6 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
       return current
     },
     signal: params.abortSignal,
-    options: setup.options,
   })
   const releaseFirst = () => {
     if (!firstTaken) void first.cancel().catch(() => {})

@@ -7,14 +7,12 @@ import {
   type ResolvedRecoveryOptions,
   runTurn,
 } from "@tool-rescue/recovery"
-import type { ToolCallRecoveryOptions } from "./options.ts"
 import { retryMessages } from "./retry-messages.ts"
 import { historyRecoveries } from "./turn-mark.ts"
 import { turnRequest } from "./turn-request.ts"
 
-/** The options of a wrapped model, as given and resolved (validated once, when wrapping). */
+/** The options of a wrapped model, resolved (validated once, when wrapping). */
 export interface RecoverySettings {
-  readonly options: ToolCallRecoveryOptions
   readonly resolved: ResolvedRecoveryOptions
 }
 
@@ -61,17 +59,13 @@ export function recoveryTurn<Raw>(
   )
   const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: historyRecoveries(messages) })
   if (plan.kind === "skip") return undefined
-  const placement = settings.resolved.instructionPlacement
-  const parts = runTurn<Raw>({
-    tools: plan.tools,
-    recoveriesBefore: plan.recoveriesBefore,
+  const parts = runTurn<Raw>(plan, {
     signal: options.signal,
-    options: settings.options,
     attempt: (_round, context) =>
       attempt(
         context.instruction === undefined
           ? messages
-          : retryMessages(messages, context.instruction, placement),
+          : retryMessages(messages, context.instruction, plan.placement),
         { ...options, signal: context.signal },
       ),
   })

@@ -18,7 +18,7 @@ import {
   type NormalizedPart,
   type OutputPart,
   planTurn,
-  type RecoveryOptions,
+  type RecoverPlan,
   type ResolvedRecoveryOptions,
   runTurn,
   type TurnRequest,
@@ -58,7 +58,6 @@ export interface SplicerSettings {
 
 /** The wrapper's settings, resolved once per wrapped client. */
 export interface CreateSettings {
-  readonly recovery: RecoveryOptions
   readonly resolved: ResolvedRecoveryOptions
   readonly returnToolCallErrors: boolean
   /** The turn marks: call ids of recovered responses (shared by the clients `withOptions` derives). */
@@ -150,8 +149,7 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
     const call: Call = {
       request,
       options,
-      tools: plan.tools,
-      recoveriesBefore: plan.recoveriesBefore,
+      plan,
       turn: api.turn(request),
       callOriginal,
     }
@@ -166,9 +164,8 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
 interface Call {
   readonly request: Body
   readonly options: unknown
-  readonly tools: readonly string[]
-  /** Recoveries earlier requests of the turn made. */
-  readonly recoveriesBefore: number
+  /** The request's plan: its tools, the recoveries earlier requests of the turn made. */
+  readonly plan: RecoverPlan
   readonly turn: TurnKey
   readonly callOriginal: (body: unknown, options: unknown) => unknown
 }
@@ -178,7 +175,7 @@ interface Call {
  * next request of the turn, which carries their ids, knows its budget.
  */
 function markCalls(call: Call, settings: CreateSettings, round: number, ids: readonly string[]): void {
-  for (const id of ids) settings.calls.mark(id, call.recoveriesBefore + round, call.turn)
+  for (const id of ids) settings.calls.mark(id, call.plan.recoveriesBefore + round, call.turn)
 }
 
 async function* marked<Raw>(
@@ -200,9 +197,8 @@ function sendRetry(
   api: Pick<ApiAdapter<unknown, unknown, unknown, unknown>, "retryBody">,
   call: Call,
   { instruction, signal }: AttemptContext,
-  settings: CreateSettings,
 ): PromiseLike<unknown> {
-  const body = api.retryBody(call.request, instruction ?? "", settings.resolved.instructionPlacement)
+  const body = api.retryBody(call.request, instruction ?? "", call.plan.placement)
   const options = isThenable(call.options)
     ? Promise.resolve(call.options).then((resolved) => retryRequestOptions(resolved, signal))
     : retryRequestOptions(call.options, signal)
@@ -210,7 +206,7 @@ function sendRetry(
 }
 
 function splicerSettings(call: Call, settings: CreateSettings): SplicerSettings {
-  return { tools: call.tools, returnToolCallErrors: settings.returnToolCallErrors }
+  return { tools: call.plan.tools, returnToolCallErrors: settings.returnToolCallErrors }
 }
 
 function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
@@ -220,14 +216,11 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
   settings: CreateSettings,
 ): Promise<Data> {
   const signal = signalOf(call.options)
-  const output = runTurn<DataRaw>({
-    tools: call.tools,
-    recoveriesBefore: call.recoveriesBefore,
+  const output = runTurn<DataRaw>(call.plan, {
     signal,
-    options: settings.recovery,
     attempt: async (round, context) => {
       if (round === 0) return fromArray(api.dataParts(data))
-      const next = (await sendRetry(api, call, context, settings)) as Data
+      const next = (await sendRetry(api, call, context)) as Data
       return fromArray(api.dataParts(next))
     },
   })
@@ -256,18 +249,15 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
     if (consumed) throw new Error("Cannot iterate over a consumed stream, use `.tee()` to split the stream.")
     consumed = true
     const splicer = api.createSplicer(splicerSettings(call, settings))
-    const turn = runTurn<StreamRaw>({
-      tools: call.tools,
-      recoveriesBefore: call.recoveriesBefore,
+    const turn = runTurn<StreamRaw>(call.plan, {
       // Chat Completions streams end with a `finish_reason`, Responses streams with their
       // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
       // without `[DONE]`) was cut short.
       finishRequired: true,
       signal: outer.signal,
-      options: settings.recovery,
       attempt: async (round, context) => {
         if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
-        const next = (await sendRetry(api, call, context, settings)) as SdkStream<StreamItem>
+        const next = (await sendRetry(api, call, context)) as SdkStream<StreamItem>
         current = next
         if (outer.signal.aborted) next.controller.abort()
         return streamAttempt(next, context.signal, api.streamParts)

@@ -1,4 +1,4 @@
-import { type RecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery"
+import { type RecoveryOptions, resolveRecoveryOptions } from "@tool-rescue/recovery"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
 import { fetchUpstream } from "./fetch-upstream.ts"
@@ -168,9 +168,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
   const context: ProxyContext = {
     upstream: upstreamUrlOf,
     routeTargets: new Map(ROUTES.map(([path]) => [path, upstreamUrl(upstreamUrlOf, path, "").href])),
-    recovery,
     resolved,
-    placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     send,
     metrics,

@@ -9,8 +9,8 @@ import {
   type NormalizedPart,
   type OutputPart,
   planTurn,
+  type RecoverPlan,
   type RecoveryEvent,
-  type RecoveryOptions,
   runTurn,
   type ToolCallRecoveryErrorCode,
   type TurnInput,
@@ -73,9 +73,11 @@ interface Call {
   readonly clientHeaders: ClientHeaders
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
-  readonly tools: readonly string[]
-  /** Recoveries the agent's turn made in earlier requests (read from the history's marks). */
-  readonly recoveriesBefore: number
+  /**
+   * The turn's plan: its tools, the recoveries the agent's turn made in earlier requests (read
+   * from the history's marks), the options with the metrics' listener (see {@link observed}).
+   */
+  readonly plan: RecoverPlan
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
   readonly sink: StreamSink
@@ -171,9 +173,7 @@ export async function recoverRequest(
     target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
-    // An exact-size copy: the plan's array was grown by pushes, with room to spare.
-    tools: plan.tools.slice(),
-    recoveriesBefore: plan.recoveriesBefore,
+    plan: observed(plan, context, protocol.name),
     controller,
     sink: host.sink ?? webSink,
   }
@@ -197,21 +197,21 @@ export async function recoverRequest(
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
-/** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
-function turnOptions(call: Call) {
-  const { recovery, metrics } = call.context
-  const protocol = call.protocol.name
+/**
+ * The turn's plan with the metrics' listener in front of the user's, in the options `createProxy`
+ * resolved once (nothing is checked again).
+ */
+function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol["name"]): RecoverPlan {
+  const { metrics } = context
   // The metrics' listener is made on the turn's first event: most turns have none.
   let observe: ReturnType<typeof metrics.turn> | undefined
-  const user = recovery.onEvent
-  return {
-    ...recovery,
-    onEvent: (event: RecoveryEvent) => {
-      observe ??= metrics.turn(protocol)
-      observe(event)
-      user?.(event)
-    },
+  const user = plan.options.onEvent
+  const onEvent = (event: RecoveryEvent): void => {
+    observe ??= metrics.turn(protocol)
+    observe(event)
+    user?.(event)
   }
+  return { ...plan, options: { ...plan.options, onEvent } }
 }
 
 /** Sends the retry of `round`: the retry body, streamed or not like the original. */
@@ -222,7 +222,7 @@ async function sendRetry(
   contentType: string,
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
-  const retry = call.protocol.api.retryBody(body, instruction ?? "", call.context.placement)
+  const retry = call.protocol.api.retryBody(body, instruction ?? "", call.plan.placement)
   const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
@@ -258,10 +258,7 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
  */
 class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>, TurnInput<unknown> {
   private readonly call: Call
-  readonly tools: readonly string[]
   readonly signal: AbortSignal
-  readonly options: RecoveryOptions
-  readonly recoveriesBefore: number
   // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
   // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
   readonly finishRequired = true
@@ -292,13 +289,10 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
 
   constructor(call: Call, first: UpstreamResponse) {
     this.call = call
-    this.tools = call.tools
     this.signal = call.controller.signal
-    this.options = turnOptions(call)
-    this.recoveriesBefore = call.recoveriesBefore
     this.pending = first
-    this.turn = runTurn<unknown>(this)
-    this.splicer = call.protocol.api.createSplicer({ tools: call.tools, returnToolCallErrors: false })
+    this.turn = runTurn<unknown>(call.plan, this)
+    this.splicer = call.protocol.api.createSplicer({ tools: call.plan.tools, returnToolCallErrors: false })
   }
 
   async attempt(
@@ -454,11 +448,8 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
     return new Response(text, { status: first.status, headers: clientResponseHeaders(first.headers) })
   }
   let round = 0
-  const turn = runTurn<unknown>({
-    tools: call.tools,
+  const turn = runTurn<unknown>(call.plan, {
     signal: call.controller.signal,
-    options: turnOptions(call),
-    recoveriesBefore: call.recoveriesBefore,
     attempt: async (attempt, { instruction, signal }) => {
       if (attempt === 0) return fromArray(api.dataParts(data))
       round = attempt
@@ -476,7 +467,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
   try {
     const result = recovered(
       call,
-      await api.result(turn, { tools: call.tools, returnToolCallErrors: false }),
+      await api.result(turn, { tools: call.plan.tools, returnToolCallErrors: false }),
       round,
     )
     const headers = clientResponseHeaders(first.headers)
@@ -492,7 +483,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
  * `Protocol.turnRequest`). (Usage is summed over the attempts by each protocol's splice.)
  */
 function recovered(call: Call, item: unknown, round: number): unknown {
-  return round === 0 ? item : call.protocol.markCalls(item, call.recoveriesBefore + round)
+  return round === 0 ? item : call.protocol.markCalls(item, call.plan.recoveriesBefore + round)
 }
 
 /** HTTP statuses of the proxy's own errors. 422 for a repeated leak: clients do not retry it. */

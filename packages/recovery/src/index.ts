@@ -13,6 +13,7 @@ export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
   type HistoryReader,
   planTurn,
+  type RecoverPlan,
   type TurnPlan,
   type TurnRequest,
   turnRecoveries,
@@ -44,6 +45,7 @@ export type {
   InstructionContext,
   NormalizedPart,
   OutputPart,
+  RecoverToolCallsInput,
   RecoveryEvent,
   RecoveryOptions,
   SharedOptionName,

@@ -12,7 +12,7 @@
 import { chunked, leakedCall, prose } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { expect, test } from "vitest"
-import { type OutputPart, runTurn } from "../src/index.ts"
+import { type OutputPart, recoverToolCalls } from "../src/index.ts"
 
 const TOOLS = ["read_file", "bash"]
 
@@ -58,7 +58,7 @@ async function runCase(deltas: readonly string[]): Promise<{ shown: string; atte
   let attempts = 0
   const parts: OutputPart<string>[] = []
   let first = true
-  for await (const part of runTurn<string>({
+  for await (const part of recoverToolCalls<string>({
     tools: TOOLS,
     attempt: async function* (round) {
       attempts++

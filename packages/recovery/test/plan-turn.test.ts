@@ -49,9 +49,11 @@ describe("planTurn", () => {
     for (const toolChoice of ["auto", "required", "tool", undefined] as const) {
       expect(planTurn(options, { tools: ["bash"], toolChoice, recoveriesBefore: 1 })).toEqual({
         kind: "recover",
+        options,
         tools: ["bash"],
         recoveriesBefore: 1,
         budget: 1,
+        placement: "system",
       })
     }
     expect(planTurn(options, { tools: ["bash"], recoveriesBefore: 5 })).toMatchObject({ budget: 0 })

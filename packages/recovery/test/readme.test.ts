@@ -4,9 +4,9 @@ import {
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
+  recoverToolCalls,
   resolveInstruction,
   resolvePlacement,
-  runTurn,
   ToolCallRecoveryError,
   toolCallError,
   unknownToolMessage,
@@ -38,7 +38,7 @@ test("README: how a turn runs", async () => {
     yield { type: "finish", raw: { finishReason: "stop" } }
   }
 
-  for await (const part of runTurn({
+  for await (const part of recoverToolCalls({
     tools: ["read_file", "bash"], // the tool names offered in this request
     attempt: (_round, { instruction, signal }) => callModel(instruction, signal),
     signal: AbortSignal.timeout(60_000),
@@ -76,7 +76,7 @@ test("README: events", async () => {
 
   // Three malformed responses: two retries, then repeated-markup.
   const leak = '<tool_call>\n{"name": "bash", "arguments": {}}\n</tool_call>'
-  const turn = runTurn({
+  const turn = recoverToolCalls({
     tools: ["bash"],
     attempt: async function* () {
       yield { type: "text", text: leak }
@@ -113,7 +113,7 @@ test("README: errors", async () => {
   }
 
   await show(
-    runTurn({
+    recoverToolCalls({
       tools: ["bash"],
       attempt: async function* () {
         yield { type: "text", text: 'Sure.\n<tool_call>\n{"name": "bash", "arguments": {}}\n</tool_call>' }
@@ -126,7 +126,7 @@ test("README: errors", async () => {
   const providerError = new Error("HTTP 500")
   await expect(
     show(
-      runTurn({
+      recoverToolCalls({
         tools: ["bash"],
         attempt: async function* () {
           yield* []

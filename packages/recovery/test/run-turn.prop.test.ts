@@ -18,7 +18,7 @@ import {
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
-  runTurn,
+  recoverToolCalls,
   ToolCallRecoveryError,
 } from "../src/index.ts"
 
@@ -292,7 +292,7 @@ async function execute(spec: TurnSpec, settlesOnAbort?: true): Promise<Observed>
     })()
   }
   try {
-    for await (const part of runTurn<string>({
+    for await (const part of recoverToolCalls<string>({
       tools: TOOLS,
       attempt,
       signal: controller.signal,
