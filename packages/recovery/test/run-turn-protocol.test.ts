@@ -1,7 +1,8 @@
 /**
  * The iterator protocol of what `runTurn` returns, call by call, as an `async function*` answers
- * it (it was one): calls made before the last settled wait their turn, `return()` and `throw()`
- * at each kind of suspension, and a turn that ended.
+ * it (it is one; these tests also held a hand-written class to it while the turn was one): calls
+ * made before the last settled wait their turn, `return()` and `throw()` at each kind of
+ * suspension, and a turn that ended.
  */
 import { describe, expect, test } from "vitest"
 import { type NormalizedPart, recoverToolCalls } from "../src/index.ts"
