@@ -32,12 +32,12 @@ import { median, registerSuite } from "./suite.ts"
 
 const TOOLS = [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }]
 const PACED: Workload = { kind: "paced", deltas: 50, size: 4, everyMs: 20 }
-const UNPACED: Workload = { kind: "unpaced", deltas: 174, size: 12, everyMs: 0 }
+export const UNPACED: Workload = { kind: "unpaced", deltas: 174, size: 12, everyMs: 0 }
 const IDLE: Workload = { kind: "idle", deltas: 2, size: 12, everyMs: 600_000 }
 
 let streams = 0
 
-interface Sample {
+export interface Sample {
   readonly ttfb: number
   readonly chars: number
   /** Per content delta: the client's read minus the upstream's write, in ms. */
@@ -61,7 +61,7 @@ function request(workload: Workload, id: string, tools: boolean, signal?: AbortS
 }
 
 /** Reads one stream, noting when each delta's last character arrived. */
-async function stream(upstream: SseUpstream, baseUrl: string, workload: Workload): Promise<Sample> {
+export async function stream(upstream: SseUpstream, baseUrl: string, workload: Workload): Promise<Sample> {
   const id = `s${streams++}`
   const started = performance.now()
   const response = await fetch(`${baseUrl}/chat/completions`, request(workload, id, true))
@@ -194,12 +194,12 @@ async function startChild(file: string, args: string[], execArgv: string[]): Pro
 }
 
 /** A server process's CPU time (µs) and young-generation GCs so far. */
-interface Cost {
+export interface Cost {
   readonly cpu: number
   readonly youngGcs: number
 }
 
-interface ProxyProcess {
+export interface ProxyProcess {
   readonly url: string
   heap(): Promise<number>
   cost(): Promise<Cost>
@@ -207,7 +207,10 @@ interface ProxyProcess {
 }
 
 /** The proxy's process (`file`: or the floor's, `proxy/floor-process.ts`, a bare HTTP hop). */
-async function startProxyProcess(upstream: string, file = "./proxy/proxy-process.ts"): Promise<ProxyProcess> {
+export async function startProxyProcess(
+  upstream: string,
+  file = "./proxy/proxy-process.ts",
+): Promise<ProxyProcess> {
   const child = await startChild(file, [upstream], ["--expose-gc"])
   return {
     url: child.url,
@@ -218,7 +221,7 @@ async function startProxyProcess(upstream: string, file = "./proxy/proxy-process
 }
 
 /** The upstream in a process of its own (`proxy/sse-upstream-process.ts`), as a model server is. */
-async function startUpstreamProcess(): Promise<SseUpstream> {
+export async function startUpstreamProcess(): Promise<SseUpstream> {
   const child = await startChild("./proxy/sse-upstream-process.ts", [], [])
   return {
     url: child.url,

@@ -13,7 +13,7 @@
  * Runs alone with `node bench/src/recovery.bench.ts` (built packages), or from `run.ts`.
  */
 import { createDetector } from "@tool-rescue/detector"
-import { type NormalizedPart, runTurn } from "@tool-rescue/recovery"
+import { type NormalizedPart, recoverToolCalls } from "@tool-rescue/recovery"
 import { median, registerSuite } from "./suite.ts"
 
 /** One measured comparison. */
@@ -101,7 +101,7 @@ async function providerOnly(parts: readonly Part[]): Promise<number> {
 async function throughRunTurn(parts: readonly Part[]): Promise<number> {
   const start = performance.now()
   let n = 0
-  for await (const part of runTurn<string>({ tools: TOOLS, attempt: () => replay(parts) })) {
+  for await (const part of recoverToolCalls<string>({ tools: TOOLS, attempt: () => replay(parts) })) {
     if (part.type === "text") n += part.text.length
   }
   const elapsed = performance.now() - start

@@ -16,6 +16,7 @@ import "./ai-sdk.bench.ts"
 import "./recovery.bench.ts"
 import "./announced.bench.ts"
 import "./proxy.bench.ts"
+import "./proxy-turn.bench.ts"
 import "./effect.bench.ts"
 
 const only = process.argv.slice(2)

@@ -3,8 +3,8 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider"
-import { isToolCallRecoveryError, type RecoveryOptions, runTurn } from "@tool-rescue/recovery"
-import { placeInstruction, sumUsage, type TurnPlan } from "@tool-rescue/recovery/adapter"
+import { isToolCallRecoveryError, runTurn } from "@tool-rescue/recovery"
+import { placeInstruction, type RecoverPlan, sumUsage } from "@tool-rescue/recovery/adapter"
 import { promptOperations } from "./prompt-operations.ts"
 import { type AttemptParts, readParts } from "./read-parts.ts"
 import { createStreamSplicer, type StreamSplicer } from "./stream-splicer.ts"
@@ -15,10 +15,11 @@ type Part = LanguageModelV4StreamPart
 export interface TurnSetup {
   /** The call options of the step, as the middleware received them. */
   readonly params: LanguageModelV4CallOptions
-  readonly options: RecoveryOptions
-  readonly placement: "system" | "user"
-  /** The step's plan (`planTurn` of `@tool-rescue/recovery`): its tools and the turn's recoveries so far. */
-  readonly plan: Extract<TurnPlan, { kind: "recover" }>
+  /**
+   * The step's plan (`planTurn` of `@tool-rescue/recovery`): its tools, the turn's recoveries so
+   * far, the resolved options and the instruction's placement.
+   */
+  readonly plan: RecoverPlan
   /** Round 0's response, already requested by the caller (so its errors reach the SDK unchanged). */
   readonly first: ReadableStream<Part>
   /** Sends a retry: the same call with the instruction placed in the prompt. */
@@ -59,9 +60,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   // Only for retry requests: runTurn aborts their signal when it learns that the consumer left,
   // which it cannot while it waits for the request itself.
   const cancelled = new AbortController()
-  const turn = runTurn<Part>({
-    tools: plan.tools,
-    recoveriesBefore: plan.recoveriesBefore,
+  const turn = runTurn<Part>(plan, {
     // The V4 stream protocol ends every complete response with `finish` (AI SDK core takes a
     // stream without one for incomplete): a provider stream that just closes was cut short.
     finishRequired: true,
@@ -74,7 +73,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
       const prompt =
         context.instruction === undefined
           ? params.prompt
-          : placeInstruction(params.prompt, context.instruction, setup.placement, promptOperations)
+          : placeInstruction(params.prompt, context.instruction, plan.placement, promptOperations)
       const abortSignal = AbortSignal.any([context.signal, cancelled.signal])
       const stream = await setup.retry({ ...params, prompt, abortSignal })
       current = readParts(stream, onFinish)
@@ -82,7 +81,6 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
       return current
     },
     signal: params.abortSignal,
-    options: setup.options,
   })
   const releaseFirst = () => {
     if (!firstTaken) void first.cancel().catch(() => {})

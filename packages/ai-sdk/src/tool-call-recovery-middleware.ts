@@ -87,12 +87,12 @@ export function toolCallRecoveryMiddleware(
     wrapStream: ({ doStream, params, model }) => {
       const plan = planStep(resolved, params)
       if (plan.kind === "skip") return doStream()
-      return recoverStream(doStream, model, setupOf(params, options, resolved, plan))
+      return recoverStream(doStream, model, { params, plan })
     },
     wrapGenerate: ({ doGenerate, params, model }) => {
       const plan = planStep(resolved, params)
       if (plan.kind === "skip") return doGenerate()
-      return recoverGenerate(doGenerate, model, setupOf(params, options, resolved, plan))
+      return recoverGenerate(doGenerate, model, { params, plan })
     },
   }
 }
@@ -111,15 +111,6 @@ function planStep(resolved: ResolvedRecoveryOptions, params: LanguageModelV4Call
 }
 
 type Setup = Omit<TurnSetup, "first" | "retry" | "mode">
-
-function setupOf(
-  params: LanguageModelV4CallOptions,
-  options: RecoveryOptions,
-  resolved: ResolvedRecoveryOptions,
-  plan: Extract<TurnPlan, { kind: "recover" }>,
-): Setup {
-  return { params, options, placement: resolved.instructionPlacement, plan }
-}
 
 async function recoverStream(
   doStream: () => PromiseLike<LanguageModelV4StreamResult>,

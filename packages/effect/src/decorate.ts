@@ -102,9 +102,9 @@ export function decorate(
       supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
       generateObject: service.generateObject,
       generateText: ((request: Request) =>
-        recoverGenerate(inner, request, options, resolved)) as LanguageModel.LanguageModel["generateText"],
+        recoverGenerate(inner, request, resolved)) as LanguageModel.LanguageModel["generateText"],
       streamText: ((request: Request) =>
-        recoverStream(inner, request, options, resolved)) as LanguageModel.LanguageModel["streamText"],
+        recoverStream(inner, request, resolved)) as LanguageModel.LanguageModel["streamText"],
     }
     // Unknown calls are classified over the recovering service: markup is recovered first (no
     // call runs in that request), then Effect resolves the calls of the recovered response once.
@@ -319,7 +319,6 @@ const failure = (method: string) => (error: unknown) => {
 const recoverStream = (
   inner: Inner,
   request: Request,
-  options: Options | undefined,
   resolvedOptions: ResolvedRecoveryOptions,
 ): Stream.Stream<StreamPart, unknown, unknown> =>
   Stream.unwrap(
@@ -330,14 +329,11 @@ const recoverStream = (
       // the model, the in-flight attempt is interrupted at once and no retry starts.
       const controller = new AbortController()
       const resolved: StreamPart[] = []
-      const parts = runTurn<StreamPart>({
-        tools: plan.tools,
-        recoveriesBefore: plan.recoveriesBefore,
+      const parts = runTurn<StreamPart>(plan, {
         // Effect providers end every complete stream with a `finish` part: one that ends
         // without it was cut short.
         finishRequired: true,
         signal: controller.signal,
-        ...(options === undefined ? {} : { options }),
         attempt: (_round, { instruction, signal }) => {
           if (instruction === undefined) {
             const isResolved = resolvedBefore(turn)
@@ -345,7 +341,7 @@ const recoverStream = (
               if (isResolved(part)) resolved.push(part)
             })
           }
-          const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+          const retry = retryRequest(turn, resolved, instruction, plan.placement)
           const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
           return attemptStream(stream, turn.context, signal)
         },
@@ -360,7 +356,6 @@ const recoverStream = (
 const recoverGenerate = (
   inner: Inner,
   request: Request,
-  options: Options | undefined,
   resolvedOptions: ResolvedRecoveryOptions,
 ): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
   Effect.flatMap(prepare(request, resolvedOptions), (turn) => {
@@ -369,17 +364,14 @@ const recoverGenerate = (
     return Effect.flatten(
       Effect.promise(async (interrupted) => {
         const resolved: ContentPart[] = []
-        const parts = runTurn<ContentPart>({
-          tools: plan.tools,
-          recoveriesBefore: plan.recoveriesBefore,
+        const parts = runTurn<ContentPart>(plan, {
           signal: interrupted,
-          ...(options === undefined ? {} : { options }),
           attempt: (_round, { instruction, signal }) => {
             if (instruction === undefined) {
               const first = attemptResponse(inner.generateText(turn.request), turn.context, signal)
               return recordResolved(first, resolvedBefore(turn), resolved)
             }
-            const retry = retryRequest(turn, resolved, instruction, resolvedOptions.instructionPlacement)
+            const retry = retryRequest(turn, resolved, instruction, plan.placement)
             return attemptResponse(
               Effect.andThen(forgetSentParts, inner.generateText(retry)),
               turn.context,

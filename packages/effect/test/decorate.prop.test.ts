@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's stream part type is generic over the caller's toolkit.
 import { assert, describe, it } from "@effect/vitest"
-import { type NormalizedPart, runTurn } from "@tool-rescue/recovery"
+import { type NormalizedPart, recoverToolCalls } from "@tool-rescue/recovery"
 import { chunked, response } from "@tool-rescue/testing"
 import { Effect, Stream } from "effect"
 import { LanguageModel, type Response } from "effect/ai"
@@ -31,7 +31,7 @@ async function oracle(chunks: readonly string[]): Promise<{ text: string; attemp
     else yield { type: "tool-call", toolName: "read_file", raw: "call" }
     yield { type: "finish", raw: "finish" }
   }
-  for await (const part of runTurn({ tools, attempt })) if (part.type === "text") text += part.text
+  for await (const part of recoverToolCalls({ tools, attempt })) if (part.type === "text") text += part.text
   return { text, attempts }
 }
 

@@ -2,14 +2,12 @@ import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager
 import type { BaseMessage } from "@langchain/core/messages"
 import { type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
 import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
-import type { ToolCallRecoveryOptions } from "./options.ts"
 import { retryMessages } from "./retry-messages.ts"
 import { readTurnMark } from "./turn-mark.ts"
 import { turnRequest } from "./turn-request.ts"
 
-/** The options of a wrapped model, as given and resolved (validated once, when wrapping). */
+/** The options of a wrapped model, resolved (validated once, when wrapping). */
 export interface RecoverySettings {
-  readonly options: ToolCallRecoveryOptions
   readonly resolved: ResolvedRecoveryOptions
 }
 
@@ -56,17 +54,13 @@ export function recoveryTurn<Raw>(
   )
   const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages) })
   if (plan.kind === "skip") return undefined
-  const placement = settings.resolved.instructionPlacement
-  const parts = runTurn<Raw>({
-    tools: plan.tools,
-    recoveriesBefore: plan.recoveriesBefore,
+  const parts = runTurn<Raw>(plan, {
     signal: options.signal,
-    options: settings.options,
     attempt: (_round, context) =>
       attempt(
         context.instruction === undefined
           ? messages
-          : retryMessages(messages, context.instruction, placement),
+          : retryMessages(messages, context.instruction, plan.placement),
         { ...options, signal: context.signal },
       ),
   })

@@ -39,7 +39,7 @@ const MIDDLEWARE_BRAND: unique symbol = Symbol.for("AgentMiddleware") as never
  * ```
  */
 export function toolCallRecoveryMiddleware(options: ToolCallRecoveryOptions = {}): AgentMiddleware {
-  const settings = { options, resolved: resolveRecoveryOptions(options) }
+  const settings = { resolved: resolveRecoveryOptions(options) }
   const middleware: AgentMiddleware & { readonly [MIDDLEWARE_BRAND]: true } = {
     [MIDDLEWARE_BRAND]: true,
     name: "ToolCallRecoveryMiddleware",

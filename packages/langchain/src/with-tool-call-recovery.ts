@@ -52,7 +52,7 @@ export function withToolCallRecovery<Model extends BaseChatModel>(
 ): Model {
   if (!isChatModel(model))
     throw new TypeError("tool-rescue: withToolCallRecovery needs a LangChain chat model")
-  return wrapChatModel(unwrapChatModel(model), { options, resolved: resolveRecoveryOptions(options) })
+  return wrapChatModel(unwrapChatModel(model), { resolved: resolveRecoveryOptions(options) })
 }
 
 /** Wrapped model → the model it wraps. */

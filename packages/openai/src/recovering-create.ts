@@ -13,14 +13,13 @@
  *   the SDK's helpers, which check `stream.controller.signal.aborted` after iterating.
  * - Non-streaming: the transform awaits the retry when one is needed.
  */
+import { type AttemptContext, type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
 import {
-  type AttemptContext,
-  type NormalizedPart,
-  type OutputPart,
-  type RecoveryOptions,
-  runTurn,
-} from "@tool-rescue/recovery"
-import { planTurn, type ResolvedRecoveryOptions, type TurnRequest } from "@tool-rescue/recovery/adapter"
+  planTurn,
+  type RecoverPlan,
+  type ResolvedRecoveryOptions,
+  type TurnRequest,
+} from "@tool-rescue/recovery/adapter"
 import type { JsonObject, SplicerSettings, WireProtocol } from "@tool-rescue/wire"
 import { isThenable, retryRequestOptions, signalOf } from "./retry-request.ts"
 import { type RecoveredCalls, type TurnKey, turnKey } from "./turn-mark.ts"
@@ -56,7 +55,6 @@ function withTurnMark<StreamItem, StreamRaw, Data, DataRaw>(
 
 /** The wrapper's settings, resolved once per wrapped client. */
 export interface CreateSettings {
-  readonly recovery: RecoveryOptions
   readonly resolved: ResolvedRecoveryOptions
   readonly returnToolCallErrors: boolean
   /** The turn marks: call ids of recovered responses (shared by the clients `withOptions` derives). */
@@ -149,8 +147,7 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
     const call: Call = {
       request,
       options,
-      tools: plan.tools,
-      recoveriesBefore: plan.recoveriesBefore,
+      plan,
       turn: api.turn(request),
       callOriginal,
     }
@@ -165,9 +162,8 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
 interface Call {
   readonly request: Body
   readonly options: unknown
-  readonly tools: readonly string[]
-  /** Recoveries earlier requests of the turn made. */
-  readonly recoveriesBefore: number
+  /** The request's plan: its tools, the recoveries earlier requests of the turn made. */
+  readonly plan: RecoverPlan
   readonly turn: TurnKey
   readonly callOriginal: (body: unknown, options: unknown) => unknown
 }
@@ -177,7 +173,7 @@ interface Call {
  * next request of the turn, which carries their ids, knows its budget.
  */
 function markCalls(call: Call, settings: CreateSettings, round: number, ids: readonly string[]): void {
-  for (const id of ids) settings.calls.mark(id, call.recoveriesBefore + round, call.turn)
+  for (const id of ids) settings.calls.mark(id, call.plan.recoveriesBefore + round, call.turn)
 }
 
 async function* marked<Raw>(
@@ -199,9 +195,8 @@ function sendRetry(
   api: Pick<ApiAdapter<unknown, unknown, unknown, unknown>, "retryBody">,
   call: Call,
   { instruction, signal }: AttemptContext,
-  settings: CreateSettings,
 ): PromiseLike<unknown> {
-  const body = api.retryBody(call.request, instruction ?? "", settings.resolved.instructionPlacement)
+  const body = api.retryBody(call.request, instruction ?? "", call.plan.placement)
   const options = isThenable(call.options)
     ? Promise.resolve(call.options).then((resolved) => retryRequestOptions(resolved, signal))
     : retryRequestOptions(call.options, signal)
@@ -209,7 +204,7 @@ function sendRetry(
 }
 
 function splicerSettings(call: Call, settings: CreateSettings): SplicerSettings {
-  return { tools: call.tools, returnToolCallErrors: settings.returnToolCallErrors }
+  return { tools: call.plan.tools, returnToolCallErrors: settings.returnToolCallErrors }
 }
 
 function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
@@ -219,14 +214,11 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
   settings: CreateSettings,
 ): Promise<Data> {
   const signal = signalOf(call.options)
-  const output = runTurn<DataRaw>({
-    tools: call.tools,
-    recoveriesBefore: call.recoveriesBefore,
+  const output = runTurn<DataRaw>(call.plan, {
     signal,
-    options: settings.recovery,
     attempt: async (round, context) => {
       if (round === 0) return fromArray(api.dataParts(data))
-      const next = (await sendRetry(api, call, context, settings)) as Data
+      const next = (await sendRetry(api, call, context)) as Data
       return fromArray(api.dataParts(next))
     },
   })
@@ -255,18 +247,15 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
     if (consumed) throw new Error("Cannot iterate over a consumed stream, use `.tee()` to split the stream.")
     consumed = true
     const splicer = api.createSplicer(splicerSettings(call, settings))
-    const turn = runTurn<StreamRaw>({
-      tools: call.tools,
-      recoveriesBefore: call.recoveriesBefore,
+    const turn = runTurn<StreamRaw>(call.plan, {
       // Chat Completions streams end with a `finish_reason`, Responses streams with their
       // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
       // without `[DONE]`) was cut short.
       finishRequired: true,
       signal: outer.signal,
-      options: settings.recovery,
       attempt: async (round, context) => {
         if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
-        const next = (await sendRetry(api, call, context, settings)) as SdkStream<StreamItem>
+        const next = (await sendRetry(api, call, context)) as SdkStream<StreamItem>
         current = next
         if (outer.signal.aborted) next.controller.abort()
         return streamAttempt(next, context.signal, api.streamParts)

@@ -25,7 +25,7 @@ function settingsOf(
   }
   // Validated now, so that a misconfiguration throws here and not on the first request.
   const resolved = resolveRecoveryOptions(recovery)
-  return { recovery, resolved, returnToolCallErrors: unknownToolCalls === "return", calls }
+  return { resolved, returnToolCallErrors: unknownToolCalls === "return", calls }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RecoveryOptions } from "@tool-rescue/recovery"
-import { resolvePlacement, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
 import { fetchUpstream } from "./fetch-upstream.ts"
@@ -169,9 +169,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
   const context: ProxyContext = {
     upstream: upstreamUrlOf,
     routeTargets: new Map(ROUTES.map(([path]) => [path, upstreamUrl(upstreamUrlOf, path, "").href])),
-    recovery,
     resolved,
-    placement: resolvePlacement(recovery),
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     send,
     metrics,

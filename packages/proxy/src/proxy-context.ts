@@ -1,4 +1,3 @@
-import type { RecoveryOptions } from "@tool-rescue/recovery"
 import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
@@ -87,10 +86,8 @@ export interface ProxyContext {
   readonly upstream: URL
   /** The upstream URL of each recovered route's path (see `upstreamTarget`), made once. */
   readonly routeTargets: ReadonlyMap<string, string>
-  readonly recovery: RecoveryOptions
-  /** `recovery`, resolved once (for `planTurn`). */
+  /** The recovery options, resolved once (for `planTurn`, whose plan carries them to each turn). */
   readonly resolved: ResolvedRecoveryOptions
-  readonly placement: "system" | "user"
   readonly maxBodyBytes: number
   readonly send: SendUpstream
   readonly metrics: ProxyMetrics

@@ -9,11 +9,10 @@ import {
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
-  type RecoveryOptions,
   runTurn,
   type TurnInput,
 } from "@tool-rescue/recovery"
-import { planTurn } from "@tool-rescue/recovery/adapter"
+import { planTurn, type RecoverPlan } from "@tool-rescue/recovery/adapter"
 import { isRecord, type JsonKind, jsonKind, recoveryErrorStatus } from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
 import {
@@ -73,9 +72,11 @@ interface Call {
   readonly clientHeaders: ClientHeaders
   /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
   readonly bytes: Uint8Array<ArrayBuffer>
-  readonly tools: readonly string[]
-  /** Recoveries the agent's turn made in earlier requests (read from the history's marks). */
-  readonly recoveriesBefore: number
+  /**
+   * The turn's plan: its tools, the recoveries the agent's turn made in earlier requests (read
+   * from the history's marks), the options with the metrics' listener (see {@link observed}).
+   */
+  readonly plan: RecoverPlan
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
   readonly sink: StreamSink
@@ -177,9 +178,7 @@ export async function recoverRequest(
     target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
-    // An exact-size copy: the plan's array was grown by pushes, with room to spare.
-    tools: plan.tools.slice(),
-    recoveriesBefore: plan.recoveriesBefore,
+    plan: observed(plan, context, protocol.name),
     controller,
     sink: host.sink ?? webSink,
   }
@@ -203,21 +202,21 @@ export async function recoverRequest(
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
-/** The options of the turn: the proxy's, with the metrics listener in front of the user's. */
-function turnOptions(call: Call) {
-  const { recovery, metrics } = call.context
-  const protocol = call.protocol.name
+/**
+ * The turn's plan with the metrics' listener in front of the user's, in the options `createProxy`
+ * resolved once (nothing is checked again).
+ */
+function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol["name"]): RecoverPlan {
+  const { metrics } = context
   // The metrics' listener is made on the turn's first event: most turns have none.
   let observe: ReturnType<typeof metrics.turn> | undefined
-  const user = recovery.onEvent
-  return {
-    ...recovery,
-    onEvent: (event: RecoveryEvent) => {
-      observe ??= metrics.turn(protocol)
-      observe(event)
-      user?.(event)
-    },
+  const user = plan.options.onEvent
+  const onEvent = (event: RecoveryEvent): void => {
+    observe ??= metrics.turn(protocol)
+    observe(event)
+    user?.(event)
   }
+  return { ...plan, options: { ...plan.options, onEvent } }
 }
 
 /** Sends the retry of `round`: the retry body, streamed or not like the original. */
@@ -228,7 +227,7 @@ async function sendRetry(
   contentType: string,
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
-  const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.context.placement)
+  const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.plan.placement)
   const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
   const response = await call.context.send(
     call.target,
@@ -264,10 +263,7 @@ function recoverStream(call: Call, first: UpstreamResponse): Response {
  */
 class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>, TurnInput<unknown> {
   private readonly call: Call
-  readonly tools: readonly string[]
   readonly signal: AbortSignal
-  readonly options: RecoveryOptions
-  readonly recoveriesBefore: number
   // Every protocol ends a complete stream with its finish (`finish_reason`, the Responses
   // lifecycle end, `message_delta`'s stop reason): a stream that closes before it was cut short.
   readonly finishRequired = true
@@ -298,13 +294,10 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
 
   constructor(call: Call, first: UpstreamResponse) {
     this.call = call
-    this.tools = call.tools
     this.signal = call.controller.signal
-    this.options = turnOptions(call)
-    this.recoveriesBefore = call.recoveriesBefore
     this.pending = first
-    this.turn = runTurn<unknown>(this)
-    this.splicer = call.protocol.wire.createSplicer({ tools: call.tools, returnToolCallErrors: false })
+    this.turn = runTurn<unknown>(call.plan, this)
+    this.splicer = call.protocol.wire.createSplicer({ tools: call.plan.tools, returnToolCallErrors: false })
   }
 
   async attempt(
@@ -460,11 +453,8 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
     return new Response(text, { status: first.status, headers: clientResponseHeaders(first.headers) })
   }
   let round = 0
-  const turn = runTurn<unknown>({
-    tools: call.tools,
+  const turn = runTurn<unknown>(call.plan, {
     signal: call.controller.signal,
-    options: turnOptions(call),
-    recoveriesBefore: call.recoveriesBefore,
     attempt: async (attempt, { instruction, signal }) => {
       if (attempt === 0) return fromArray(api.dataParts(data))
       round = attempt
@@ -482,7 +472,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
   try {
     const result = recovered(
       call,
-      await api.result(turn, { tools: call.tools, returnToolCallErrors: false }),
+      await api.result(turn, { tools: call.plan.tools, returnToolCallErrors: false }),
       round,
     )
     const headers = clientResponseHeaders(first.headers)
@@ -498,7 +488,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
  * `Protocol.turnRequest`). (Usage is summed over the attempts by each protocol's splice.)
  */
 function recovered(call: Call, item: unknown, round: number): unknown {
-  return round === 0 ? item : call.protocol.markCalls(item, call.recoveriesBefore + round)
+  return round === 0 ? item : call.protocol.markCalls(item, call.plan.recoveriesBefore + round)
 }
 
 /** The proxy's own error for `error`, or undefined for an error it does not know (a cut stream). */

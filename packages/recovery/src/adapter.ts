@@ -14,6 +14,7 @@ export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
   type HistoryReader,
   planTurn,
+  type RecoverPlan,
   type TurnPlan,
   type TurnRequest,
   turnRecoveries,

@@ -5,7 +5,7 @@
 export type { RecoverySkipReason } from "./emit-event.ts"
 export { defaultInstruction } from "./instruction.ts"
 export type { MarkupReason } from "./markup-reason.ts"
-export { runTurn } from "./run-turn.ts"
+export { recoverToolCalls, runTurn } from "./run-turn.ts"
 export {
   isToolCallRecoveryError,
   type MarkupSummary,
@@ -18,6 +18,7 @@ export type {
   InstructionContext,
   NormalizedPart,
   OutputPart,
+  RecoverToolCallsInput,
   RecoveryEvent,
   RecoveryOptions,
   SharedOptionName,

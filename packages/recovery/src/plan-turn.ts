@@ -34,8 +34,9 @@ export interface TurnRequest {
 
 /**
  * The plan of one request: pass it through untouched (`skip`, with the reason the
- * `recovery-skipped` event carried), or run it through `runTurn` with `tools` and
- * `recoveriesBefore`.
+ * `recovery-skipped` event carried), or run it with `runTurn(plan, input)` (`recover`: the
+ * resolved options, the tools, the budget and where a retry's instruction goes, each worked out
+ * once, here).
  *
  * @example
  * ```ts
@@ -45,24 +46,45 @@ export interface TurnRequest {
  *   plan.kind === "skip" ? `skipped: ${plan.reason}` : `${plan.budget} recoveries left`
  * ```
  */
-export type TurnPlan =
-  | { readonly kind: "skip"; readonly reason: RecoverySkipReason }
-  | {
-      readonly kind: "recover"
-      readonly tools: readonly string[]
-      /** Recoveries this request's turn already made (0 with `recoveryScope: "step"`). */
-      readonly recoveriesBefore: number
-      /** Corrected responses this request may still get: `maxRecoveries - recoveriesBefore`, at least 0. */
-      readonly budget: number
-    }
+export type TurnPlan = { readonly kind: "skip"; readonly reason: RecoverySkipReason } | RecoverPlan
 
 /**
- * The one planner every adapter calls for each model request (ARCHITECTURE.md, the
- * plan). It applies the skip rules, in order: the framework's `unsupported` reason, `no-tools`
- * (nothing offered: text is just text), `tool-choice-none`; a skipped request is reported with a
- * `recovery-skipped` event. Otherwise it sets the budget: `maxRecoveries` counts **per user
- * turn**, so the recoveries the history shows for this turn are spent already; with
- * `recoveryScope: "step"` every request gets the whole budget.
+ * A plan that runs through `runTurn`: everything the turn reads from the options and the
+ * request, resolved and checked once by {@link planTurn}.
+ *
+ * @example
+ * ```ts
+ * import { planTurn, resolveRecoveryOptions, type RecoverPlan } from "@tool-rescue/recovery/adapter"
+ *
+ * const plan = planTurn(resolveRecoveryOptions({}), { tools: ["bash"] })
+ * const placement = (recover: RecoverPlan) => recover.placement
+ * if (plan.kind === "recover") placement(plan) // "system"
+ * ```
+ */
+export interface RecoverPlan {
+  readonly kind: "recover"
+  /** The options, resolved (defaults applied, values checked). */
+  readonly options: ResolvedRecoveryOptions
+  /** Names of the tools offered in this request. */
+  readonly tools: readonly string[]
+  /** Recoveries this request's turn already made (0 with `recoveryScope: "step"`). */
+  readonly recoveriesBefore: number
+  /** Corrected responses this request may still get: `maxRecoveries - recoveriesBefore`, at least 0. */
+  readonly budget: number
+  /** Where the adapter puts a retry's instruction (`options.instructionPlacement`). */
+  readonly placement: "system" | "user"
+}
+
+/**
+ * The one planner every adapter calls for each model request (ARCHITECTURE.md, the plan). It applies the skip rules, in order: the framework's `unsupported`
+ * reason, `no-tools` (nothing offered: text is just text), `tool-choice-none`; a skipped request
+ * is reported with a `recovery-skipped` event. Otherwise it sets the budget: `maxRecoveries`
+ * counts **per user turn**, so the recoveries the history shows for this turn are spent already;
+ * with `recoveryScope: "step"` every request gets the whole budget.
+ *
+ * The options are resolved once, where the adapter is configured (`resolveRecoveryOptions`, so
+ * that a misconfiguration throws there): the plan carries them to `runTurn`, which checks
+ * nothing again.
  *
  * A request with no budget left is still recovered (its markup is withheld): a malformed response
  * then ends the turn with `repeated-markup` and no retry request.
@@ -75,7 +97,7 @@ export type TurnPlan =
  * planTurn(options, { tools: [] }) // { kind: "skip", reason: "no-tools" }
  * planTurn(options, { tools: ["bash"], toolChoice: "none" }) // { kind: "skip", reason: "tool-choice-none" }
  * planTurn(options, { tools: ["bash"], recoveriesBefore: 1 })
- * // { kind: "recover", tools: ["bash"], recoveriesBefore: 1, budget: 0 }
+ * // { kind: "recover", options, tools: ["bash"], recoveriesBefore: 1, budget: 0, placement: "system" }
  * ```
  */
 export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest): TurnPlan {
@@ -84,26 +106,36 @@ export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest)
     emitEvent(options, { type: "recovery-skipped", reason })
     return { kind: "skip", reason }
   }
-  const before = options.recoveryScope === "step" ? 0 : countOf(request.recoveriesBefore)
-  return {
-    kind: "recover",
-    tools: request.tools,
-    recoveriesBefore: before,
-    budget: budgetLeft(options, before),
-  }
+  return recoverPlan(options, request.tools, request.recoveriesBefore)
 }
 
 /**
- * Internal: the retries a model call may still make, `maxRecoveries` minus what earlier calls
- * of the turn spent (nothing is spent with `recoveryScope: "step"`). `planTurn` reports it and
- * `runTurn` enforces it.
+ * Internal: the plan of a turn that is run whatever the request (no skip rules), for
+ * {@link planTurn} and `recoverToolCalls`. The one place the budget is computed: `maxRecoveries`
+ * minus what earlier calls of the turn spent (nothing is spent with `recoveryScope: "step"`).
  */
-export function budgetLeft(
-  options: Pick<ResolvedRecoveryOptions, "maxRecoveries" | "recoveryScope">,
+export function recoverPlan(
+  options: ResolvedRecoveryOptions,
+  tools: readonly string[],
   recoveriesBefore: number | undefined,
-): number {
+): RecoverPlan {
+  if (!Array.isArray(tools) || !tools.every(isString)) {
+    throw new TypeError("tool-rescue: tools must be an array of tool names")
+  }
   const before = options.recoveryScope === "step" ? 0 : countOf(recoveriesBefore)
-  return Math.max(0, options.maxRecoveries - before)
+  return {
+    kind: "recover",
+    options,
+    // A copy: the caller's array may change while the turn runs.
+    tools: [...tools],
+    recoveriesBefore: before,
+    budget: Math.max(0, options.maxRecoveries - before),
+    placement: options.instructionPlacement,
+  }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string"
 }
 
 function skipReason(request: TurnRequest): RecoverySkipReason | undefined {

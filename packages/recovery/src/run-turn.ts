@@ -9,11 +9,18 @@ import { judgeAttempt } from "./create-response-judge.ts"
 import { emitEvent } from "./emit-event.ts"
 import { findAnnouncedCall } from "./find-announced-call.ts"
 import { resolveInstruction } from "./instruction.ts"
-import { budgetLeft } from "./plan-turn.ts"
+import { type RecoverPlan, recoverPlan } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
-import type { AttemptContext, NormalizedPart, OutputPart, RecoveryEvent, TurnInput } from "./types.ts"
+import type {
+  AttemptContext,
+  NormalizedPart,
+  OutputPart,
+  RecoverToolCallsInput,
+  RecoveryEvent,
+  TurnInput,
+} from "./types.ts"
 
 /**
  * A provider error reported inside an attempt's stream: the raw of the first part marked
@@ -29,7 +36,7 @@ const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut sho
 const ABORTED: unique symbol = Symbol("aborted")
 
 /**
- * Runs one turn: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
+ * Runs the turn {@link planTurn} planned: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
  * markup written as text, and at the end of the attempt decides (ARCHITECTURE.md#policy):
  *
  * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
@@ -40,8 +47,8 @@ const ABORTED: unique symbol = Symbol("aborted")
  *   `{ type: "attempt-start", round }` part is yielded and `attempt(round, { instruction })` runs;
  * - recoverable markup and no retry left → throws {@link ToolCallRecoveryError} `"repeated-markup"`.
  *
- * The budget is `maxRecoveries` per user turn: `input.recoveriesBefore` (from {@link planTurn})
- * were spent by earlier model calls of the turn. Every `markup-detected` event carries the
+ * The budget is the plan's: `maxRecoveries` per user turn, less the `recoveriesBefore` spent by
+ * earlier model calls of the turn. The options are the plan's, resolved and checked once. Every `markup-detected` event carries the
  * {@link MarkupReason} of {@link markupReason}.
  *
  * Recognised markup is never yielded, recoverable or not (an unknown tool name, a rehearsal in
@@ -57,11 +64,12 @@ const ABORTED: unique symbol = Symbol("aborted")
  * A consumer that stops reading (`break`, `return()`) ends the turn silently: the in-flight
  * attempt is aborted and closed.
  *
- * Invalid input (no `attempt` function, invalid options) is API misuse and throws at once.
+ * What it returns is an async generator. Invalid input (a plan that is not a `recover` plan, no
+ * `attempt` function) is API misuse and throws at once.
  *
  * @example
  * ```ts
- * import { runTurn, type NormalizedPart } from "@tool-rescue/recovery"
+ * import { planTurn, resolveRecoveryOptions, runTurn, type NormalizedPart } from "@tool-rescue/recovery"
  *
  * async function* model(instruction: string | undefined): AsyncIterable<NormalizedPart<string>> {
  *   if (instruction === undefined) {
@@ -72,33 +80,36 @@ const ABORTED: unique symbol = Symbol("aborted")
  *   yield { type: "finish", raw: "done" }
  * }
  *
- * for await (const part of runTurn({ tools: ["read_file"], attempt: (_round, { instruction }) => model(instruction) })) {
+ * const plan = planTurn(resolveRecoveryOptions({}), { tools: ["read_file"] })
+ * if (plan.kind === "skip") throw new Error(plan.reason)
+ * for await (const part of runTurn(plan, { attempt: (_round, { instruction }) => model(instruction) })) {
  *   console.log(part)
  *   // { type: "text", text: "Reading it.\n" }, { type: "attempt-start", round: 1, discarded: ["done"] },
  *   // { type: "tool-call", … }, { type: "finish", raw: "done" }
  * }
  * ```
  */
-export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+export function runTurn<Raw>(
+  plan: RecoverPlan,
+  input: TurnInput<Raw>,
+): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  if (typeof plan !== "object" || plan === null || plan.kind !== "recover")
+    throw new TypeError("tool-rescue: runTurn needs a recover plan (from planTurn)")
   if (typeof input !== "object" || input === null)
     throw new TypeError("tool-rescue: runTurn needs an input object")
   if (typeof input.attempt !== "function")
     throw new TypeError("tool-rescue: runTurn needs an attempt function")
-  if (!Array.isArray(input.tools) || !input.tools.every(isString)) {
-    throw new TypeError("tool-rescue: runTurn needs tools, an array of tool names")
-  }
   const signal = input.signal
   if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError("tool-rescue: signal must be an AbortSignal")
-  // An async generator in all but its class: the cast only spares it declaring what a runtime's
-  // generators may add (`Symbol.asyncDispose`), which it inherits from their prototype.
-  return new TurnStream(
-    new Turn(input, resolveRecoveryOptions(input.options), signal),
-  ) as unknown as AsyncGenerator<OutputPart<Raw>, void, undefined>
+  return turn(new Turn(plan, input, signal))
 }
 
 /**
- * Alias of {@link runTurn}, for readers who look for the middleware by what it does.
+ * Runs one turn in one call, from the request's tools and the raw options: resolves the options
+ * (invalid ones throw at once), plans the turn with no skip rules, and runs it with
+ * {@link runTurn}. For adapters, `planTurn` then `runTurn`: the options resolved once, where the
+ * adapter is configured.
  *
  * @example
  * ```ts
@@ -107,10 +118,17 @@ export function runTurn<Raw>(input: TurnInput<Raw>): AsyncGenerator<OutputPart<R
  * const parts = recoverToolCalls({ tools: [], attempt: async function* () {} })
  * ```
  */
-export const recoverToolCalls: typeof runTurn = runTurn
+export function recoverToolCalls<Raw>(
+  input: RecoverToolCallsInput<Raw>,
+): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  if (typeof input !== "object" || input === null)
+    throw new TypeError("tool-rescue: recoverToolCalls needs an input object")
+  const plan = recoverPlan(resolveRecoveryOptions(input.options), input.tools, input.recoveriesBefore)
+  return runTurn(plan, input)
+}
 
 /**
- * The turn's policy, apart from its iteration ({@link TurnStream}): starting an attempt, mapping
+ * The turn's policy, apart from its iteration (the generator {@link turn}): starting an attempt, mapping
  * its errors, the end-of-attempt decision, the retry's preparation.
  *
  * A class, its steps prototype methods: every open stream holds one turn, idle or not, and a
@@ -164,18 +182,19 @@ class Turn<Raw> implements AttemptScannerOptions {
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
   private readonly forward: (() => void) | undefined
 
-  constructor(input: TurnInput<Raw>, options: ResolvedRecoveryOptions, signal: AbortSignal | undefined) {
+  constructor(plan: RecoverPlan, input: TurnInput<Raw>, signal: AbortSignal | undefined) {
+    const { options } = plan
     this.input = input
     this.options = options
     this.signal = signal
-    this.tools = [...input.tools]
+    this.tools = plan.tools
     this.formats = options.formats
     this.maxHoldChars = options.maxHoldChars
     this.keepText = options.persistFailed !== undefined || options.announcedCalls === "retry"
     this.settlesOnAbort = signal !== undefined && input.settlesOnAbort === true
     this.raced = signal !== undefined && !this.settlesOnAbort
     this.finishRequired = input.finishRequired === true
-    this.budget = budgetLeft(options, input.recoveriesBefore)
+    this.budget = plan.budget
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
@@ -423,431 +442,69 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 }
 
-type Result<Raw> = IteratorResult<OutputPart<Raw>, void>
-
 /**
- * Where a {@link TurnStream} is between two calls, named after the generator it replaces:
- * - `fresh`: not started (a `return()` ends it without starting an attempt);
- * - waiting: `starting` (for the attempt), `reading` (for its next part), `preparing` (for the
- *   retry's `persistFailed`), `stopping` (for the attempt to close);
- * - suspended at a yield: `at-part` (a part of the open attempt: leaving now stops it), `at-end`
- *   (what the attempt's end released), `at-decision` (what the decision released), `at-start`
- *   (the retry's `attempt-start`);
- * - `done`.
+ * The turn's loop of rounds, parts and yields. A consumer that stops reading at a part (`return()`)
+ * stops the open attempt (aborted, its iterator closed) in the inner `finally`; `throw()` at a
+ * part is an error of the attempt; the runtime queues calls made while one is pending (from an
+ * event hook).
  */
-type Phase =
-  | "fresh"
-  | "starting"
-  | "reading"
-  | "preparing"
-  | "stopping"
-  | "at-part"
-  | "at-end"
-  | "at-decision"
-  | "at-start"
-  | "done"
-
-/** A call made while another is pending waits for it, as a generator queues its requests. */
-type Call = "next" | "return" | "throw"
-
-interface QueuedCall<Raw> {
-  readonly call: Call
-  readonly argument: unknown
-  readonly resolve: (result: Result<Raw>) => void
-  readonly reject: (error: unknown) => void
-}
-
-/**
- * The turn as the async generator `runTurn` returns: the loop of rounds, parts and yields as
- * named phases and one promise continuation per part. An `async function*` made a request, its
- * promise, an await and a result per part (about twice the bytes per part of this): it was most
- * of what a clean turn allocated. It behaves as that generator did: a part is yielded as soon as
- * it is released; `return()` at a yield stops the open attempt (aborts it and closes its
- * iterator), then ends the turn; `throw()` at a part ends the attempt with that error, mapped as
- * an error of the attempt; calls made while one is pending wait their turn; a turn that ended
- * answers `{ done: true }`.
- */
-class TurnStream<Raw> implements AsyncIterator<OutputPart<Raw>, void, undefined> {
-  private readonly t: Turn<Raw>
-  private phase: Phase = "fresh"
-  /** A call is running synchronously (an `onEvent` hook calling back in must wait too). */
-  private executing = false
-  /** Calls made while another was pending, in order (made on the first). */
-  private queue: QueuedCall<Raw>[] | undefined
-  /** The queue is to be served once `last` settles. */
-  private pumping = false
-  /** The promise of the last call that ran: the queue is served once it settled. */
-  private last: Promise<unknown> | undefined
-  private round = 0
-  private iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
-  private failure: ProviderFailure | undefined
-  private truncated = false
-  private sawFinish = false
-  /** Index in `t.out` of the next part to yield; `out` is emptied once every part was. */
-  private at = 0
-  private report: AttemptReport<Raw> | undefined
-  private retry: Retry | undefined
-  // The two continuations of every wait, bound once per turn: no closure per part.
-  private readonly onSettled: (value: unknown) => Result<Raw> | Promise<Result<Raw>>
-  private readonly onFailed: (error: unknown) => never
-
-  constructor(t: Turn<Raw>) {
-    this.t = t
-    this.onSettled = this.settled.bind(this)
-    this.onFailed = this.failed.bind(this)
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this
-  }
-
-  next(): Promise<Result<Raw>> {
-    return this.busy() ? this.enqueue("next", undefined) : this.run("next", undefined)
-  }
-
-  return(value?: void | PromiseLike<void>): Promise<Result<Raw>> {
-    return this.busy() ? this.enqueue("return", value) : this.run("return", value)
-  }
-
-  throw(error?: unknown): Promise<Result<Raw>> {
-    return this.busy() ? this.enqueue("throw", error) : this.run("throw", error)
-  }
-
-  /** Waiting for a step, running one, or calls are queued: a new call waits its turn. */
-  private busy(): boolean {
-    return this.executing || (this.queue !== undefined && this.queue.length > 0) || this.waiting()
-  }
-
-  /** The turn waits for something (see {@link Phase}): no call may run now. */
-  private waiting(): boolean {
-    const { phase } = this
-    return phase === "starting" || phase === "reading" || phase === "preparing" || phase === "stopping"
-  }
-
-  private run(call: Call, argument: unknown): Promise<Result<Raw>> {
-    const result = this.dispatch(call, argument)
-    this.last = result
-    // Calls made while it ran (from an event hook) are served once it settled.
-    if (this.queue !== undefined && this.queue.length > 0 && !this.pumping) this.schedule()
-    return result
-  }
-
-  private enqueue(call: Call, argument: unknown): Promise<Result<Raw>> {
-    return new Promise<Result<Raw>>((resolve, reject) => {
-      this.queue ??= []
-      this.queue.push({ call, argument, resolve, reject })
-      // While a call runs, its promise is not made yet: `run` schedules the queue after it.
-      if (!this.executing && !this.pumping) this.schedule()
-    })
-  }
-
-  /** Serves the queue once the last call settled (rare: a closure per wait is fine here). */
-  private schedule(): void {
-    this.pumping = true
-    const serve = () => this.serve()
-    ;(this.last ?? Promise.resolve()).then(serve, serve)
-  }
-
-  private serve(): void {
-    this.pumping = false
-    const queue = this.queue
-    if (queue === undefined || queue.length === 0) return
-    // The last call settled, so the turn is at a yield or done; a call queued behind it may
-    // have started another wait meanwhile: serve after that one.
-    if (this.waiting()) {
-      this.schedule()
-      return
+async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
+  const { scanner, out, raced, settlesOnAbort, finishRequired } = t
+  try {
+    for (let round = 0; ; round++) {
+      // Throws the error that ends the turn, as it is, when the attempt may not start.
+      const started = t.start(round)
+      let iterator: AsyncIterator<NormalizedPart<Raw>> | undefined
+      let finished = false
+      let failure: ProviderFailure | undefined
+      let truncated = false
+      let sawFinish = false
+      try {
+        iterator = t.iterate(await started)
+        for (;;) {
+          // No race without a signal, nor with `settlesOnAbort`: the hot path stays one await per
+          // part. With `settlesOnAbort` the signal is read once the part arrives: an abort ends the
+          // turn as the race would have (the part is dropped, the error is the same).
+          const step = raced ? await t.next(iterator) : await iterator.next()
+          if (settlesOnAbort && t.aborted()) throw ABORTED
+          if (step.done === true) break
+          const part = step.value
+          if (part.type === "finish") {
+            sawFinish = true
+            if (part.failed === true) failure ??= { error: part.raw }
+            if (part.truncated === true) truncated = true
+          } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
+          const whole = scanner.push(part, out)
+          if (whole !== undefined) yield whole
+          else if (out.length > 0) {
+            for (let i = 0; i < out.length; i++) yield out[i]!
+            out.length = 0
+          }
+        }
+        finished = true
+      } catch (error) {
+        finished = true
+        throw t.streamError(round, error, iterator)
+      } finally {
+        // Reached unfinished only when the consumer stopped reading at one of our `yield`s.
+        if (!finished) await t.stop(iterator)
+      }
+      // Cut short: the stream closed before the finish its protocol always sends. Judged like a
+      // provider error (never retried), whatever markup it held.
+      if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
+      const report = scanner.end(out)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+      const retry = t.decide(round, report, failure, truncated)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+      if (retry === undefined) return
+      // Nothing was released for a retry (`out` was empty): the parts' order is the same.
+      yield await t.prepare(round, report, retry)
     }
-    const head = queue.shift()!
-    this.run(head.call, head.argument).then(head.resolve, head.reject)
-    if (queue.length > 0 && !this.pumping) this.schedule()
+  } finally {
+    t.dispose()
   }
-
-  private dispatch(call: Call, argument: unknown): Promise<Result<Raw>> {
-    this.executing = true
-    try {
-      const result =
-        call === "next" ? this.advance() : call === "return" ? this.leave(argument) : this.thrown(argument)
-      return result instanceof Promise ? result : Promise.resolve(result)
-    } catch (error) {
-      return Promise.reject(error)
-    } finally {
-      this.executing = false
-    }
-  }
-
-  /** `next()`: goes on from where the turn is. */
-  private advance(): Result<Raw> | Promise<Result<Raw>> {
-    const phase = this.phase
-    switch (phase) {
-      case "fresh":
-        return this.begin(0)
-      case "at-part":
-        return this.release("at-part") ?? this.read()
-      case "at-end":
-        return this.release("at-end") ?? this.decide()
-      case "at-decision":
-        return this.release("at-decision") ?? this.close()
-      case "at-start":
-        return this.begin(this.round + 1)
-      case "done":
-        return { done: true, value: undefined }
-      case "starting":
-      case "reading":
-      case "preparing":
-      case "stopping":
-        // Never: a call made while waiting is queued (`busy`).
-        throw new Error(`tool-rescue: turn called while ${phase}`)
-      default:
-        return phase satisfies never
-    }
-  }
-
-  /** `return()`: leaves the turn at the yield it is suspended at. */
-  private leave(value: unknown): Promise<Result<Raw>> {
-    const { t } = this
-    const phase = this.phase
-    if (phase === "at-part") {
-      // The attempt is open, its iterator idle (we are at a yield): stop it, then end the turn.
-      this.phase = "stopping"
-      return t.stop(this.iterator).then(
-        () => this.ended(value),
-        (error: unknown) => this.fail(error),
-      )
-    }
-    // Not started or over: nothing runs (a generator that never started runs no `finally`).
-    if (phase === "fresh" || phase === "done") {
-      this.phase = "done"
-      return Promise.resolve(value).then(doneWith)
-    }
-    return this.ended(value)
-  }
-
-  private ended(value: unknown): Promise<Result<Raw>> {
-    this.phase = "done"
-    this.t.dispose()
-    return Promise.resolve(value).then(doneWith)
-  }
-
-  /** `throw()`: at a part it is an error of the attempt; elsewhere it ends the turn as it is. */
-  private thrown(error: unknown): never {
-    const phase = this.phase
-    if (phase === "at-part") this.readFailed(error)
-    if (phase === "fresh") this.phase = "done"
-    return this.fail(error)
-  }
-
-  /** Ends the turn with `error` (once: every later call answers `done`). */
-  private fail(error: unknown): never {
-    if (this.phase !== "done") {
-      this.phase = "done"
-      this.t.dispose()
-    }
-    throw error
-  }
-
-  /**
-   * What the turn waited for arrived. Each waiting phase waits for one kind of value (hence
-   * the casts): `starting` the attempt's iterable, `reading` its next step, `preparing` the
-   * retry's `attempt-start`.
-   */
-  private settled(value: unknown): Result<Raw> | Promise<Result<Raw>> {
-    const phase = this.phase
-    switch (phase) {
-      case "starting":
-        return this.started(value as AsyncIterable<NormalizedPart<Raw>>)
-      case "reading":
-        return this.part(value as IteratorResult<NormalizedPart<Raw>>)
-      case "preparing":
-        return this.prepared(value as OutputPart<Raw>)
-      default:
-        throw new Error(`tool-rescue: a wait settled while ${phase}`)
-    }
-  }
-
-  /** What the turn waited for failed: an error of the attempt while it starts or is read. */
-  private failed(error: unknown): never {
-    switch (this.phase) {
-      case "starting":
-        return this.startFailed(error)
-      case "reading":
-        return this.readFailed(error)
-      default:
-        return this.fail(error)
-    }
-  }
-
-  private begin(round: number): Promise<Result<Raw>> {
-    this.round = round
-    this.phase = "starting"
-    let started: AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>>
-    try {
-      started = this.t.start(round)
-    } catch (error) {
-      // The turn may not start the attempt: the error that ends it, as it is.
-      return this.fail(error)
-    }
-    return (started instanceof Promise ? started : Promise.resolve(started)).then(
-      this.onSettled,
-      this.onFailed,
-    )
-  }
-
-  private started(iterable: AsyncIterable<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
-    let iterator: AsyncIterator<NormalizedPart<Raw>>
-    try {
-      iterator = this.t.iterate(iterable)
-    } catch (error) {
-      return this.startFailed(error)
-    }
-    this.iterator = iterator
-    this.failure = undefined
-    this.truncated = false
-    this.sawFinish = false
-    return this.read()
-  }
-
-  /**
-   * Waits for the attempt's next part. No race without a signal, nor with `settlesOnAbort`:
-   * the hot path is one promise continuation per part.
-   */
-  private read(): Promise<Result<Raw>> {
-    this.phase = "reading"
-    const { t } = this
-    const iterator = this.iterator!
-    let step: Promise<IteratorResult<NormalizedPart<Raw>>>
-    try {
-      step = t.raced ? t.next(iterator) : iterator.next()
-    } catch (error) {
-      return this.readFailed(error)
-    }
-    return (step instanceof Promise ? step : Promise.resolve(step)).then(this.onSettled, this.onFailed)
-  }
-
-  private part(step: IteratorResult<NormalizedPart<Raw>>): Result<Raw> | Promise<Result<Raw>> {
-    const { t } = this
-    const out = t.out
-    let whole: NormalizedPart<Raw> | undefined
-    let ended = false
-    try {
-      // With `settlesOnAbort` the signal is read once the part arrives: an abort ends the turn
-      // as the race would have (the part is dropped, the error is the same).
-      if (t.settlesOnAbort && t.aborted()) throw ABORTED
-      ended = step.done === true
-    } catch (error) {
-      return this.readFailed(error)
-    }
-    // The attempt's end is outside its error mapping (what throws there ends the turn as it is).
-    if (ended) return this.endAttempt()
-    try {
-      const part = step.value as NormalizedPart<Raw>
-      if (part.type === "finish") {
-        this.sawFinish = true
-        if (part.failed === true) this.failure ??= { error: part.raw }
-        if (part.truncated === true) this.truncated = true
-      } else if (part.type === "other" && part.failed === true) this.failure ??= { error: part.raw }
-      whole = t.scanner.push(part, out)
-    } catch (error) {
-      return this.readFailed(error)
-    }
-    if (whole !== undefined) {
-      this.phase = "at-part"
-      return { done: false, value: whole }
-    }
-    return this.release("at-part") ?? this.read()
-  }
-
-  /** An error of the open attempt (its own, or ours): mapped, and the turn ends with it. */
-  private readFailed(error: unknown): never {
-    return this.attemptFailed(error, this.iterator)
-  }
-
-  /** An error of the attempt being started (no iterator yet). */
-  private startFailed(error: unknown): never {
-    return this.attemptFailed(error, undefined)
-  }
-
-  private attemptFailed(error: unknown, iterator: AsyncIterator<NormalizedPart<Raw>> | undefined): never {
-    let mapped: unknown
-    try {
-      mapped = this.t.streamError(this.round, error, iterator)
-    } catch (thrown) {
-      return this.fail(thrown)
-    }
-    return this.fail(mapped)
-  }
-
-  /** The attempt's stream ended. Outside the part's error mapping: what throws here ends the turn. */
-  private endAttempt(): Result<Raw> | Promise<Result<Raw>> {
-    const { t } = this
-    // Cut short: the stream closed before the finish its protocol always sends. Judged like a
-    // provider error (never retried), whatever markup it held.
-    if (t.finishRequired && !this.sawFinish) this.failure ??= { error: new Error(CUT_SHORT) }
-    try {
-      this.report = t.scanner.end(t.out)
-    } catch (error) {
-      return this.fail(error)
-    }
-    return this.release("at-end") ?? this.decide()
-  }
-
-  private decide(): Result<Raw> | Promise<Result<Raw>> {
-    try {
-      this.retry = this.t.decide(this.round, this.report!, this.failure, this.truncated)
-    } catch (error) {
-      return this.fail(error)
-    }
-    return this.release("at-decision") ?? this.close()
-  }
-
-  /** After the decision's parts: the turn is over, or the retry is prepared. */
-  private close(): Result<Raw> | Promise<Result<Raw>> {
-    const { retry } = this
-    if (retry === undefined) {
-      this.phase = "done"
-      this.t.dispose()
-      return { done: true, value: undefined }
-    }
-    // Nothing was released for a retry (`out` was empty): the parts' order is the same.
-    this.phase = "preparing"
-    return this.t.prepare(this.round, this.report!, retry).then(this.onSettled, this.onFailed)
-  }
-
-  private prepared(start: OutputPart<Raw>): Result<Raw> {
-    this.phase = "at-start"
-    return { done: false, value: start }
-  }
-
-  /**
-   * The next part of `out` to yield, suspended at `phase`; `undefined` (and `out` emptied) once
-   * every part was yielded.
-   */
-  private release(phase: Phase): Result<Raw> | undefined {
-    const out = this.t.out
-    if (this.at < out.length) {
-      this.phase = phase
-      return { done: false, value: out[this.at++]! }
-    }
-    out.length = 0
-    this.at = 0
-    return undefined
-  }
-}
-
-// Its prototype chain is an async generator's, so it has what theirs have where the runtime
-// has it (`Symbol.asyncDispose`, for `await using`, from Node 24).
-Object.setPrototypeOf(
-  TurnStream.prototype,
-  Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}.prototype)),
-)
-// And it says what it is as theirs do (`Object.prototype.toString` gives `[object AsyncGenerator]`).
-Object.defineProperty(TurnStream.prototype, Symbol.toStringTag, {
-  value: "AsyncGenerator",
-  configurable: true,
-})
-
-function doneWith(value: unknown): IteratorReturnResult<void> {
-  return { done: true, value: value as undefined }
 }
 
 /** A retry {@link Turn.decide} chose, for {@link Turn.prepare}. */
@@ -895,10 +552,6 @@ function consumerStopped(): Error {
   const error = new Error("tool-rescue: the consumer stopped reading the turn")
   error.name = "AbortError"
   return error
-}
-
-function isString(value: unknown): value is string {
-  return typeof value === "string"
 }
 
 function isAbortSignal(value: unknown): value is AbortSignal {

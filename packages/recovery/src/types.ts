@@ -265,7 +265,8 @@ export interface RecoveryOptions extends Policy {
 }
 
 /**
- * What an adapter hands to {@link runTurn}.
+ * What an adapter hands to {@link runTurn} beside the plan: how to make an attempt, and how the
+ * attempts behave.
  *
  * @example
  * ```ts
@@ -276,18 +277,15 @@ export interface RecoveryOptions extends Policy {
  *   yield { type: "finish", raw: "stop" }
  * }
  * const input: TurnInput<string> = {
- *   tools: ["read_file"],
  *   attempt: (_round, { instruction }) => call(instruction),
  * }
  * ```
  */
 export interface TurnInput<Raw> {
-  /** Names of the tools offered in this request. */
-  readonly tools: readonly string[]
   /**
    * Starts one model call. Round 0 is the original request (`instruction` undefined); round ≥ 1
    * is a retry that must send the original request without the malformed response, plus
-   * `instruction` placed per `instructionPlacement`.
+   * `instruction` placed per the plan's `placement`.
    */
   readonly attempt: (
     round: number,
@@ -295,13 +293,6 @@ export interface TurnInput<Raw> {
   ) => AsyncIterable<NormalizedPart<Raw>> | Promise<AsyncIterable<NormalizedPart<Raw>>>
   /** Cancels the turn: the in-flight attempt is aborted and no new attempt starts. */
   readonly signal?: AbortSignal | undefined
-  readonly options?: RecoveryOptions | undefined
-  /**
-   * Recoveries made earlier in this user turn (`recoveriesBefore` of {@link planTurn}'s plan):
-   * they count against `maxRecoveries`, so with none left a malformed response ends the turn
-   * with `repeated-markup` at once. Retry rounds still count from 1. @defaultValue 0
-   */
-  readonly recoveriesBefore?: number | undefined
   /**
    * The provider's protocol ends every complete attempt with a `finish` part (the AI SDK's
    * stream protocol, Chat Completions' `finish_reason`, the Responses lifecycle end, Effect's
@@ -323,6 +314,35 @@ export interface TurnInput<Raw> {
    * @defaultValue false
    */
   readonly settlesOnAbort?: boolean | undefined
+}
+
+/**
+ * What {@link recoverToolCalls} takes: a {@link TurnInput} with the request's tools and the raw
+ * options, for a turn run in one call (no skip rules; see `planTurn` for an adapter's).
+ *
+ * @example
+ * ```ts
+ * import type { RecoverToolCallsInput } from "@tool-rescue/recovery"
+ *
+ * const input: RecoverToolCallsInput<string> = {
+ *   tools: ["read_file"],
+ *   attempt: async function* () {
+ *     yield { type: "finish", raw: "stop" }
+ *   },
+ *   options: { maxRecoveries: 1 },
+ * }
+ * ```
+ */
+export interface RecoverToolCallsInput<Raw> extends TurnInput<Raw> {
+  /** Names of the tools offered in this request. */
+  readonly tools: readonly string[]
+  readonly options?: RecoveryOptions | undefined
+  /**
+   * Recoveries made earlier in this user turn: they count against `maxRecoveries`, so with none
+   * left a malformed response ends the turn with `repeated-markup` at once. Retry rounds still
+   * count from 1. @defaultValue 0
+   */
+  readonly recoveriesBefore?: number | undefined
 }
 
 /**

@@ -1,3 +1,9 @@
+import {
+  defaultInstruction,
+  isToolCallRecoveryError,
+  type RecoveryEvent,
+  ToolCallRecoveryError,
+} from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
 import {
   appendInstruction,
@@ -8,12 +14,6 @@ import {
   toolCallError,
 } from "../src/adapter.ts"
 import { emitEvent } from "../src/emit-event.ts"
-import {
-  defaultInstruction,
-  isToolCallRecoveryError,
-  type RecoveryEvent,
-  ToolCallRecoveryError,
-} from "../src/index.ts"
 import { resolveInstruction } from "../src/instruction.ts"
 import { unknownToolMessage } from "../src/unknown-tool-calls.ts"
 

@@ -4,11 +4,17 @@
  * Whether it is kept changes nothing a consumer sees: the same parts, the same events with the
  * same markup text, under any chunking, with reasoning parts too.
  */
+
+import {
+  type FailedResponse,
+  type OutputPart,
+  type RecoveryEvent,
+  recoverToolCalls,
+} from "@tool-rescue/recovery"
 import { chunked, response } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { expect, test } from "vitest"
 import { createAttemptScanner } from "../src/attempt-scanner.ts"
-import { type FailedResponse, type OutputPart, type RecoveryEvent, runTurn } from "../src/index.ts"
 
 const TOOLS = ["read_file", "bash"]
 
@@ -20,7 +26,7 @@ interface Seen {
 
 async function run(deltas: readonly { reasoning: boolean; text: string }[], persist: boolean): Promise<Seen> {
   const seen: Seen = { parts: [], events: [], failed: [] }
-  const turn = runTurn<string>({
+  const turn = recoverToolCalls<string>({
     tools: TOOLS,
     options: {
       onEvent: (event) => seen.events.push(event),

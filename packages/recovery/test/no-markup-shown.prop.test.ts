@@ -9,10 +9,11 @@
  * holds the detector to the labels, so that "no markup text ever reaches the consumer" is proven
  * for the whole pipeline and not only relative to the detector.
  */
+
+import { type OutputPart, recoverToolCalls } from "@tool-rescue/recovery"
 import { chunked, leakedCall, prose } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { expect, test } from "vitest"
-import { type OutputPart, runTurn } from "../src/index.ts"
 
 const TOOLS = ["read_file", "bash"]
 
@@ -58,7 +59,7 @@ async function runCase(deltas: readonly string[]): Promise<{ shown: string; atte
   let attempts = 0
   const parts: OutputPart<string>[] = []
   let first = true
-  for await (const part of runTurn<string>({
+  for await (const part of recoverToolCalls<string>({
     tools: TOOLS,
     attempt: async function* (round) {
       attempts++

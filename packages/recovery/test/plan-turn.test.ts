@@ -1,4 +1,5 @@
 import { isRecoverable, type Markup } from "@tool-rescue/detector"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { chunked, leakedCall, response } from "@tool-rescue/testing"
 import fc from "fast-check"
 import { describe, expect, test } from "vitest"
@@ -12,7 +13,6 @@ import {
   sumUsage,
   turnRecoveries,
 } from "../src/adapter.ts"
-import type { RecoveryEvent } from "../src/index.ts"
 import { markupReason } from "../src/markup-reason.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
@@ -49,9 +49,11 @@ describe("planTurn", () => {
     for (const toolChoice of ["auto", "required", "tool", undefined] as const) {
       expect(planTurn(options, { tools: ["bash"], toolChoice, recoveriesBefore: 1 })).toEqual({
         kind: "recover",
+        options,
         tools: ["bash"],
         recoveriesBefore: 1,
         budget: 1,
+        placement: "system",
       })
     }
     expect(planTurn(options, { tools: ["bash"], recoveriesBefore: 5 })).toMatchObject({ budget: 0 })

@@ -1,13 +1,13 @@
-import { expect, test } from "vitest"
-import { classifyToolCall, isRetryRequest, resolvePlacement, toolCallError } from "../src/adapter.ts"
 import {
   defaultInstruction,
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
-  runTurn,
+  recoverToolCalls,
   ToolCallRecoveryError,
-} from "../src/index.ts"
+} from "@tool-rescue/recovery"
+import { expect, test } from "vitest"
+import { classifyToolCall, isRetryRequest, resolvePlacement, toolCallError } from "../src/adapter.ts"
 import { unknownToolMessage } from "../src/unknown-tool-calls.ts"
 
 // The README's examples, verbatim but for what collects their results, so they cannot rot.
@@ -36,7 +36,7 @@ test("README: how a turn runs", async () => {
     yield { type: "finish", raw: { finishReason: "stop" } }
   }
 
-  for await (const part of runTurn({
+  for await (const part of recoverToolCalls({
     tools: ["read_file", "bash"], // the tool names offered in this request
     attempt: (_round, { instruction, signal }) => callModel(instruction, signal),
     signal: AbortSignal.timeout(60_000),
@@ -70,7 +70,7 @@ test("README: events", async () => {
 
   // Three malformed responses: two retries, then repeated-markup.
   const leak = '<tool_call>\n{"name": "bash", "arguments": {}}\n</tool_call>'
-  const turn = runTurn({
+  const turn = recoverToolCalls({
     tools: ["bash"],
     attempt: async function* () {
       yield { type: "text", text: leak }
@@ -107,7 +107,7 @@ test("README: errors", async () => {
   }
 
   await show(
-    runTurn({
+    recoverToolCalls({
       tools: ["bash"],
       attempt: async function* () {
         yield { type: "text", text: 'Sure.\n<tool_call>\n{"name": "bash", "arguments": {}}\n</tool_call>' }
@@ -120,7 +120,7 @@ test("README: errors", async () => {
   const providerError = new Error("HTTP 500")
   await expect(
     show(
-      runTurn({
+      recoverToolCalls({
         tools: ["bash"],
         attempt: async function* () {
           yield* []

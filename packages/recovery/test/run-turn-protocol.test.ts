@@ -1,17 +1,19 @@
 /**
  * The iterator protocol of what `runTurn` returns, call by call, as an `async function*` answers
- * it (it was one): calls made before the last settled wait their turn, `return()` and `throw()`
- * at each kind of suspension, and a turn that ended.
+ * it (it is one; these tests also held a hand-written class to it while the turn was one): calls
+ * made before the last settled wait their turn, `return()` and `throw()` at each kind of
+ * suspension, and a turn that ended.
  */
+
+import { type NormalizedPart, recoverToolCalls } from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
-import { type NormalizedPart, runTurn } from "../src/index.ts"
 import { type AttemptRecord, finish, type Step, scripted, text } from "./support/script.ts"
 
 const HERMES = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>'
 
 function turnOf(scripts: readonly (readonly Step<string>[])[], signal?: AbortSignal) {
   const attempts: AttemptRecord[] = []
-  const turn = runTurn<string>({
+  const turn = recoverToolCalls<string>({
     tools: ["read_file"],
     attempt: scripted(scripts, attempts),
     ...(signal === undefined ? {} : { signal }),
@@ -111,7 +113,7 @@ describe("runTurn's iterator protocol", () => {
     let turn: AsyncGenerator<unknown> | undefined
     let reentered: Promise<unknown> | undefined
     const attempts: AttemptRecord[] = []
-    turn = runTurn<string>({
+    turn = recoverToolCalls<string>({
       tools: ["read_file"],
       // The held "<" is released by the attempt's end: the decision runs in the call after it.
       attempt: scripted(
@@ -143,7 +145,7 @@ describe("runTurn's iterator protocol", () => {
     let reentered: Promise<unknown> | undefined
     const parts: NormalizedPart<string>[][] = [[text(HERMES), finish("f0")], [finish("f1")]]
     const attempts: AttemptRecord[] = []
-    turn = runTurn<string>({
+    turn = recoverToolCalls<string>({
       tools: ["read_file"],
       attempt: scripted(parts, attempts),
       options: {

@@ -10,17 +10,17 @@
  */
 
 import { isRecoverable, scan } from "@tool-rescue/detector"
-import { chunked, leakedCall, prose as proseText, thinkingBlock } from "@tool-rescue/testing"
-import fc from "fast-check"
-import { expect, test } from "vitest"
 import {
   type FailedResponse,
   type NormalizedPart,
   type OutputPart,
   type RecoveryEvent,
-  runTurn,
+  recoverToolCalls,
   ToolCallRecoveryError,
-} from "../src/index.ts"
+} from "@tool-rescue/recovery"
+import { chunked, leakedCall, prose as proseText, thinkingBlock } from "@tool-rescue/testing"
+import fc from "fast-check"
+import { expect, test } from "vitest"
 
 const TOOLS = ["read_file", "bash"]
 
@@ -292,7 +292,7 @@ async function execute(spec: TurnSpec, settlesOnAbort?: true): Promise<Observed>
     })()
   }
   try {
-    for await (const part of runTurn<string>({
+    for await (const part of recoverToolCalls<string>({
       tools: TOOLS,
       attempt,
       signal: controller.signal,

@@ -1,5 +1,6 @@
+import { recoverToolCalls, runTurn, ToolCallRecoveryError } from "@tool-rescue/recovery"
+import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { describe, expect, test } from "vitest"
-import { runTurn, ToolCallRecoveryError } from "../src/index.ts"
 import { call, finish, other, reasoning, run, text, visible } from "./support/script.ts"
 
 const HERMES = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>'
@@ -302,7 +303,10 @@ describe("errors that are not markup", () => {
     const parts: unknown[] = []
     await expect(
       (async () => {
-        for await (const part of runTurn({ tools: ["bash"], attempt: () => Promise.reject(providerError) })) {
+        for await (const part of recoverToolCalls({
+          tools: ["bash"],
+          attempt: () => Promise.reject(providerError),
+        })) {
           parts.push(part)
         }
       })(),
@@ -505,7 +509,7 @@ describe("cancellation, attempts that settle on abort (settlesOnAbort)", () => {
     const controller = new AbortController()
     const reason = new Error("gone")
     let attempts = 0
-    const turn = runTurn<string>({
+    const turn = recoverToolCalls<string>({
       tools: ["read_file"],
       signal: controller.signal,
       settlesOnAbort: true,
@@ -607,17 +611,34 @@ describe("unknown tool calls", () => {
 })
 
 describe("API misuse throws at once", () => {
-  test("invalid input", () => {
+  test("runTurn: no recover plan, no attempt function", () => {
+    const plan = planTurn(resolveRecoveryOptions({}), { tools: ["bash"] })
+    if (plan.kind !== "recover") throw new Error("a recover plan")
+    // @ts-expect-error — a skip plan is not run
+    expect(() => runTurn({ kind: "skip", reason: "no-tools" }, { attempt: async function* () {} })).toThrow(
+      TypeError,
+    )
     // @ts-expect-error — no attempt function
-    expect(() => runTurn({ tools: [] })).toThrow(TypeError)
+    expect(() => runTurn(plan, {})).toThrow(TypeError)
+    // @ts-expect-error — not a signal
+    expect(() => runTurn(plan, { attempt: async function* () {}, signal: {} })).toThrow(TypeError)
+  })
+
+  test("recoverToolCalls: invalid input and options", () => {
+    // @ts-expect-error — no attempt function
+    expect(() => recoverToolCalls({ tools: [] })).toThrow(TypeError)
     // @ts-expect-error — tools is not an array
-    expect(() => runTurn({ tools: "bash", attempt: async function* () {} })).toThrow(TypeError)
+    expect(() => recoverToolCalls({ tools: "bash", attempt: async function* () {} })).toThrow(TypeError)
     expect(() =>
-      runTurn({ tools: [], attempt: async function* () {}, options: { maxRecoveries: -1 } }),
+      recoverToolCalls({ tools: [], attempt: async function* () {}, options: { maxRecoveries: -1 } }),
     ).toThrow(RangeError)
     expect(() =>
-      // @ts-expect-error — not a placement
-      runTurn({ tools: [], attempt: async function* () {}, options: { instructionPlacement: "assistant" } }),
+      recoverToolCalls({
+        tools: [],
+        attempt: async function* () {},
+        // @ts-expect-error — not a placement
+        options: { instructionPlacement: "assistant" },
+      }),
     ).toThrow(TypeError)
   })
 })

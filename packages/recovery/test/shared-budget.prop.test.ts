@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
+import type { NormalizedPart } from "@tool-rescue/recovery"
 import { expect } from "vitest"
-import type { NormalizedPart } from "../src/index.ts"
 import { call, finish, run, type Step, text } from "./support/script.ts"
 
 // Every outcome that spends a retry, and the answers that end a turn, mixed in any order.

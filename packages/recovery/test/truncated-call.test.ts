@@ -1,5 +1,5 @@
+import { isToolCallRecoveryError, type NormalizedPart } from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
-import { isToolCallRecoveryError, type NormalizedPart } from "../src/index.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
 const cutOff = text(

@@ -1,6 +1,6 @@
+import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
 import { createResponseJudge } from "../src/adapter.ts"
-import { isToolCallRecoveryError } from "../src/index.ts"
 import { call, finish, run, text } from "./support/script.ts"
 
 const typo = text(

@@ -11,7 +11,7 @@ import { runNode } from "./support/run-node.ts"
 // listener, or a closure over it, every turn's graph outlived the young GCs too (3 KB a turn).
 const script = (input: string) => `
 import { getHeapSpaceStatistics } from "node:v8"
-const { runTurn } = await import("@tool-rescue/recovery")
+const { recoverToolCalls } = await import("@tool-rescue/recovery")
 const oldSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === "old_space").space_used_size
 async function* parts() {
   yield { type: "text", text: "The parser keeps a small " }
@@ -19,7 +19,7 @@ async function* parts() {
   yield { type: "finish", raw: "stop" }
 }
 async function turns(count) {
-  for (let i = 0; i < count; i++) for await (const _ of runTurn({ ${input} }));
+  for (let i = 0; i < count; i++) for await (const _ of recoverToolCalls({ ${input} }));
 }
 await turns(2000) // warm: code and caches made once
 const grown = []

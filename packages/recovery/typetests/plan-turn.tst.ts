@@ -1,6 +1,6 @@
+import type { MarkupReason, RecoveryEvent } from "@tool-rescue/recovery"
 import { describe, expect, test } from "tstyche"
 import { planTurn, resolveRecoveryOptions, sumUsage, type TurnPlan } from "../src/adapter.ts"
-import type { MarkupReason, RecoveryEvent } from "../src/index.ts"
 
 describe("planTurn", () => {
   test("returns a TurnPlan that narrows on kind", () => {

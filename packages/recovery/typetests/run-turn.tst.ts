@@ -1,18 +1,28 @@
-import { describe, expect, test } from "tstyche"
 import {
   type NormalizedPart,
   type OutputPart,
+  recoverToolCalls,
   runTurn,
   ToolCallRecoveryError,
   type ToolCallRecoveryErrorCode,
-} from "../src/index.ts"
+} from "@tool-rescue/recovery"
+import { planTurn, type RecoverPlan, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { describe, expect, test } from "tstyche"
 
 type Raw = { readonly chunk: number }
 
+declare const plan: RecoverPlan
+
 describe("runTurn", () => {
+  test("runs a recover plan only", () => {
+    const planned = planTurn(resolveRecoveryOptions({}), { tools: ["bash"] })
+    const input = { attempt: async function* () {} }
+    expect(runTurn).type.not.toBeCallableWith(planned, input)
+    expect(runTurn).type.toBeCallableWith(plan, input)
+  })
+
   test("yields OutputPart of the adapter's Raw type", () => {
-    const parts = runTurn<Raw>({
-      tools: ["bash"],
+    const parts = runTurn<Raw>(plan, {
       attempt: async function* (): AsyncGenerator<NormalizedPart<Raw>> {
         yield { type: "finish", raw: { chunk: 1 } }
       },
@@ -21,8 +31,7 @@ describe("runTurn", () => {
   })
 
   test("Raw is inferred from the attempt", () => {
-    const parts = runTurn({
-      tools: [],
+    const parts = runTurn(plan, {
       attempt: async function* () {
         yield { type: "other", raw: 42 } as NormalizedPart<number>
       },
@@ -36,13 +45,26 @@ describe("runTurn", () => {
   })
 
   test("settlesOnAbort is a boolean", () => {
-    const input = { tools: [], attempt: async function* () {}, signal: new AbortController().signal }
-    expect(runTurn).type.toBeCallableWith({ ...input, settlesOnAbort: true })
-    expect(runTurn).type.not.toBeCallableWith({ ...input, settlesOnAbort: "yes" })
+    const input = { attempt: async function* () {}, signal: new AbortController().signal }
+    expect(runTurn).type.toBeCallableWith(plan, { ...input, settlesOnAbort: true })
+    expect(runTurn).type.not.toBeCallableWith(plan, { ...input, settlesOnAbort: "yes" })
+  })
+})
+
+describe("recoverToolCalls", () => {
+  test("takes the tools and the raw options, yields what runTurn yields", () => {
+    const parts = recoverToolCalls<Raw>({
+      tools: ["bash"],
+      attempt: async function* (): AsyncGenerator<NormalizedPart<Raw>> {
+        yield { type: "finish", raw: { chunk: 1 } }
+      },
+      options: { maxRecoveries: 2 },
+    })
+    expect(parts).type.toBe<AsyncGenerator<OutputPart<Raw>, void, undefined>>()
   })
 
   test("options are checked", () => {
-    expect(runTurn).type.not.toBeCallableWith({
+    expect(recoverToolCalls).type.not.toBeCallableWith({
       tools: [],
       attempt: async function* () {},
       options: { instructionPlacement: "assistant" },

@@ -1,11 +1,11 @@
-import { describe, expect, test } from "tstyche"
 import type {
   ReturnsToolCallErrors,
   ToolCallError,
   ToolCallErrorPartFor,
   ToolCallErrorsFor,
   UnknownToolCalls,
-} from "../src/index.ts"
+} from "@tool-rescue/recovery"
+import { describe, expect, test } from "tstyche"
 
 // The shape an adapter gives its functions: the option's type is inferred, defaulting to "error".
 declare function generate<O extends UnknownToolCalls = "error">(options: {

@@ -1,5 +1,5 @@
 import type { NormalizedPart, OutputPart, RecoveryEvent, RecoveryOptions } from "../../src/index.ts"
-import { runTurn } from "../../src/index.ts"
+import { recoverToolCalls } from "../../src/index.ts"
 
 /**
  * A step of a scripted attempt: a part, a thrown error, or a pause (lets the test abort
@@ -96,7 +96,7 @@ export async function run<Raw = unknown>(
   let error: unknown
   let threw = false
   try {
-    for await (const part of runTurn<Raw>({
+    for await (const part of recoverToolCalls<Raw>({
       tools: run.tools ?? ["read_file", "bash"],
       attempt: scripted(scripts, attempts),
       ...(run.signal === undefined ? {} : { signal: run.signal }),
