@@ -10,6 +10,7 @@
  */
 
 import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
+import type { FormatId } from "./format-ids.ts"
 import {
   type BodyEntry,
   type BodySpec,
@@ -23,7 +24,6 @@ import {
 } from "./format-table.ts"
 import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type Scanner } from "./skip-plain.ts"
-import type { FormatId } from "./types.ts"
 
 /** What starts at a literal: markup, or a reasoning block. */
 export type Start =

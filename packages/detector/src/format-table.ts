@@ -1,11 +1,13 @@
 /**
  * Every tool-call format of FORMATS.md as data: the literals that open a call, the short grammar
- * that confirms it, and how its body is read. Adding a format is adding rows here (and examples
- * in `format-info.ts`); the state machine in `create-detector.ts` knows no format by name.
+ * that confirms it, and how its body is read, one entry per format id in {@link FORMAT_ROWS}. The
+ * state machine in `create-detector.ts` knows no format by name.
  *
- * Row order is priority: when several rows share an opening literal (`<tool_call>` opens
+ * Order is priority: when several rows share an opening literal (`<tool_call>` opens
  * Qwen3-Coder, Hermes, GLM and Hunyuan calls), the first row whose confirm grammar matches wins.
  */
+
+import type { FormatId } from "./format-ids.ts"
 import {
   alt,
   cut,
@@ -22,7 +24,6 @@ import {
   word,
   ws,
 } from "./pattern.ts"
-import type { FormatId } from "./types.ts"
 
 /** What a literal inside a call body means. */
 export type BodyRole =
@@ -96,9 +97,8 @@ export type Where =
   /** Only at the start of a line (after up to three spaces). */
   | "line"
 
-/** A way a tool call can start. */
-export interface OpenerRow {
-  readonly format: FormatId
+/** A way a tool call can start, as a format's entry in {@link FORMAT_ROWS} writes it. */
+export interface FormatRow {
   readonly literals: readonly string[]
   readonly where: Where
   /** Matched right after the literal; must succeed for the literal to be markup. May capture the first call's name. */
@@ -137,8 +137,8 @@ export interface OpenerRow {
   /** Its `<`-literals may carry any XML namespace prefix (`<x:function_calls>`, `<x:invoke name=…>`). */
   readonly ns: boolean
   /**
-   * A special token of the format's family that no call the table knows follows (ARCHITECTURE.md,
-   * Policy): withheld on its own, never shown; the name its confirm captures is kept only when
+   * A special token of the format's family that no call the table knows follows (ARCHITECTURE.md#policy,
+   * "withhold only what is a call"): withheld on its own, never shown; the name its confirm captures is kept only when
    * it is an offered tool, and the call is never `structured`. Its role says what it leaves due: a
    * token that closes an envelope (a stray `<|tool_call_end|>`) is `closing`, and it and a frame
    * are `complete`; an opener's envelope is still open.
@@ -152,6 +152,11 @@ export interface OpenerRow {
   /** Off unless the `formats` option names the row's format (intentional content for some clients). */
   readonly optIn: boolean
   readonly body: BodySpec
+}
+
+/** A row with the format it belongs to: what the compiler indexes and a markup reports. */
+export interface OpenerRow extends FormatRow {
+  readonly format: FormatId
 }
 
 /** A reasoning block's closing marker. `peek`: the marker is not consumed (it also starts what follows). */
@@ -174,13 +179,11 @@ export interface ReasoningRow {
 
 const EMPTY: Pattern = seq()
 const opener = (
-  format: FormatId,
   literals: readonly string[],
   confirm: Pattern,
   body: BodySpec,
-  extra: Partial<Omit<OpenerRow, "format" | "literals" | "confirm" | "body">> = {},
-): OpenerRow => ({
-  format,
+  extra: Partial<Omit<FormatRow, "literals" | "confirm" | "body">> = {},
+): FormatRow => ({
   literals,
   confirm,
   body,
@@ -419,8 +422,8 @@ const INVOKE_CONFIRMED = seq(
 
 // --- Harmony (gpt-oss) ---------------------------------------------------------------------------
 /**
- * A Harmony header is a call only once its structure confirms it (ARCHITECTURE.md: withhold only
- * what is a call): a `<|channel|>` in the header, its `<|message|>`, a JSON payload, or the stream cut off
+ * A Harmony header is a call only once its structure confirms it (ARCHITECTURE.md#policy: withhold only what is
+ * a call): a `<|channel|>` in the header, its `<|message|>`, a JSON payload, or the stream cut off
  * inside the header. Prose that names a recipient (`<|start|>assistant to=functions.bash and
  * more…`) is shown.
  */
@@ -510,7 +513,7 @@ const CALL_KEYS_AFTER_NAME: Pattern = seq(
 )
 /** `"name": "NAME", "parameters": {`: a call object's first keys, or a stream cut off inside them. */
 const CALL_KEYS: Pattern = seq(ws, lit('"name"'), cutIn(CALL_KEYS_AFTER_NAME))
-/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call (#5) after prose. */
+/** `name": "NAME", "parameters": {` after the object's `{"`: a Llama 3.x call after prose. */
 const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
 /**
  * llama.cpp's generic format (a model whose template it does not know answers in JSON): the call
@@ -534,475 +537,6 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
   "[ARGS]",
 ]
 
-/** Markup openers, in priority order. */
-export const OPENER_ROWS: readonly OpenerRow[] = [
-  // Qwen3-Coder with its envelope (FORMATS.md).
-  // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
-  // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
-  // writes `<tool_call> <function…` with no structure after it is not swallowed.)
-  opener(
-    "qwen3-coder",
-    ["<tool_call>"],
-    seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
-    qwenBody("</tool_call>"),
-  ),
-  // A corrupted opener with a suffix (`<tool_call_1>`, `<tool_call:0>`) right before a real call.
-  opener(
-    "qwen3-coder",
-    ["<tool_call"],
-    seq(OPENER_SUFFIX, ws, peek(ENVELOPED_FUNCTION_HEADER)),
-    qwenBody("</tool_call>"),
-  ),
-  // Hermes JSON (#2), plus the tag variants models substitute (`<tools>`, `<function_call>`).
-  opener("hermes", ["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
-  opener("hermes", ["<tools>"], JSON_START, json("keys", "</tools>")),
-  // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
-  // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.
-  ...HERMES_WRAPPERS.map((tag) => opener("hermes", [`<${tag}>`], JSON_CALL_START, json("keys", `</${tag}>`))),
-  // granite-20b-fc writes `<function_call>{…}` with no closer (#17): the closer is not due.
-  opener("hermes", ["<function_call>"], JSON_START, {
-    ...json("keys", "</function_call>"),
-    closerOptional: true,
-  }),
-  // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
-  opener(
-    "hermes",
-    ["<tool_call "],
-    seq(
-      opt(seq(lit('id="'), word("quoted", 256), lit('"'), ws)),
-      lit('name="'),
-      QUOTED_NAME,
-      opt(seq(ws, lit('id="'), word("quoted", 256), lit('"'))),
-      ws,
-      lit(">"),
-    ),
-    json("none", "</tool_call>"),
-    { structured: true },
-  ),
-  // GLM-4.5/4.6 (`NAME\n<arg_key>`) and 4.7/5 (`NAME<arg_key>`, zero-arg `NAME</tool_call>`) (#12).
-  opener(
-    "glm",
-    ["<tool_call>"],
-    seq(
-      opt(lit("\n")),
-      name("ident"),
-      // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
-      peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
-    ),
-    glmBody,
-  ),
-  // A zero-argument call (#12b: `<tool_call>NAME</tool_call>`) cut off right after its name: the
-  // stream ends there. Only for an offered tool, since nothing but the name confirms it.
-  opener("glm", ["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
-    gate: true,
-  }),
-  // Hunyuan's per-call tag without its section (#30).
-  opener(
-    "hunyuan",
-    ["<tool_call>"],
-    seq(name("ident"), peek(lit("<tool_sep>"))),
-    tags(argTags, callEnds("</tool_call>"), closers("</tool_calls>")),
-  ),
-  // Qwen3-Coder without its opening envelope: `<function=NAME>` with NAME offered (#1, the common leak).
-  // Functionary v3.1 first (`<function=NAME>{json}</function>`, #25).
-  opener(
-    "functionary",
-    ["<function="],
-    seq(FUNCTION_NAME, lit(">"), ws, peek(lit("{"))),
-    tags(closers("</function>")),
-    { gate: true, structured: true },
-  ),
-  // The attribute spelling llama.cpp's Hermes parser also reads (`<function name="NAME">\n{json}`).
-  opener(
-    "functionary",
-    ['<function name="'],
-    seq(QUOTED_NAME, ws, lit(">"), ws, peek(lit("{"))),
-    tags(closers("</function>")),
-    { gate: true, structured: true },
-  ),
-  opener(
-    "qwen3-coder",
-    ["<function="],
-    FUNCTION_CONFIRMED,
-    bareTags(
-      [
-        call("<function=", seq(FUNCTION_NAME, lit(">"))),
-        ...structure("<parameter="),
-        ...callEnds("</function>"),
-      ],
-      ["</tool_call>"],
-    ),
-    { gate: true, opening: false },
-  ),
-  // Mistral: `[TOOL_CALLS] [{…}]` (pre-v11, #3) and `[TOOL_CALLS]NAME[ARGS]{…}` / `NAME{…}` (v11+, #4).
-  opener("mistral", ["[TOOL_CALLS]"], seq(ws, peek(lit("["))), json("keys")),
-  opener(
-    "mistral",
-    ["[TOOL_CALLS]"],
-    // v13 may write the call id between the name and `[ARGS]` (`NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`).
-    seq(ws, name("ident"), MISTRAL_CALL_ID, opt(lit("[ARGS]")), ws, peek(lit("{"))),
-    json("none"),
-    { structured: true },
-  ),
-  // A server that strips special tokens leaves `NAME[ARGS]{…}` (mlx-lm's mistral parser reads that):
-  // at the start of the response for an offered tool, the whole call. Elsewhere the name went out
-  // as prose before `[ARGS]` could tell (a letter literal per tool would slow every scan): from
-  // `[ARGS]` on, the call is withheld, unnamed.
-  opener("mistral", [...NAME_STARTS], MISTRAL_BARE_CALL, json("none"), {
-    where: "anchor",
-    opening: false,
-    gate: true,
-    bareName: true,
-    structured: true,
-  }),
-  opener("mistral", ["[ARGS]"], seq(ws, peek(lit("{"))), json("none"), { opening: false }),
-  // Llama 3.x: `<|python_tag|>` then JSON (#5) or `tool.call(…)` (#5b); bare JSON at the start.
-  opener(
-    "llama3-json",
-    ["<|python_tag|>"],
-    seq(ws, peek(lit("{"))),
-    // `<|eom_id|>`/`<|eot_id|>` end the message: a server strips them, so the end of the stream is as good.
-    { ...json("keys", "<|eom_id|>", "<|eot_id|>"), closerOptional: true },
-  ),
-  opener(
-    "llama3-json",
-    ["<|python_tag|>"],
-    seq(ws, peek(seq(word("ident"), lit("(")))),
-    pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
-  ),
-  opener("llama3-json", ["{"], CALL_KEYS, json("keys"), {
-    where: "anchor",
-    opening: false,
-    bodyAt: 0,
-  }),
-  // llama.cpp's generic wrapper (`{"tool_call": {"name": …, "arguments": …}}`), by the same rules:
-  // the whole response, or after prose naming an offered tool; reported with the bare JSON calls.
-  opener("llama3-json", ["{"], seq(ws, lit('"'), GENERIC_WRAPPER, CALL_KEYS), genericBody, {
-    where: "anchor",
-    opening: false,
-    bodyAt: 0,
-  }),
-  // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
-  // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
-  opener("llama3-json", ['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
-    opening: false,
-    bodyAt: 0,
-    gate: true,
-  }),
-  opener(
-    "llama3-json",
-    ['{"', '{ "'],
-    seq(GENERIC_WRAPPER, ws, lit('"'), LLAMA_CALL_AFTER_PROSE),
-    genericBody,
-    {
-      opening: false,
-      bodyAt: 0,
-      gate: true,
-    },
-  ),
-  // xLAM: a JSON list of calls at the start (#23).
-  opener("xlam", ["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
-    where: "anchor",
-    opening: false,
-    bodyAt: 0,
-  }),
-  // Pythonic list at the start (#6, #18) and Llama 4's `<|python_start|>` (#7).
-  opener("pythonic", ["["], seq(ws, name("ident"), ws, lit("(")), pythonic("list"), {
-    where: "anchor",
-    opening: false,
-    bodyAt: 0,
-    gate: true,
-  }),
-  // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
-  // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
-  // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
-  opener(
-    "pythonic",
-    ["["],
-    seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))),
-    pythonic("list"),
-    {
-      opening: false,
-      bodyAt: 0,
-      gate: true,
-      follows: PYTHONIC_FOLLOWS,
-    },
-  ),
-  opener("pythonic", ["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
-  // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
-  opener(
-    "step3",
-    ["<｜tool_calls_begin｜>"],
-    // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.)
-    seq(
-      ws,
-      peek(
-        seq(opt(lit(STEP3_CALL_BEGIN)), ws, opt(lit("function<｜tool_sep｜>")), ws, lit("<steptml:invoke")),
-      ),
-    ),
-    tags(step3Entries, closers("<｜tool_calls_end｜>")),
-  ),
-  // DeepSeek V3/R1/V3.1 (#8, #9), every spelling; also with the per-call markers missing
-  // (`<｜tool▁calls▁begin｜>NAME<｜tool▁sep｜>…`, or the header right after the envelope).
-  opener("deepseek-v3", DS_CALLS_BEGIN, seq(ws, peek(alt(...DS_CALL_BEGIN.map(lit)))), deepseekBody),
-  opener("deepseek-v3", DS_CALLS_BEGIN, seq(ws, peek(DS_CALL_NAME)), deepseekBody),
-  // DeepSeek V3.2 / V4 DSML (#10).
-  opener(
-    "deepseek-dsml",
-    DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-    seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
-    dsmlBody,
-  ),
-  // Without its envelope: the DSML token is a special token, so prose never holds it.
-  opener("deepseek-dsml", DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
-    opening: false,
-  }),
-  opener("deepseek-dsml", DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
-  // Kimi K2 (#11), plural and singular section markers; a lone per-call marker too.
-  opener(
-    "kimi-k2",
-    ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"],
-    seq(ws, peek(lit("<|tool_call_begin|>"))),
-    tags(kimiEntries, closers(...KIMI_SECTION_END)),
-  ),
-  // A lone per-call marker is not the envelope (FORMATS.md, DeepSeek and Kimi: the envelope is the section
-  // marker): `opening: false`, and the orphan section closer sets `closing`.
-  opener(
-    "kimi-k2",
-    ["<|tool_call_begin|>"],
-    peek(seq(ws, opt(lit("functions.")), word("ident", 256), lit(":"))),
-    bareTags(kimiEntries, KIMI_SECTION_END),
-    { bodyAt: 0, opening: false },
-  ),
-  // Step3's per-call marker is DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides (#26).
-  opener(
-    "step3",
-    [STEP3_CALL_BEGIN],
-    peek(STEP3_INVOKE),
-    bareTags(
-      [
-        call(STEP3_CALL_BEGIN, STEP3_INVOKE),
-        ...structure("<steptml:parameter", "</steptml:invoke>"),
-        ...callEnds("<｜tool_call_end｜>"),
-      ],
-      ["<｜tool_calls_end｜>"],
-    ),
-    { bodyAt: 0, opening: false },
-  ),
-  opener("deepseek-v3", DS_CALL_BEGIN, peek(DS_CALL_NAME), bareTags(deepseekEntries, DS_CALLS_END), {
-    bodyAt: 0,
-    opening: false,
-  }),
-  // `function<｜tool▁sep｜>NAME` with neither the envelope nor the per-call marker.
-  opener("deepseek-v3", ["function<"], DS_FUNCTION_SEP, bareTags(deepseekEntries, DS_CALLS_END), {
-    opening: false,
-  }),
-  // Harmony (#13): a message addressed to a function, with or without special tokens.
-  opener(
-    "harmony",
-    ["<|start|>"],
-    seq(
-      lit("assistant"),
-      alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_AFTER_CHANNEL)),
-    ),
-    harmonyBody,
-    { endsAnalysis: true },
-  ),
-  opener("harmony", ["<|channel|>"], seq(word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
-    endsAnalysis: true,
-  }),
-  // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
-  // reasoning (a mention or a rehearsal), not a new message.
-  opener(
-    "harmony",
-    ["to=functions."],
-    // Also the role header without its `<|start|>assistant` (llama.cpp tests/chat:
-    // ` to=functions.NAME<|channel|>commentary <|constrain|>json<|message|>{…}`).
-    seq(name("ident"), HARMONY_RECIPIENT_TAIL),
-    strippedHarmonyBody,
-  ),
-  // MiniMax M2 (#14), M3 (#15), M1 (#16).
-  opener(
-    "minimax-m2",
-    ["<minimax:tool_call>"],
-    seq(ws, peek(lit("<invoke"))),
-    tags(
-      [call('<invoke name="', QUOTED_NAME)],
-      structure("<parameter name=", "<param name="),
-      callEnds("</invoke>"),
-      closers("</minimax:tool_call>"),
-    ),
-  ),
-  opener(
-    "minimax-m3",
-    [`${NS}<tool_call>`],
-    seq(ws, peek(lit(`${NS}<invoke`))),
-    tags(m3Entries, closers(`${NS}</tool_call>`)),
-  ),
-  // Without its opening (L27: the namespace token is a special token; prose never holds it).
-  opener(
-    "minimax-m3",
-    [M3_INVOKE],
-    seq(QUOTED_NAME, ws, lit(">")),
-    bareTags(m3Entries, [`${NS}</tool_call>`]),
-    { opening: false },
-  ),
-  opener(
-    "minimax-m1",
-    ["<tool_calls"],
-    seq(lit(">"), ws, peek(seq(lit("{"), ws, lit('"')))),
-    json("keys", "</tool_calls>"),
-  ),
-  // Jamba (#28) and Apriel 1.5 (#35) write the same thing; the first enabled row reports it.
-  opener(
-    "jamba",
-    ["<tool_calls"],
-    seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
-    json("keys", "</tool_calls>"),
-  ),
-  opener(
-    "apriel",
-    ["<tool_calls"],
-    seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
-    json("keys", "</tool_calls>"),
-  ),
-  // Hunyuan HY3 (#30), section tag possibly suffixed (`<tool_calls:opensource>`).
-  opener(
-    "hunyuan",
-    ["<tool_calls"],
-    seq(opt(seq(lit(":"), word("ident"))), lit(">"), ws, peek(lit("<tool_call>"))),
-    tags([call("<tool_call>", seq(name("ident"), lit("<tool_sep>")))], argTags, callEnds("</tool_call>"), [
-      { literal: "</tool_calls", role: "closer", pattern: seq(opt(seq(lit(":"), word("ident"))), lit(">")) },
-    ]),
-  ),
-  // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above) (#17).
-  opener("granite", ["<|tool_call|>"], JSON_ANY, json("keys")),
-  // FunctionGemma (#19) and Gemma 4 (#20): `call:NAME{…}`.
-  opener(
-    "function-gemma",
-    ["<start_function_call>"],
-    seq(ws, peek(lit("call:"))),
-    tags([call("call:", seq(name("ident"), lit("{")))], closers("<end_function_call>")),
-    { structured: true },
-  ),
-  opener(
-    "gemma4",
-    ["<|tool_call>"],
-    seq(ws, peek(lit("call:"))),
-    tags([call("call:", seq(name("ident"), lit("{")))], closers("<tool_call|>")),
-    { structured: true },
-  ),
-  // Olmo 3 shares `<function_calls>` with the Anthropic shape; a pythonic line decides (#32).
-  opener(
-    "olmo3",
-    ["<function_calls>"],
-    seq(ws, peek(seq(word("ident"), lit("(")))),
-    pythonic("lines", "</function_calls>"),
-  ),
-  // Anthropic-style XML (#21, #21b), `antml:` prefix or not, and a bare `<invoke name="…">`.
-  opener(
-    "anthropic-xml",
-    ["<function_calls>"],
-    seq(ws, peek(nsLit("<invoke"))),
-    nsTags(tags(anthropicEntries, closers(...FUNCTION_CALLS_END))),
-    { ns: true },
-  ),
-  // Step3's invoke without any of DeepSeek's tokens (its own namespace: not Anthropic XML).
-  opener(
-    "step3",
-    ['<steptml:invoke name="'],
-    INVOKE_CONFIRMED,
-    bareTags(step3Entries, ["<｜tool_call_end｜>", "<｜tool_calls_end｜>"]),
-    { gate: true, opening: false },
-  ),
-  opener(
-    "anthropic-xml",
-    ['<invoke name="'],
-    INVOKE_CONFIRMED,
-    // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md): its orphan closer says which.
-    nsTags(
-      bareTags(anthropicEntries, [
-        ...FUNCTION_CALLS_END,
-        { literal: "</minimax:tool_call>", format: "minimax-m2" },
-      ]),
-    ),
-    { gate: true, opening: false, ns: true },
-  ),
-  // Cohere Command-R: `Action: ```json` — the fence is the envelope (#22); Command R7B (#22b).
-  opener(
-    "command-r",
-    ["Action:"],
-    seq(ws, lit("```"), opt(lit("json")), ws, peek(alt(lit("["), lit("{")))),
-    json("keys", "```"),
-    {
-      where: "line",
-    },
-  ),
-  opener("command-r7b", ["<|START_ACTION|>"], JSON_ANY, json("keys", "<|END_ACTION|>")),
-  // Seed-OSS (#24).
-  opener("seed-oss", ["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
-  // Functionary v3.2: `>>>NAME\n{…}` at a line start (#25b); `all` is plain text by definition.
-  // The next call follows the payload directly (`{…}>>>NAME`: "closing: next `>>>`").
-  // Text comes before a call with no line break (llama.cpp tests/chat: `What's up?>>>NAME\n{…}`).
-  opener("functionary", [">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
-    gate: true,
-    glued: true,
-  }),
-  // Its first call may omit the `>>>` (`NAME\n{…}` as the whole response, llama.cpp tests/chat): a
-  // name only an offered tool's, its JSON payload on the next line.
-  opener("functionary", [...NAME_STARTS], seq(name("ident"), lit("\n"), ws, peek(lit("{"))), json("none"), {
-    where: "anchor",
-    opening: false,
-    gate: true,
-    bareName: true,
-  }),
-  // InternLM (#27), Phi-4 / FireFunction (#29), LFM2 (#31), Nemotron (#33), Apertus (#34).
-  opener("internlm", ["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),
-  // The literal includes its `[` (a rare character: the scanner finds it fast); the JSON list starts there.
-  opener("phi4-functools", ["functools["], peek(seq(ws, lit("{"))), json("keys"), {
-    bodyAt: "functools".length,
-  }),
-  opener(
-    "lfm2",
-    ["<|tool_call_start|>"],
-    seq(ws, peek(seq(lit("["), ws, lit("{")))),
-    json("keys", "<|tool_call_end|>"),
-  ),
-  opener(
-    "lfm2",
-    ["<|tool_call_start|>"],
-    seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))),
-    pythonic("list", "<|tool_call_end|>"),
-  ),
-  opener("nemotron", ["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
-  opener("apertus", ["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
-  // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
-  // call without its section (the section tokens are special tokens: prose never holds them).
-  opener(
-    "kimi-k3",
-    ["<|open|>tools<|sep|>"],
-    seq(ws, peek(lit(K3_CALL))),
-    tags(k3Entries, closers("<|close|>tools<|sep|>")),
-  ),
-  opener("kimi-k3", [K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
-    opening: false,
-  }),
-  // LongCat-Flash: Hermes JSON in its own tag (vLLM `longcat`, Ollama `longcatflash.go`).
-  opener("longcat", ["<longcat_tool_call>"], JSON_START, json("keys", "</longcat_tool_call>")),
-  // GigaChat 3: the role `function call`, its `<|role_sep|>`, then one call object (vLLM and SGLang
-  // `gigachat3`). With special tokens stripped the object follows the role directly
-  // (`function call{"name": …}`, vLLM's tests); the literal holds the `{` so prose never stops it.
-  opener("gigachat3", ["function call<|role_sep|>"], JSON_CALL_START, json("keys")),
-  opener("gigachat3", ["function call{"], peek(seq(ws, lit('"name"'))), json("keys"), {
-    bodyAt: "function call".length,
-  }),
-  // Cline / Roo-Code prompt XML (#36): `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
-  opener("cline-xml", [`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
-    perTool: true,
-    optIn: true,
-  }),
-]
-
 /**
  * What a lone special token does in its envelope (`open`, `call`, `close`). `frame`: it frames the answer, not a call (Kimi
  * K3's response block, Harmony's final-channel header): a server that parsed the format would
@@ -1011,11 +545,15 @@ export const OPENER_ROWS: readonly OpenerRow[] = [
 export type TokenRole = "open" | "call" | "close" | "frame"
 
 /**
- * A family's special token on its own (ARCHITECTURE.md#policy): withheld and reported, never shown.
+ * A family's special token on its own (ARCHITECTURE.md#policy: an envelope token with no call after it): withheld and reported, never shown.
  * `slot`: the family's name slot right after the token; an offered tool there is reported.
+ *
+ * Tag-like markers that prose writes too (`<tool_call>`, `<function_calls>`) are never tokens:
+ * without a call they stay text; a stray closer right after a call is absorbed into it instead. No
+ * token starts with `</`: prose is full of closing tags, and each would stop the scan.
  */
-const token = (format: FormatId, role: TokenRole, literals: readonly string[], slot?: Pattern): OpenerRow =>
-  opener(format, literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
+const token = (role: TokenRole, literals: readonly string[], slot?: Pattern): FormatRow =>
+  opener(literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
     token: role,
     opening: role === "open",
   })
@@ -1025,55 +563,605 @@ const DS_SLOT = seq(opt(lit("function")), opt(DS_SEP_ANY), name("ident"))
 const GEMMA_SLOT = seq(lit("call:"), name("ident"))
 
 /**
- * The special tokens of every family, after every row that reads a call behind them (row order is
- * priority). Tag-like markers that prose writes too (`<tool_call>`, `<function_calls>`) are not here:
- * without a call they stay text; a stray closer right after a call is absorbed into it instead. No
- * token here starts with `</`: prose is full of closing tags, and each would stop the scan.
+ * Every format's rows: the ways its calls start, then its special tokens on their own. Keyed by
+ * format id, so a format without an entry, or an entry for no format, is a type error. Adding a
+ * format is adding an entry here (and its id, its information and its leak renderer: `FORMATS.md`,
+ * "Adding a format"); the state machine knows no format by name.
+ *
+ * Order is priority. Rows that share an opening literal are tried in key order, then in order
+ * within a format, and the first whose confirm grammar matches wins; every token row comes after
+ * every opener (a token a call follows is a call first). Rows whose literals differ do not
+ * compete that way: the longest literal that confirms wins. So the keys are not in catalogue
+ * order; each format stands before those it must win against:
+ * - `<tool_call>`: Qwen3-Coder, Hermes, GLM, then Hunyuan (each confirm reads what follows);
+ * - `<function=NAME>`: Functionary's JSON payload before Qwen3-Coder's bare header;
+ * - `<tool_calls>`: MiniMax M1 (objects), Jamba then Apriel (the same list), Hunyuan;
+ * - `<function_calls>`: Olmo 3's pythonic line before Anthropic XML;
+ * - `[` at the start of a response: xLAM's JSON before a pythonic list;
+ * - a bare name at the start: Mistral's `NAME[ARGS]{` before Functionary v3.2's `NAME\n{`;
+ * - `<|tool_call_begin|>`: Kimi K2 before DeepSeek's ASCII spelling, and `<｜tool_calls_begin｜>`,
+ *   `<｜tool_call_begin｜>`: Step3 before DeepSeek.
  */
-export const TOKEN_ROWS: readonly OpenerRow[] = [
-  // Kimi's tokens first: DeepSeek's ASCII `|`/`_` spelling writes the same `<|tool_call_begin|>`.
-  token("kimi-k2", "open", ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], KIMI_SLOT),
-  token("kimi-k2", "call", ["<|tool_call_begin|>", "<|tool_call_argument_begin|>"], KIMI_SLOT),
-  token("kimi-k2", "close", ["<|tool_call_end|>", ...KIMI_SECTION_END]),
-  token("deepseek-v3", "open", DS_CALLS_BEGIN, DS_SLOT),
-  token("deepseek-v3", "call", [...DS_CALL_BEGIN, ...DS_SEP], DS_SLOT),
-  token("deepseek-v3", "close", [...DS_CALL_END, ...DS_CALLS_END]),
-  token(
-    "deepseek-dsml",
-    "open",
-    DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-  ),
-  token("deepseek-dsml", "call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
-  token("mistral", "open", ["[TOOL_CALLS]"], name("ident")),
-  // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
-  token("harmony", "close", ["<|call|>"]),
-  // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
-  token("harmony", "frame", [
-    "<|start|>assistant<|channel|>final<|message|>",
-    "<|channel|>final<|message|>",
-    "<|return|>",
-  ]),
-  token("llama3-json", "open", ["<|python_tag|>"]),
-  token("pythonic", "open", ["<|python_start|>"]),
-  token("pythonic", "close", ["<|python_end|>"]),
-  token("minimax-m2", "open", ["<minimax:tool_call>"]),
-  token("granite", "open", ["<|tool_call|>"]),
-  token("function-gemma", "open", ["<start_function_call>"], GEMMA_SLOT),
-  token("function-gemma", "close", ["<end_function_call>"]),
-  token("gemma4", "open", ["<|tool_call>"], GEMMA_SLOT),
-  token("gemma4", "close", ["<tool_call|>"]),
-  token("command-r7b", "open", ["<|START_ACTION|>"]),
-  token("command-r7b", "close", ["<|END_ACTION|>"]),
-  token("seed-oss", "open", ["<seed:tool_call>"]),
-  token("internlm", "open", ["<|action_start|>"]),
-  // Its plugin marker on its own (`<|action_start|><|plugin|>not json<|action_end|>`, vLLM's tests).
-  token("internlm", "call", ["<|plugin|>"]),
-  token("internlm", "close", ["<|action_end|>"]),
-  token("lfm2", "open", ["<|tool_call_start|>"]),
-  token("apertus", "open", ["<|tools_prefix|>"]),
-  token("apertus", "close", ["<|tools_suffix|>"]),
-  token("kimi-k3", "frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
-]
+export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
+  mistral: [
+    // Mistral: `[TOOL_CALLS] [{…}]` (pre-v11) and `[TOOL_CALLS]NAME[ARGS]{…}` / `NAME{…}` (v11+).
+    opener(["[TOOL_CALLS]"], seq(ws, peek(lit("["))), json("keys")),
+    opener(
+      ["[TOOL_CALLS]"],
+      // v13 may write the call id between the name and `[ARGS]` (`NAME[CALL_ID]a1b2c3d4e[ARGS]{…}`).
+      seq(ws, name("ident"), MISTRAL_CALL_ID, opt(lit("[ARGS]")), ws, peek(lit("{"))),
+      json("none"),
+      { structured: true },
+    ),
+    // A server that strips special tokens leaves `NAME[ARGS]{…}` (mlx-lm's mistral parser reads that):
+    // at the start of the response for an offered tool, the whole call. Elsewhere the name went out
+    // as prose before `[ARGS]` could tell (a letter literal per tool would slow every scan): from
+    // `[ARGS]` on, the call is withheld, unnamed.
+    opener([...NAME_STARTS], MISTRAL_BARE_CALL, json("none"), {
+      where: "anchor",
+      opening: false,
+      gate: true,
+      bareName: true,
+      structured: true,
+    }),
+    opener(["[ARGS]"], seq(ws, peek(lit("{"))), json("none"), { opening: false }),
+    token("open", ["[TOOL_CALLS]"], name("ident")),
+  ],
+  functionary: [
+    // Functionary v3.1: `<function=NAME>{json}</function>`. A JSON payload after the header
+    // is Functionary's, so it goes before Qwen3-Coder's bare `<function=NAME>`.
+    opener(["<function="], seq(FUNCTION_NAME, lit(">"), ws, peek(lit("{"))), tags(closers("</function>")), {
+      gate: true,
+      structured: true,
+    }),
+    // The attribute spelling llama.cpp's Hermes parser also reads (`<function name="NAME">\n{json}`).
+    opener(
+      ['<function name="'],
+      seq(QUOTED_NAME, ws, lit(">"), ws, peek(lit("{"))),
+      tags(closers("</function>")),
+      { gate: true, structured: true },
+    ),
+    // Functionary v3.2: `>>>NAME\n{…}` at a line start; `all` is plain text by definition.
+    // The next call follows the payload directly (`{…}>>>NAME`: "closing: next `>>>`").
+    // Text comes before a call with no line break (llama.cpp tests/chat: `What's up?>>>NAME\n{…}`).
+    opener([">>>"], seq(not(lit("all\n")), name("ident"), lit("\n")), json("none"), {
+      gate: true,
+      glued: true,
+    }),
+    // Its first call may omit the `>>>` (`NAME\n{…}` as the whole response, llama.cpp tests/chat): a
+    // name only an offered tool's, its JSON payload on the next line.
+    opener([...NAME_STARTS], seq(name("ident"), lit("\n"), ws, peek(lit("{"))), json("none"), {
+      where: "anchor",
+      opening: false,
+      gate: true,
+      bareName: true,
+    }),
+  ],
+  "qwen3-coder": [
+    // Qwen3-Coder with its envelope (FORMATS.md).
+    // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
+    // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
+    // writes `<tool_call> <function…` with no structure after it is not swallowed.)
+    opener(
+      ["<tool_call>"],
+      seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
+      qwenBody("</tool_call>"),
+    ),
+    // A corrupted opener with a suffix (`<tool_call_1>`, `<tool_call:0>`) right before a real call.
+    opener(["<tool_call"], seq(OPENER_SUFFIX, ws, peek(ENVELOPED_FUNCTION_HEADER)), qwenBody("</tool_call>")),
+    // Without its opening envelope: `<function=NAME>` with NAME offered (the common leak).
+    opener(
+      ["<function="],
+      FUNCTION_CONFIRMED,
+      bareTags(
+        [
+          call("<function=", seq(FUNCTION_NAME, lit(">"))),
+          ...structure("<parameter="),
+          ...callEnds("</function>"),
+        ],
+        ["</tool_call>"],
+      ),
+      { gate: true, opening: false },
+    ),
+  ],
+  hermes: [
+    // Hermes JSON, plus the tag variants models substitute (`<tools>`, `<function_call>`).
+    opener(["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
+    opener(["<tools>"], JSON_START, json("keys", "</tools>")),
+    // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
+    // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.
+    ...HERMES_WRAPPERS.map((tag) => opener([`<${tag}>`], JSON_CALL_START, json("keys", `</${tag}>`))),
+    // granite-20b-fc writes `<function_call>{…}` with no closer: the closer is not due.
+    opener(["<function_call>"], JSON_START, {
+      ...json("keys", "</function_call>"),
+      closerOptional: true,
+    }),
+    // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
+    opener(
+      ["<tool_call "],
+      seq(
+        opt(seq(lit('id="'), word("quoted", 256), lit('"'), ws)),
+        lit('name="'),
+        QUOTED_NAME,
+        opt(seq(ws, lit('id="'), word("quoted", 256), lit('"'))),
+        ws,
+        lit(">"),
+      ),
+      json("none", "</tool_call>"),
+      { structured: true },
+    ),
+  ],
+  glm: [
+    // GLM-4.5/4.6 (`NAME\n<arg_key>`) and 4.7/5 (`NAME<arg_key>`, zero-arg `NAME</tool_call>`).
+    opener(
+      ["<tool_call>"],
+      seq(
+        opt(lit("\n")),
+        name("ident"),
+        // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
+        peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
+      ),
+      glmBody,
+    ),
+    // A zero-argument call (`<tool_call>NAME</tool_call>`) cut off right after its name: the
+    // stream ends there. Only for an offered tool, since nothing but the name confirms it.
+    opener(["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
+      gate: true,
+    }),
+  ],
+  "minimax-m1": [
+    // MiniMax M1: call objects inside `<tool_calls>` (a list there is Jamba's).
+    opener(
+      ["<tool_calls"],
+      seq(lit(">"), ws, peek(seq(lit("{"), ws, lit('"')))),
+      json("keys", "</tool_calls>"),
+    ),
+  ],
+  jamba: [
+    // Jamba. Apriel 1.5 writes the same thing: the first of the two enabled reports it.
+    opener(
+      ["<tool_calls"],
+      seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
+      json("keys", "</tool_calls>"),
+    ),
+  ],
+  apriel: [
+    // Apriel 1.5: Jamba's text, reported as `apriel` only when `jamba` is not enabled.
+    opener(
+      ["<tool_calls"],
+      seq(lit(">"), ws, peek(seq(lit("["), ws, lit("{")))),
+      json("keys", "</tool_calls>"),
+    ),
+  ],
+  hunyuan: [
+    // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's.
+    opener(
+      ["<tool_call>"],
+      seq(name("ident"), peek(lit("<tool_sep>"))),
+      tags(argTags, callEnds("</tool_call>"), closers("</tool_calls>")),
+    ),
+    // With its section tag, possibly suffixed (`<tool_calls:opensource>`).
+    opener(
+      ["<tool_calls"],
+      seq(opt(seq(lit(":"), word("ident"))), lit(">"), ws, peek(lit("<tool_call>"))),
+      tags([call("<tool_call>", seq(name("ident"), lit("<tool_sep>")))], argTags, callEnds("</tool_call>"), [
+        {
+          literal: "</tool_calls",
+          role: "closer",
+          pattern: seq(opt(seq(lit(":"), word("ident"))), lit(">")),
+        },
+      ]),
+    ),
+  ],
+  "llama3-json": [
+    // Llama 3.x: `<|python_tag|>` then JSON or `tool.call(…)`; bare JSON at the start.
+    opener(
+      ["<|python_tag|>"],
+      seq(ws, peek(lit("{"))),
+      // `<|eom_id|>`/`<|eot_id|>` end the message: a server strips them, so the end of the stream is as good.
+      { ...json("keys", "<|eom_id|>", "<|eot_id|>"), closerOptional: true },
+    ),
+    opener(
+      ["<|python_tag|>"],
+      seq(ws, peek(seq(word("ident"), lit("(")))),
+      pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
+    ),
+    opener(["{"], CALL_KEYS, json("keys"), {
+      where: "anchor",
+      opening: false,
+      bodyAt: 0,
+    }),
+    // llama.cpp's generic wrapper (`{"tool_call": {"name": …, "arguments": …}}`), by the same rules:
+    // the whole response, or after prose naming an offered tool; reported with the bare JSON calls.
+    opener(["{"], seq(ws, lit('"'), GENERIC_WRAPPER, CALL_KEYS), genericBody, {
+      where: "anchor",
+      opening: false,
+      bodyAt: 0,
+    }),
+    // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
+    // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
+    opener(['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    }),
+    opener(['{"', '{ "'], seq(GENERIC_WRAPPER, ws, lit('"'), LLAMA_CALL_AFTER_PROSE), genericBody, {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    }),
+    token("open", ["<|python_tag|>"]),
+  ],
+  xlam: [
+    // xLAM: a JSON list of calls at the start.
+    opener(["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
+      where: "anchor",
+      opening: false,
+      bodyAt: 0,
+    }),
+  ],
+  pythonic: [
+    // Pythonic list at the start and Llama 4's `<|python_start|>`.
+    opener(["["], seq(ws, name("ident"), ws, lit("(")), pythonic("list"), {
+      where: "anchor",
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+    }),
+    // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
+    // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
+    // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
+    opener(["["], seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))), pythonic("list"), {
+      opening: false,
+      bodyAt: 0,
+      gate: true,
+      follows: PYTHONIC_FOLLOWS,
+    }),
+    opener(["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
+    token("open", ["<|python_start|>"]),
+    token("close", ["<|python_end|>"]),
+  ],
+  step3: [
+    // Step3 shares DeepSeek's ASCII-underscore spelling; its `<steptml:invoke` decides, so
+    // it goes before DeepSeek.
+    opener(
+      ["<｜tool_calls_begin｜>"],
+      // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.)
+      seq(
+        ws,
+        peek(
+          seq(opt(lit(STEP3_CALL_BEGIN)), ws, opt(lit("function<｜tool_sep｜>")), ws, lit("<steptml:invoke")),
+        ),
+      ),
+      tags(step3Entries, closers("<｜tool_calls_end｜>")),
+    ),
+    // Its per-call marker on its own, decided the same way.
+    opener(
+      [STEP3_CALL_BEGIN],
+      peek(STEP3_INVOKE),
+      bareTags(
+        [
+          call(STEP3_CALL_BEGIN, STEP3_INVOKE),
+          ...structure("<steptml:parameter", "</steptml:invoke>"),
+          ...callEnds("<｜tool_call_end｜>"),
+        ],
+        ["<｜tool_calls_end｜>"],
+      ),
+      { bodyAt: 0, opening: false },
+    ),
+    // Step3's invoke without any of DeepSeek's tokens (its own namespace: not Anthropic XML).
+    opener(
+      ['<steptml:invoke name="'],
+      INVOKE_CONFIRMED,
+      bareTags(step3Entries, ["<｜tool_call_end｜>", "<｜tool_calls_end｜>"]),
+      { gate: true, opening: false },
+    ),
+  ],
+  "kimi-k2": [
+    // Kimi K2, plural and singular section markers; a lone per-call marker too.
+    opener(
+      ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"],
+      seq(ws, peek(lit("<|tool_call_begin|>"))),
+      tags(kimiEntries, closers(...KIMI_SECTION_END)),
+    ),
+    // A lone per-call marker is not the envelope (FORMATS.md: the envelope is the section
+    // marker): `opening: false`, and the orphan section closer sets `closing`.
+    opener(
+      ["<|tool_call_begin|>"],
+      peek(seq(ws, opt(lit("functions.")), word("ident", 256), lit(":"))),
+      bareTags(kimiEntries, KIMI_SECTION_END),
+      { bodyAt: 0, opening: false },
+    ),
+    // Before DeepSeek's tokens: DeepSeek's ASCII `|`/`_` spelling writes the same `<|tool_call_begin|>`.
+    token("open", ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"], KIMI_SLOT),
+    token("call", ["<|tool_call_begin|>", "<|tool_call_argument_begin|>"], KIMI_SLOT),
+    token("close", ["<|tool_call_end|>", ...KIMI_SECTION_END]),
+  ],
+  "deepseek-v3": [
+    // DeepSeek V3/R1/V3.1, every spelling; also with the per-call markers missing
+    // (`<｜tool▁calls▁begin｜>NAME<｜tool▁sep｜>…`, or the header right after the envelope).
+    opener(DS_CALLS_BEGIN, seq(ws, peek(alt(...DS_CALL_BEGIN.map(lit)))), deepseekBody),
+    opener(DS_CALLS_BEGIN, seq(ws, peek(DS_CALL_NAME)), deepseekBody),
+    // A per-call marker without the envelope.
+    opener(DS_CALL_BEGIN, peek(DS_CALL_NAME), bareTags(deepseekEntries, DS_CALLS_END), {
+      bodyAt: 0,
+      opening: false,
+    }),
+    // `function<｜tool▁sep｜>NAME` with neither the envelope nor the per-call marker.
+    opener(["function<"], DS_FUNCTION_SEP, bareTags(deepseekEntries, DS_CALLS_END), {
+      opening: false,
+    }),
+    token("open", DS_CALLS_BEGIN, DS_SLOT),
+    token("call", [...DS_CALL_BEGIN, ...DS_SEP], DS_SLOT),
+    token("close", [...DS_CALL_END, ...DS_CALLS_END]),
+  ],
+  "deepseek-dsml": [
+    // DeepSeek V3.2 / V4 DSML.
+    opener(
+      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
+      seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
+      dsmlBody,
+    ),
+    // Without its envelope: the DSML token is a special token, so prose never holds it.
+    opener(DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
+      opening: false,
+    }),
+    opener(DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
+    token(
+      "open",
+      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
+    ),
+    token("call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
+  ],
+  harmony: [
+    // Harmony: a message addressed to a function, with or without special tokens.
+    opener(
+      ["<|start|>"],
+      seq(
+        lit("assistant"),
+        alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_AFTER_CHANNEL)),
+      ),
+      harmonyBody,
+      { endsAnalysis: true },
+    ),
+    opener(["<|channel|>"], seq(word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
+      endsAnalysis: true,
+    }),
+    // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
+    // reasoning (a mention or a rehearsal), not a new message.
+    opener(
+      ["to=functions."],
+      // Also the role header without its `<|start|>assistant` (llama.cpp tests/chat:
+      // ` to=functions.NAME<|channel|>commentary <|constrain|>json<|message|>{…}`).
+      seq(name("ident"), HARMONY_RECIPIENT_TAIL),
+      strippedHarmonyBody,
+    ),
+    // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
+    token("close", ["<|call|>"]),
+    // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
+    token("frame", [
+      "<|start|>assistant<|channel|>final<|message|>",
+      "<|channel|>final<|message|>",
+      "<|return|>",
+    ]),
+  ],
+  "minimax-m2": [
+    // MiniMax M2.
+    opener(
+      ["<minimax:tool_call>"],
+      seq(ws, peek(lit("<invoke"))),
+      tags(
+        [call('<invoke name="', QUOTED_NAME)],
+        structure("<parameter name=", "<param name="),
+        callEnds("</invoke>"),
+        closers("</minimax:tool_call>"),
+      ),
+    ),
+    token("open", ["<minimax:tool_call>"]),
+  ],
+  "minimax-m3": [
+    // MiniMax M3: every tag carries the namespace token `]<]minimax[>[`.
+    opener(
+      [`${NS}<tool_call>`],
+      seq(ws, peek(lit(`${NS}<invoke`))),
+      tags(m3Entries, closers(`${NS}</tool_call>`)),
+    ),
+    // Without its opening (L27: the namespace token is a special token; prose never holds it).
+    opener([M3_INVOKE], seq(QUOTED_NAME, ws, lit(">")), bareTags(m3Entries, [`${NS}</tool_call>`]), {
+      opening: false,
+    }),
+  ],
+  granite: [
+    // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
+    opener(["<|tool_call|>"], JSON_ANY, json("keys")),
+    token("open", ["<|tool_call|>"]),
+  ],
+  "function-gemma": [
+    // FunctionGemma: `call:NAME{…}`.
+    opener(
+      ["<start_function_call>"],
+      seq(ws, peek(lit("call:"))),
+      tags([call("call:", seq(name("ident"), lit("{")))], closers("<end_function_call>")),
+      { structured: true },
+    ),
+    token("open", ["<start_function_call>"], GEMMA_SLOT),
+    token("close", ["<end_function_call>"]),
+  ],
+  gemma4: [
+    // Gemma 4: FunctionGemma's `call:NAME{…}` in other tokens.
+    opener(
+      ["<|tool_call>"],
+      seq(ws, peek(lit("call:"))),
+      tags([call("call:", seq(name("ident"), lit("{")))], closers("<tool_call|>")),
+      { structured: true },
+    ),
+    token("open", ["<|tool_call>"], GEMMA_SLOT),
+    token("close", ["<tool_call|>"]),
+  ],
+  olmo3: [
+    // Olmo 3 shares `<function_calls>` with Anthropic XML; a pythonic line decides, so it
+    // goes first.
+    opener(
+      ["<function_calls>"],
+      seq(ws, peek(seq(word("ident"), lit("(")))),
+      pythonic("lines", "</function_calls>"),
+    ),
+  ],
+  "anthropic-xml": [
+    // Anthropic-style XML, `antml:` prefix or not, and a bare `<invoke name="…">`.
+    opener(
+      ["<function_calls>"],
+      seq(ws, peek(nsLit("<invoke"))),
+      nsTags(tags(anthropicEntries, closers(...FUNCTION_CALLS_END))),
+      { ns: true },
+    ),
+    opener(
+      ['<invoke name="'],
+      INVOKE_CONFIRMED,
+      // MiniMax M2 writes the same `<invoke name=…>` (FORMATS.md): its orphan closer says which.
+      nsTags(
+        bareTags(anthropicEntries, [
+          ...FUNCTION_CALLS_END,
+          { literal: "</minimax:tool_call>", format: "minimax-m2" },
+        ]),
+      ),
+      { gate: true, opening: false, ns: true },
+    ),
+  ],
+  "command-r": [
+    // Cohere Command-R: `Action: ```json` — the fence is the envelope.
+    opener(
+      ["Action:"],
+      seq(ws, lit("```"), opt(lit("json")), ws, peek(alt(lit("["), lit("{")))),
+      json("keys", "```"),
+      {
+        where: "line",
+      },
+    ),
+  ],
+  "command-r7b": [
+    // Command R7B / Command A.
+    opener(["<|START_ACTION|>"], JSON_ANY, json("keys", "<|END_ACTION|>")),
+    token("open", ["<|START_ACTION|>"]),
+    token("close", ["<|END_ACTION|>"]),
+  ],
+  "seed-oss": [
+    // Seed-OSS.
+    opener(["<seed:tool_call>"], seq(ws, peek(FUNCTION_HEADER)), qwenBody("</seed:tool_call>")),
+    token("open", ["<seed:tool_call>"]),
+  ],
+  internlm: [
+    // InternLM 2.5 / Intern-S1.
+    opener(["<|action_start|><|plugin|>"], JSON_ANY, json("keys", "<|action_end|>")),
+    token("open", ["<|action_start|>"]),
+    // Its plugin marker on its own (`<|action_start|><|plugin|>not json<|action_end|>`, vLLM's tests).
+    token("call", ["<|plugin|>"]),
+    token("close", ["<|action_end|>"]),
+  ],
+  "phi4-functools": [
+    // Phi-4-mini / FireFunction v2. The literal includes its `[` (a rare character: the
+    // scanner finds it fast); the JSON list starts there.
+    opener(["functools["], peek(seq(ws, lit("{"))), json("keys"), {
+      bodyAt: "functools".length,
+    }),
+  ],
+  lfm2: [
+    // LFM2: a JSON list or a pythonic one.
+    opener(
+      ["<|tool_call_start|>"],
+      seq(ws, peek(seq(lit("["), ws, lit("{")))),
+      json("keys", "<|tool_call_end|>"),
+    ),
+    opener(
+      ["<|tool_call_start|>"],
+      seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))),
+      pythonic("list", "<|tool_call_end|>"),
+    ),
+    token("open", ["<|tool_call_start|>"]),
+  ],
+  nemotron: [
+    // Nemotron v2.
+    opener(["<TOOLCALL>"], JSON_ANY, json("keys", "</TOOLCALL>")),
+  ],
+  apertus: [
+    // Apertus: `{NAME: {args}}`, the name as the key.
+    opener(["<|tools_prefix|>"], JSON_ANY, json("first-key", "<|tools_suffix|>")),
+    token("open", ["<|tools_prefix|>"]),
+    token("close", ["<|tools_suffix|>"]),
+  ],
+  longcat: [
+    // LongCat-Flash: Hermes JSON in its own tag (vLLM `longcat`, Ollama `longcatflash.go`).
+    opener(["<longcat_tool_call>"], JSON_START, json("keys", "</longcat_tool_call>")),
+  ],
+  gigachat3: [
+    // GigaChat 3: the role `function call`, its `<|role_sep|>`, then one call object (vLLM and SGLang
+    // `gigachat3`). With special tokens stripped the object follows the role directly
+    // (`function call{"name": …}`, vLLM's tests); the literal holds the `{` so prose never stops it.
+    opener(["function call<|role_sep|>"], JSON_CALL_START, json("keys")),
+    opener(["function call{"], peek(seq(ws, lit('"name"'))), json("keys"), {
+      bodyAt: "function call".length,
+    }),
+  ],
+  "kimi-k3": [
+    // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
+    // call without its section (the section tokens are special tokens: prose never holds them).
+    opener(
+      ["<|open|>tools<|sep|>"],
+      seq(ws, peek(lit(K3_CALL))),
+      tags(k3Entries, closers("<|close|>tools<|sep|>")),
+    ),
+    opener([K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
+      opening: false,
+    }),
+    token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
+  ],
+  "cline-xml": [
+    // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
+    opener([`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {
+      perTool: true,
+      optIn: true,
+    }),
+  ],
+}
+
+/**
+ * A row with its format, written out field by field: every row is then one object literal of one
+ * shape with all its fields in the object (a `{ format, ...row }` copy keeps most of them in a
+ * separate backing store: one more load for each field the matcher reads per candidate).
+ */
+const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
+  format,
+  literals: row.literals,
+  confirm: row.confirm,
+  body: row.body,
+  where: row.where,
+  opening: row.opening,
+  gate: row.gate,
+  bodyAt: row.bodyAt,
+  structured: row.structured,
+  endsAnalysis: row.endsAnalysis,
+  glued: row.glued,
+  bareName: row.bareName,
+  follows: row.follows,
+  toolName: row.toolName,
+  ns: row.ns,
+  token: row.token,
+  perTool: row.perTool,
+  optIn: row.optIn,
+})
+
+/** Every row with its format, in priority order. */
+const ROWS: readonly OpenerRow[] =
+  // `Object.keys` is typed `string[]`; the keys of `FORMAT_ROWS` are exactly the format ids.
+  (Object.keys(FORMAT_ROWS) as FormatId[]).flatMap((format) =>
+    FORMAT_ROWS[format].map((row) => withFormat(format, row)),
+  )
+
+/** Markup openers, in priority order. */
+export const OPENER_ROWS: readonly OpenerRow[] = ROWS.filter((row) => row.token === undefined)
+
+/** The special tokens of every family, in priority order, after every row that reads a call behind them. */
+export const TOKEN_ROWS: readonly OpenerRow[] = ROWS.filter((row) => row.token !== undefined)
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */
 export const REASONING_ROWS: readonly ReasoningRow[] = [
@@ -1145,7 +1233,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     ],
     harmony: true,
   },
-  // Harmony with its special tokens stripped: `analysis…assistantfinal…` (FORMATS.md, `harmony`).
+  // Harmony with its special tokens stripped: `analysis…assistantfinal…` (FORMATS.md).
   {
     formats: ["harmony"],
     literals: ["analysis"],

@@ -1,4 +1,5 @@
 export { createDetector } from "./create-detector.ts"
+export { FORMAT_IDS, type FormatId } from "./format-ids.ts"
 export { formats } from "./format-info.ts"
 export { isRecoverable } from "./is-recoverable.ts"
 export { scan } from "./scan.ts"
@@ -6,7 +7,6 @@ export type {
   Detector,
   DetectorOptions,
   DetectorResult,
-  FormatId,
   FormatInfo,
   Markup,
   Policy,

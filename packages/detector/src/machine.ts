@@ -19,11 +19,12 @@
  */
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
 import type { CompiledBody, CompiledReasoning, LiteralIndex, Tables, TrieNode } from "./compile.ts"
+import type { FormatId } from "./format-ids.ts"
 import type { OpenerRow } from "./format-table.ts"
 import type { Capture, Pattern } from "./pattern.ts"
 import type { RunMemo } from "./run-memo.ts"
 import type { SearchMemo } from "./skip-plain.ts"
-import type { FormatId, Markup } from "./types.ts"
+import type { Markup } from "./types.ts"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
 export function isBlank(c: number): boolean {

@@ -2,8 +2,10 @@
  * Validates {@link DetectorOptions}. Invalid options are API misuse: they throw a `TypeError`
  * (model output never does).
  */
-import { FORMAT_IDS, formats } from "./format-info.ts"
-import type { DetectorOptions, FormatId } from "./types.ts"
+
+import { FORMAT_IDS, type FormatId } from "./format-ids.ts"
+import { formats } from "./format-info.ts"
+import type { DetectorOptions } from "./types.ts"
 
 /** Options after validation and defaults. */
 export interface ResolvedOptions {

@@ -3,51 +3,7 @@
  * README.md#what-is-reported): other packages and outside checks rely on them.
  */
 
-/**
- * A format id from FORMATS.md: the `format` value reported on each {@link Markup}.
- * @example
- * ```ts
- * const only: FormatId[] = ["qwen3-coder", "hermes"]
- * createDetector({ tools: ["read_file"], formats: only })
- * ```
- */
-export type FormatId =
-  | "qwen3-coder"
-  | "hermes"
-  | "mistral"
-  | "llama3-json"
-  | "pythonic"
-  | "deepseek-v3"
-  | "deepseek-dsml"
-  | "kimi-k2"
-  | "glm"
-  | "harmony"
-  | "minimax-m2"
-  | "minimax-m3"
-  | "minimax-m1"
-  | "granite"
-  | "function-gemma"
-  | "gemma4"
-  | "anthropic-xml"
-  | "command-r"
-  | "command-r7b"
-  | "xlam"
-  | "seed-oss"
-  | "functionary"
-  | "step3"
-  | "internlm"
-  | "jamba"
-  | "phi4-functools"
-  | "hunyuan"
-  | "lfm2"
-  | "olmo3"
-  | "nemotron"
-  | "apertus"
-  | "apriel"
-  | "longcat"
-  | "gigachat3"
-  | "kimi-k3"
-  | "cline-xml"
+import type { FormatId } from "./format-ids.ts"
 
 /**
  * One tool call written as text, found in the stream.

@@ -2,6 +2,7 @@ import {
   createDetector,
   type Detector,
   type DetectorResult,
+  FORMAT_IDS,
   type FormatId,
   type FormatInfo,
   formats,
@@ -51,6 +52,12 @@ describe("results", () => {
     expect<"cline-xml">().type.toBeAssignableTo<FormatId>()
     expect<"qwen3">().type.not.toBeAssignableTo<FormatId>()
     expect(formats).type.toBe<readonly FormatInfo[]>()
+  })
+
+  test("FORMAT_IDS lists exactly the ids FormatId allows", () => {
+    expect<(typeof FORMAT_IDS)[number]>().type.toBe<FormatId>()
+    expect(FORMAT_IDS).type.toBeAssignableTo<readonly FormatId[]>()
+    expect(FORMAT_IDS).type.not.toBeAssignableTo<FormatId[]>()
   })
 })
 

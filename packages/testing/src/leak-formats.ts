@@ -2,9 +2,10 @@
  * The tool-call text formats of FORMATS.md as data: one row per format id, each a small
  * renderer from calls to tagged text segments. The tags say which segments are envelope markers
  * (so a variant can drop them) and which are parameter values (so a truncation can cut inside
- * one). Adding a format is adding a row.
+ * one). Keyed by `@tool-rescue/detector`'s format ids: a format added there needs its row here
+ * before anything type-checks (FORMATS.md, "Adding a format").
  */
-import type { FormatId } from "@tool-rescue/detector"
+import { FORMAT_IDS, type FormatId } from "@tool-rescue/detector"
 
 /** An argument value: strings are the interesting case; numbers and booleans exercise typed forms. */
 export type ArgValue = string | number | boolean
@@ -171,12 +172,15 @@ const MM3 = "]<]minimax[>["
 const always = (): boolean => true
 const never = (): boolean => false
 
+/** A catalogue row without its id: what {@link RENDERERS} holds under the id. */
+type Renderer = Omit<FormatSpec, "id">
+
 /**
  * A catalogue row; what it leaves out is the common case: an enveloped format (not start-anchored)
  * with any tool name, one marker style, a closing marker, and no inner call header that survives
  * without the opening marker.
  */
-const row = (spec: Pick<FormatSpec, "id" | "render"> & Partial<FormatSpec>): FormatSpec => ({
+const row = (spec: Pick<FormatSpec, "render"> & Partial<Renderer>): Renderer => ({
   startAnchored: false,
   identifierNames: false,
   styles: 1,
@@ -198,578 +202,538 @@ const jsonList = (
   tail: [close(closeText)],
 })
 
-/** The catalogue, keyed by format id (FORMATS.md). */
-export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map<FormatId, FormatSpec>(
-  (
-    [
-      row({
-        // Row 1. Styles: 0 newlines between tags and around values, 1 everything on one line.
-        id: "qwen3-coder",
-        styles: 2,
-        innerHeader: always,
-        render: (calls, style) => {
-          const nl = style % 2 === 0 ? "\n" : ""
-          return perCall(
+/**
+ * Every format's renderer, keyed by format id: a format of `@tool-rescue/detector`'s `FORMAT_IDS`
+ * without a renderer here, or a renderer for no format, is a type error.
+ */
+const RENDERERS: Record<FormatId, Renderer> = {
+  "qwen3-coder": row({
+    // Styles: 0 newlines between tags and around values, 1 everything on one line.
+    styles: 2,
+    innerHeader: always,
+    render: (calls, style) => {
+      const nl = style % 2 === 0 ? "\n" : ""
+      return perCall(
+        calls.map((call) => [
+          open(`<tool_call>${nl}`),
+          syntax(`<function=${call.name}>${nl}`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<parameter=${key}>${nl}`),
+            raw(arg),
+            syntax(`${nl}</parameter>${nl}`),
+          ]),
+          syntax("</function>"),
+          close(`${nl}</tool_call>`),
+        ]),
+        "\n",
+      )
+    },
+  }),
+  hermes: row({
+    // Styles: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or not.
+    styles: 8,
+    render: (calls, style) => {
+      const tag = style % 2 === 0 ? "tool_call" : "tools"
+      const spaced = (style >> 1) % 2 === 0
+      const nl = (style >> 2) % 2 === 0 ? "\n" : ""
+      return perCall(
+        calls.map((call) => [
+          open(`<${tag}>${nl}`),
+          ...jsonCall(call, "arguments", spaced),
+          close(`${nl}</${tag}>`),
+        ]),
+        "\n",
+      )
+    },
+  }),
+  mistral: row({
+    // Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`,
+    // 3 v13 with the call id (`name[CALL_ID]a1b2c3d4e[ARGS]{…}`, vLLM's mistral parser).
+    bracketClosing: (style) => style % 4 === 0,
+    styles: 4,
+    hasClosing: (style) => style % 4 === 0,
+    render: (calls, style) => {
+      if (style % 4 === 0) return jsonList(calls, "[TOOL_CALLS] [", "]")
+      const args = style % 4 === 2 ? "[ARGS]" : style % 4 === 3 ? "[CALL_ID]a1b2c3d4e[ARGS]" : ""
+      return perCall(
+        calls.map((call) => [
+          open(`[TOOL_CALLS]`),
+          syntax(`${call.name}${args}`),
+          ...jsonArgs(call.args, true),
+        ]),
+        "",
+      )
+    },
+  }),
+  "llama3-json": row({
+    // Styles: 0 bare JSON, 1 `<|python_tag|>` + JSON, 2 built-in `<|python_tag|>name.call(k=v)`.
+    startAnchored: true,
+    styles: 3,
+    hasClosing: never,
+    render: (calls, style) => {
+      // Built-in tools call one tool per message, named as a Python identifier.
+      if (style % 3 === 2 && calls.length === 1 && /^[A-Za-z_]\w*$/.test(calls[0]!.name)) {
+        return {
+          head: [open("<|python_tag|>")],
+          calls: calls.map((call) => [syntax(`${call.name}.call(`), ...pythonArgs(call.args), syntax(")")]),
+          separator: "\n",
+          tail: [],
+        }
+      }
+      return {
+        head: style % 3 === 1 ? [open("<|python_tag|>")] : [],
+        calls: calls.map((call) => jsonCall(call, "parameters", true)),
+        separator: "; ",
+        tail: [],
+      }
+    },
+  }),
+  pythonic: row({
+    // Styles: 0 `[f(x=1), g(y=2)]`, 1 Llama 4 `<|python_start|>[…]<|python_end|>`.
+    startAnchored: true,
+    identifierNames: true,
+    styles: 2,
+    render: (calls, style) => ({
+      head: [open(style % 2 === 0 ? "[" : "<|python_start|>[")],
+      calls: calls.map(pythonCall),
+      separator: ", ",
+      tail: [close(style % 2 === 0 ? "]" : "]<|python_end|>")],
+    }),
+  }),
+  "deepseek-v3": row({
+    // Styles: bit 0 R1/V3 (`function<sep>name` + ```json fence) or V3.1 (`name<sep>{…}`);
+    // style >> 1 picks the opening spelling (§1.3 variants).
+    styles: 6,
+    innerHeader: always,
+    render: (calls, style) => {
+      const r1 = style % 2 === 0
+      const begin = DS.callsBegin[(style >> 1) % DS.callsBegin.length]!
+      return {
+        head: [open(begin)],
+        calls: calls.map((call) =>
+          r1
+            ? [
+                syntax(`${DS.callBegin}function${DS.sep}${call.name}\n\`\`\`json\n`),
+                ...jsonArgs(call.args, true),
+                syntax(`\n\`\`\`${DS.callEnd}`),
+              ]
+            : [
+                syntax(`${DS.callBegin}${call.name}${DS.sep}`),
+                ...jsonArgs(call.args, true),
+                syntax(DS.callEnd),
+              ],
+        ),
+        separator: r1 ? "\n" : "",
+        tail: [close(DS.callsEnd)],
+      }
+    },
+  }),
+  "deepseek-dsml": row({
+    // Styles: 0 V3.2 `function_calls`, 1 V4 `tool_calls`.
+    styles: 2,
+    innerHeader: always,
+    render: (calls, style) => {
+      const kind = style % 2 === 0 ? "function_calls" : "tool_calls"
+      return {
+        head: [open(`<｜DSML｜${kind}>\n`)],
+        calls: calls.map((call) => [
+          syntax(`<｜DSML｜invoke name="${call.name}">\n`),
+          ...namedParams(call.args, "｜DSML｜parameter", "｜DSML｜parameter", "\n", true),
+          syntax("</｜DSML｜invoke>"),
+        ]),
+        separator: "\n",
+        tail: [close(`\n</｜DSML｜${kind}>`)],
+      }
+    },
+  }),
+  "kimi-k2": row({
+    // Styles: 0 `tool_calls_section_begin`, 1 singular `tool_call_section_begin`.
+    styles: 2,
+    innerHeader: always,
+    render: (calls, style) => ({
+      head: [open(style % 2 === 0 ? "<|tool_calls_section_begin|>\n" : "<|tool_call_section_begin|>\n")],
+      calls: calls.map((call, i) => [
+        syntax(`<|tool_call_begin|>functions.${call.name}:${i}<|tool_call_argument_begin|>`),
+        ...jsonArgs(call.args, true),
+        syntax("<|tool_call_end|>"),
+      ]),
+      separator: "\n",
+      tail: [close("\n<|tool_calls_section_end|>")],
+    }),
+  }),
+  glm: row({
+    // Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines).
+    styles: 2,
+    render: (calls, style) => {
+      const nl = style % 2 === 0 ? "\n" : ""
+      return perCall(
+        calls.map((call) => [
+          open("<tool_call>"),
+          syntax(`${call.name}${nl}`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<arg_key>${key}</arg_key>${nl}<arg_value>`),
+            raw(arg),
+            syntax(`</arg_value>${nl}`),
+          ]),
+          close("</tool_call>"),
+        ]),
+        "\n",
+      )
+    },
+  }),
+  harmony: row({
+    // Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
+    // 2 recipient before the channel. `<|call|>` closes.
+    styles: 3,
+    render: (calls, style) =>
+      perCall(
+        calls.map((call) => {
+          const header =
+            style % 3 === 0
+              ? `<|start|>assistant<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+              : style % 3 === 1
+                ? `<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+                : `<|start|>assistant to=functions.${call.name}<|channel|>commentary json<|message|>`
+          return [open(header), ...jsonArgs(call.args, false), close("<|call|>")]
+        }),
+        "\n",
+      ),
+  }),
+  "minimax-m2": row({
+    // Styles: 0 `<parameter name=…>`, 1 `<param name=…>`.
+    aliases: (_, bareOpening) => (bareOpening ? ["anthropic-xml"] : []),
+    styles: 2,
+    innerHeader: always,
+    render: (calls, style) => {
+      const tag = style % 2 === 0 ? "parameter" : "param"
+      return {
+        head: [open("<minimax:tool_call>\n")],
+        calls: calls.map((call) => [
+          syntax(`<invoke name="${call.name}">\n`),
+          ...namedParams(call.args, tag, tag, "\n"),
+          syntax("</invoke>"),
+        ]),
+        separator: "\n",
+        tail: [close("\n</minimax:tool_call>")],
+      }
+    },
+  }),
+  "minimax-m3": row({
+    // every tag prefixed with the namespace token; parameters are tags named after the key.
+    innerHeader: always,
+    render: (calls) => ({
+      head: [open(`${MM3}<tool_call>\n`)],
+      calls: calls.map((call) => [
+        syntax(`${MM3}<invoke name="${call.name}">`),
+        ...call.args.flatMap(([key, arg]) => [syntax(`${MM3}<${key}>`), raw(arg), syntax(`${MM3}</${key}>`)]),
+        syntax(`${MM3}</invoke>`),
+      ]),
+      separator: "\n",
+      tail: [close(`\n${MM3}</tool_call>`)],
+    }),
+  }),
+  "minimax-m1": row({
+    // one JSON object a line inside `<tool_calls>`.
+    render: (calls) => jsonList(calls, "<tool_calls>\n", "\n</tool_calls>", "\n"),
+  }),
+  granite: row({
+    // Styles: 0 Granite 3.0 `<|tool_call|>[…]`, 1 granite-20b-fc `<function_call>{…}` per call. No closing.
+    aliases: (style) => (style % 2 === 1 ? ["hermes"] : []),
+    styles: 2,
+    hasClosing: never,
+    render: (calls, style) =>
+      style % 2 === 0
+        ? {
+            head: [open("<|tool_call|>[")],
+            calls: calls.map((call) => jsonCall(call, "arguments", true)),
+            separator: ", ",
+            tail: [syntax("]")],
+          }
+        : perCall(
+            calls.map((call) => [open("<function_call>"), ...jsonCall(call, "arguments", true)]),
+            " ",
+          ),
+  }),
+  "function-gemma": row({
+    //
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<start_function_call>"),
+          syntax(`call:${call.name}`),
+          ...gemmaArgs(call.args, "<escape>"),
+          close("<end_function_call>"),
+        ]),
+        "",
+      ),
+  }),
+  gemma4: row({
+    //
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|tool_call>"),
+          syntax(`call:${call.name}`),
+          ...gemmaArgs(call.args, '<|"|>'),
+          close("<tool_call|>"),
+        ]),
+        "",
+      ),
+  }),
+  "anthropic-xml": row({
+    // Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner
+    // header); 3–5 the same with an XML namespace prefix on every tag (Claude's `antml:`, or another).
+    aliases: (style, bareOpening) => (bareOpening && style % 6 < 2 ? ["minimax-m2"] : []),
+    styles: 6,
+    innerHeader: (style) => style % 3 !== 2,
+    render: (calls, style) => {
+      const p = style % 6 >= 3 ? "x:" : ""
+      if (style % 3 === 2) {
+        return {
+          head: [open(`<${p}function_calls>`)],
+          calls: calls.map((call) => [
+            syntax(`<${p}invoke><${p}tool_name>${call.name}</${p}tool_name><${p}parameters>`),
+            ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>`)]),
+            syntax(`</${p}parameters></${p}invoke>`),
+          ]),
+          separator: "",
+          tail: [close(`</${p}function_calls>`)],
+        }
+      }
+      const nl = style % 3 === 0 ? "\n" : ""
+      return {
+        head: [open(`<${p}function_calls>${nl}`)],
+        calls: calls.map((call) => [
+          syntax(`<${p}invoke name="${call.name}">${nl}`),
+          ...namedParams(call.args, `${p}parameter`, `${p}parameter`, nl),
+          syntax(`</${p}invoke>`),
+        ]),
+        separator: nl,
+        tail: [close(`${nl}</${p}function_calls>`)],
+      }
+    },
+  }),
+  "command-r": row({
+    // `Action: ```json` opens, the closing fence closes (the fence is the envelope).
+    render: (calls) => ({
+      head: [open("Action: ```json\n[\n")],
+      calls: calls.map((call) => [
+        syntax(`    {"tool_name": ${JSON.stringify(call.name)}, "parameters": `),
+        ...jsonArgs(call.args, true),
+        syntax("}"),
+      ]),
+      separator: ",\n",
+      tail: [close("\n]\n```")],
+    }),
+  }),
+  "command-r7b": row({
+    //
+    render: (calls) => ({
+      head: [open("<|START_ACTION|>[")],
+      calls: calls.map((call, i) => [
+        syntax(`{"tool_call_id": "${i}", "tool_name": ${JSON.stringify(call.name)}, "parameters": `),
+        ...jsonArgs(call.args, true),
+        syntax("}"),
+      ]),
+      separator: ", ",
+      tail: [close("]<|END_ACTION|>")],
+    }),
+  }),
+  xlam: row({
+    // a bare JSON list at the start of the output (its other openers belong to other rows).
+    startAnchored: true,
+    render: (calls) => jsonList(calls, "[", "]"),
+  }),
+  "seed-oss": row({
+    //
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<seed:tool_call>\n"),
+          syntax(`<function=${call.name}>\n`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<parameter=${key}>`),
+            raw(arg),
+            syntax("</parameter>\n"),
+          ]),
+          syntax("</function>"),
+          close("\n</seed:tool_call>"),
+        ]),
+        "\n",
+      ),
+  }),
+  functionary: row({
+    // Styles: 0 v3.1 `<function=name>{…}</function>`, 1 v3.2 `>>>name\n{…}` (no closing).
+    nameGated: true,
+    styles: 2,
+    hasClosing: (style) => style % 2 === 0,
+    render: (calls, style) =>
+      style % 2 === 0
+        ? perCall(
             calls.map((call) => [
-              open(`<tool_call>${nl}`),
-              syntax(`<function=${call.name}>${nl}`),
-              ...call.args.flatMap(([key, arg]) => [
-                syntax(`<parameter=${key}>${nl}`),
-                raw(arg),
-                syntax(`${nl}</parameter>${nl}`),
-              ]),
-              syntax("</function>"),
-              close(`${nl}</tool_call>`),
-            ]),
-            "\n",
-          )
-        },
-      }),
-      row({
-        // Row 2. Styles: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or not.
-        id: "hermes",
-        styles: 8,
-        render: (calls, style) => {
-          const tag = style % 2 === 0 ? "tool_call" : "tools"
-          const spaced = (style >> 1) % 2 === 0
-          const nl = (style >> 2) % 2 === 0 ? "\n" : ""
-          return perCall(
-            calls.map((call) => [
-              open(`<${tag}>${nl}`),
-              ...jsonCall(call, "arguments", spaced),
-              close(`${nl}</${tag}>`),
-            ]),
-            "\n",
-          )
-        },
-      }),
-      row({
-        // Rows 3, 4. Styles: 0 pre-v11 list, 1 v11 `[TOOL_CALLS]name{…}`, 2 v13 `[TOOL_CALLS]name[ARGS]{…}`,
-        // 3 v13 with the call id (`name[CALL_ID]a1b2c3d4e[ARGS]{…}`, vLLM's mistral parser).
-        id: "mistral",
-        bracketClosing: (style) => style % 4 === 0,
-        styles: 4,
-        hasClosing: (style) => style % 4 === 0,
-        render: (calls, style) => {
-          if (style % 4 === 0) return jsonList(calls, "[TOOL_CALLS] [", "]")
-          const args = style % 4 === 2 ? "[ARGS]" : style % 4 === 3 ? "[CALL_ID]a1b2c3d4e[ARGS]" : ""
-          return perCall(
-            calls.map((call) => [
-              open(`[TOOL_CALLS]`),
-              syntax(`${call.name}${args}`),
+              open(`<function=${call.name}>`),
               ...jsonArgs(call.args, true),
-            ]),
-            "",
-          )
-        },
-      }),
-      row({
-        // Rows 5, 5b. Styles: 0 bare JSON, 1 `<|python_tag|>` + JSON, 2 built-in `<|python_tag|>name.call(k=v)`.
-        id: "llama3-json",
-        startAnchored: true,
-        styles: 3,
-        hasClosing: never,
-        render: (calls, style) => {
-          // Built-in tools call one tool per message, named as a Python identifier.
-          if (style % 3 === 2 && calls.length === 1 && /^[A-Za-z_]\w*$/.test(calls[0]!.name)) {
-            return {
-              head: [open("<|python_tag|>")],
-              calls: calls.map((call) => [
-                syntax(`${call.name}.call(`),
-                ...pythonArgs(call.args),
-                syntax(")"),
-              ]),
-              separator: "\n",
-              tail: [],
-            }
-          }
-          return {
-            head: style % 3 === 1 ? [open("<|python_tag|>")] : [],
-            calls: calls.map((call) => jsonCall(call, "parameters", true)),
-            separator: "; ",
-            tail: [],
-          }
-        },
-      }),
-      row({
-        // Rows 6, 7, 18. Styles: 0 `[f(x=1), g(y=2)]`, 1 Llama 4 `<|python_start|>[…]<|python_end|>`.
-        id: "pythonic",
-        startAnchored: true,
-        identifierNames: true,
-        styles: 2,
-        render: (calls, style) => ({
-          head: [open(style % 2 === 0 ? "[" : "<|python_start|>[")],
-          calls: calls.map(pythonCall),
-          separator: ", ",
-          tail: [close(style % 2 === 0 ? "]" : "]<|python_end|>")],
-        }),
-      }),
-      row({
-        // Rows 8, 9. Styles: bit 0 R1/V3 (`function<sep>name` + ```json fence) or V3.1 (`name<sep>{…}`);
-        // style >> 1 picks the opening spelling (§1.3 variants).
-        id: "deepseek-v3",
-        styles: 6,
-        innerHeader: always,
-        render: (calls, style) => {
-          const r1 = style % 2 === 0
-          const begin = DS.callsBegin[(style >> 1) % DS.callsBegin.length]!
-          return {
-            head: [open(begin)],
-            calls: calls.map((call) =>
-              r1
-                ? [
-                    syntax(`${DS.callBegin}function${DS.sep}${call.name}\n\`\`\`json\n`),
-                    ...jsonArgs(call.args, true),
-                    syntax(`\n\`\`\`${DS.callEnd}`),
-                  ]
-                : [
-                    syntax(`${DS.callBegin}${call.name}${DS.sep}`),
-                    ...jsonArgs(call.args, true),
-                    syntax(DS.callEnd),
-                  ],
-            ),
-            separator: r1 ? "\n" : "",
-            tail: [close(DS.callsEnd)],
-          }
-        },
-      }),
-      row({
-        // Row 10. Styles: 0 V3.2 `function_calls`, 1 V4 `tool_calls`.
-        id: "deepseek-dsml",
-        styles: 2,
-        innerHeader: always,
-        render: (calls, style) => {
-          const kind = style % 2 === 0 ? "function_calls" : "tool_calls"
-          return {
-            head: [open(`<｜DSML｜${kind}>\n`)],
-            calls: calls.map((call) => [
-              syntax(`<｜DSML｜invoke name="${call.name}">\n`),
-              ...namedParams(call.args, "｜DSML｜parameter", "｜DSML｜parameter", "\n", true),
-              syntax("</｜DSML｜invoke>"),
-            ]),
-            separator: "\n",
-            tail: [close(`\n</｜DSML｜${kind}>`)],
-          }
-        },
-      }),
-      row({
-        // Row 11. Styles: 0 `tool_calls_section_begin`, 1 singular `tool_call_section_begin` (§1.3).
-        id: "kimi-k2",
-        styles: 2,
-        innerHeader: always,
-        render: (calls, style) => ({
-          head: [open(style % 2 === 0 ? "<|tool_calls_section_begin|>\n" : "<|tool_call_section_begin|>\n")],
-          calls: calls.map((call, i) => [
-            syntax(`<|tool_call_begin|>functions.${call.name}:${i}<|tool_call_argument_begin|>`),
-            ...jsonArgs(call.args, true),
-            syntax("<|tool_call_end|>"),
-          ]),
-          separator: "\n",
-          tail: [close("\n<|tool_calls_section_end|>")],
-        }),
-      }),
-      row({
-        // Rows 12, 12b. Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines).
-        id: "glm",
-        styles: 2,
-        render: (calls, style) => {
-          const nl = style % 2 === 0 ? "\n" : ""
-          return perCall(
-            calls.map((call) => [
-              open("<tool_call>"),
-              syntax(`${call.name}${nl}`),
-              ...call.args.flatMap(([key, arg]) => [
-                syntax(`<arg_key>${key}</arg_key>${nl}<arg_value>`),
-                raw(arg),
-                syntax(`</arg_value>${nl}`),
-              ]),
-              close("</tool_call>"),
+              close("</function>"),
             ]),
             "\n",
           )
-        },
-      }),
-      row({
-        // Row 13. Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
-        // 2 recipient before the channel. `<|call|>` closes.
-        id: "harmony",
-        styles: 3,
-        render: (calls, style) =>
-          perCall(
-            calls.map((call) => {
-              const header =
-                style % 3 === 0
-                  ? `<|start|>assistant<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
-                  : style % 3 === 1
-                    ? `<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
-                    : `<|start|>assistant to=functions.${call.name}<|channel|>commentary json<|message|>`
-              return [open(header), ...jsonArgs(call.args, false), close("<|call|>")]
-            }),
-            "\n",
-          ),
-      }),
-      row({
-        // Row 14. Styles: 0 `<parameter name=…>`, 1 `<param name=…>` (§1.3).
-        id: "minimax-m2",
-        aliases: (_, bareOpening) => (bareOpening ? ["anthropic-xml"] : []),
-        styles: 2,
-        innerHeader: always,
-        render: (calls, style) => {
-          const tag = style % 2 === 0 ? "parameter" : "param"
-          return {
-            head: [open("<minimax:tool_call>\n")],
-            calls: calls.map((call) => [
-              syntax(`<invoke name="${call.name}">\n`),
-              ...namedParams(call.args, tag, tag, "\n"),
-              syntax("</invoke>"),
-            ]),
-            separator: "\n",
-            tail: [close("\n</minimax:tool_call>")],
-          }
-        },
-      }),
-      row({
-        // Row 15 (L27): every tag prefixed with the namespace token; parameters are tags named after the key.
-        id: "minimax-m3",
-        innerHeader: always,
-        render: (calls) => ({
-          head: [open(`${MM3}<tool_call>\n`)],
-          calls: calls.map((call) => [
-            syntax(`${MM3}<invoke name="${call.name}">`),
-            ...call.args.flatMap(([key, arg]) => [
-              syntax(`${MM3}<${key}>`),
-              raw(arg),
-              syntax(`${MM3}</${key}>`),
-            ]),
-            syntax(`${MM3}</invoke>`),
-          ]),
-          separator: "\n",
-          tail: [close(`\n${MM3}</tool_call>`)],
-        }),
-      }),
-      row({
-        // Row 16: one JSON object a line inside `<tool_calls>`.
-        id: "minimax-m1",
-        render: (calls) => jsonList(calls, "<tool_calls>\n", "\n</tool_calls>", "\n"),
-      }),
-      row({
-        // Row 17. Styles: 0 Granite 3.0 `<|tool_call|>[…]`, 1 granite-20b-fc `<function_call>{…}` per call. No closing.
-        id: "granite",
-        aliases: (style) => (style % 2 === 1 ? ["hermes"] : []),
-        styles: 2,
-        hasClosing: never,
-        render: (calls, style) =>
-          style % 2 === 0
-            ? {
-                head: [open("<|tool_call|>[")],
-                calls: calls.map((call) => jsonCall(call, "arguments", true)),
-                separator: ", ",
-                tail: [syntax("]")],
-              }
-            : perCall(
-                calls.map((call) => [open("<function_call>"), ...jsonCall(call, "arguments", true)]),
-                " ",
-              ),
-      }),
-      row({
-        // Row 19.
-        id: "function-gemma",
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open("<start_function_call>"),
-              syntax(`call:${call.name}`),
-              ...gemmaArgs(call.args, "<escape>"),
-              close("<end_function_call>"),
-            ]),
+        : perCall(
+            calls.map((call) => [open(`>>>${call.name}\n`), ...jsonArgs(call.args, true)]),
             "",
           ),
-      }),
-      row({
-        // Row 20.
-        id: "gemma4",
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open("<|tool_call>"),
-              syntax(`call:${call.name}`),
-              ...gemmaArgs(call.args, '<|"|>'),
-              close("<tool_call|>"),
-            ]),
-            "",
-          ),
-      }),
-      row({
-        // Rows 21, 21b. Styles: 0 with newlines, 1 on one line, 2 legacy `<invoke><tool_name>…` (no inner
-        // header); 3–5 the same with an XML namespace prefix on every tag (Claude's `antml:`, or another).
-        id: "anthropic-xml",
-        aliases: (style, bareOpening) => (bareOpening && style % 6 < 2 ? ["minimax-m2"] : []),
-        styles: 6,
-        innerHeader: (style) => style % 3 !== 2,
-        render: (calls, style) => {
-          const p = style % 6 >= 3 ? "x:" : ""
-          if (style % 3 === 2) {
-            return {
-              head: [open(`<${p}function_calls>`)],
-              calls: calls.map((call) => [
-                syntax(`<${p}invoke><${p}tool_name>${call.name}</${p}tool_name><${p}parameters>`),
-                ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>`)]),
-                syntax(`</${p}parameters></${p}invoke>`),
-              ]),
-              separator: "",
-              tail: [close(`</${p}function_calls>`)],
-            }
-          }
-          const nl = style % 3 === 0 ? "\n" : ""
-          return {
-            head: [open(`<${p}function_calls>${nl}`)],
-            calls: calls.map((call) => [
-              syntax(`<${p}invoke name="${call.name}">${nl}`),
-              ...namedParams(call.args, `${p}parameter`, `${p}parameter`, nl),
-              syntax(`</${p}invoke>`),
-            ]),
-            separator: nl,
-            tail: [close(`${nl}</${p}function_calls>`)],
-          }
-        },
-      }),
-      row({
-        // Row 22: `Action: ```json` opens, the closing fence closes (the fence is the envelope).
-        id: "command-r",
-        render: (calls) => ({
-          head: [open("Action: ```json\n[\n")],
-          calls: calls.map((call) => [
-            syntax(`    {"tool_name": ${JSON.stringify(call.name)}, "parameters": `),
-            ...jsonArgs(call.args, true),
-            syntax("}"),
-          ]),
-          separator: ",\n",
-          tail: [close("\n]\n```")],
-        }),
-      }),
-      row({
-        // Row 22b.
-        id: "command-r7b",
-        render: (calls) => ({
-          head: [open("<|START_ACTION|>[")],
-          calls: calls.map((call, i) => [
-            syntax(`{"tool_call_id": "${i}", "tool_name": ${JSON.stringify(call.name)}, "parameters": `),
-            ...jsonArgs(call.args, true),
-            syntax("}"),
-          ]),
-          separator: ", ",
-          tail: [close("]<|END_ACTION|>")],
-        }),
-      }),
-      row({
-        // Row 23: a bare JSON list at the start of the output (its other openers belong to other rows).
-        id: "xlam",
-        startAnchored: true,
-        render: (calls) => jsonList(calls, "[", "]"),
-      }),
-      row({
-        // Row 24.
-        id: "seed-oss",
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open("<seed:tool_call>\n"),
-              syntax(`<function=${call.name}>\n`),
-              ...call.args.flatMap(([key, arg]) => [
-                syntax(`<parameter=${key}>`),
-                raw(arg),
-                syntax("</parameter>\n"),
-              ]),
-              syntax("</function>"),
-              close("\n</seed:tool_call>"),
-            ]),
-            "\n",
-          ),
-      }),
-      row({
-        // Rows 25, 25b. Styles: 0 v3.1 `<function=name>{…}</function>`, 1 v3.2 `>>>name\n{…}` (no closing).
-        id: "functionary",
-        nameGated: true,
-        styles: 2,
-        hasClosing: (style) => style % 2 === 0,
-        render: (calls, style) =>
-          style % 2 === 0
-            ? perCall(
-                calls.map((call) => [
-                  open(`<function=${call.name}>`),
-                  ...jsonArgs(call.args, true),
-                  close("</function>"),
-                ]),
-                "\n",
-              )
-            : perCall(
-                calls.map((call) => [open(`>>>${call.name}\n`), ...jsonArgs(call.args, true)]),
-                "",
-              ),
-      }),
-      row({
-        // Row 26.
-        id: "step3",
-        innerHeader: always,
-        render: (calls) => ({
-          head: [open(`${STEP3.callsBegin}\n`)],
-          calls: calls.map((call) => [
-            syntax(`${STEP3.callBegin}function${STEP3.sep}<steptml:invoke name="${call.name}">\n`),
-            ...namedParams(call.args, "steptml:parameter", "steptml:parameter", "\n"),
-            syntax(`</steptml:invoke>${STEP3.callEnd}`),
-          ]),
-          separator: "\n",
-          tail: [close(`\n${STEP3.callsEnd}`)],
-        }),
-      }),
-      row({
-        // Row 27.
-        id: "internlm",
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open("<|action_start|><|plugin|>\n"),
-              ...jsonCall(call, "parameters", true),
-              close("<|action_end|>"),
-            ]),
-            "\n",
-          ),
-      }),
-      row({
-        // Row 28.
-        id: "jamba",
-        aliases: () => ["apriel"],
-        render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
-      }),
-      row({
-        // Row 29. Styles: 0 Phi-4-mini `functools[`, 1 FireFunction ` functools[` (leading space).
-        id: "phi4-functools",
-        bracketClosing: always,
-        styles: 2,
-        render: (calls, style) => jsonList(calls, style % 2 === 0 ? "functools[" : " functools[", "]"),
-      }),
-      row({
-        // Row 30.
-        id: "hunyuan",
-        render: (calls) => ({
-          head: [open("<tool_calls>")],
-          calls: calls.map((call) => [
-            syntax(`<tool_call>${call.name}<tool_sep>`),
-            ...call.args.flatMap(([key, arg]) => [
-              syntax(`<arg_key>${key}</arg_key><arg_value>`),
-              raw(arg),
-              syntax("</arg_value>"),
-            ]),
-            syntax("</tool_call>"),
-          ]),
-          separator: "",
-          tail: [close("</tool_calls>")],
-        }),
-      }),
-      row({
-        // Row 31.
-        id: "lfm2",
-        identifierNames: true,
-        render: (calls) => ({
-          head: [open("<|tool_call_start|>[")],
-          calls: calls.map(pythonCall),
-          separator: ", ",
-          tail: [close("]<|tool_call_end|>")],
-        }),
-      }),
-      row({
-        // Row 32: pythonic, one call a line.
-        id: "olmo3",
-        identifierNames: true,
-        render: (calls) => ({
-          head: [open("<function_calls>")],
-          calls: calls.map(pythonCall),
-          separator: "\n",
-          tail: [close("</function_calls>")],
-        }),
-      }),
-      row({
-        // Row 33.
-        id: "nemotron",
-        render: (calls) => jsonList(calls, "<TOOLCALL>[", "]</TOOLCALL>"),
-      }),
-      row({
-        // Row 34: short form `{name: {args}}`.
-        id: "apertus",
-        render: (calls) => ({
-          head: [open("<|tools_prefix|>[")],
-          calls: calls.map((call) => [
-            syntax(`{${JSON.stringify(call.name)}: `),
-            ...jsonArgs(call.args, true),
-            syntax("}"),
-          ]),
-          separator: ", ",
-          tail: [close("]<|tools_suffix|>")],
-        }),
-      }),
-      row({
-        // Row 35: the same text shape as Jamba (row 28); a detector may report either id.
-        id: "apriel",
-        aliases: () => ["jamba"],
-        render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
-      }),
-      row({
-        // Meituan LongCat-Flash (vLLM `longcat`): Hermes JSON in its own tag.
-        id: "longcat",
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open("<longcat_tool_call>"),
-              ...jsonCall(call, "arguments", true),
-              close("</longcat_tool_call>"),
-            ]),
-            "\n",
-          ),
-      }),
-      row({
-        // Sber GigaChat 3 (vLLM and SGLang `gigachat3`): the `function call` role, then one object.
-        id: "gigachat3",
-        hasClosing: never,
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [open("function call<|role_sep|>\n"), ...jsonCall(call, "arguments", true)]),
-            "\n",
-          ),
-      }),
-      row({
-        // Kimi K3 XTML (vLLM `kimi_k3`): `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
-        id: "kimi-k3",
-        innerHeader: always,
-        render: (calls) => ({
-          head: [open("<|open|>tools<|sep|>")],
-          calls: calls.map((call, i) => [
-            syntax(`<|open|>call tool="${call.name}" index="${i + 1}"<|sep|>`),
-            ...call.args.flatMap(([key, arg]) => [
-              syntax(`<|open|>argument key="${key}" type="${typeof arg}"<|sep|>`),
-              raw(arg),
-              syntax("<|close|>argument<|sep|>"),
-            ]),
-            syntax("<|close|>call<|sep|>"),
-          ]),
-          separator: "",
-          tail: [close("<|close|>tools<|sep|>")],
-        }),
-      }),
-      row({
-        // Row 36: a client prompt protocol, detected only when the format is enabled explicitly.
-        id: "cline-xml",
-        nameGated: true,
-        identifierNames: true,
-        render: (calls) =>
-          perCall(
-            calls.map((call) => [
-              open(`<${call.name}>\n`),
-              ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>\n`)]),
-              close(`</${call.name}>`),
-            ]),
-            "\n",
-          ),
-      }),
-    ] satisfies FormatSpec[]
-  ).map((spec) => [spec.id, spec]),
+  }),
+  step3: row({
+    //
+    innerHeader: always,
+    render: (calls) => ({
+      head: [open(`${STEP3.callsBegin}\n`)],
+      calls: calls.map((call) => [
+        syntax(`${STEP3.callBegin}function${STEP3.sep}<steptml:invoke name="${call.name}">\n`),
+        ...namedParams(call.args, "steptml:parameter", "steptml:parameter", "\n"),
+        syntax(`</steptml:invoke>${STEP3.callEnd}`),
+      ]),
+      separator: "\n",
+      tail: [close(`\n${STEP3.callsEnd}`)],
+    }),
+  }),
+  internlm: row({
+    //
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|action_start|><|plugin|>\n"),
+          ...jsonCall(call, "parameters", true),
+          close("<|action_end|>"),
+        ]),
+        "\n",
+      ),
+  }),
+  jamba: row({
+    //
+    aliases: () => ["apriel"],
+    render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
+  }),
+  "phi4-functools": row({
+    // Styles: 0 Phi-4-mini `functools[`, 1 FireFunction ` functools[` (leading space).
+    bracketClosing: always,
+    styles: 2,
+    render: (calls, style) => jsonList(calls, style % 2 === 0 ? "functools[" : " functools[", "]"),
+  }),
+  hunyuan: row({
+    //
+    render: (calls) => ({
+      head: [open("<tool_calls>")],
+      calls: calls.map((call) => [
+        syntax(`<tool_call>${call.name}<tool_sep>`),
+        ...call.args.flatMap(([key, arg]) => [
+          syntax(`<arg_key>${key}</arg_key><arg_value>`),
+          raw(arg),
+          syntax("</arg_value>"),
+        ]),
+        syntax("</tool_call>"),
+      ]),
+      separator: "",
+      tail: [close("</tool_calls>")],
+    }),
+  }),
+  lfm2: row({
+    //
+    identifierNames: true,
+    render: (calls) => ({
+      head: [open("<|tool_call_start|>[")],
+      calls: calls.map(pythonCall),
+      separator: ", ",
+      tail: [close("]<|tool_call_end|>")],
+    }),
+  }),
+  olmo3: row({
+    // pythonic, one call a line.
+    identifierNames: true,
+    render: (calls) => ({
+      head: [open("<function_calls>")],
+      calls: calls.map(pythonCall),
+      separator: "\n",
+      tail: [close("</function_calls>")],
+    }),
+  }),
+  nemotron: row({
+    //
+    render: (calls) => jsonList(calls, "<TOOLCALL>[", "]</TOOLCALL>"),
+  }),
+  apertus: row({
+    // short form `{name: {args}}`.
+    render: (calls) => ({
+      head: [open("<|tools_prefix|>[")],
+      calls: calls.map((call) => [
+        syntax(`{${JSON.stringify(call.name)}: `),
+        ...jsonArgs(call.args, true),
+        syntax("}"),
+      ]),
+      separator: ", ",
+      tail: [close("]<|tools_suffix|>")],
+    }),
+  }),
+  apriel: row({
+    // the same text shape as Jamba (row 28); a detector may report either id.
+    aliases: () => ["jamba"],
+    render: (calls) => jsonList(calls, "<tool_calls>[", "]</tool_calls>"),
+  }),
+  longcat: row({
+    // Meituan LongCat-Flash (vLLM `longcat`): Hermes JSON in its own tag.
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<longcat_tool_call>"),
+          ...jsonCall(call, "arguments", true),
+          close("</longcat_tool_call>"),
+        ]),
+        "\n",
+      ),
+  }),
+  gigachat3: row({
+    // Sber GigaChat 3 (vLLM and SGLang `gigachat3`): the `function call` role, then one object.
+    hasClosing: never,
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [open("function call<|role_sep|>\n"), ...jsonCall(call, "arguments", true)]),
+        "\n",
+      ),
+  }),
+  "kimi-k3": row({
+    // Kimi K3 XTML (vLLM `kimi_k3`): `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
+    innerHeader: always,
+    render: (calls) => ({
+      head: [open("<|open|>tools<|sep|>")],
+      calls: calls.map((call, i) => [
+        syntax(`<|open|>call tool="${call.name}" index="${i + 1}"<|sep|>`),
+        ...call.args.flatMap(([key, arg]) => [
+          syntax(`<|open|>argument key="${key}" type="${typeof arg}"<|sep|>`),
+          raw(arg),
+          syntax("<|close|>argument<|sep|>"),
+        ]),
+        syntax("<|close|>call<|sep|>"),
+      ]),
+      separator: "",
+      tail: [close("<|close|>tools<|sep|>")],
+    }),
+  }),
+  "cline-xml": row({
+    // a client prompt protocol, detected only when the format is enabled explicitly.
+    nameGated: true,
+    identifierNames: true,
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open(`<${call.name}>\n`),
+          ...call.args.flatMap(([key, arg]) => [syntax(`<${key}>`), raw(arg), syntax(`</${key}>\n`)]),
+          close(`</${call.name}>`),
+        ]),
+        "\n",
+      ),
+  }),
+}
+
+/** The catalogue, keyed by format id, in catalogue order (`FORMAT_IDS`, FORMATS.md). */
+export const formatSpecs: ReadonlyMap<FormatId, FormatSpec> = new Map(
+  FORMAT_IDS.map((id) => [id, { id, ...RENDERERS[id] }]),
 )
