@@ -76,7 +76,7 @@ export interface RecoverPlan {
 }
 
 /**
- * The one planner every adapter calls for each model request (ARCHITECTURE.md, the plan). It applies the skip rules, in order: the framework's `unsupported`
+ * The one planner every adapter calls for each model request (ARCHITECTURE.md#one-turn-end-to-end, "2. Plan"). It applies the skip rules, in order: the framework's `unsupported`
  * reason, `no-tools` (nothing offered: text is just text), `tool-choice-none`; a skipped request
  * is reported with a `recovery-skipped` event. Otherwise it sets the budget: `maxRecoveries`
  * counts **per user turn**, so the recoveries the history shows for this turn are spent already;

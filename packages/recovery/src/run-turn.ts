@@ -36,7 +36,7 @@ const CUT_SHORT = "tool-rescue: the stream ended before its finish part (cut sho
 const ABORTED: unique symbol = Symbol("aborted")
 
 /**
- * Runs the turn {@link planTurn} planned: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
+ * Runs the turn `planTurn` (`@tool-rescue/recovery/adapter`) planned: calls `input.attempt(0)`, forwards safe text as it arrives, withholds tool-call
  * markup written as text, and at the end of the attempt decides (ARCHITECTURE.md#policy):
  *
  * - a structured tool call in the attempt, no recoverable markup, or a provider error inside the
@@ -69,7 +69,8 @@ const ABORTED: unique symbol = Symbol("aborted")
  *
  * @example
  * ```ts
- * import { planTurn, resolveRecoveryOptions, runTurn, type NormalizedPart } from "@tool-rescue/recovery"
+ * import { type NormalizedPart, runTurn } from "@tool-rescue/recovery"
+ * import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
  *
  * async function* model(instruction: string | undefined): AsyncIterable<NormalizedPart<string>> {
  *   if (instruction === undefined) {
