@@ -563,6 +563,21 @@ const DS_SLOT = seq(opt(lit("function")), opt(DS_SEP_ANY), name("ident"))
 const GEMMA_SLOT = seq(lit("call:"), name("ident"))
 
 /**
+ * FunctionGemma's `call:NAME{…}` between a format's own open and close tokens: its rows, the
+ * opener then the tokens. FunctionGemma and Gemma 4 differ only in those tokens.
+ */
+const gemmaCalls = (open: string, close: string): FormatRow[] => [
+  opener(
+    [open],
+    seq(ws, peek(lit("call:"))),
+    tags([call("call:", seq(name("ident"), lit("{")))], closers(close)),
+    { structured: true },
+  ),
+  token("open", [open], GEMMA_SLOT),
+  token("close", [close]),
+]
+
+/**
  * Every format's rows: the ways its calls start, then its special tokens on their own. Keyed by
  * format id, so a format without an entry, or an entry for no format, is a type error. Adding a
  * format is adding an entry here (and its id, its information and its leak renderer: `FORMATS.md`,
@@ -976,28 +991,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<|tool_call|>"], JSON_ANY, json("keys")),
     token("open", ["<|tool_call|>"]),
   ],
-  "function-gemma": [
-    // FunctionGemma: `call:NAME{…}`.
-    opener(
-      ["<start_function_call>"],
-      seq(ws, peek(lit("call:"))),
-      tags([call("call:", seq(name("ident"), lit("{")))], closers("<end_function_call>")),
-      { structured: true },
-    ),
-    token("open", ["<start_function_call>"], GEMMA_SLOT),
-    token("close", ["<end_function_call>"]),
-  ],
-  gemma4: [
-    // Gemma 4: FunctionGemma's `call:NAME{…}` in other tokens.
-    opener(
-      ["<|tool_call>"],
-      seq(ws, peek(lit("call:"))),
-      tags([call("call:", seq(name("ident"), lit("{")))], closers("<tool_call|>")),
-      { structured: true },
-    ),
-    token("open", ["<|tool_call>"], GEMMA_SLOT),
-    token("close", ["<tool_call|>"]),
-  ],
+  // FunctionGemma: `call:NAME{…}`.
+  "function-gemma": gemmaCalls("<start_function_call>", "<end_function_call>"),
+  // Gemma 4: FunctionGemma's `call:NAME{…}` in other tokens.
+  gemma4: gemmaCalls("<|tool_call>", "<tool_call|>"),
   olmo3: [
     // Olmo 3 shares `<function_calls>` with Anthropic XML; a pythonic line decides, so it
     // goes first.

@@ -1,4 +1,3 @@
-// biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import {
   isToolCallRecoveryError as isRecoveryFailure,
   type NormalizedPart,
@@ -35,7 +34,7 @@ import {
   returningUnknownToolCalls,
   type UnknownToolCallsOptions,
 } from "./unknown-tool-calls/index.ts"
-import { type AnyOptions, type AnyTools, type UntypedModel, untyped } from "./untyped-model.ts"
+import { type AnyOptions, type AnyTools, typed, type UntypedModel, untyped } from "./untyped-model.ts"
 
 /**
  * Options of the decorator: the shared options of `@tool-rescue/recovery` for the markup
@@ -95,17 +94,14 @@ export function decorate(
   const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
   return (service) => {
     const inner = untyped(service)
-    // The two casts below are forced: one function per method cannot be checked against the
-    // method's overloads (Effect's own accessors are cast the same way).
-    const decorated: LanguageModel.LanguageModel = {
-      [LanguageModel.TypeId]: LanguageModel.TypeId,
-      supportsSystemMessagesInHistory: service.supportsSystemMessagesInHistory,
-      generateObject: service.generateObject,
-      generateText: ((request: Request) =>
-        recoverGenerate(inner, request, resolved)) as LanguageModel.LanguageModel["generateText"],
-      streamText: ((request: Request) =>
-        recoverStream(inner, request, resolved)) as LanguageModel.LanguageModel["streamText"],
-    }
+    const decorated = typed(
+      {
+        generateText: (request) => recoverGenerate(inner, request, resolved),
+        generateObject: inner.generateObject,
+        streamText: (request) => recoverStream(inner, request, resolved),
+      },
+      service,
+    )
     // Unknown calls are classified over the recovering service: markup is recovered first (no
     // call runs in that request), then Effect resolves the calls of the recovered response once.
     return returning ? returningUnknownToolCalls(decorated) : decorated
@@ -357,7 +353,11 @@ const recoverGenerate = (
   inner: Inner,
   request: Request,
   resolvedOptions: ResolvedRecoveryOptions,
-): Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, unknown, unknown> =>
+): Effect.Effect<
+  LanguageModel.GenerateTextResponse<AnyTools, Response.ToolParametersMode>,
+  unknown,
+  unknown
+> =>
   Effect.flatMap(prepare(request, resolvedOptions), (turn) => {
     const { plan } = turn
     if (plan.kind === "skip") return inner.generateText(turn.request)

@@ -17,10 +17,12 @@ const MARKED = new Set(["text", "text-start", "reasoning", "reasoning-start", "t
  * The part with the turn mark in its metadata (the turn had made `recoveries` recoveries), when
  * it is a part the history keeps (text, reasoning, tool calls); any other part unchanged.
  */
-export function markTurn<P extends { readonly type: string }>(part: P, recoveries: number): P {
+export function markTurn<P extends { readonly type: string; readonly metadata?: Response.ProviderMetadata }>(
+  part: P,
+  recoveries: number,
+): P {
   if (!MARKED.has(part.type)) return part
-  const metadata = (part as { readonly metadata?: Response.ProviderMetadata }).metadata
-  return { ...part, metadata: withTurnMark(metadata ?? {}, recoveries) }
+  return { ...part, metadata: withTurnMark(part.metadata ?? {}, recoveries) }
 }
 
 const reader: HistoryReader<Prompt.Message> = {

@@ -202,6 +202,32 @@ const jsonList = (
   tail: [close(closeText)],
 })
 
+/** One JSON call object a call, each in its own envelope, a line apart: `OPEN{"name": …}CLOSE`. */
+const jsonPerCall = (
+  calls: readonly CallSpec[],
+  openText: string,
+  closeText: string,
+  argsKey = "arguments",
+  spaced = true,
+): Rendered =>
+  perCall(
+    calls.map((call) => [open(openText), ...jsonCall(call, argsKey, spaced), close(closeText)]),
+    "\n",
+  )
+
+/** Pythonic calls in one shared envelope: `OPENf(x=1), g(y=2)CLOSE`. */
+const pythonList = (
+  calls: readonly CallSpec[],
+  openText: string,
+  closeText: string,
+  separator = ", ",
+): Rendered => ({
+  head: [open(openText)],
+  calls: calls.map(pythonCall),
+  separator,
+  tail: [close(closeText)],
+})
+
 /**
  * Every format's renderer, keyed by format id: a format of `@tool-rescue/detector`'s `FORMAT_IDS`
  * without a renderer here, or a renderer for no format, is a type error.
@@ -236,14 +262,7 @@ const RENDERERS: Record<FormatId, Renderer> = {
       const tag = style % 2 === 0 ? "tool_call" : "tools"
       const spaced = (style >> 1) % 2 === 0
       const nl = (style >> 2) % 2 === 0 ? "\n" : ""
-      return perCall(
-        calls.map((call) => [
-          open(`<${tag}>${nl}`),
-          ...jsonCall(call, "arguments", spaced),
-          close(`${nl}</${tag}>`),
-        ]),
-        "\n",
-      )
+      return jsonPerCall(calls, `<${tag}>${nl}`, `${nl}</${tag}>`, "arguments", spaced)
     },
   }),
   mistral: row({
@@ -293,12 +312,10 @@ const RENDERERS: Record<FormatId, Renderer> = {
     startAnchored: true,
     identifierNames: true,
     styles: 2,
-    render: (calls, style) => ({
-      head: [open(style % 2 === 0 ? "[" : "<|python_start|>[")],
-      calls: calls.map(pythonCall),
-      separator: ", ",
-      tail: [close(style % 2 === 0 ? "]" : "]<|python_end|>")],
-    }),
+    render: (calls, style) =>
+      style % 2 === 0
+        ? pythonList(calls, "[", "]")
+        : pythonList(calls, "<|python_start|>[", "]<|python_end|>"),
   }),
   "deepseek-v3": row({
     // Styles: bit 0 R1/V3 (`function<sep>name` + ```json fence) or V3.1 (`name<sep>{…}`);
@@ -598,15 +615,7 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   internlm: row({
     //
-    render: (calls) =>
-      perCall(
-        calls.map((call) => [
-          open("<|action_start|><|plugin|>\n"),
-          ...jsonCall(call, "parameters", true),
-          close("<|action_end|>"),
-        ]),
-        "\n",
-      ),
+    render: (calls) => jsonPerCall(calls, "<|action_start|><|plugin|>\n", "<|action_end|>", "parameters"),
   }),
   jamba: row({
     //
@@ -639,22 +648,12 @@ const RENDERERS: Record<FormatId, Renderer> = {
   lfm2: row({
     //
     identifierNames: true,
-    render: (calls) => ({
-      head: [open("<|tool_call_start|>[")],
-      calls: calls.map(pythonCall),
-      separator: ", ",
-      tail: [close("]<|tool_call_end|>")],
-    }),
+    render: (calls) => pythonList(calls, "<|tool_call_start|>[", "]<|tool_call_end|>"),
   }),
   olmo3: row({
     // pythonic, one call a line.
     identifierNames: true,
-    render: (calls) => ({
-      head: [open("<function_calls>")],
-      calls: calls.map(pythonCall),
-      separator: "\n",
-      tail: [close("</function_calls>")],
-    }),
+    render: (calls) => pythonList(calls, "<function_calls>", "</function_calls>", "\n"),
   }),
   nemotron: row({
     //
@@ -680,15 +679,7 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   longcat: row({
     // Meituan LongCat-Flash (vLLM `longcat`): Hermes JSON in its own tag.
-    render: (calls) =>
-      perCall(
-        calls.map((call) => [
-          open("<longcat_tool_call>"),
-          ...jsonCall(call, "arguments", true),
-          close("</longcat_tool_call>"),
-        ]),
-        "\n",
-      ),
+    render: (calls) => jsonPerCall(calls, "<longcat_tool_call>", "</longcat_tool_call>"),
   }),
   gigachat3: row({
     // Sber GigaChat 3 (vLLM and SGLang `gigachat3`): the `function call` role, then one object.

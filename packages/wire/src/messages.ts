@@ -3,7 +3,7 @@
  * (`messages-request.ts`), events and messages ↔ parts (`messages-parts.ts`), where the
  * `tool_use` ids are, SSE framing (events named by type) and Anthropic's error shape.
  */
-import { arrayField, eventType, isRecord } from "./json.ts"
+import { arrayField, isRecord } from "./json.ts"
 import {
   createMessagesSplicer,
   type MessageObject,
@@ -16,6 +16,7 @@ import {
   messageResult,
 } from "./messages-parts.ts"
 import { messagesRequest, messagesRetryBody, messagesTurnStart } from "./messages-request.ts"
+import { typeNamedEvents } from "./type-named-events.ts"
 import type { ErrorShape, WireError } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
 
@@ -81,9 +82,7 @@ export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject,
     tools: ["array"],
     tool_choice: ["object"],
   },
-  eventName: eventType,
-  sentinel: false,
-  isStreamError: (event, name) => name === "error" || eventType(event) === "error",
+  ...typeNamedEvents,
   markCalls: markMessagesCalls,
   errors: messagesErrors,
 }

@@ -5,7 +5,7 @@
  * responses ↔ parts (`response-event-parts.ts`, `response-parts.ts`), where the tool-call ids
  * are, SSE framing (events named by type) and OpenAI's error shape.
  */
-import { eventType, isRecord, type JsonObject } from "./json.ts"
+import { isRecord, type JsonObject } from "./json.ts"
 import {
   createResponsesSplicer,
   eventCallIds,
@@ -20,6 +20,7 @@ import {
   responseResult,
 } from "./response-parts.ts"
 import { responsesRequest, responsesRetryBody, responsesTurnStart } from "./responses-request.ts"
+import { typeNamedEvents } from "./type-named-events.ts"
 import { type ErrorShape, openAiErrorBody, openAiErrorTypes } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
 
@@ -90,9 +91,7 @@ export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObjec
     tools: ["array"],
     tool_choice: ["string", "object"],
   },
-  eventName: eventType,
-  sentinel: false,
-  isStreamError: (event, name) => name === "error" || eventType(event) === "error",
+  ...typeNamedEvents,
   markCalls: markResponsesCalls,
   errors: responsesErrors,
 }
