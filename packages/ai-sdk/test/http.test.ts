@@ -3,10 +3,9 @@
  * use) against the replay server of `@tool-rescue/testing`, scripted with real leaked samples
  * from the corpus.
  */
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
-import { corpus, type ReplayServer, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import { corpus, type ReplayStep } from "@tool-rescue/testing"
 import {
   extractReasoningMiddleware,
   generateText,
@@ -17,27 +16,18 @@ import {
   tool,
   wrapLanguageModel,
 } from "ai"
-import { afterEach, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { z } from "zod"
 import { toolCallRecoveryMiddleware } from "../src/index.ts"
+import { replayChatModels } from "./support/replay-chat-models.ts"
 
-const servers: ReplayServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
+const replayChatModel = replayChatModels()
 
 async function serve(script: readonly ReplayStep[], inner: readonly LanguageModelMiddleware[] = []) {
-  const server = await startReplayServer({ script })
-  servers.push(server)
-  const provider = createOpenAICompatible({
-    name: "replay",
-    baseURL: server.url,
-    apiKey: "test",
-    includeUsage: true,
-  })
+  const { server, model: replayed } = await replayChatModel(script)
   const events: RecoveryEvent[] = []
   const model = wrapLanguageModel({
-    model: provider.chatModel("qwen3-coder"),
+    model: replayed,
     middleware: [toolCallRecoveryMiddleware({ onEvent: (event) => events.push(event) }), ...inner],
   })
   /** The recoverable markup withheld so far, as recovery reported it (trimmed). */

@@ -3,9 +3,8 @@
  * tool approvals) over real HTTP: `@ai-sdk/openai-compatible` against the replay server.
  * One recovery per user turn, provider errors final, never an action repeated.
  */
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { isToolCallRecoveryError, type RecoveryEvent, type RecoveryOptions } from "@tool-rescue/recovery"
-import { type ReplayServer, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import type { ReplayStep } from "@tool-rescue/testing"
 import {
   generateText,
   isStepCount,
@@ -14,37 +13,28 @@ import {
   streamText,
   tool,
 } from "ai"
-import { afterEach, describe, expect, test } from "vitest"
+import { describe, expect, test } from "vitest"
 import { z } from "zod"
 import { toolCallRecoveryMiddleware } from "../src/index.ts"
+import { replayChatModels } from "./support/replay-chat-models.ts"
 
 const LEAK =
   "Deleting it.\n<function=delete_file>\n<parameter=path>\nold.log\n</parameter>\n</function>\n</tool_call>"
 const LEAK_2 =
   'Now the other.\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "b.log"}}\n</tool_call>'
 
-const servers: ReplayServer[] = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
+const replayChatModel = replayChatModels()
 
 async function serve(
   script: readonly ReplayStep[],
   options: RecoveryOptions = {},
   inner: readonly LanguageModelMiddleware[] = [],
 ) {
-  const server = await startReplayServer({ script })
-  servers.push(server)
-  const provider = createOpenAICompatible({
-    name: "replay",
-    baseURL: server.url,
-    apiKey: "test",
-    includeUsage: true,
-  })
+  const { server, model: replayed } = await replayChatModel(script)
   const events: RecoveryEvent[] = []
   const { wrapLanguageModel } = await import("ai")
   const model = wrapLanguageModel({
-    model: provider.chatModel("qwen3-coder"),
+    model: replayed,
     middleware: [
       toolCallRecoveryMiddleware({ ...options, onEvent: (event) => events.push(event) }),
       ...inner,

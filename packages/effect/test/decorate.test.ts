@@ -28,6 +28,26 @@ function hangingPersist() {
   }
 }
 
+/**
+ * Forks `turn` on `model` with recovery whose `persistFailed` never settles, and interrupts it
+ * while `persistFailed` runs.
+ */
+const interruptWhilePersisting = <A, E, R>(
+  model: ReturnType<typeof scriptedModel>,
+  turn: Effect.Effect<A, E, R>,
+) =>
+  Effect.gen(function* () {
+    const persist = hangingPersist()
+    const fiber = yield* turn.pipe(
+      Effect.provide(ToolCallRecovery.layer({ persistFailed: persist.persistFailed })),
+      Effect.provide(model.layer),
+      Effect.provide(fileHandlers().layer),
+      Effect.forkChild,
+    )
+    yield* persist.called
+    yield* Fiber.interrupt(fiber)
+  })
+
 const systemOf = (request: LanguageModel.ProviderOptions | undefined) =>
   request?.prompt.content.filter((message) => message.role === "system").map((message) => message.content) ??
   []
@@ -388,16 +408,10 @@ describe("interruption stops recovery", () => {
   it.effect("interrupting while persistFailed runs: the retry never starts", () =>
     Effect.gen(function* () {
       const model = scriptedModel({ stream: [leakStream, callStream()] })
-      const persist = hangingPersist()
-      const fiber = yield* LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(
-        Stream.runDrain,
-        Effect.provide(ToolCallRecovery.layer({ persistFailed: persist.persistFailed })),
-        Effect.provide(model.layer),
-        Effect.provide(fileHandlers().layer),
-        Effect.forkChild,
+      yield* interruptWhilePersisting(
+        model,
+        LanguageModel.streamText({ prompt: "hi", toolkit: files }).pipe(Stream.runDrain),
       )
-      yield* persist.called
-      yield* Fiber.interrupt(fiber)
       yield* wallClock(20)
       assert.lengthOf(model.requests, 1)
     }),
@@ -493,16 +507,8 @@ describe("generateText through the layer", () => {
 
   it.effect("interruption stops recovery: no retry request", () =>
     Effect.gen(function* () {
-      const persist = hangingPersist()
       const model = scriptedModel({ generate: [[{ type: "text", text: leakText }, finish()], [finish()]] })
-      const fiber = yield* LanguageModel.generateText({ prompt: "hi", toolkit: files }).pipe(
-        Effect.provide(ToolCallRecovery.layer({ persistFailed: persist.persistFailed })),
-        Effect.provide(model.layer),
-        Effect.provide(fileHandlers().layer),
-        Effect.forkChild,
-      )
-      yield* persist.called
-      yield* Fiber.interrupt(fiber)
+      yield* interruptWhilePersisting(model, LanguageModel.generateText({ prompt: "hi", toolkit: files }))
       assert.lengthOf(model.requests, 1)
     }),
   )

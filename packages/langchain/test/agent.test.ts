@@ -42,6 +42,21 @@ function contentOf(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content)
 }
 
+/** An agent with the recovery middleware and a recording GrepTool, its model on a replay of `script`. */
+async function recoveringAgent(
+  script: (request: ReplayRequest) => ReplayStep,
+  fields: Parameters<typeof chatOpenAI>[1] = {},
+) {
+  const server = await replay(script)
+  const runs: string[] = []
+  const agent = createAgent({
+    model: chatOpenAI(server, fields),
+    tools: [grepTool(runs)],
+    middleware: [toolCallRecoveryMiddleware()],
+  })
+  return { server, runs, agent }
+}
+
 describe("createAgent without tool-rescue (the problem, as the README's comparison states it)", () => {
   it("takes the leak for the final answer: the tool never runs and the markup is the reply", async () => {
     const server = await replay(agentScript())
@@ -56,13 +71,7 @@ describe("createAgent without tool-rescue (the problem, as the README's comparis
 
 describe("createAgent with toolCallRecoveryMiddleware", () => {
   it("invoke: the tool runs once, the final message is the answer, no markup in any message", async () => {
-    const server = await replay(agentScript())
-    const runs: string[] = []
-    const agent = createAgent({
-      model: chatOpenAI(server),
-      tools: [grepTool(runs)],
-      middleware: [toolCallRecoveryMiddleware()],
-    })
+    const { server, runs, agent } = await recoveringAgent(agentScript())
     const { messages } = await agent.invoke(question)
 
     expect(runs).toEqual(["class BaseService"])
@@ -76,13 +85,7 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
   })
 
   it("stream (messages mode): no streamed chunk carries markup, the safe prose is shown once", async () => {
-    const server = await replay(agentScript())
-    const runs: string[] = []
-    const agent = createAgent({
-      model: chatOpenAI(server, { streaming: true }),
-      tools: [grepTool(runs)],
-      middleware: [toolCallRecoveryMiddleware()],
-    })
+    const { runs, agent } = await recoveringAgent(agentScript(), { streaming: true })
     const texts: string[] = []
     for await (const [chunk] of await agent.stream(question, { streamMode: "messages" })) {
       texts.push(contentOf(chunk))
@@ -96,13 +99,7 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
   })
 
   it("stream (messages mode) on a model without streaming: true, and streamEvents v2: no chunk carries markup", async () => {
-    const server = await replay(agentScript())
-    const runs: string[] = []
-    const agent = createAgent({
-      model: chatOpenAI(server),
-      tools: [grepTool(runs)],
-      middleware: [toolCallRecoveryMiddleware()],
-    })
+    const { runs, agent } = await recoveringAgent(agentScript())
     const texts: string[] = []
     for await (const [chunk] of await agent.stream(question, { streamMode: "messages" }))
       texts.push(contentOf(chunk))
@@ -119,13 +116,7 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
   })
 
   it("a second leak in the same invocation rejects with repeated-markup; the next invocation has a fresh budget", async () => {
-    const server = await replay(agentScript({ leakAfterTool: true }))
-    const runs: string[] = []
-    const agent = createAgent({
-      model: chatOpenAI(server),
-      tools: [grepTool(runs)],
-      middleware: [toolCallRecoveryMiddleware()],
-    })
+    const { server, runs, agent } = await recoveringAgent(agentScript({ leakAfterTool: true }))
     const error = await agent.invoke(question).catch((e: unknown) => e)
     // createAgent wraps every error a middleware throws in its MiddlewareError, with `cause`.
     expect(error).toMatchObject({ name: "ToolCallRecoveryError" })

@@ -7,9 +7,8 @@
 import { fc, test } from "@fast-check/vitest"
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import type { ReplayStep } from "@tool-rescue/testing"
-import type OpenAI from "openai"
-import type { RunnableToolFunctionWithParse } from "openai/lib/RunnableFunction"
 import { describe, expect } from "vitest"
+import { cleanUp, deleteTool } from "./support/delete-tool.ts"
 import { harness } from "./support/harness.ts"
 
 type Answer = "leak" | "call" | "answer"
@@ -65,24 +64,8 @@ describe("generated runTools turns", () => {
         script.map((answer, index) => step(answer, index)),
         { maxRecoveries, onEvent: (event) => events.push(event) },
       )
-      const ran: string[] = []
-      const tool: RunnableToolFunctionWithParse<{ path: string }> = {
-        type: "function",
-        function: {
-          name: "delete_file",
-          description: "Delete a file.",
-          parameters: { type: "object", properties: { path: { type: "string" } } },
-          parse: (text: string) => JSON.parse(text) as { path: string },
-          function: ({ path }) => {
-            ran.push(path)
-            return `deleted ${path}`
-          },
-        },
-      }
-      const user: OpenAI.ChatCompletionMessageParam = { role: "user", content: "Clean up." }
-      const runner = stream
-        ? client.chat.completions.runTools({ model: "m", messages: [user], tools: [tool], stream: true })
-        : client.chat.completions.runTools({ model: "m", messages: [user], tools: [tool] })
+      const { tool, ran } = deleteTool()
+      const runner = cleanUp(client, tool, stream)
       const error = await runner.done().then(
         () => undefined,
         (e: unknown) => e,

@@ -6,8 +6,8 @@
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import type { ReplayStep } from "@tool-rescue/testing"
 import type OpenAI from "openai"
-import type { RunnableToolFunctionWithParse } from "openai/lib/RunnableFunction"
 import { describe, expect, it } from "vitest"
+import { cleanUp, deleteTool } from "./support/delete-tool.ts"
 import { harness, responsesTool } from "./support/harness.ts"
 
 const LEAK =
@@ -18,24 +18,6 @@ const user: OpenAI.ChatCompletionMessageParam = { role: "user", content: "Clean 
 const call = (path: string, id: string): ReplayStep => ({
   toolCalls: [{ name: "delete_file", arguments: JSON.stringify({ path }), id }],
 })
-
-function deleteTool() {
-  const ran: string[] = []
-  const tool: RunnableToolFunctionWithParse<{ path: string }> = {
-    type: "function",
-    function: {
-      name: "delete_file",
-      description: "Delete a file.",
-      parameters: { type: "object", properties: { path: { type: "string" } } },
-      parse: (text: string) => JSON.parse(text) as { path: string },
-      function: ({ path }) => {
-        ran.push(path)
-        return `deleted ${path}`
-      },
-    },
-  }
-  return { tool, ran }
-}
 
 const started = (events: readonly { type: string }[]) =>
   events.filter((e) => e.type === "recovery-started").length
@@ -52,9 +34,7 @@ describe("runTools: one recovery per user turn", () => {
         { content: "Done." },
       ])
       const { tool, ran } = deleteTool()
-      const runner = stream
-        ? client.chat.completions.runTools({ model: "m", messages: [user], tools: [tool], stream: true })
-        : client.chat.completions.runTools({ model: "m", messages: [user], tools: [tool] })
+      const runner = cleanUp(client, tool, stream)
       const error = await runner.finalContent().then(
         () => undefined,
         (e: unknown) => e,

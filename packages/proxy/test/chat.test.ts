@@ -1,12 +1,8 @@
 import OpenAI from "openai"
-import { afterEach, describe, expect, it } from "vitest"
-import { type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
+import { describe, expect, it } from "vitest"
+import { type Harness, harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
 
-let harness: Harness | undefined
-afterEach(async () => {
-  await harness?.close()
-  harness = undefined
-})
+const startHarness = harnessPerTest()
 
 const request = {
   model: "qwen3-coder",
@@ -20,7 +16,7 @@ function client(h: Harness): OpenAI {
 
 describe("chat completions through the proxy (the real openai client)", () => {
   it("streaming: a leak is withheld, retried once with the instruction, and the call spliced in", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: `Reading it.\n${QWEN_LEAK}`, chunkSize: 3 },
       { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
     ])
@@ -45,7 +41,7 @@ describe("chat completions through the proxy (the real openai client)", () => {
   })
 
   it("non-streaming: the recovered completion holds the call and none of the markup", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: `Reading it.\n${QWEN_LEAK}` },
       { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
     ])
@@ -59,7 +55,7 @@ describe("chat completions through the proxy (the real openai client)", () => {
   })
 
   it("streaming: a second leak ends the stream with a repeated-markup error event", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: QWEN_LEAK, chunkSize: 5 },
       { content: QWEN_LEAK, chunkSize: 5 },
     ])
@@ -80,7 +76,7 @@ describe("chat completions through the proxy (the real openai client)", () => {
   })
 
   it("non-streaming: a second leak is an HTTP 422 with the error body", async () => {
-    harness = await startHarness([{ content: QWEN_LEAK }, { content: QWEN_LEAK }])
+    const harness = await startHarness([{ content: QWEN_LEAK }, { content: QWEN_LEAK }])
     const error = await client(harness)
       .chat.completions.create(request)
       .catch((caught: unknown) => caught)

@@ -1,12 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk"
-import { afterEach, describe, expect, it } from "vitest"
-import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
+import { describe, expect, it } from "vitest"
+import { type Harness, harnessPerTest, QWEN_LEAK } from "./support/harness.ts"
 
-let harness: Harness | undefined
-afterEach(async () => {
-  await harness?.close()
-  harness = undefined
-})
+const startHarness = harnessPerTest()
 
 const request = {
   model: "qwen3-coder",
@@ -26,7 +22,7 @@ function client(h: Harness): Anthropic {
 
 describe("Anthropic Messages through the proxy (the real @anthropic-ai/sdk)", () => {
   it("streaming: the leak is withheld, the retry carries the instruction in system, and the tool_use block arrives", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: `Let me read it.\n${LEAK}`, chunkSize: 4 },
       { content: "Reading.", toolCalls: [{ name: "Read", arguments: '{"file_path":"a.ts"}' }], chunkSize: 5 },
     ])
@@ -54,7 +50,7 @@ describe("Anthropic Messages through the proxy (the real @anthropic-ai/sdk)", ()
   })
 
   it("non-streaming: the message holds the call and no markup", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: LEAK },
       { toolCalls: [{ name: "Read", arguments: '{"file_path":"a.ts"}' }] },
     ])
@@ -64,7 +60,7 @@ describe("Anthropic Messages through the proxy (the real @anthropic-ai/sdk)", ()
   })
 
   it("a second leak is Anthropic's error event (streaming) or error body (not), with code repeated-markup", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: LEAK, chunkSize: 9 },
       { content: LEAK },
       { content: LEAK },
@@ -89,7 +85,7 @@ describe("Anthropic Messages through the proxy (the real @anthropic-ai/sdk)", ()
   })
 
   it("a malformed body is Anthropic's 400, and the upstream hears nothing", async () => {
-    harness = await startHarness([])
+    const harness = await startHarness([])
     const response = await fetch(`${harness.proxy.url}/messages`, { method: "POST", body: "{not json" })
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } })

@@ -1,12 +1,8 @@
 import OpenAI from "openai"
-import { afterEach, describe, expect, it } from "vitest"
-import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
+import { describe, expect, it } from "vitest"
+import { type Harness, harnessPerTest, QWEN_LEAK } from "./support/harness.ts"
 
-let harness: Harness | undefined
-afterEach(async () => {
-  await harness?.close()
-  harness = undefined
-})
+const startHarness = harnessPerTest()
 
 const request = {
   model: "qwen3-coder",
@@ -18,7 +14,7 @@ const client = (h: Harness) => new OpenAI({ baseURL: h.proxy.url, apiKey: "sk-te
 
 describe("OpenAI Responses through the proxy (the real openai client)", () => {
   it("streaming: the SDK's ResponseStream accepts the spliced stream, which ends with the function call", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: `Reading it.\n${QWEN_LEAK}`, chunkSize: 6 },
       { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
     ])
@@ -37,7 +33,7 @@ describe("OpenAI Responses through the proxy (the real openai client)", () => {
   })
 
   it("non-streaming: the response holds the call and none of the markup", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: QWEN_LEAK },
       { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
     ])
@@ -47,7 +43,7 @@ describe("OpenAI Responses through the proxy (the real openai client)", () => {
   })
 
   it("a second leak: an SSE error event with code repeated-markup (streaming), a 422 (not)", async () => {
-    harness = await startHarness([
+    const harness = await startHarness([
       { content: QWEN_LEAK },
       { content: QWEN_LEAK },
       { content: QWEN_LEAK },

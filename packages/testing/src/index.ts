@@ -18,23 +18,24 @@ export {
 } from "./leaked-call.ts"
 export { type ProseOptions, prose } from "./prose.ts"
 export { type ProseMentionsOptions, proseMentions } from "./prose-mentions.ts"
-export type {
-  ReplayApi,
-  ReplayErrorBody,
-  ReplayFinishReason,
-  ReplayHttpError,
-  ReplayInterrupt,
-  ReplayReply,
-  ReplayRequest,
-  ReplayRequestBody,
-  ReplayScript,
-  ReplayServer,
-  ReplayServerOptions,
-  ReplayStep,
-  ReplayToolCall,
-  ReplayUsage,
-} from "./replay-script.ts"
-export { startReplayServer } from "./replay-server.ts"
+// The replay entry's names come through that entry (`./replay.ts`): one home for where they live.
+export {
+  type ReplayApi,
+  type ReplayErrorBody,
+  type ReplayFinishReason,
+  type ReplayHttpError,
+  type ReplayInterrupt,
+  type ReplayReply,
+  type ReplayRequest,
+  type ReplayRequestBody,
+  type ReplayScript,
+  type ReplayServer,
+  type ReplayServerOptions,
+  type ReplayStep,
+  type ReplayToolCall,
+  type ReplayUsage,
+  startReplayServer,
+} from "./replay.ts"
 export { type ResponseLabels, type ResponseOptions, response } from "./response.ts"
 export {
   reasoningDelimiters,

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
 import type { FailedResponse, RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
+import { afterEach } from "vitest"
 import { createProxy } from "../../src/index.ts"
 import { type ProxyServer, type ProxyServerOptions, startProxyServer } from "../../src/node.ts"
 
@@ -84,6 +85,22 @@ export async function startHarness(script: ReplayScript, options: HarnessOptions
 }
 
 /** Qwen3-Coder's leak of a read_file call, as the model writes it. */
+/**
+ * `startHarness` for the tests of one file, each harness closed after its test: the one
+ * `afterEach` every protocol test file would otherwise repeat.
+ */
+export function harnessPerTest(): (script: ReplayScript, options?: HarnessOptions) => Promise<Harness> {
+  let open: Harness | undefined
+  afterEach(async () => {
+    await open?.close()
+    open = undefined
+  })
+  return async (script, options) => {
+    open = await startHarness(script, options)
+    return open
+  }
+}
+
 export const QWEN_LEAK =
   "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
 

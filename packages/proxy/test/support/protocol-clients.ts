@@ -50,49 +50,57 @@ const messagesBody = {
   tools: [{ name: "read_file", input_schema: { type: "object" as const, properties: {} } }],
 }
 
+/** Drains a client's stream: the text its events carry, shown after each event as it grows. */
+async function drained<E>(
+  events: AsyncIterable<E>,
+  textOf: (event: E) => string,
+  shown?: (text: string) => void,
+): Promise<string> {
+  let text = ""
+  for await (const event of events) {
+    text += textOf(event)
+    shown?.(text)
+  }
+  return text
+}
+
 export const protocolClients: readonly ProtocolClient[] = [
   {
     name: "chat",
     path: "/chat/completions",
     body: chatBody,
     create: (h) => openai(h).chat.completions.create(chatBody),
-    async stream(h, shown) {
-      let text = ""
-      for await (const chunk of await openai(h).chat.completions.create({ ...chatBody, stream: true })) {
-        text += chunk.choices[0]?.delta.content ?? ""
-        shown?.(text)
-      }
-      return text
-    },
+    stream: async (h, shown) =>
+      drained(
+        await openai(h).chat.completions.create({ ...chatBody, stream: true }),
+        (chunk) => chunk.choices[0]?.delta.content ?? "",
+        shown,
+      ),
   },
   {
     name: "responses",
     path: "/responses",
     body: responsesBody,
     create: (h) => openai(h).responses.create(responsesBody),
-    async stream(h, shown) {
-      let text = ""
-      for await (const event of await openai(h).responses.create({ ...responsesBody, stream: true })) {
-        if (event.type === "response.output_text.delta") text += event.delta
-        shown?.(text)
-      }
-      return text
-    },
+    stream: async (h, shown) =>
+      drained(
+        await openai(h).responses.create({ ...responsesBody, stream: true }),
+        (event) => (event.type === "response.output_text.delta" ? event.delta : ""),
+        shown,
+      ),
   },
   {
     name: "messages",
     path: "/messages",
     body: messagesBody,
     create: (h) => anthropic(h).messages.create(messagesBody),
-    async stream(h, shown) {
-      let text = ""
-      for await (const event of await anthropic(h).messages.create({ ...messagesBody, stream: true })) {
-        if (event.type === "content_block_delta" && event.delta.type === "text_delta")
-          text += event.delta.text
-        shown?.(text)
-      }
-      return text
-    },
+    stream: async (h, shown) =>
+      drained(
+        await anthropic(h).messages.create({ ...messagesBody, stream: true }),
+        (event) =>
+          event.type === "content_block_delta" && event.delta.type === "text_delta" ? event.delta.text : "",
+        shown,
+      ),
   },
 ]
 
