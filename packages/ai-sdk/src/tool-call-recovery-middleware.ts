@@ -53,7 +53,8 @@ import { readTurnMark } from "./turn-mark.ts"
  * With `extractReasoningMiddleware`, put this middleware first:
  * `[toolCallRecoveryMiddleware(), extractReasoningMiddleware({ tagName: "think" })]`.
  *
- * Invalid options throw at once (`TypeError` / `RangeError`).
+ * Invalid options throw at once (`TypeError` / `RangeError`). Run by AI SDK 6 (a model of
+ * specification version `"v3"`), a call throws a `TypeError` naming `@tool-rescue/ai-sdk/v6`.
  *
  * @example
  * ```ts
@@ -80,10 +81,47 @@ import { readTurnMark } from "./turn-mark.ts"
 export function toolCallRecoveryMiddleware(
   options: ToolCallRecoveryMiddlewareOptions = {},
 ): LanguageModelV4Middleware {
+  const { wrapStream, wrapGenerate } = recoveryHooks(options)
+  // ai@7's `wrapLanguageModel` turns every older model into a V4 one, so a model of another
+  // version here means ai@6 runs this middleware: say which entry fits instead of failing later
+  // on a type or a missing export.
+  return {
+    specificationVersion: "v4",
+    wrapStream: (hook) => {
+      assertModelVersion(hook.model)
+      return wrapStream(hook)
+    },
+    wrapGenerate: (hook) => {
+      assertModelVersion(hook.model)
+      return wrapGenerate(hook)
+    },
+  }
+}
+
+/** Throws when the model is not a `LanguageModelV4`, naming the entry for AI SDK 6. */
+function assertModelVersion(model: { readonly specificationVersion: string }): void {
+  if (model.specificationVersion === "v4") return
+  throw new TypeError(
+    `@tool-rescue/ai-sdk: this middleware is for AI SDK 7 (LanguageModelV4), but the model is specification version "${model.specificationVersion}" (AI SDK 6 uses "v3"). With ai@6, import toolCallRecoveryMiddleware from "@tool-rescue/ai-sdk/v6".`,
+  )
+}
+
+/**
+ * The middleware's hooks without the model version check: the `/v6` entry runs them on V3
+ * models, which they handle (V3 is a structural subset of V4 for what they touch).
+ *
+ * @internal
+ * @example
+ * ```ts
+ * const { wrapStream, wrapGenerate } = recoveryHooks({ maxRecoveries: 1 })
+ * ```
+ */
+export function recoveryHooks(
+  options: ToolCallRecoveryMiddlewareOptions = {},
+): Required<Pick<LanguageModelV4Middleware, "wrapStream" | "wrapGenerate">> {
   // Validate now: a misconfiguration throws where the middleware is created, not on a request.
   const resolved = resolveRecoveryOptions(options)
   return {
-    specificationVersion: "v4",
     wrapStream: ({ doStream, params, model }) => {
       const plan = planStep(resolved, params)
       if (plan.kind === "skip") return doStream()

@@ -9,7 +9,7 @@
  */
 import type { LanguageModelV3Middleware } from "@ai-sdk/provider"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
-import { toolCallRecoveryMiddleware as toolCallRecoveryMiddlewareV4 } from "./tool-call-recovery-middleware.ts"
+import { recoveryHooks } from "./tool-call-recovery-middleware.ts"
 
 export type { ToolCallRecoveryMiddlewareOptions }
 
@@ -32,7 +32,7 @@ export type { ToolCallRecoveryMiddlewareOptions }
 export function toolCallRecoveryMiddleware(
   options?: ToolCallRecoveryMiddlewareOptions,
 ): LanguageModelV3Middleware {
-  const { wrapStream, wrapGenerate } = toolCallRecoveryMiddlewareV4(options)
+  const { wrapStream, wrapGenerate } = recoveryHooks(options)
   return {
     specificationVersion: "v3",
     wrapStream: wrapStream as unknown as NonNullable<LanguageModelV3Middleware["wrapStream"]>,

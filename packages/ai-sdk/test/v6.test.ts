@@ -9,8 +9,10 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider"
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
+import { wrapLanguageModel } from "ai"
 import { convertArrayToReadableStream, convertReadableStreamToArray, MockLanguageModelV3 } from "ai/test"
 import { describe, expect, test } from "vitest"
+import { toolCallRecoveryMiddleware as rootMiddleware } from "../src/index.ts"
 import { toolCallRecoveryMiddleware } from "../src/v6.ts"
 import { generateReply, QWEN_LEAK, QWEN_PROSE, replyParts, usage } from "./fixtures.ts"
 
@@ -70,5 +72,39 @@ describe("@tool-rescue/ai-sdk/v6", () => {
     )
     expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
     expect(model.doGenerateCalls).toHaveLength(2)
+  })
+})
+
+describe("the AI SDK 7 entry run by AI SDK 6", () => {
+  // ai@6's wrapLanguageModel hands the hooks the V3 model itself, as these calls do.
+  const hooks = (model: MockLanguageModelV3) => ({
+    doStream: () => model.doStream(params),
+    doGenerate: () => model.doGenerate(params),
+    params,
+    model,
+  })
+  const v4Hooks = (model: MockLanguageModelV3) =>
+    hooks(model) as unknown as Parameters<NonNullable<ReturnType<typeof rootMiddleware>["wrapStream"]>>[0]
+
+  test("wrapStream and wrapGenerate throw one error naming the /v6 entry, before any model call", async () => {
+    const model = new MockLanguageModelV3({ doStream: [v3Stream(leak)] })
+    const middleware = rootMiddleware()
+    for (const run of [
+      () => middleware.wrapStream!(v4Hooks(model)),
+      () => middleware.wrapGenerate!(v4Hooks(model)),
+    ]) {
+      expect(run).toThrow(TypeError)
+      expect(run).toThrow(/specification version "v3".*"@tool-rescue\/ai-sdk\/v6"/)
+    }
+    expect(model.doStreamCalls).toHaveLength(0)
+    expect(model.doGenerateCalls).toHaveLength(0)
+  })
+
+  test("ai@7's wrapLanguageModel adapts a V3 model to V4, so the root entry accepts it there", async () => {
+    const v3 = new MockLanguageModelV3({ doStream: [v3Stream(leak), v3Stream(call)] })
+    const model = wrapLanguageModel({ model: v3, middleware: rootMiddleware() })
+    const result = await model.doStream(params as Parameters<typeof model.doStream>[0])
+    const parts = await convertReadableStreamToArray(result.stream)
+    expect(parts.filter((p) => p.type === "tool-call")).toHaveLength(1)
   })
 })

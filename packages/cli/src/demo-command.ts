@@ -23,7 +23,7 @@ import {
 import type { CliIo } from "./io.ts"
 import { createStyle, type Style } from "./style.ts"
 import { formatTable } from "./table.ts"
-import { excerpt, formatMs } from "./text.ts"
+import { excerpt, formatMs, plural } from "./text.ts"
 
 interface Adapter {
   readonly id: AdapterId
@@ -148,14 +148,12 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   io.stdout.write("\n")
   if (values.keep === true) io.stdout.write(style.dim(`failed responses kept in ${workspace.failedLog}\n`))
   if (failed.length > 0) {
-    io.stdout.write(
-      `${style.red("✗")} ${failed.length} step${failed.length === 1 ? "" : "s"} did not behave as shown:\n`,
-    )
+    io.stdout.write(`${style.red("✗")} ${plural(failed.length, "step")} did not behave as shown:\n`)
     for (const line of failed) io.stdout.write(`  ${line}\n`)
     return ExitCode.findings
   }
   io.stdout.write(
-    `${style.green("✓")} ${reports.length} turns through ${reports.length / scenarios.length} adapters behaved as shown · ${formatMs(elapsed)}\n`,
+    `${style.green("✓")} ${plural(reports.length, "turn")} through ${plural(reports.length / scenarios.length, "adapter")} behaved as shown · ${formatMs(elapsed)}\n`,
   )
   return ExitCode.ok
 }
@@ -253,7 +251,7 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
       trace.step(
         "tool",
         run.ok
-          ? `${name} ran: ${lines} lines of ${String((input as { path?: unknown }).path)} from disk`
+          ? `${name} ran: ${plural(lines, "line")} of ${String((input as { path?: unknown }).path)} from disk`
           : style.red(`${name} failed: ${run.output}`),
       )
       outcome.tools.push(run)

@@ -177,7 +177,7 @@ Options:
   --host <h>               address to bind (default 127.0.0.1; env TOOL_RESCUE_HOST)
   --failed-log <path>      append each malformed response to this JSONL file
                            (default off; env TOOL_RESCUE_FAILED_LOG)
-  --max-recoveries <n>     retries per request (default 1)
+  --max-recoveries <n>     retries per agent turn (one user turn; default 1)
   --placement <p>          where the instruction goes: system (default) or user
   --max-body-mb <n>        request body limit in MiB (default 32)
   --upstream-timeout <s>   seconds to wait for the upstream's headers (default 300;

@@ -10,7 +10,7 @@ import { InputError, scanLines } from "./scan/scan-input.ts"
 import { renderScanText, scanJson } from "./scan/scan-render.ts"
 import { createScanSession } from "./scan/scan-session.ts"
 import { createStyle } from "./style.ts"
-import { formatBytes, formatCount } from "./text.ts"
+import { formatBytes, plural } from "./text.ts"
 
 /**
  * `tool-rescue scan <file | -> [options]`: see `tool-rescue scan --help`. Returns the exit code:
@@ -55,8 +55,8 @@ export async function runScan(argv: readonly string[], io: CliIo): Promise<numbe
       format,
       onProgress: (lines, bytes, report) =>
         progress.update(
-          `scanning ${name} · ${formatCount(lines)} lines · ${formatBytes(bytes)} · ` +
-            `${formatCount(report.responses)} responses · ${formatCount(report.recoverable)} leaks`,
+          `scanning ${name} · ${plural(lines, "line")} · ${formatBytes(bytes)} · ` +
+            `${plural(report.responses, "response")} · ${plural(report.recoverable, "leak")}`,
         ),
     })
   } catch (error) {

@@ -61,6 +61,21 @@ export function oneLine(text: string, max = 200): string {
 }
 
 /**
+ * A count and its noun, singular for exactly one: `plural(1, "line")` is `"1 line"`, and the
+ * count is grouped like {@link formatCount}. `word` is the singular; `many` overrides the
+ * plural where an `s` is wrong.
+ *
+ * @example
+ * ```ts
+ * plural(1, "adapter") // "1 adapter"
+ * plural(1500, "line") // "1,500 lines"
+ * ```
+ */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${formatCount(n)} ${n === 1 ? word : many}`
+}
+
+/**
  * `1234567` → `1,234,567`.
  *
  * @example

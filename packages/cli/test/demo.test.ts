@@ -86,6 +86,6 @@ describe("demo", () => {
     const plain = out.replace(/\u001b\[[0-9;]*m/g, "")
     expect(plain).toContain("━━ openai")
     expect(plain).not.toContain("━━ AI SDK")
-    expect(plain).toMatch(/✓ 2 turns through 1 adapters behaved as shown/)
+    expect(plain).toMatch(/✓ 2 turns through 1 adapter behaved as shown/)
   }, 30_000)
 })

@@ -39,6 +39,15 @@ describe("main", () => {
     }
   })
 
+  it("counts serve --max-recoveries per agent turn, as the READMEs do", async () => {
+    const io = testIo()
+    expect(await main(["serve", "--help"], io)).toBe(0)
+    expect(io.stdout.text()).toMatch(
+      /--max-recoveries <n> +retries per agent turn \(one user turn; default 1\)\n/,
+    )
+    expect(io.stdout.text()).not.toMatch(/per request/)
+  })
+
   it("rejects an unknown command with one line and exit code 2", async () => {
     const io = testIo()
     expect(await main(["sacn", "x.jsonl"], io)).toBe(2)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { createProgressLine, progressBar } from "../src/progress.ts"
 import { colorEnabled, createStyle, visibleWidth } from "../src/style.ts"
 import { formatTable } from "../src/table.ts"
-import { excerpt, formatBytes, formatCount, formatMs, formatPercent, oneLine } from "../src/text.ts"
+import { excerpt, formatBytes, formatCount, formatMs, formatPercent, oneLine, plural } from "../src/text.ts"
 import { captured } from "./support.ts"
 
 describe("colour", () => {
@@ -72,6 +72,10 @@ describe("text helpers", () => {
 
   it("formats counts, bytes, durations and percentages", () => {
     expect(formatCount(1234567)).toBe("1,234,567")
+    expect(plural(1, "adapter")).toBe("1 adapter")
+    expect(plural(0, "line")).toBe("0 lines")
+    expect(plural(1500, "line")).toBe("1,500 lines")
+    expect(plural(2, "entry", "entries")).toBe("2 entries")
     expect(formatBytes(999)).toBe("999 B")
     expect(formatBytes(2_500_000)).toBe("2.5 MB")
     expect(formatMs(850.4)).toBe("850 ms")

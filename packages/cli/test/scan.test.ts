@@ -408,7 +408,9 @@ describe("scan: other inputs", () => {
     const path = await file("progress.jsonl", jsonl(completion("a", CLEAN)))
     const tty = testIo({ tty: true })
     await main(["scan", path], tty)
-    expect(tty.stderr.text()).toMatch(/^\r\u001b\[2Kscanning .*progress\.jsonl · 1 lines · .*\r\u001b\[2K$/)
+    expect(tty.stderr.text()).toMatch(
+      /^\r\u001b\[2Kscanning .*progress\.jsonl · 1 line · .* · 1 response · 0 leaks\r\u001b\[2K$/,
+    )
     const pipe = testIo()
     await main(["scan", path], pipe)
     expect(pipe.stderr.text()).toBe("")

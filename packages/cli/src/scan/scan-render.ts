@@ -1,7 +1,7 @@
 import type { FormatId } from "@tool-rescue/detector"
 import type { Style } from "../style.ts"
 import { formatTable } from "../table.ts"
-import { excerpt, formatBytes, formatCount } from "../text.ts"
+import { excerpt, formatBytes, formatCount, plural } from "../text.ts"
 import type { NotRecoverableReason } from "./response-scan.ts"
 import type { ScanInputResult } from "./scan-input.ts"
 import type { FindingCounts, PlacedFinding, RecordPlace, ScanReport } from "./scan-session.ts"
@@ -53,7 +53,7 @@ export function renderScanText(input: string, result: ScanInputResult, style: St
   const out: string[] = []
   out.push(`${style.bold("tool-rescue scan")}  ${input} ${style.dim(`(${result.format})`)}\n`)
   out.push(
-    `  ${formatCount(result.lines)} lines · ${formatBytes(result.bytes)} · ${plural(report.responses, "response")} · ` +
+    `  ${plural(result.lines, "line")} · ${formatBytes(result.bytes)} · ${plural(report.responses, "response")} · ` +
       `${formatCount(report.responsesWithMarkup)} with tool-call markup · ` +
       `${formatCount(report.responsesWithLeaks)} tool-rescue would retry\n`,
   )
@@ -153,10 +153,6 @@ function findingTable(findings: readonly PlacedFinding[], style: Style): string 
 
 function shownOf(shown: number, total: number): string {
   return shown < total ? `(first ${shown} of ${formatCount(total)})` : `(${formatCount(total)})`
-}
-
-function plural(n: number, word: string): string {
-  return `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`
 }
 
 /** The `--json` report (one object; maps become objects). */
