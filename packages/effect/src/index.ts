@@ -1,3 +1,4 @@
+export type { FailedResponse } from "@tool-rescue/recovery"
 export * as ToolCallRecovery from "./tool-call-recovery.ts"
 export {
   isToolCallRecoveryError,

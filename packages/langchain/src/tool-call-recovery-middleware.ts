@@ -15,7 +15,8 @@ const MIDDLEWARE_BRAND: unique symbol = Symbol.for("AgentMiddleware") as never
  * agent invocation's user turn: at most `maxRecoveries` (default 1) corrected responses across
  * all its model calls; a second malformed response rejects the invocation with
  * {@link ToolCallRecoveryError} `"repeated-markup"` (`createAgent` wraps it in its
- * `MiddlewareError`: the recovery error is its `cause`). A tool the model called through a
+ * `MiddlewareError`, named as ours with ours as `cause`: `isToolCallRecoveryError` is true on it
+ * and gives it ours' `code`, `rounds` and `markup`). A tool the model called through a
  * recovered response runs once, as any tool call.
  *
  * @example

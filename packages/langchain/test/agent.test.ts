@@ -115,14 +115,29 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
     expect(runs).toEqual(["class BaseService", "class BaseService"])
   })
 
+  it("a model that leaks twice: the agent's rejection passes isToolCallRecoveryError, code repeated-markup", async () => {
+    const { server, runs, agent } = await recoveringAgent(() => ({ content: sample.text }))
+    const rejection = await agent.invoke(question).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isToolCallRecoveryError(rejection)).toBe(true)
+    expect(isToolCallRecoveryError(rejection) && rejection.code).toBe("repeated-markup")
+    expect(isToolCallRecoveryError(rejection) && rejection.rounds).toBe(2)
+    expect(runs).toEqual([])
+    expect(server.requests).toHaveLength(2)
+  })
+
   it("a second leak in the same invocation rejects with repeated-markup; the next invocation has a fresh budget", async () => {
     const { server, runs, agent } = await recoveringAgent(agentScript({ leakAfterTool: true }))
     const error = await agent.invoke(question).catch((e: unknown) => e)
-    // createAgent wraps every error a middleware throws in its MiddlewareError, with `cause`.
+    // createAgent wraps every error a middleware throws in its MiddlewareError, with `cause`:
+    // the guard recognises the wrapper and gives it ours' fields.
     expect(error).toMatchObject({ name: "ToolCallRecoveryError" })
-    const cause = (error as Error).cause
-    expect(isToolCallRecoveryError(cause)).toBe(true)
-    expect(cause).toMatchObject({ code: "repeated-markup" })
+    expect(isToolCallRecoveryError(error)).toBe(true)
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(isToolCallRecoveryError((error as Error).cause)).toBe(true)
+    expect((error as Error).message).toContain("2 of 2 attempts")
     expect(runs).toEqual(["class BaseService"])
     expect(server.requests).toHaveLength(3)
 

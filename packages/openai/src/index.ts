@@ -1,4 +1,5 @@
 export {
+  type FailedResponse,
   isToolCallRecoveryError,
   type RecoveryEvent,
   type ToolCallError,

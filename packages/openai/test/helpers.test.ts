@@ -41,8 +41,10 @@ describe("the SDK's helpers go through recovery", () => {
       () => undefined,
       (e: unknown) => e,
     )
-    // The SDK's event streams wrap an error that is not an OpenAIError; ours is its `cause`.
+    // The SDK's event streams wrap an error that is not an OpenAIError; ours is its `cause`, and
+    // the guard recognises the wrapper (same message) and gives it ours' fields.
     expect(isToolCallRecoveryError((error as Error).cause)).toBe(true)
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
     expect((error as Error).message).toContain("as text instead of a structured call")
   })
 

@@ -178,6 +178,8 @@ class Turn<Raw> implements AttemptScannerOptions {
   private instruction: string | undefined
   /** Retries this model call may still make: the turn's budget minus what earlier calls spent. */
   private readonly budget: number
+  /** Corrected responses earlier calls of the turn got: the error message counts them. */
+  private readonly recoveriesBefore: number
   /** The pending race's reject, which an abort settles at once (see {@link race}). */
   private readonly pending: PendingRace = { reject: undefined }
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
@@ -196,6 +198,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.raced = signal !== undefined && !this.settlesOnAbort
     this.finishRequired = input.finishRequired === true
     this.budget = plan.budget
+    this.recoveriesBefore = plan.recoveriesBefore
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
@@ -243,6 +246,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     return new ToolCallRecoveryError({
       code: "aborted",
       rounds: round + 1,
+      recoveriesBefore: this.recoveriesBefore,
       markup: this.found,
       cause: this.signal?.reason,
     })
@@ -374,7 +378,15 @@ class Turn<Raw> implements AttemptScannerOptions {
     const cutOff = truncated && recoverable.some((markup) => !markup.complete)
     if (round >= budget) {
       const code = cutOff ? "truncated-call" : "repeated-markup"
-      throw this.fail(round, new ToolCallRecoveryError({ code, rounds: round + 1, markup: found }))
+      throw this.fail(
+        round,
+        new ToolCallRecoveryError({
+          code,
+          rounds: round + 1,
+          recoveriesBefore: this.recoveriesBefore,
+          markup: found,
+        }),
+      )
     }
     if (this.aborted()) throw this.fail(round, this.abortError(round))
     this.emit({

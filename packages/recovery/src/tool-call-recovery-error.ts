@@ -35,6 +35,11 @@ export interface ToolCallRecoveryErrorInit {
   readonly code: ToolCallRecoveryErrorCode
   /** Attempts made in the turn (1 = only the original request). */
   readonly rounds: number
+  /**
+   * Corrected responses earlier model calls of the same user turn already got (the request's
+   * `recoveriesBefore`): the message counts the turn's attempts, not only this call's.
+   */
+  readonly recoveriesBefore?: number
   /** The recoverable markup of every malformed response of the turn, in order. */
   readonly markup: readonly MarkupSummary[]
   /** The underlying error (a `persistFailed` rejection, an abort reason). */
@@ -89,7 +94,10 @@ export class ToolCallRecoveryError extends Error {
   }
 
   /**
-   * True for a {@link ToolCallRecoveryError} from any copy of this package.
+   * True for a {@link ToolCallRecoveryError} from any copy of this package, and for a framework's
+   * wrapper whose `cause` is one and that took its name or message (LangChain's `createAgent`
+   * rejects with such a `MiddlewareError`, the OpenAI SDK's stream helpers with such an
+   * `OpenAIError`): the wrapper gets its `code`, `rounds` and `markup`.
    *
    * @example
    * ```ts
@@ -99,12 +107,13 @@ export class ToolCallRecoveryError extends Error {
    * ```
    */
   static isInstance(value: unknown): value is ToolCallRecoveryError {
-    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true
+    return branded(value) || adoptWrapper(value, 0)
   }
 }
 
 /**
- * Function form of {@link ToolCallRecoveryError.isInstance}.
+ * Function form of {@link ToolCallRecoveryError.isInstance} (a framework's wrapper of ours
+ * included), so what each framework hands the user passes the same guard.
  *
  * @example
  * ```ts
@@ -115,6 +124,36 @@ export class ToolCallRecoveryError extends Error {
  */
 export function isToolCallRecoveryError(value: unknown): value is ToolCallRecoveryError {
   return ToolCallRecoveryError.isInstance(value)
+}
+
+function branded(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true
+}
+
+/** Wrappers in a row the guard follows (LangChain nests one per middleware): a bound for cycles. */
+const MAX_WRAPPERS = 8
+
+/**
+ * A framework's wrapper that presents itself as our error: it holds ours as `cause` and took our
+ * name or our message (LangChain's `createAgent` rethrows what a middleware throws as its
+ * `MiddlewareError`, copying `name` and `message`; the OpenAI SDK's stream helpers reject with an
+ * `OpenAIError` of the same message). It gets ours' `code`, `rounds` and `markup` (non-enumerable
+ * getters, as the brand) so the guard's promise holds: the user reads `error.code` on what the
+ * framework handed them. Left alone, and not ours, when any of those keys is already its own or
+ * it cannot be extended (frozen).
+ */
+function adoptWrapper(value: unknown, depth: number): boolean {
+  if (depth >= MAX_WRAPPERS || !(value instanceof Error)) return false
+  const cause: unknown = value.cause
+  if (!(cause instanceof Error) || !(value.name === cause.name || value.message === cause.message))
+    return false
+  if (!(branded(cause) || adoptWrapper(cause, depth + 1))) return false
+  const ours = cause as ToolCallRecoveryError
+  const keys = ["code", "rounds", "markup"] as const
+  if (keys.some((key) => Object.hasOwn(value, key)) || !Object.isExtensible(value)) return false
+  for (const key of keys) Object.defineProperty(value, key, { get: () => ours[key], configurable: true })
+  Object.defineProperty(value, brand, { value: true })
+  return true
 }
 
 /**
@@ -140,19 +179,23 @@ export function summarizeMarkup(markup: Markup, round: number): MarkupSummary {
 }
 
 function describe(init: ToolCallRecoveryErrorInit): string {
+  // The turn's attempts: a leak after a tool result, with the budget spent on an earlier call, is
+  // the turn's second attempt although it is this call's first.
+  const count = (init.recoveriesBefore ?? 0) + init.rounds
+  const attempts = `${count} ${count === 1 ? "attempt" : "attempts"}`
   const found =
     init.markup.length === 0
       ? ""
       : ` (${init.markup.map((m) => `round ${m.round}: ${m.format} ${m.toolName ?? "<unnamed>"}`).join("; ")})`
   switch (init.code) {
     case "repeated-markup":
-      return `The model wrote its tool call as text instead of a structured call, ${init.rounds} of ${init.rounds} attempts; no action was taken${found}.`
+      return `The model wrote its tool call as text instead of a structured call, ${count} of ${attempts}; no action was taken${found}.`
     case "persist-failed":
       return `The persistFailed hook failed, so the malformed response was not retried${found}.`
     case "aborted":
-      return `The turn was aborted during tool-call recovery after ${init.rounds} attempt(s)${found}.`
+      return `The turn was aborted during tool-call recovery after ${attempts}${found}.`
     case "truncated-call":
-      return `The model's tool call was cut off by the output limit, ${init.rounds} of ${init.rounds} attempts; no action was taken: use shorter arguments or a larger output limit${found}.`
+      return `The model's tool call was cut off by the output limit, ${count} of ${attempts}; no action was taken: use shorter arguments or a larger output limit${found}.`
     default:
       return init.code satisfies never
   }
