@@ -126,8 +126,9 @@ export function recoverPlan(
   return {
     kind: "recover",
     options,
-    // A copy: the caller's array may change while the turn runs.
-    tools: [...tools],
+    // A copy: the caller's array may change while the turn runs. `slice` makes it exact-size (a
+    // request's names were pushed into an array with room to spare, and an open stream holds it).
+    tools: tools.slice(),
     recoveriesBefore: before,
     budget: Math.max(0, options.maxRecoveries - before),
     placement: options.instructionPlacement,
