@@ -3,7 +3,7 @@
 // public names each one promises.
 // Run by `turbo run smoke` on the workspace's Node 24; when SYSTEM_NODE is set (CI does), the
 // packages whose `engines` claim an older Node are imported with that Node too.
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 
 const expected = {
@@ -50,5 +50,21 @@ for (const [name, names] of Object.entries(expected)) {
     if (systemMajor >= minimum && systemMajor !== Number(process.versions.node.split(".")[0]))
       run(system, name, names, cwd)
   }
+}
+
+// The `tool-rescue` command as npm links it: it runs on the workspace's Node, and on a Node older
+// than its `engines` (CI's system Node, when older) it says so in one line instead of crashing.
+const bin = "packages/cli/bin/tool-rescue.js"
+const cliMinimum = JSON.parse(readFileSync("packages/cli/package.json", "utf8")).engines.node
+for (const node of [process.execPath, process.env.SYSTEM_NODE].filter(Boolean)) {
+  const version = execFileSync(node, ["--version"]).toString().trim()
+  const result = spawnSync(node, [bin, "--version"], { encoding: "utf8" })
+  const supported = Number(version.slice(1).split(".")[0]) >= Number(/\d+/.exec(cliMinimum)[0])
+  const ok = supported
+    ? result.status === 0 && /\d+\.\d+\.\d+/.test(result.stdout)
+    : result.status === 1 && result.stderr.split("\n").filter(Boolean).length === 1 && result.stderr.includes(version.slice(1))
+  if (!ok) failed = true
+  console.log(`${ok ? "ok  " : "FAIL"} ${bin} (node ${version}: ${supported ? "runs" : "one line naming the Node"})`)
+  if (!ok) console.log(result.stdout + result.stderr)
 }
 process.exit(failed ? 1 : 0)
