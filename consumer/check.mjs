@@ -12,6 +12,8 @@
 //    - `consumer.ts`: hand-written uses of the public types, with type-level assertions;
 //    - every ```ts snippet of the READMEs, each as its own module, as pasted.
 //    The same files go through TypeScript 5.8, 6.0 and 7 (the native compiler).
+// 3. Each README's install line brings every package its snippets import, and the README tells
+//    the reader the snippets are ES modules (`"type": "module"`).
 import { execFileSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -125,7 +127,9 @@ writeFileSync(
 )
 writeFileSync(join(work, "src/exports.ts"), exportsFile())
 cpSync(join(here, "consumer.ts"), join(work, "src/consumer.ts"))
-for (const snippet of readmeSnippets()) writeFileSync(join(work, "src", snippet.file), snippet.code)
+const snippets = readmeSnippets()
+for (const snippet of snippets) writeFileSync(join(work, "src", snippet.file), snippet.module)
+checkInstallLines(snippets)
 
 for (const { name, tsc } of compilers) {
   const version = execFileSync(process.execPath, [tsc, "--version"]).toString().trim()
@@ -145,6 +149,40 @@ if (problems.length > 0) {
 // ---- helpers ---------------------------------------------------------------------------------
 function readJson(file) {
   return JSON.parse(readFileSync(file, "utf8"))
+}
+
+/**
+ * A reader pastes a README's install line, then its snippets, into a fresh `npm init -y` project:
+ * the install line must bring every package the snippets import, and the README must say that the
+ * snippets are ES modules (`npm init -y` writes `"type": "commonjs"`, where top-level await fails).
+ */
+function checkInstallLines(snippets) {
+  const packageOf = (specifier) =>
+    specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+  const nameOf = (installed) => installed.replace(/(?<=.)@.*$/, "") // zod@4 → zod, @scope/x@2 → @scope/x
+  const saysModule = new Map()
+  for (const snippet of snippets) {
+    const imported = [...snippet.code.matchAll(/^\s*(?:import|export)\b[^"'\n]*?(?:from\s*)?["']([^"']+)["']/gm)]
+      .map((m) => m[1])
+      .filter((s) => !s.startsWith("node:") && !s.startsWith("."))
+      .map(packageOf)
+    if (imported.length === 0) continue
+    const where = `${snippet.where}:${snippet.start}`
+    if (snippet.install === undefined) {
+      fail(`${where}: the README has no \`npm install\` line for the packages this snippet imports`)
+      continue
+    }
+    const installed = new Set(snippet.install.packages.map(nameOf))
+    const missing = [...new Set(imported)].filter((name) => !installed.has(name))
+    if (missing.length > 0)
+      fail(`${where}: imports ${missing.join(", ")}, which its install line (line ${snippet.install.line}) leaves out`)
+    if (!saysModule.has(snippet.where))
+      saysModule.set(snippet.where, readFileSync(join(root, snippet.where), "utf8").includes('"type": "module"'))
+    if (!saysModule.get(snippet.where)) {
+      fail(`${snippet.where}: its snippets are ES modules, but it does not tell the reader to set "type": "module"`)
+      saysModule.set(snippet.where, true) // once per README
+    }
+  }
 }
 
 function listFiles(dir) {
@@ -217,6 +255,10 @@ function readmeSnippets() {
   )
   return readmes.flatMap((file) => {
     const lines = readFileSync(file, "utf8").split("\n")
+    const installs = lines.flatMap((line, n) => {
+      const match = /^npm install (?!-g)(.*)$/.exec(line.trim())
+      return match ? [{ line: n + 1, packages: match[1].split(/\s+/).filter((w) => !w.startsWith("-")) }] : []
+    })
     const out = []
     let block
     lines.forEach((line, n) => {
@@ -224,9 +266,16 @@ function readmeSnippets() {
       else if (block !== undefined && /^```\s*$/.test(line)) {
         const where = relative(root, file)
         const stem = where.replaceAll(/[^a-z0-9]+/gi, "-").toLowerCase()
+        const code = block.lines.join("\n")
         out.push({
+          where,
+          start: block.start,
+          // The install line a reader runs before pasting this block: the last one above it, or
+          // the README's first when the block comes before any.
+          install: installs.findLast((i) => i.line < block.start) ?? installs[0],
+          code,
           file: `readme-${stem}-${block.start}.ts`,
-          code: `// ${where}, line ${block.start}\n${block.lines.join("\n")}\nexport {}\n`,
+          module: `// ${where}, line ${block.start}\n${code}\nexport {}\n`,
         })
         block = undefined
       } else if (block !== undefined) block.lines.push(line)
