@@ -158,11 +158,16 @@ function readJson(file) {
  */
 function checkInstallLines(snippets) {
   const packageOf = (specifier) =>
-    specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+    specifier
+      .split("/")
+      .slice(0, specifier.startsWith("@") ? 2 : 1)
+      .join("/")
   const nameOf = (installed) => installed.replace(/(?<=.)@.*$/, "") // zod@4 → zod, @scope/x@2 → @scope/x
   const saysModule = new Map()
   for (const snippet of snippets) {
-    const imported = [...snippet.code.matchAll(/^\s*(?:import|export)\b[^"'\n]*?(?:from\s*)?["']([^"']+)["']/gm)]
+    const imported = [
+      ...snippet.code.matchAll(/^\s*(?:import|export)\b[^"'\n]*?(?:from\s*)?["']([^"']+)["']/gm),
+    ]
       .map((m) => m[1])
       .filter((s) => !s.startsWith("node:") && !s.startsWith("."))
       .map(packageOf)
@@ -175,11 +180,18 @@ function checkInstallLines(snippets) {
     const installed = new Set(snippet.install.packages.map(nameOf))
     const missing = [...new Set(imported)].filter((name) => !installed.has(name))
     if (missing.length > 0)
-      fail(`${where}: imports ${missing.join(", ")}, which its install line (line ${snippet.install.line}) leaves out`)
+      fail(
+        `${where}: imports ${missing.join(", ")}, which its install line (line ${snippet.install.line}) leaves out`,
+      )
     if (!saysModule.has(snippet.where))
-      saysModule.set(snippet.where, readFileSync(join(root, snippet.where), "utf8").includes('"type": "module"'))
+      saysModule.set(
+        snippet.where,
+        readFileSync(join(root, snippet.where), "utf8").includes('"type": "module"'),
+      )
     if (!saysModule.get(snippet.where)) {
-      fail(`${snippet.where}: its snippets are ES modules, but it does not tell the reader to set "type": "module"`)
+      fail(
+        `${snippet.where}: its snippets are ES modules, but it does not tell the reader to set "type": "module"`,
+      )
       saysModule.set(snippet.where, true) // once per README
     }
   }
