@@ -49,6 +49,12 @@ const adapters: readonly Adapter[] = [
     load: async () => (await import("./demo/run-effect.ts")).runEffectTurn,
   },
   {
+    id: "langchain",
+    title:
+      "LangChain · createAgent({ model: new ChatOpenAI(…), middleware: [toolCallRecoveryMiddleware()] })",
+    load: async () => (await import("./demo/run-langchain.ts")).runLangChainTurn,
+  },
+  {
     id: "proxy",
     title: "proxy · plain fetch + SSE, no SDK, through tool-rescue serve",
     load: async () => (await import("./demo/run-proxy.ts")).runProxyTurn,
@@ -90,7 +96,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   const only =
     values.only === undefined
       ? undefined
-      : choiceFlag(values, "only", ["openai", "ai-sdk", "effect", "proxy"], "openai")
+      : choiceFlag(values, "only", ["openai", "ai-sdk", "effect", "langchain", "proxy"], "openai")
   const style = createStyle(io.stdout, io.env)
   const trace = createDemoTrace(io.stdout, style)
   const started = performance.now()

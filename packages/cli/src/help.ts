@@ -65,8 +65,8 @@ replay server on 127.0.0.1:
      (code "repeated-markup").
 
 Options:
-  --only <adapter>  run one adapter: openai, ai-sdk, effect or proxy (a plain
-                    fetch client, no SDK, through tool-rescue serve)
+  --only <adapter>  run one adapter: openai, ai-sdk, effect, langchain or proxy
+                    (a plain fetch client, no SDK, through tool-rescue serve)
   --keep            keep the scratch workspace and its failed-responses log
   -h, --help        show this help
 

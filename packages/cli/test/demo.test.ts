@@ -3,7 +3,7 @@ import { main } from "../src/main.ts"
 import { testIo } from "./support.ts"
 
 describe("demo", () => {
-  it("plays both scenarios through the openai, AI SDK and Effect adapters and the proxy, and exits 0", async () => {
+  it("plays both scenarios through the openai, AI SDK, Effect and LangChain adapters and the proxy, and exits 0", async () => {
     const io = testIo()
     // No wall-clock assertion: under `pnpm check` every package's suite shares two cores, so a
     // timed unit test is flaky. The demo's speed (≈1 s built, piped) is measured and reported, not tested.
@@ -14,7 +14,13 @@ describe("demo", () => {
 
     // One section per adapter, two scenarios each.
     const sections = out.split("\n━━ ").slice(1)
-    expect(sections.map((section) => section.split(" ")[0])).toEqual(["openai", "AI", "Effect", "proxy"])
+    expect(sections.map((section) => section.split(" ")[0])).toEqual([
+      "openai",
+      "AI",
+      "Effect",
+      "LangChain",
+      "proxy",
+    ])
     for (const section of sections) {
       const [first, second] = section.split("  scenario 2 · ")
       // Scenario 1: prose streams, the leak is flagged and held back, persisted, retried with the
@@ -66,17 +72,17 @@ describe("demo", () => {
     }
 
     // The summary table: a row per adapter and scenario, every check passed.
-    for (const adapter of ["openai", "ai-sdk", "effect", "proxy"]) {
+    for (const adapter of ["openai", "ai-sdk", "effect", "langchain", "proxy"]) {
       expect(out).toMatch(new RegExp(`\\n  ${adapter} +recovered +✓ +✓ +✓ +✓ +✓ +✓ port 8080 +3 +\\d`))
       expect(out).toMatch(
         new RegExp(`\\n  ${adapter} +leaks-twice +✓ +✓ +✓ +✓ +– +✓ repeated-markup +2 +\\d`),
       )
     }
-    expect(out).toMatch(/\n✓ 8 turns through 4 adapters behaved as shown · \d/)
+    expect(out).toMatch(/\n✓ 10 turns through 5 adapters behaved as shown · \d/)
     expect(out).not.toContain("✗")
-    // Eight turns through four adapters (with the proxy's own server): a few seconds built and
+    // Ten turns through five adapters (with the proxy's own server): a few seconds built and
     // piped, ten times that when every package's suite shares two loaded cores.
-  }, 120_000)
+  }, 300_000)
 
   it("runs one adapter with --only, and colours the trace on a terminal", async () => {
     const io = testIo({ tty: true })

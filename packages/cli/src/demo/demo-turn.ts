@@ -3,7 +3,7 @@ import type { DemoTrace } from "./demo-trace.ts"
 import type { DemoWorkspace, Scenario } from "./demo-world.ts"
 
 /** The adapters the demo plays through. */
-export type AdapterId = "openai" | "ai-sdk" | "effect" | "proxy"
+export type AdapterId = "openai" | "ai-sdk" | "effect" | "langchain" | "proxy"
 
 /** A structured call the turn made, and what the tool returned. */
 export interface ToolRun {
