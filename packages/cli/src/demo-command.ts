@@ -24,6 +24,7 @@ import type { CliIo } from "./io.ts"
 import { createStyle, type Style } from "./style.ts"
 import { formatTable } from "./table.ts"
 import { excerpt, formatMs, plural } from "./text.ts"
+import { wrapText } from "./wrap-text.ts"
 
 interface Adapter {
   readonly id: AdapterId
@@ -98,6 +99,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
       ? undefined
       : choiceFlag(values, "only", ["openai", "ai-sdk", "effect", "langchain", "proxy"], "openai")
   const style = createStyle(io.stdout, io.env)
+  const width = io.stdout.columns ?? 80
   const trace = createDemoTrace(io.stdout, style)
   const started = performance.now()
 
@@ -116,7 +118,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   try {
     io.stdout.write(`${style.bold("tool-rescue demo")} — a tool call written as text, caught and recovered\n`)
     io.stdout.write(
-      style.dim(`replay server ${server.url} (no network) · scratch workspace ${workspace.root}\n`),
+      `${style.dim(wrapText(`replay server ${server.url} (no network) · scratch workspace ${workspace.root}`, width, ""))}\n`,
     )
     for (const adapter of adapters) {
       if (only !== undefined && adapter.id !== only) continue
@@ -145,7 +147,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
 
   const elapsed = performance.now() - started
   io.stdout.write(`\n${style.bold("summary")}\n`)
-  io.stdout.write(summaryTable(reports, style))
+  io.stdout.write(summaryTable(reports, style, width))
   const failed = reports.flatMap((report) =>
     report.checks
       .filter((check) => !check.ok)
@@ -155,7 +157,7 @@ export async function runDemo(argv: readonly string[], io: CliIo): Promise<numbe
   if (values.keep === true) io.stdout.write(style.dim(`failed responses kept in ${workspace.failedLog}\n`))
   if (failed.length > 0) {
     io.stdout.write(`${style.red("✗")} ${plural(failed.length, "step")} did not behave as shown:\n`)
-    for (const line of failed) io.stdout.write(`  ${line}\n`)
+    for (const line of failed) io.stdout.write(`  ${wrapText(line, width, "    ")}\n`)
     return ExitCode.findings
   }
   io.stdout.write(
@@ -340,16 +342,14 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
   return { adapter, scenario: scenario.id, checks, ms }
 }
 
-function summaryTable(reports: readonly TurnReport[], style: Style): string {
-  return formatTable(
+function summaryTable(reports: readonly TurnReport[], style: Style, width: number): string {
+  // The five step checks share one column (a glyph each, explained under the table), so the
+  // table fits an 80-column terminal.
+  const table = formatTable(
     [
       { header: "adapter" },
       { header: "scenario" },
-      { header: "flagged" },
-      { header: "off screen" },
-      { header: "persisted" },
-      { header: "retry+instr" },
-      { header: "tool ran" },
+      { header: "checks" },
       { header: "outcome" },
       { header: "requests", align: "right" },
       { header: "time", align: "right" },
@@ -357,9 +357,15 @@ function summaryTable(reports: readonly TurnReport[], style: Style): string {
     reports.map((report) => [
       report.adapter,
       report.scenario,
-      ...report.checks.slice(0, 7).map((check) => check.cell),
+      report.checks
+        .slice(0, 5)
+        .map((check) => check.cell)
+        .join(""),
+      ...report.checks.slice(5, 7).map((check) => check.cell),
       formatMs(report.ms),
     ]),
     { header: style.bold },
   )
+  const legend = "checks: flagged · off screen · persisted · instructed retry · tool ran"
+  return `${table}  ${style.dim(wrapText(legend, width - 2, "  "))}\n`
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest"
 import { main } from "../src/main.ts"
+import { visibleWidth } from "../src/style.ts"
 import { testIo } from "./support.ts"
 
 describe("demo", () => {
   it("plays both scenarios through the openai, AI SDK, Effect and LangChain adapters and the proxy, and exits 0", async () => {
-    const io = testIo()
+    // A wide terminal: the trace's lines are matched whole here; wrapping is tested below.
+    const io = testIo({ columns: 1000 })
     // No wall-clock assertion: under `pnpm check` every package's suite shares two cores, so a
     // timed unit test is flaky. The demo's speed (≈1 s built, piped) is measured and reported, not tested.
     const code = await main(["demo"], io)
@@ -73,16 +75,37 @@ describe("demo", () => {
 
     // The summary table: a row per adapter and scenario, every check passed.
     for (const adapter of ["openai", "ai-sdk", "effect", "langchain", "proxy"]) {
-      expect(out).toMatch(new RegExp(`\\n  ${adapter} +recovered +✓ +✓ +✓ +✓ +✓ +✓ port 8080 +3 +\\d`))
-      expect(out).toMatch(
-        new RegExp(`\\n  ${adapter} +leaks-twice +✓ +✓ +✓ +✓ +– +✓ repeated-markup +2 +\\d`),
-      )
+      expect(out).toMatch(new RegExp(`\\n  ${adapter} +recovered +✓✓✓✓✓ +✓ port 8080 +3 +\\d`))
+      expect(out).toMatch(new RegExp(`\\n  ${adapter} +leaks-twice +✓✓✓✓– +✓ repeated-markup +2 +\\d`))
     }
     expect(out).toMatch(/\n✓ 10 turns through 5 adapters behaved as shown · \d/)
     expect(out).not.toContain("✗")
     // Ten turns through five adapters (with the proxy's own server): a few seconds built and
     // piped, ten times that when every package's suite shares two loaded cores.
   }, 300_000)
+
+  it("wraps the trace to the terminal's width, continuing under the label, and loses no word", async () => {
+    const narrow = testIo({ columns: 80 })
+    const wide = testIo({ columns: 1000 })
+    expect(await main(["demo", "--only", "openai"], narrow)).toBe(0)
+    expect(await main(["demo", "--only", "openai"], wide)).toBe(0)
+    const lines = narrow.stdout.text().split("\n")
+    for (const line of lines) expect(visibleWidth(line), line).toBeLessThanOrEqual(80)
+    expect(lines.some((line) => /^ {14}\S/.test(line) && !line.includes("held back"))).toBe(true)
+    expect(
+      wide.stdout
+        .text()
+        .split("\n")
+        .some((line) => visibleWidth(line) > 80),
+    ).toBe(true)
+    // The same words in the same order (times, ports and the scratch path differ between runs).
+    const words = (text: string) =>
+      text
+        .split(/\s+/)
+        .filter((word) => !word.includes("/tmp") && !word.includes("127.0.0.1"))
+        .map((word) => word.replace(/\d+(\.\d+)?/g, "#"))
+    expect(words(narrow.stdout.text())).toEqual(words(wide.stdout.text()))
+  }, 120_000)
 
   it("runs one adapter with --only, and colours the trace on a terminal", async () => {
     const io = testIo({ tty: true })

@@ -9,7 +9,7 @@ export interface Captured {
   readonly columns: number
 }
 
-export function captured(isTTY = false): Captured {
+export function captured(isTTY = false, columns = 100): Captured {
   const chunks: string[] = []
   return {
     text: () => chunks.join(""),
@@ -18,20 +18,26 @@ export function captured(isTTY = false): Captured {
       return true
     },
     isTTY,
-    columns: 100,
+    columns,
   }
 }
 
 /** An io with captured stdout/stderr, an empty stdin (or `stdin`), and no colour. */
 export function testIo(
-  options: { stdin?: string | Readable; env?: Record<string, string>; cwd?: string; tty?: boolean } = {},
+  options: {
+    stdin?: string | Readable
+    env?: Record<string, string>
+    cwd?: string
+    tty?: boolean
+    columns?: number
+  } = {},
 ): CliIo & { stdout: Captured; stderr: Captured } {
   const stdin =
     options.stdin instanceof Readable
       ? options.stdin
       : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)])
   return {
-    stdout: captured(options.tty ?? false),
+    stdout: captured(options.tty ?? false, options.columns),
     stderr: captured(options.tty ?? false),
     stdin,
     env: { ...options.env },
