@@ -349,6 +349,23 @@ export function createReportAggregator(options: ReportAggregatorOptions = {}): R
   }
 }
 
+/**
+ * Leaks of `model` per time bucket, all formats together.
+ *
+ * @example
+ * ```ts
+ * modelTotals(data.timeline, "qwen3-coder") // [0, 3, 1, …], one count per bucket
+ * ```
+ */
+export function modelTotals(timeline: Timeline, model: string): number[] {
+  const sums = new Array<number>(timeline.buckets).fill(0)
+  for (const series of timeline.series) {
+    if (series.model !== model) continue
+    for (let i = 0; i < series.counts.length; i++) sums[i] = (sums[i] ?? 0) + (series.counts[i] ?? 0)
+  }
+  return sums
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }

@@ -4,7 +4,7 @@
  * attachment or an air-gapped machine and reads the same without JavaScript (there is none).
  */
 import { formatCount, formatPercent } from "../text.ts"
-import type { Count, ModelFigures, ReportData } from "./report-data.ts"
+import { type Count, type ModelFigures, modelTotals, type ReportData } from "./report-data.ts"
 
 /** Colours for formats in chart order; formats past the palette share the last (grey). */
 const PALETTE = [
@@ -52,8 +52,7 @@ function timelineChart(data: ReportData, model: ModelFigures, colours: ReadonlyM
   const series = data.timeline.series.filter((entry) => entry.model === model.model)
   const buckets = data.timeline.buckets
   if (buckets === 0 || series.length === 0) return `<p class="none">No record of this model has a time.</p>`
-  const totals = new Array<number>(buckets).fill(0)
-  for (const entry of series) entry.counts.forEach((n, i) => (totals[i] = (totals[i] ?? 0) + n))
+  const totals = modelTotals(data.timeline, model.model)
   const max = Math.max(1, ...totals)
   const width = 720
   const height = 200

@@ -1,7 +1,7 @@
 import type { Style } from "../style.ts"
 import { formatTable, type TableColumn } from "../table.ts"
 import { excerpt, formatCount, formatPercent, plural } from "../text.ts"
-import type { Count, ReportData } from "./report-data.ts"
+import { type Count, modelTotals, type ReportData } from "./report-data.ts"
 
 /** A titled table, rendered as a terminal table or a Markdown table. */
 interface Section {
@@ -34,18 +34,6 @@ export function sparkline(counts: readonly number[]): string {
       n === 0 ? " " : SPARKS[Math.min(SPARKS.length - 1, Math.ceil((n / max) * SPARKS.length) - 1)],
     )
     .join("")
-}
-
-/** Leaks of `model` per bucket, all formats together. */
-function modelCounts(data: ReportData, model: string): number[] {
-  const sums = new Array<number>(data.timeline.buckets).fill(0)
-  for (const series of data.timeline.series) {
-    if (series.model !== model) continue
-    series.counts.forEach((n, i) => {
-      sums[i] = (sums[i] ?? 0) + n
-    })
-  }
-  return sums
 }
 
 function bucketLabel(hours: number): string {
@@ -124,7 +112,7 @@ function sections(data: ReportData, maxRows: number): Section[] {
       title: `Over time (one character per ${bucketLabel(data.timeline.bucketHours)} from ${data.timeline.start})`,
       columns: [{ header: "model" }, { header: "leaks", align: "right" }, { header: "timeline" }],
       rows: data.models.map((model) => {
-        const sums = modelCounts(data, model.model)
+        const sums = modelTotals(data.timeline, model.model)
         return [model.model, formatCount(sums.reduce((a, b) => a + b, 0)), `|${sparkline(sums)}|`]
       }),
     })
