@@ -121,7 +121,7 @@ describe("failed-log records", () => {
 describe("tool-rescue report", () => {
   it("prints the tables, and malformed lines with file and number", async () => {
     const a = await log("a.jsonl", LOG)
-    const b = await log("b.jsonl", [current(), "{oops", "", '{"text": 1}'])
+    await log("b.jsonl", [current(), "{oops", "", '{"text": 1}'])
     const run = await report([a, "b.jsonl"])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("6 leaks in 2 files")
