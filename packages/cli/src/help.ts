@@ -144,8 +144,18 @@ Options:
   --runs <n>         prompts to send in each mode (default 10, at most 1000)
   --stream           use streaming chat completions
   --timeout <s>      seconds per request (default 60)
+  --server <s>       the server behind the endpoint, for the doctor's advice:
+                     auto (default: from /v1/models owned_by, the server
+                     header, or the port), vllm, sglang, llamacpp, ollama or
+                     lmstudio
+  --markdown         print Markdown (to paste into a bug report) instead of text
   --json             print one JSON report on stdout instead of text
   -h, --help         show this help
+
+The doctor reads the results: when leaks come on most turns, or always in one
+format, the server's tool parser or chat template likely does not match the
+model, and it prints what to check in that server (the parser for the leaked
+format, --jinja, the model's template); docs/troubleshooting.md has the table.
 
 Every request is sent once: the client's own retries are off, so what you
 see is what the endpoint did.
