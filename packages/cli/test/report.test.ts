@@ -105,6 +105,12 @@ describe("failed-log records", () => {
     })
   })
 
+  it("reads a request that named no model (model: null) as unknown", () => {
+    expect(readFailedRecord(current({ model: null, recoveriesBefore: 1 }))).toMatchObject({
+      model: "unknown",
+    })
+  })
+
   it.each([
     [[1], "not a JSON object"],
     [{ round: 0 }, `no "text" (not a failed-log record)`],
@@ -169,6 +175,17 @@ describe("tool-rescue report", () => {
     expect(run.stdout).toContain("## Tool calls leaked as text (tool-rescue report)")
     expect(run.stdout).toContain("| model | format | outcome | leaks |\n| --- | --- | --- | ---: |")
     expect(run.stdout).toContain("| qwen3-coder-30b | qwen3-coder | retried | 1 |")
+  })
+
+  it("shows its progress on a terminal and erases it", async () => {
+    const io = testIo({ cwd: dir, tty: true })
+    expect(await main(["report", await log("a.jsonl", LOG), "--json"], io)).toBe(0)
+    const frames = io.stderr
+      .text()
+      .split("\r\u001b[2K")
+      .filter((frame) => frame.length > 0)
+    expect(frames[0]).toMatch(/^reading .*a\.jsonl · 1 line · [\d.]+ k?B · 0 leaks$/)
+    expect(io.stderr.text().endsWith("\r\u001b[2K")).toBe(true)
   })
 
   it("refuses a missing file and two output formats", async () => {
