@@ -198,7 +198,7 @@ export function renderReportMarkdown(data: ReportData): string {
   for (const line of summaryLines(data)) out.push(`- ${cell(line)}`)
   if (data.records > 0) {
     for (const section of sections(data, 25)) {
-      out.push("", `### ${section.title.replace(/^Over time \(one character/, "Over time (one bar")}`, "")
+      out.push("", `### ${section.title}`, "")
       out.push(markdownTable(section))
     }
   }
