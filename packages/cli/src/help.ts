@@ -1,7 +1,7 @@
 /** The `--help` texts. Kept beside each other so they read as one manual. */
 
 /** The commands `tool-rescue` knows. */
-export type CommandName = "demo" | "scan" | "probe" | "serve"
+export type CommandName = "demo" | "scan" | "probe" | "serve" | "report"
 
 const EXIT_CODES = `Exit codes:
   0  success (scan: no recoverable leak; demo: every step behaved as shown)
@@ -32,6 +32,8 @@ Commands:
   probe   measure leak rate and recovery on a live OpenAI-compatible endpoint
   serve   run the recovery proxy in front of an OpenAI- or Anthropic-compatible
           server, for agents in any language
+  report  leaks per model, format, tool and outcome from the proxy's failed
+          log: a terminal table, Markdown, JSON or a self-contained HTML page
 
 Options:
   -h, --help     show help (also: tool-rescue <command> --help)
@@ -142,8 +144,18 @@ Options:
   --runs <n>         prompts to send in each mode (default 10, at most 1000)
   --stream           use streaming chat completions
   --timeout <s>      seconds per request (default 60)
+  --server <s>       the server behind the endpoint, for the doctor's advice:
+                     auto (default: from /v1/models owned_by, the server
+                     header, or the port), vllm, sglang, llamacpp, ollama or
+                     lmstudio
+  --markdown         print Markdown (to paste into a bug report) instead of text
   --json             print one JSON report on stdout instead of text
   -h, --help         show this help
+
+The doctor reads the results: when leaks come on most turns, or always in one
+format, the server's tool parser or chat template likely does not match the
+model, and it prints what to check in that server (the parser for the leaked
+format, --jinja, the model's template); docs/troubleshooting.md has the table.
 
 Every request is sent once: the client's own retries are off, so what you
 see is what the endpoint did.
@@ -193,6 +205,44 @@ GET /metrics gives Prometheus counters. SIGINT or SIGTERM stops accepting,
 lets in-flight requests finish for the grace period, and exits 0.
 `
 
+/**
+ * `tool-rescue report --help`.
+ *
+ * @example
+ * ```ts
+ * import { reportHelp } from "@tool-rescue/cli"
+ *
+ * process.stdout.write(reportHelp)
+ * ```
+ */
+export const reportHelp: string = `Usage: tool-rescue report <failed log…> [options]
+
+Reads the proxy's failed logs (tool-rescue serve --failed-log; JSONL, one
+malformed response a line) and reports the leaks per model, format, leaked
+tool and outcome (retried, repeated, truncated, not-offered), how many retries
+recovered, and the leaks over time. Records from older proxies that lack a
+field count it as "unknown". "-" reads standard input.
+
+Options:
+  --since <t>       only records from then on: an ISO 8601 date or time, or a
+                    span back from now (30m, 24h, 7d, 2w)
+  --metrics <url>   the proxy's /metrics (e.g. http://127.0.0.1:8787/metrics):
+                    requests with tools per model, for leak rates
+  --timeout <s>     seconds to wait for --metrics (default 10)
+  --markdown        print Markdown (to paste into a bug report) instead of text
+  --json            print one JSON report on stdout instead of text
+  --html <file>     also write one self-contained HTML page: a chart per model
+                    of leaks by format over time and of the outcomes (inline
+                    SVG; no network, no JavaScript)
+  -h, --help        show this help
+
+Lines that are not failed-log records are reported with their file and line
+number and skipped. Logs are read in constant memory.
+
+Exit code 0 when the report was written, 2 for bad arguments or unreadable
+input.
+`
+
 /** The help text of `command`. */
 export function commandHelp(command: CommandName): string {
   switch (command) {
@@ -204,6 +254,8 @@ export function commandHelp(command: CommandName): string {
       return probeHelp
     case "serve":
       return serveHelp
+    case "report":
+      return reportHelp
     default:
       return command satisfies never
   }

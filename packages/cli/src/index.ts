@@ -3,11 +3,12 @@
 
 export { CliError, ExitCode, type ExitCodeValue, isCliError } from "./cli-error.ts"
 export { runDemo } from "./demo-command.ts"
-export { demoHelp, overviewHelp, probeHelp, scanHelp, serveHelp } from "./help.ts"
+export { demoHelp, overviewHelp, probeHelp, reportHelp, scanHelp, serveHelp } from "./help.ts"
 export { type CliIo, type OutputStream, processIo } from "./io.ts"
 export { main } from "./main.ts"
 export { runProbe } from "./probe-command.ts"
 export { createProgressLine, type ProgressLine, progressBar } from "./progress.ts"
+export { runReport } from "./report-command.ts"
 export { runScan } from "./scan-command.ts"
 export { runServe } from "./serve-command.ts"
 export { colorEnabled, createStyle, type Style, visibleWidth } from "./style.ts"

@@ -4,7 +4,7 @@ import type { CliIo } from "./io.ts"
 import { oneLine } from "./text.ts"
 import { cliVersion } from "./version.ts"
 
-const COMMANDS: readonly CommandName[] = ["demo", "scan", "probe", "serve"]
+const COMMANDS: readonly CommandName[] = ["demo", "scan", "probe", "serve", "report"]
 
 /** Runs one command with its arguments (everything after the command name). */
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>
@@ -15,6 +15,7 @@ const runners: Readonly<Record<CommandName, () => Promise<CommandRunner>>> = {
   scan: async () => (await import("./scan-command.ts")).runScan,
   probe: async () => (await import("./probe-command.ts")).runProbe,
   serve: async () => (await import("./serve-command.ts")).runServe,
+  report: async () => (await import("./report-command.ts")).runReport,
 }
 
 /**

@@ -1,9 +1,12 @@
-import { integerFlag, parseCommandArgs, stringFlag } from "./args.ts"
+import { choiceFlag, integerFlag, parseCommandArgs, stringFlag } from "./args.ts"
 import { CliError, ExitCode, usageError } from "./cli-error.ts"
 import type { CliIo } from "./io.ts"
 import { describeEndpointError } from "./probe/endpoint-error.ts"
-import { renderProbeText, summarizeProbe } from "./probe/probe-render.ts"
+import { modelOwners } from "./probe/model-owners.ts"
+import { diagnose } from "./probe/probe-doctor.ts"
+import { renderProbeMarkdown, renderProbeText, summarizeProbe } from "./probe/probe-render.ts"
 import { type ProbeConfig, type ProbeProgress, runProbeMeasurement } from "./probe/run-probe.ts"
+import { detectServer, SERVER_IDS } from "./probe/server-fixes.ts"
 import { createProgressLine, progressBar } from "./progress.ts"
 import { createStyle } from "./style.ts"
 
@@ -29,9 +32,14 @@ export async function runProbe(argv: readonly string[], io: CliIo): Promise<numb
       stream: { type: "boolean" },
       timeout: { type: "string" },
       json: { type: "boolean" },
+      markdown: { type: "boolean" },
+      server: { type: "string" },
     },
     0,
   )
+  if (values.json === true && values.markdown === true)
+    throw usageError("--json and --markdown print different reports: choose one")
+  const serverFlag = choiceFlag(values, "server", ["auto", ...SERVER_IDS], "auto")
   const baseURL = stringFlag(values, "base-url")
   if (baseURL === undefined) throw usageError("--base-url is required (e.g. http://127.0.0.1:8000/v1)")
   let url: URL
@@ -72,11 +80,21 @@ export async function runProbe(argv: readonly string[], io: CliIo): Promise<numb
   }
   progress.clear()
   const summary = summarizeProbe(result)
+  const server = detectServer({
+    flag: serverFlag === "auto" ? undefined : serverFlag,
+    ownedBy:
+      serverFlag === "auto" ? await modelOwners(config.baseURL, config.model, config.apiKey, 5_000) : [],
+    headers: result.serverHeader === undefined ? {} : { server: result.serverHeader },
+    baseURL: config.baseURL,
+  })
+  const diagnosis = diagnose(result, server)
   if (values.json === true) {
     const { apiKey: _secret, ...shown } = config
-    io.stdout.write(`${JSON.stringify({ config: shown, summary, runs: result }, null, 2)}\n`)
+    io.stdout.write(`${JSON.stringify({ config: shown, summary, diagnosis, runs: result }, null, 2)}\n`)
+  } else if (values.markdown === true) {
+    io.stdout.write(renderProbeMarkdown(config, summary, diagnosis))
   } else {
-    io.stdout.write(renderProbeText(config, summary, createStyle(io.stdout, io.env)))
+    io.stdout.write(renderProbeText(config, summary, diagnosis, createStyle(io.stdout, io.env)))
   }
   return ExitCode.ok
 }

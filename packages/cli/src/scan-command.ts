@@ -1,9 +1,7 @@
-import { createReadStream } from "node:fs"
-import { stat } from "node:fs/promises"
-import { resolve } from "node:path"
 import { choiceFlag, integerFlag, parseCommandArgs, stringFlag } from "./args.ts"
-import { CliError, ExitCode, isCliError, usageError } from "./cli-error.ts"
+import { CliError, ExitCode, usageError } from "./cli-error.ts"
 import type { CliIo } from "./io.ts"
+import { describeFsError, openInput } from "./open-input.ts"
 import { createProgressLine } from "./progress.ts"
 import { readLines } from "./scan/line-reader.ts"
 import { InputError, scanLines } from "./scan/scan-input.ts"
@@ -81,30 +79,4 @@ function parseTools(raw: string | undefined): string[] | undefined {
     .filter((tool) => tool.length > 0)
   if (tools.length === 0) throw usageError("--tools needs at least one tool name (comma-separated)")
   return tools
-}
-
-async function openInput(input: string, io: CliIo): Promise<AsyncIterable<Uint8Array | string>> {
-  if (input === "-") {
-    // Nothing piped in: say what we are waiting for instead of hanging silently.
-    if ((io.stdin as { isTTY?: boolean }).isTTY === true)
-      io.stderr.write("reading standard input (end it with Ctrl-D)\n")
-    return io.stdin
-  }
-  const path = resolve(io.cwd, input)
-  try {
-    const info = await stat(path)
-    if (info.isDirectory()) throw new CliError(`cannot read ${input}: it is a directory`)
-  } catch (error) {
-    if (isCliError(error)) throw error
-    throw new CliError(`cannot read ${input}: ${describeFsError(error)}`)
-  }
-  return createReadStream(path, { highWaterMark: 256 * 1024 })
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown }).code
-  if (code === "ENOENT") return "no such file"
-  if (code === "EACCES" || code === "EPERM") return "permission denied"
-  if (code === "EISDIR") return "it is a directory"
-  return error instanceof Error ? error.message : String(error)
 }

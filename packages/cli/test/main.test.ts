@@ -53,7 +53,7 @@ describe("main", () => {
     expect(await main(["sacn", "x.jsonl"], io)).toBe(2)
     expect(io.stdout.text()).toBe("")
     expect(io.stderr.text()).toBe(
-      "tool-rescue: unknown command 'sacn' (commands: demo, scan, probe, serve; see tool-rescue --help)\n",
+      "tool-rescue: unknown command 'sacn' (commands: demo, scan, probe, serve, report; see tool-rescue --help)\n",
     )
   })
 
@@ -63,7 +63,9 @@ describe("main", () => {
     expect(io.stderr.text()).toMatch(/^tool-rescue: unknown option --verbose .*\n$/)
     io = testIo()
     expect(await main(["help", "nope"], io)).toBe(2)
-    expect(io.stderr.text()).toBe("tool-rescue: no help for 'nope' (commands: demo, scan, probe, serve)\n")
+    expect(io.stderr.text()).toBe(
+      "tool-rescue: no help for 'nope' (commands: demo, scan, probe, serve, report)\n",
+    )
   })
 
   it("turns argument errors of a command into one usage line and exit code 2", async () => {

@@ -30,6 +30,9 @@ function promptOf(request: ReplayRequest): number {
 }
 
 const isRetry = (request: ReplayRequest): boolean => isRetryRequest(request.rawBody)
+/** The chat requests (the doctor also asks GET /v1/models who owns the model). */
+const chat = (server: ReplayServer): readonly ReplayRequest[] =>
+  server.requests.filter((r) => r.api === "chat")
 const leak = (tool: string, key: string): string =>
   `Let me do that.\n\n<function=${tool}>\n<parameter=${key}>\nx\n</parameter>\n</function>\n</tool_call>`
 const call = (tool: string): ReplayStep => ({
@@ -106,8 +109,8 @@ describe("probe against the replay server", () => {
     ])
     expect(report.runs.with.filter((r) => r.addedMs !== undefined)).toHaveLength(2)
     // 6 requests without recovery, 6 with, and one retry per leak; the API key never leaks into the report.
-    expect(server.requests).toHaveLength(14)
-    expect(server.requests.filter(isRetry)).toHaveLength(2)
+    expect(chat(server)).toHaveLength(14)
+    expect(chat(server).filter(isRetry)).toHaveLength(2)
     expect(run.stdout).not.toContain("apiKey")
     // Real tool schemas went out with every request.
     const tools = server.requests[0]?.body?.tools as {
@@ -142,7 +145,7 @@ describe("probe against the replay server", () => {
     const report = JSON.parse(run.stdout) as ProbeJson
     expect(report.summary.without).toMatchObject({ leaks: 2, toolCalls: 2 })
     expect(report.summary.with).toMatchObject({ recoveries: 2, recovered: 1, failed: 1, recoveryRate: 0.5 })
-    expect(server.requests.every((request) => request.body?.stream === true)).toBe(true)
+    expect(chat(server).every((request) => request.body?.stream === true)).toBe(true)
   })
 
   it("prints a readable report", async () => {

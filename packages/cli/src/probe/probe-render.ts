@@ -1,6 +1,7 @@
 import type { Style } from "../style.ts"
-import { formatTable } from "../table.ts"
+import { formatTable, type TableColumn } from "../table.ts"
 import { formatMs, formatPercent } from "../text.ts"
+import { type Diagnosis, diagnosisLines } from "./probe-doctor.ts"
 import type { ProbeConfig, ProbeOutcome, ProbeResult, ProbeRun } from "./run-probe.ts"
 
 /** The figures of a probe, computed once for both renderings. */
@@ -90,62 +91,122 @@ export function summarizeProbe(result: ProbeResult): ProbeSummary {
   }
 }
 
-/**
- * The human report of a probe.
- *
- * @example
- * ```ts
- * io.stdout.write(renderProbeText(config, summarizeProbe(result), style))
- * ```
- */
-export function renderProbeText(config: ProbeConfig, summary: ProbeSummary, style: Style): string {
+/** The rows of the comparison table; `mark` highlights the leaks without recovery. */
+function comparisonRows(summary: ProbeSummary, mark: (text: string) => string): string[][] {
   const { runs } = summary
   const w = summary.without
   const r = summary.with
   const ratio = (n: number) => `${n}/${runs} (${formatPercent(n, runs)})`
+  return [
+    ["structured tool call", ratio(w.toolCalls), ratio(r.toolCalls + r.recovered)],
+    ["  of which recovered", "–", ratio(r.recovered)],
+    ["tool call leaked as text", mark(ratio(w.leaks)), ratio(r.recoveries)],
+    ["  ended in the explicit error", "–", ratio(r.failed)],
+    ["prose answer", ratio(w.text), ratio(r.text + r.recoveredToText)],
+    ["median turn latency", formatMs(w.medianMs), formatMs(r.medianMs)],
+  ]
+}
+
+const COLUMNS: readonly TableColumn[] = [
+  { header: "" },
+  { header: "without recovery", align: "right" },
+  { header: "with tool-rescue", align: "right" },
+]
+
+/** The headline figures: label, value, and a detail (possibly empty). */
+function figures(summary: ProbeSummary): [string, string, string][] {
+  const { runs } = summary
+  const w = summary.without
+  const r = summary.with
+  const out: [string, string, string][] = [
+    ["leak rate without recovery", formatPercent(w.leaks, runs), ""],
+    [
+      "recovery success rate",
+      r.recoveries === 0
+        ? "– (no leak to recover)"
+        : formatPercent(r.recovered + r.recoveredToText, r.recoveries),
+      r.recoveries === 0
+        ? ""
+        : `(${r.recovered + r.recoveredToText} of ${r.recoveries} retries; ${r.failed} repeated the markup)`,
+    ],
+    [
+      "added latency per recovery",
+      Number.isNaN(r.medianAddedMs) ? "–" : `${formatMs(r.medianAddedMs)} median`,
+      Number.isNaN(r.maxAddedMs)
+        ? ""
+        : `(max ${formatMs(r.maxAddedMs)}; from the leak decision to the retry's last byte)`,
+    ],
+  ]
+  const formats = Object.entries(summary.formats)
+  if (formats.length > 0) out.push(["leaked formats", formats.map(([f, n]) => `${f} ×${n}`).join(", "), ""])
+  return out
+}
+
+/**
+ * The human report of a probe, with the doctor's verdict.
+ *
+ * @example
+ * ```ts
+ * io.stdout.write(renderProbeText(config, summarizeProbe(result), diagnose(result, undefined), style))
+ * ```
+ */
+export function renderProbeText(
+  config: ProbeConfig,
+  summary: ProbeSummary,
+  diagnosis: Diagnosis,
+  style: Style,
+): string {
   const out: string[] = []
   out.push(
     `${style.bold("tool-rescue probe")}  ${config.baseURL}  model ${config.model}  ` +
-      `${runs} prompts × 2 · ${config.stream ? "streaming" : "non-streaming"}\n\n`,
+      `${summary.runs} prompts × 2 · ${config.stream ? "streaming" : "non-streaming"}\n\n`,
   )
-  out.push(
-    formatTable(
-      [
-        { header: "" },
-        { header: "without recovery", align: "right" },
-        { header: "with tool-rescue", align: "right" },
-      ],
-      [
-        ["structured tool call", ratio(w.toolCalls), ratio(r.toolCalls + r.recovered)],
-        ["  of which recovered", "–", ratio(r.recovered)],
-        ["tool call leaked as text", style.red(ratio(w.leaks)), ratio(r.recoveries)],
-        ["  ended in the explicit error", "–", ratio(r.failed)],
-        ["prose answer", ratio(w.text), ratio(r.text + r.recoveredToText)],
-        ["median turn latency", formatMs(w.medianMs), formatMs(r.medianMs)],
-      ],
-      { header: style.bold },
-    ),
-  )
+  out.push(formatTable(COLUMNS, comparisonRows(summary, style.red), { header: style.bold }))
   out.push("\n")
-  out.push(`  leak rate without recovery   ${style.bold(formatPercent(w.leaks, runs))}\n`)
-  out.push(
-    `  recovery success rate        ${style.bold(r.recoveries === 0 ? "– (no leak to recover)" : formatPercent(r.recovered + r.recoveredToText, r.recoveries))}` +
-      (r.recoveries === 0
-        ? ""
-        : style.dim(
-            `  (${r.recovered + r.recoveredToText} of ${r.recoveries} retries; ${r.failed} repeated the markup)`,
-          )) +
-      "\n",
-  )
-  out.push(
-    `  added latency per recovery   ${style.bold(Number.isNaN(r.medianAddedMs) ? "–" : `${formatMs(r.medianAddedMs)} median`)}` +
-      (Number.isNaN(r.maxAddedMs)
-        ? ""
-        : style.dim(`  (max ${formatMs(r.maxAddedMs)}; from the leak decision to the retry's last byte)`)) +
-      "\n",
-  )
-  const formats = Object.entries(summary.formats)
-  if (formats.length > 0)
-    out.push(`  leaked formats               ${formats.map(([f, n]) => `${f} ×${n}`).join(", ")}\n`)
+  for (const [label, value, detail] of figures(summary)) {
+    out.push(`  ${label.padEnd(29)}${style.bold(value)}${detail === "" ? "" : style.dim(`  ${detail}`)}\n`)
+  }
+  const lines = diagnosisLines(diagnosis, style.cyan)
+  const title = diagnosis.verdict === "server" ? style.yellow("doctor") : style.bold("doctor")
+  out.push(`\n${title}\n`)
+  for (const line of lines) out.push(`  ${line}\n`)
   return out.join("")
+}
+
+/**
+ * The report of a probe as Markdown, to paste into a bug report for the model's server.
+ *
+ * @example
+ * ```ts
+ * io.stdout.write(renderProbeMarkdown(config, summarizeProbe(result), diagnose(result, undefined)))
+ * ```
+ */
+export function renderProbeMarkdown(
+  config: ProbeConfig,
+  summary: ProbeSummary,
+  diagnosis: Diagnosis,
+): string {
+  const cell = (text: string) => text.trim().replace(/\|/g, "\\|")
+  const out = [
+    "## Tool calls leaked as text (tool-rescue probe)",
+    "",
+    `Endpoint \`${config.baseURL}\`, model \`${config.model}\`, ${summary.runs} prompts × 2, ${config.stream ? "streaming" : "non-streaming"}.`,
+    "",
+    "| | without recovery | with tool-rescue |",
+    "| --- | ---: | ---: |",
+    ...comparisonRows(summary, (text) => `**${text}**`).map((row) => `| ${row.map(cell).join(" | ")} |`),
+    "",
+    ...figures(summary).map(
+      ([label, value, detail]) => `- ${label}: **${value}**${detail === "" ? "" : ` ${detail}`}`,
+    ),
+    "",
+    "### Doctor",
+    "",
+    // One list: the verdict and each server's check as items, their steps nested.
+    ...diagnosisLines(diagnosis, (text) => `\`${text}\``).map((line) =>
+      line.startsWith("  - ") ? line : `- ${line}`,
+    ),
+    "",
+  ]
+  return out.join("\n")
 }

@@ -47,6 +47,8 @@ export interface ProbeRun {
 export interface ProbeResult {
   readonly without: readonly ProbeRun[]
   readonly with: readonly ProbeRun[]
+  /** The `server` header of the endpoint's first answer, for the doctor. */
+  readonly serverHeader: string | undefined
 }
 
 /** Progress of a probe, for the progress bar. */
@@ -84,11 +86,22 @@ export async function runProbeMeasurement(
   onProgress: (progress: ProbeProgress) => void = () => {},
 ): Promise<ProbeResult> {
   // The client's own retries are off: every request is sent once, so the numbers are the endpoint's.
+  let serverHeader: string | undefined
+  let answered = false
   const client = new OpenAI({
     baseURL: config.baseURL,
     apiKey: config.apiKey,
     maxRetries: 0,
     timeout: config.timeoutMs,
+    // Reads the first answer's `server` header (llama.cpp names itself there) for the doctor.
+    fetch: async (url, init) => {
+      const response = await fetch(url, init)
+      if (!answered) {
+        answered = true
+        serverHeader = response.headers.get("server") ?? undefined
+      }
+      return response
+    },
   })
   let sink: ((event: RecoveryEvent) => void) | undefined
   const recovering = withToolCallRecovery(client, { onEvent: (event) => sink?.(event) })
@@ -149,7 +162,7 @@ export async function runProbeMeasurement(
     })
   }
   onProgress({ mode: "with", done: config.runs, total: config.runs, leaks: recoveries })
-  return { without, with: withRecovery }
+  return { without, with: withRecovery, serverHeader }
 }
 
 function leakedFormat(reply: Reply): FormatId | undefined {
