@@ -3,11 +3,13 @@
 /** The commands `tool-rescue` knows. */
 export type CommandName = "demo" | "scan" | "probe" | "serve" | "report"
 
+// The overview's summary; each command's help lists its own codes.
 const EXIT_CODES = `Exit codes:
-  0  success (scan: no recoverable leak; demo: every step behaved as shown)
-  1  scan found recoverable leaks; demo: a step did not behave as shown
-  2  bad arguments, unreadable input, or an endpoint that refused, rejected,
-     timed out or did not answer like the OpenAI API`
+  0  success
+  1  a finding: scan found recoverable leaks, a demo step misbehaved
+  2  bad arguments, unreadable input, an endpoint that failed, or an
+     address that could not be bound
+  (each command's --help lists its own)`
 
 /**
  * `tool-rescue --help`.
@@ -25,8 +27,9 @@ Usage:
   tool-rescue <command> [options]
 
 Commands:
-  demo    play a leaked tool call through the openai, AI SDK and Effect adapters
-          and the proxy on a built-in replay server (no network, a few seconds)
+  demo    play a leaked tool call through the openai, AI SDK, Effect and
+          LangChain adapters and the proxy on a built-in replay server (no
+          network, a few seconds)
   scan    find tool calls written as text in recorded responses (JSONL, JSON,
           SSE chunk streams, Responses outputs or plain text)
   probe   measure leak rate and recovery on a live OpenAI-compatible endpoint
@@ -38,6 +41,11 @@ Commands:
 Options:
   -h, --help     show help (also: tool-rescue <command> --help)
   -v, --version  print the version
+
+Examples:
+  tool-rescue demo
+  tool-rescue scan responses.jsonl
+  tool-rescue serve --upstream http://127.0.0.1:11434/v1
 
 ${EXIT_CODES}
 `
@@ -54,9 +62,9 @@ ${EXIT_CODES}
  */
 export const demoHelp: string = `Usage: tool-rescue demo [options]
 
-Plays one agent turn through each adapter (openai, AI SDK, Effect, and a plain
-HTTP client through the recovery proxy) against an embedded OpenAI-compatible
-replay server on 127.0.0.1:
+Plays one agent turn through each adapter (openai, AI SDK, Effect, LangChain,
+and a plain HTTP client through the recovery proxy) against an embedded
+OpenAI-compatible replay server on 127.0.0.1:
 
   1. the model streams prose and leaks a Qwen3-Coder call with the opening
      <tool_call> missing; the detector flags it and the markup never reaches
@@ -72,7 +80,14 @@ Options:
   --keep            keep the scratch workspace and its failed-responses log
   -h, --help        show this help
 
-Exit code 0 when every step behaved as shown, 1 when one did not.
+Examples:
+  tool-rescue demo
+  tool-rescue demo --only proxy --keep
+
+Exit codes:
+  0  every step behaved as shown
+  1  a step did not behave as shown (the summary names it)
+  2  bad arguments
 `
 
 /**
@@ -117,7 +132,15 @@ Options:
 Malformed lines are reported with their line number and skipped. JSONL, SSE
 and text are read in constant memory; a JSON document is parsed whole.
 
-${EXIT_CODES}
+Examples:
+  tool-rescue scan responses.jsonl
+  tool-rescue scan failed.jsonl --json > leaks.json
+  pbpaste | tool-rescue scan - --format text --tools read_file,bash
+
+Exit codes:
+  0  no recoverable leak
+  1  recoverable leaks were found
+  2  bad arguments or unreadable input
 `
 
 /**
@@ -160,7 +183,15 @@ format, --jinja, the model's template); docs/troubleshooting.md has the table.
 Every request is sent once: the client's own retries are off, so what you
 see is what the endpoint did.
 
-${EXIT_CODES}
+Examples:
+  tool-rescue probe --base-url http://127.0.0.1:11434/v1 --model qwen3-coder:30b
+  tool-rescue probe --base-url http://127.0.0.1:8000/v1 --model my-model \\
+    --stream --runs 20 --markdown > probe.md
+
+Exit codes:
+  0  the probe ran (whatever the leak rate: read the report)
+  2  bad arguments, or an endpoint that refused, rejected, timed out or did
+     not answer like the OpenAI API
 `
 
 /**
@@ -182,27 +213,40 @@ with a host instruction; every other path is passed through untouched. Point
 the client's base URL at the printed address instead of the upstream's.
 
 Options:
-  --upstream <url>         the server to forward to, e.g. http://127.0.0.1:11434/v1
-                           (required; env TOOL_RESCUE_UPSTREAM)
-  --port <n>               port to listen on (default 8787, 0 for any free port;
-                           env TOOL_RESCUE_PORT)
-  --host <h>               address to bind (default 127.0.0.1; env TOOL_RESCUE_HOST)
+  --upstream <url>         the server to forward to, e.g.
+                           http://127.0.0.1:11434/v1 (required; env
+                           TOOL_RESCUE_UPSTREAM)
+  --port <n>               port to listen on (default 8787, 0 for any free
+                           port; env TOOL_RESCUE_PORT)
+  --host <h>               address to bind (default 127.0.0.1; env
+                           TOOL_RESCUE_HOST)
   --failed-log <path>      append each malformed response to this JSONL file
                            (default off; env TOOL_RESCUE_FAILED_LOG)
   --max-recoveries <n>     retries per agent turn (one user turn; default 1)
   --placement <p>          where the instruction goes: system (default) or user
   --max-body-mb <n>        request body limit in MiB (default 32)
-  --upstream-timeout <s>   seconds to wait for the upstream's headers (default 300;
-                           env TOOL_RESCUE_UPSTREAM_TIMEOUT)
+  --upstream-timeout <s>   seconds to wait for the upstream's headers
+                           (default 300; env TOOL_RESCUE_UPSTREAM_TIMEOUT)
   --upstream-idle-timeout <s>
-                           seconds the upstream may stay silent once its headers are
-                           in (default 300; env TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT)
-  --grace <s>              seconds in-flight requests get on SIGTERM (default 10)
+                           seconds the upstream may stay silent once its
+                           headers are in (default 300; env
+                           TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT)
+  --grace <s>              seconds in-flight requests get on SIGTERM
+                           (default 10)
   -h, --help               show this help
 
 Flags win over environment variables. GET /healthz answers {"status":"ok"};
 GET /metrics gives Prometheus counters. SIGINT or SIGTERM stops accepting,
 lets in-flight requests finish for the grace period, and exits 0.
+
+Examples:
+  tool-rescue serve --upstream http://127.0.0.1:11434/v1
+  tool-rescue serve --upstream http://127.0.0.1:8000/v1 --port 9000 \\
+    --failed-log failed.jsonl
+
+Exit codes:
+  0  stopped by SIGINT or SIGTERM
+  2  bad arguments, or the address could not be bound
 `
 
 /**
@@ -239,8 +283,15 @@ Options:
 Lines that are not failed-log records are reported with their file and line
 number and skipped. Logs are read in constant memory.
 
-Exit code 0 when the report was written, 2 for bad arguments or unreadable
-input.
+Examples:
+  tool-rescue report failed.jsonl
+  tool-rescue report failed.jsonl --since 7d --markdown > leaks.md
+  tool-rescue report failed-*.jsonl --metrics http://127.0.0.1:8787/metrics \\
+    --html leaks.html
+
+Exit codes:
+  0  the report was written
+  2  bad arguments or unreadable input
 `
 
 /** The help text of `command`. */

@@ -109,8 +109,8 @@ describe("main", () => {
         "tool-rescue probe: --runs must be an integer from 1 to 1000, got '0' (see tool-rescue probe --help)\n",
       ],
       [
-        ["demo", "--only", "langchain"],
-        "tool-rescue demo: --only must be one of openai, ai-sdk, effect, proxy, got 'langchain' (see tool-rescue demo --help)\n",
+        ["demo", "--only", "mastra"],
+        "tool-rescue demo: --only must be one of openai, ai-sdk, effect, langchain, proxy, got 'mastra' (see tool-rescue demo --help)\n",
       ],
     ]
     for (const [argv, line] of cases) {

@@ -193,7 +193,15 @@ describe("probe: an endpoint that fails gives one line and exit code 2", () => {
     expect(run.code).toBe(2)
     expect(run.stdout).toBe("")
     expect(run.stderr).toBe(
-      `tool-rescue probe: connection refused: nothing is listening at http://127.0.0.1:${port}/v1\n`,
+      `tool-rescue probe: connection refused: nothing is listening at http://127.0.0.1:${port}/v1 (is the server running, on that port?)\n`,
+    )
+  })
+
+  it('a port fetch refuses (the Fetch standard\'s blocked ports): says so, not "fetch failed"', async () => {
+    const run = await probe(["--base-url", "http://127.0.0.1:6000/v1", "--model", "m"])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      "tool-rescue probe: fetch refuses to connect to the port of http://127.0.0.1:6000/v1 (a port on the Fetch standard's blocked list): serve on another port\n",
     )
   })
 

@@ -240,16 +240,26 @@ describe("report --metrics", () => {
     const run = await report([path, "--metrics", url])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("no leak rates: no requests-with-tools series with a model label")
-    const down = await report([path, "--metrics", "http://127.0.0.1:9/metrics", "--json"])
+    const closed = await freePort()
+    const down = await report([path, "--metrics", `http://127.0.0.1:${closed}/metrics`, "--json"])
     expect(down.code).toBe(0)
-    expect((JSON.parse(down.stdout) as ReportData).metrics?.error).toContain(
-      "cannot read http://127.0.0.1:9/metrics",
+    expect((JSON.parse(down.stdout) as ReportData).metrics?.error).toBe(
+      `connection refused: nothing is listening at http://127.0.0.1:${closed}/metrics (is the server running, on that port?)`,
     )
     expect(parseRequestsWithTools('x_tool_requests_total{model="a\\"b"} 3\ngarbage line\n').get('a"b')).toBe(
       3,
     )
   })
 })
+
+/** A port nothing listens on: bound, then released. */
+async function freePort(): Promise<number> {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+  const { port } = blocker.address() as AddressInfo
+  await new Promise<void>((resolve) => blocker.close(() => resolve()))
+  return port
+}
 
 describe("report --html", () => {
   async function page(): Promise<{ html: string; json: ReportData }> {

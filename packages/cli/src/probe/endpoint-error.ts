@@ -16,6 +16,44 @@ function causeCode(error: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * One line for a request that got no HTTP answer from `url` (a `fetch` that rejected, or the
+ * `openai` client's connection error): what happened, and what to check — never a bare
+ * "fetch failed".
+ *
+ * @example
+ * ```ts
+ * describeConnectionError(error, "http://127.0.0.1:8787/metrics")
+ * // "connection refused: nothing is listening at http://127.0.0.1:8787/metrics (is the server running, on that port?)"
+ * ```
+ */
+export function describeConnectionError(error: unknown, url: string): string {
+  const code = causeCode(error)
+  if (code === "ECONNREFUSED")
+    return `connection refused: nothing is listening at ${url} (is the server running, on that port?)`
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return `cannot resolve the host of ${url} (check its spelling)`
+  if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET")
+    return `the connection to ${url} was closed before a complete answer`
+  if (code === "ETIMEDOUT") return `timed out connecting to ${url} (a firewall, or the wrong host?)`
+  const detail = innermostMessage(error)
+  // fetch refuses the ports on the Fetch standard's "bad port" list (6000, 6665–6669, …) itself.
+  if (detail === "bad port")
+    return `fetch refuses to connect to the port of ${url} (a port on the Fetch standard's blocked list): serve on another port`
+  return `cannot connect to ${url}: ${detail}${code === undefined ? "" : ` (${code})`}`
+}
+
+/** The message of the deepest error in a `cause` chain ("fetch failed" says less than its cause). */
+function innermostMessage(error: unknown): string {
+  let current: unknown = error
+  let message = error instanceof Error ? error.message : String(error)
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    message = current.message
+    current = current.cause
+  }
+  return message
+}
+
 function serverMessage(error: APIError): string {
   const body = error.error
   const message =
@@ -43,18 +81,7 @@ export function describeEndpointError(
   if (error instanceof APIConnectionTimeoutError) {
     return `timed out: no answer from ${baseURL} within ${timeoutMs / 1000} s (raise --timeout for slow models)`
   }
-  if (error instanceof APIConnectionError) {
-    const code = causeCode(error)
-    if (code === "ECONNREFUSED") return `connection refused: nothing is listening at ${baseURL}`
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `cannot resolve the host of ${baseURL}`
-    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") {
-      return `the connection to ${baseURL} was closed before a complete answer`
-    }
-    if (code === "ETIMEDOUT") return `timed out connecting to ${baseURL}`
-    const cause = (error as { cause?: unknown }).cause
-    const detail = cause instanceof Error ? cause.message : error.message
-    return `cannot connect to ${baseURL}: ${detail}${code === undefined ? "" : ` (${code})`}`
-  }
+  if (error instanceof APIConnectionError) return describeConnectionError(error, baseURL)
   if (error instanceof APIError) {
     const status = error.status
     if (status === 401)

@@ -4,6 +4,8 @@
  * `model` label) leaves the map empty, and lines it does not understand are skipped.
  */
 
+import { describeConnectionError } from "../probe/endpoint-error.ts"
+
 /** A sample line: `name{label="value",…} number` (Prometheus text format 0.0.4). */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g
@@ -75,9 +77,10 @@ export async function fetchRequestsWithTools(
       error: requestsWithTools.size === 0 ? "no requests-with-tools series with a model label" : null,
     }
   } catch (error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause
-    const code = typeof cause?.code === "string" ? ` (${cause.code})` : ""
-    const message = error instanceof Error ? error.message : String(error)
-    return { requestsWithTools: new Map(), error: `cannot read ${url}: ${message}${code}` }
+    const reason =
+      error instanceof DOMException && error.name === "TimeoutError"
+        ? `no answer from ${url} within ${timeoutMs / 1000} s`
+        : describeConnectionError(error, url)
+    return { requestsWithTools: new Map(), error: reason }
   }
 }
