@@ -15,7 +15,12 @@ import {
   messageRefCallIds,
   messageResult,
 } from "./messages-parts.ts"
-import { messagesRequest, messagesRetryBody, messagesTurnStart } from "./messages-request.ts"
+import {
+  messagesMapHistoryCalls,
+  messagesRequest,
+  messagesRetryBody,
+  messagesTurnStart,
+} from "./messages-request.ts"
 import { typeNamedEvents } from "./type-named-events.ts"
 import type { ErrorShape, WireError } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
@@ -68,6 +73,7 @@ function markMessagesCalls(item: unknown, mark: (id: unknown) => unknown): unkno
 export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject, MessageRef> = {
   request: messagesRequest,
   turnStart: messagesTurnStart,
+  stored: () => false,
   retryBody: messagesRetryBody,
   streamParts: messageEventParts,
   streamCallIds: messageEventCallIds,
@@ -84,5 +90,6 @@ export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject,
   },
   ...typeNamedEvents,
   markCalls: markMessagesCalls,
+  mapHistoryCalls: messagesMapHistoryCalls,
   errors: messagesErrors,
 }
