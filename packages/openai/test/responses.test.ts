@@ -171,6 +171,16 @@ describe("Responses API, streamed", () => {
     expect(isRetryRequest(server.requests[1]!.body!.instructions)).toBe(true)
   })
 
+  it("store: true: the recovered stream ends with the retry's response id, and the retry chains like the first attempt", async () => {
+    const { client, server } = await harness([{ content: sample.text, chunkSize: 5 }, { toolCalls: [call] }])
+    const extra = { store: true, previous_response_id: "resp_before" }
+    const events = await collect(await client.responses.create({ ...body(extra), stream: true }))
+    const completed = events.find((event) => event.type === "response.completed")
+    // The first attempt's stored response holds the malformed output: a continuation chains from the retry's.
+    expect(completed?.type === "response.completed" && completed.response.id).toBe("resp_replay_1")
+    expect(server.requests[1]!.body!.previous_response_id).toBe("resp_before")
+  })
+
   it("drops a message item whose whole text was markup", async () => {
     const { client } = await harness([
       { content: leak("L3").text, chunkSize: 4 },
