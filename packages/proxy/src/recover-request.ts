@@ -203,7 +203,7 @@ export async function recoverRequest(
 
   const sent = context.send(
     call.target,
-    { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
+    { method: "POST", headers: upstreamRequestHeaders(clientHeaders, context.credentials), body: bytes },
     controller.signal,
   )
   // Observed once the request is on its way: the histogram's work is not on the request's path.
@@ -246,7 +246,10 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.plan.placement)
-  const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
+  const headers = {
+    ...upstreamRequestHeaders(call.clientHeaders, call.context.credentials),
+    "content-type": "application/json",
+  }
   const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },

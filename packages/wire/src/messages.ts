@@ -38,6 +38,8 @@ const messagesErrors: ErrorShape = {
     "tool-call-recovery": "tool_call_recovery_error",
     server: "api_error",
     upstream: "api_error",
+    authentication: "authentication_error",
+    permission: "permission_error",
   },
   body: anthropicErrorBody,
   event: (error) => ({ name: "error", data: anthropicErrorBody(error) }),
