@@ -36,6 +36,13 @@ function upstreamFlag(values: ParsedValues): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw usageError(`--upstream must be http(s), got '${upstream}'`)
+  try {
+    // user:password@ goes upstream as Basic auth: decoded as the proxy decodes it.
+    decodeURIComponent(url.username)
+    decodeURIComponent(url.password)
+  } catch {
+    throw usageError("--upstream has a user:password that is not valid percent-encoding")
+  }
   return upstream
 }
 

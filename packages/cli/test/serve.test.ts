@@ -211,10 +211,13 @@ describe("tool-rescue serve", () => {
     }
   })
 
-  it("refuses an empty --api-key with exit code 2", async () => {
+  it("refuses an empty --api-key, or upstream credentials it cannot decode, with exit code 2", async () => {
     const io = testIo()
     expect(await main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--api-key", " "], io)).toBe(2)
     expect(io.stderr.text()).toContain("--api-key must not be empty")
+    const second = testIo()
+    expect(await main(["serve", "--upstream", "http://me:%E0@127.0.0.1:1/v1"], second)).toBe(2)
+    expect(second.stderr.text()).toContain("user:password that is not valid percent-encoding")
   })
 })
 
