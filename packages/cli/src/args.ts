@@ -3,8 +3,8 @@ import { usageError } from "./cli-error.ts"
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>
 
-/** Parsed flags: each value a string, a boolean, or undefined when absent. */
-export type ParsedValues = Record<string, string | boolean | undefined>
+/** Parsed flags: each value a string, a boolean, the strings of a repeatable flag, or undefined when absent. */
+export type ParsedValues = Record<string, string | boolean | readonly string[] | undefined>
 
 /** Flags and positionals of one command line. */
 export interface ParsedArgs {
@@ -44,6 +44,7 @@ export function parseCommandArgs(
   const values: ParsedValues = {}
   for (const [key, value] of Object.entries(parsed.values)) {
     if (typeof value === "string" || typeof value === "boolean") values[key] = value
+    else if (Array.isArray(value)) values[key] = value.filter((each) => typeof each === "string")
   }
   return { values, positionals: parsed.positionals }
 }
@@ -125,4 +126,17 @@ export function choiceFlag<const T extends string>(
 export function stringFlag(values: ParsedValues, name: string): string | undefined {
   const raw = values[name]
   return typeof raw === "string" ? raw : undefined
+}
+
+/**
+ * The values of a repeatable string flag (`multiple: true`), in order; none when absent.
+ *
+ * @example
+ * ```ts
+ * listFlag({ "allowed-host": ["a.lan", "b.lan"] }, "allowed-host") // ["a.lan", "b.lan"]
+ * ```
+ */
+export function listFlag(values: ParsedValues, name: string): readonly string[] {
+  const raw = values[name]
+  return typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []
 }

@@ -233,7 +233,19 @@ Options:
                            TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT)
   --grace <s>              seconds in-flight requests get on SIGTERM
                            (default 10)
+  --allowed-host <name>    serve this Host name too (repeatable;
+                           .example.com for a domain and its subdomains);
+                           others get 403
+  --api-key <key>          clients must present this key (Authorization:
+                           Bearer or x-api-key); that header is not forwarded
+                           (env TOOL_RESCUE_API_KEY, which keeps it out of ps)
   -h, --help               show this help
+
+Security: requests are served only for the Host names localhost, *.localhost,
+any IP address, the --host name and --allowed-host (against DNS rebinding by a
+web page). Binding anything but loopback prints a warning: without --api-key,
+whoever reaches the port uses the upstream. user:password@ in --upstream is
+sent as Basic auth (unless the client sends its own Authorization).
 
 Flags win over environment variables. GET /healthz answers {"status":"ok"};
 GET /metrics gives Prometheus counters. SIGINT or SIGTERM stops accepting,

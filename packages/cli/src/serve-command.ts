@@ -1,5 +1,5 @@
 import { createFailedLog, type ProxyServerOptions, startProxyServer } from "@tool-rescue/proxy/node"
-import { choiceFlag, integerFlag, type ParsedValues, parseCommandArgs, stringFlag } from "./args.ts"
+import { choiceFlag, integerFlag, listFlag, type ParsedValues, parseCommandArgs, stringFlag } from "./args.ts"
 import { CliError, ExitCode, usageError } from "./cli-error.ts"
 import type { CliIo } from "./io.ts"
 
@@ -11,6 +11,8 @@ const FROM_ENV: ReadonlyArray<readonly [flag: string, env: string]> = [
   ["failed-log", "TOOL_RESCUE_FAILED_LOG"],
   ["upstream-timeout", "TOOL_RESCUE_UPSTREAM_TIMEOUT"],
   ["upstream-idle-timeout", "TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT"],
+  // The environment keeps the key out of `ps` and shell history.
+  ["api-key", "TOOL_RESCUE_API_KEY"],
 ]
 
 function withEnv(values: ParsedValues, env: CliIo["env"]): ParsedValues {
@@ -34,6 +36,13 @@ function upstreamFlag(values: ParsedValues): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw usageError(`--upstream must be http(s), got '${upstream}'`)
+  try {
+    // user:password@ goes upstream as Basic auth: decoded as the proxy decodes it.
+    decodeURIComponent(url.username)
+    decodeURIComponent(url.password)
+  } catch {
+    throw usageError("--upstream has a user:password that is not valid percent-encoding")
+  }
   return upstream
 }
 
@@ -63,12 +72,16 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
       "upstream-timeout": { type: "string" },
       "upstream-idle-timeout": { type: "string" },
       grace: { type: "string" },
+      "allowed-host": { type: "string", multiple: true },
+      "api-key": { type: "string" },
     },
     0,
   )
   const values = withEnv(parsed.values, io.env)
   const upstream = upstreamFlag(values)
   const failedLog = stringFlag(values, "failed-log")
+  const apiKey = stringFlag(values, "api-key")
+  if (apiKey !== undefined && apiKey.trim() === "") throw usageError("--api-key must not be empty")
   const options: ProxyServerOptions = {
     upstream,
     port: integerFlag(values, "port", 8787, { min: 0, max: 65535 }),
@@ -79,6 +92,8 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
     upstreamTimeoutMs: integerFlag(values, "upstream-timeout", 300, { min: 1, max: 86_400 }) * 1000,
     upstreamIdleTimeoutMs: integerFlag(values, "upstream-idle-timeout", 300, { min: 1, max: 86_400 }) * 1000,
     graceMs: integerFlag(values, "grace", 10, { min: 0, max: 3600 }) * 1000,
+    allowedHosts: listFlag(values, "allowed-host"),
+    ...(apiKey === undefined ? {} : { apiKey }),
     ...(failedLog === undefined ? {} : { persistFailed: createFailedLog(failedLog) }),
   }
   let server: Awaited<ReturnType<typeof startProxyServer>>
@@ -95,6 +110,13 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
   shown.username = ""
   shown.password = ""
   io.stdout.write(`tool-rescue proxy listening on ${server.url} → ${shown.href.replace(/\/$/, "")}\n`)
+  if (!server.loopback) {
+    io.stderr.write(
+      apiKey === undefined
+        ? `tool-rescue serve: warning: listening on ${server.host}, reachable from other machines: anyone who can reach port ${server.port} uses the upstream (and any credentials the proxy adds) through it, with no key asked; set --api-key (or TOOL_RESCUE_API_KEY), or bind 127.0.0.1\n`
+        : `tool-rescue serve: warning: listening on ${server.host}, reachable from other machines: requests are served to clients that present the --api-key, over plain HTTP (put TLS in front of it on an untrusted network)\n`,
+    )
+  }
 
   await new Promise<void>((resolve) => {
     const done = () => {

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -137,4 +138,112 @@ describe("tool-rescue serve", () => {
     expect(await main(["serve", "--upstream", "file:///etc/passwd"], second)).toBe(2)
     expect(second.stderr.text()).toContain("must be http(s)")
   })
+
+  it("serves only the Host names it knows (--allowed-host adds one), and an --api-key client, without forwarding the key", async () => {
+    const upstream = await startReplayServer({ script: () => ({ content: "ok" }) })
+    const run = serve(
+      [
+        "--upstream",
+        upstream.url,
+        "--port",
+        "0",
+        "--allowed-host",
+        "proxy.lan",
+        "--allowed-host",
+        ".corp.example",
+      ],
+      {
+        TOOL_RESCUE_API_KEY: "shared-key",
+      },
+    )
+    try {
+      const url = new URL(await run.url)
+      const ask = (host: string, key: string | undefined) =>
+        rawPost(url, host, {
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+        })
+      expect(await ask("evil.example", "shared-key")).toMatchObject({ status: 403 })
+      expect(await ask("proxy.lan", undefined)).toMatchObject({ status: 401 })
+      expect(await ask("proxy.lan", "shared-key")).toMatchObject({ status: 200 })
+      expect(await ask("x.corp.example", "shared-key")).toMatchObject({ status: 200 })
+      expect(await ask(`localhost:${url.port}`, "shared-key")).toMatchObject({ status: 200 })
+      expect(upstream.requests).toHaveLength(3)
+      expect(upstream.requests.map((r) => r.headers.authorization)).toEqual([undefined, undefined, undefined])
+      // Loopback: no warning.
+      expect(run.output().stderr).toBe("")
+    } finally {
+      run.child.kill("SIGKILL")
+      await upstream.close()
+    }
+  })
+
+  it("warns on stderr at start when bound to a non-loopback address, naming the risk", async () => {
+    const upstream = await startReplayServer({ script: [] })
+    const run = serve(["--upstream", upstream.url, "--port", "0", "--host", "0.0.0.0"])
+    try {
+      await run.url
+      // Everything it printed at start is in once it has exited.
+      run.child.kill("SIGTERM")
+      expect(await run.exited).toBe(0)
+      expect(run.output().stderr).toContain("warning: listening on 0.0.0.0")
+      expect(run.output().stderr).toContain("anyone who can reach port")
+      expect(run.output().stderr).toContain("--api-key")
+    } finally {
+      run.child.kill("SIGKILL")
+      await upstream.close()
+    }
+  })
+
+  it("sends the credentials of --upstream as Basic auth", async () => {
+    const upstream = await startReplayServer({ script: () => ({ content: "ok" }) })
+    const run = serve(["--upstream", upstream.url.replace("http://", "http://me:s3cret@"), "--port", "0"])
+    try {
+      const url = await run.url
+      expect(run.output().stdout).not.toContain("s3cret")
+      const models = await fetch(`${url}/models`)
+      expect(models.status).toBe(200)
+      expect(upstream.requests[0]!.headers.authorization).toBe(
+        `Basic ${Buffer.from("me:s3cret").toString("base64")}`,
+      )
+    } finally {
+      run.child.kill("SIGKILL")
+      await upstream.close()
+    }
+  })
+
+  it("refuses an empty --api-key, or upstream credentials it cannot decode, with exit code 2", async () => {
+    const io = testIo()
+    expect(await main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--api-key", " "], io)).toBe(2)
+    expect(io.stderr.text()).toContain("--api-key must not be empty")
+    const second = testIo()
+    expect(await main(["serve", "--upstream", "http://me:%E0@127.0.0.1:1/v1"], second)).toBe(2)
+    expect(second.stderr.text()).toContain("user:password that is not valid percent-encoding")
+  })
 })
+
+/** A chat request through node:http with `host` as its Host header (fetch sets its own). */
+function rawPost(url: URL, host: string, headers: Record<string, string>) {
+  return new Promise<{ status: number }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: "/v1/chat/completions",
+        method: "POST",
+        headers: { "content-type": "application/json", host, ...headers },
+      },
+      (res) => {
+        res.resume()
+        res.on("end", () => resolve({ status: res.statusCode ?? 0 }))
+      },
+    )
+    req.on("error", reject)
+    req.end(
+      JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+      }),
+    )
+  })
+}

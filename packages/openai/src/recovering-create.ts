@@ -149,6 +149,7 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
       options,
       plan,
       turn: api.turn(request),
+      stored: api.stored(request),
       callOriginal,
     }
     return first._thenUnwrap((data) =>
@@ -165,6 +166,8 @@ interface Call {
   /** The request's plan: its tools, the recoveries earlier requests of the turn made. */
   readonly plan: RecoverPlan
   readonly turn: TurnKey
+  /** The server stores the response (`wire.stored`). */
+  readonly stored: boolean
   readonly callOriginal: (body: unknown, options: unknown) => unknown
 }
 
@@ -204,7 +207,12 @@ function sendRetry(
 }
 
 function splicerSettings(call: Call, settings: CreateSettings): SplicerSettings {
-  return { tools: call.plan.tools, returnToolCallErrors: settings.returnToolCallErrors }
+  return {
+    tools: call.plan.tools,
+    returnToolCallErrors: settings.returnToolCallErrors,
+    // A stored response (Responses `store: true`) keeps the retry's id: a continuation chains from it.
+    stored: call.stored,
+  }
 }
 
 function recoverData<StreamItem, StreamRaw, Data, DataRaw>(

@@ -94,7 +94,6 @@ describe("Responses API, not streamed", () => {
 
   it.each([
     ["background: true", { background: true }, "background"],
-    ["a conversation", { conversation: "conv_1" }, "conversation"],
     ['tool_choice: "none"', { tool_choice: "none" as const }, "tool-choice-none"],
     ["no function tools", { tools: [{ type: "web_search" as const }] }, "no-tools"],
   ])("skips recovery for %s, with an event", async (_name, extra, reason) => {
@@ -103,6 +102,17 @@ describe("Responses API, not streamed", () => {
     expect(response.output_text).toBe(sample.text)
     expect(server.requests).toHaveLength(1)
     expect(events).toEqual([{ type: "recovery-skipped", reason }])
+  })
+
+  it("withholds the markup of a conversation's response and rejects, naming why, without a retry", async () => {
+    const { client, server } = await harness([{ content: sample.text }, { toolCalls: [call] }])
+    const error = await client.responses.create(body({ conversation: "conv_1" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isToolCallRecoveryError(error)).toBe(true)
+    expect((error as Error).message).toMatch(/could not be retried: the request's `conversation`/)
+    expect(server.requests).toHaveLength(1)
   })
 
   it('returns tool_call_errors with unknownToolCalls: "return", and the outputs that answer them', async () => {
@@ -159,6 +169,16 @@ describe("Responses API, streamed", () => {
     expect(JSON.stringify(final.output)).not.toContain("<tool_call>")
     expect(server.requests).toHaveLength(2)
     expect(isRetryRequest(server.requests[1]!.body!.instructions)).toBe(true)
+  })
+
+  it("store: true: the recovered stream ends with the retry's response id, and the retry chains like the first attempt", async () => {
+    const { client, server } = await harness([{ content: sample.text, chunkSize: 5 }, { toolCalls: [call] }])
+    const extra = { store: true, previous_response_id: "resp_before" }
+    const events = await collect(await client.responses.create({ ...body(extra), stream: true }))
+    const completed = events.find((event) => event.type === "response.completed")
+    // The first attempt's stored response holds the malformed output: a continuation chains from the retry's.
+    expect(completed?.type === "response.completed" && completed.response.id).toBe("resp_replay_1")
+    expect(server.requests[1]!.body!.previous_response_id).toBe("resp_before")
   })
 
   it("drops a message item whose whole text was markup", async () => {

@@ -9,6 +9,7 @@ import { protocols } from "./protocols.ts"
 import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
+import { type AllowedHosts, createRequestGuard, type Refusal } from "./request-guard.ts"
 import { upstreamUrl } from "./upstream-url.ts"
 
 /**
@@ -57,6 +58,22 @@ export interface ProxyOptions extends RecoveryOptions {
    * yours or to serve ours from your own endpoint). @defaultValue a registry of the proxy's own
    */
   readonly metricsRegistry?: Registry
+  /**
+   * Host names served besides `localhost`, `*.localhost` and IP addresses (exact names, or
+   * `.example.com` for the domain and its subdomains); `true` serves any Host. A request for
+   * another Host gets 403: a guard against DNS rebinding, by which a web page would reach a proxy
+   * on the user's machine and use the upstream through it. `startProxyServer` adds the name it
+   * binds. @defaultValue [] (loopback names and IP addresses only)
+   */
+  readonly allowedHosts?: AllowedHosts
+  /**
+   * A key clients must present (`Authorization: Bearer <key>` or `x-api-key: <key>`) when the
+   * proxy is shared: 401 in the route's error shape without it (`/healthz` is open). The header
+   * that presents it is not forwarded; any other header goes upstream as it came (a client may
+   * send the proxy's key as `x-api-key` and the upstream's as `Authorization`).
+   * @defaultValue none: every client is served
+   */
+  readonly apiKey?: string
 }
 
 /**
@@ -99,6 +116,23 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (!Number.isFinite(value) || value <= 0)
     throw new TypeError(`tool-rescue proxy: ${name} must be a positive number`)
   return value
+}
+
+/**
+ * `user:pass@` of the upstream URL as a `Basic` `Authorization` header (RFC 7617; fetch refuses a
+ * URL with credentials, and undici would drop them), or undefined for a URL without them.
+ */
+function basicCredentials(url: URL): string | undefined {
+  if (url.username === "" && url.password === "") return undefined
+  let pair: string
+  try {
+    pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  } catch {
+    throw new TypeError("tool-rescue proxy: the upstream URL's user:password is not valid percent-encoding")
+  }
+  let binary = ""
+  for (const byte of new TextEncoder().encode(pair)) binary += String.fromCharCode(byte)
+  return `Basic ${btoa(binary)}`
 }
 
 function upstreamOf(value: string | URL): URL {
@@ -152,8 +186,12 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     upstreamIdleTimeoutMs,
     fetch,
     metricsRegistry,
+    allowedHosts = [],
+    apiKey,
     ...recovery
   } = options
+  if (apiKey !== undefined && (typeof apiKey !== "string" || apiKey.length === 0))
+    throw new TypeError("tool-rescue proxy: apiKey must be a non-empty string")
   const resolved = resolveRecoveryOptions(recovery)
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
   const limits: UpstreamLimits = {
@@ -166,6 +204,9 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
       ? fetchUpstream(fetch ?? ((input, init) => globalThis.fetch(input, init)), limits)
       : upstreamClient(limits)
   const upstreamUrlOf = upstreamOf(upstream)
+  const authorization = basicCredentials(upstreamUrlOf)
+  upstreamUrlOf.username = ""
+  upstreamUrlOf.password = ""
   const context: ProxyContext = {
     upstream: upstreamUrlOf,
     routeTargets: new Map(ROUTES.map(([path]) => [path, upstreamUrl(upstreamUrlOf, path, "").href])),
@@ -173,7 +214,11 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     send,
     metrics,
+    credentials:
+      apiKey === undefined && authorization === undefined ? undefined : { proxyKey: apiKey, authorization },
   }
+  const guard = createRequestGuard(allowedHosts, apiKey)
+  const routeOf = new Map(ROUTES)
 
   const app = new Hono<{ Bindings: ProxyEnv }>()
   app.get("/healthz", (c) => c.json({ status: "ok" }))
@@ -190,5 +235,23 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers, env?.sink)
   })
 
-  return { fetch: async (request, env) => app.fetch(request, env), metrics }
+  return {
+    async fetch(request, env) {
+      const refusal = guard.refuse(request, env)
+      return refusal === undefined ? app.fetch(request, env) : refused(refusal, request, routeOf)
+    },
+    metrics,
+  }
+}
+
+/**
+ * A refused request's answer: in its route's error shape when it is a recovered route's (the
+ * client's SDK reads it), else OpenAI's.
+ */
+function refused(refusal: Refusal, request: Request, routeOf: ReadonlyMap<string, ProtocolName>): Response {
+  const path = new URL(request.url).pathname
+  const name = request.method === "POST" ? routeOf.get(path) : undefined
+  const { errors } = (name === undefined ? protocols.chat : protocols[name]).wire
+  const error = { type: errors.types[refusal.kind], code: refusal.code, message: refusal.message }
+  return Response.json(errors.body(error), { status: refusal.status })
 }

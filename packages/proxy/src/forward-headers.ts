@@ -1,9 +1,11 @@
 /**
  * Header rules of the proxy (RFC 9110 §7.6.1). End-to-end headers — `Authorization`,
- * `x-api-key`, `anthropic-version`, `OpenAI-Organization`, … — go to the upstream unchanged;
- * hop-by-hop headers (and any header the `Connection` header names) stop at the proxy.
+ * `x-api-key`, `anthropic-version`, `OpenAI-Organization`, … — go to the upstream unchanged,
+ * except the one that presents the proxy's own API key; hop-by-hop headers (and any header the
+ * `Connection` header names) stop at the proxy.
  */
 
+import { carriesKey } from "./request-guard.ts"
 import {
   FieldList,
   lowerCase,
@@ -111,6 +113,19 @@ function addRequestHeader(
 }
 
 /**
+ * The proxy's own say in the credentials a request carries upstream (see {@link upstreamRequestHeaders}).
+ */
+export interface UpstreamCredentials {
+  /** The proxy's API key: the client header that presents it is the proxy's, not forwarded. */
+  readonly proxyKey?: string | undefined
+  /** `Basic …` from the user info of the upstream URL: sent when the client sends no `Authorization`. */
+  readonly authorization?: string | undefined
+}
+
+/** The credential headers a client may present the proxy's key in. */
+const KEY_HEADERS = ["authorization", "x-api-key"] as const
+
+/**
  * The headers sent upstream for a client's request, as a plain record (lower-case names, a
  * repeated header's values joined as `Headers` joins them, `cookie` with "; "; what both `fetch` and
  * undici take; made for each attempt, a retry's too). `accept-encoding: identity`: the upstream answers
@@ -121,7 +136,10 @@ function addRequestHeader(
  * the start, several times the size); a name or value is copied only when it has a capital to
  * lower or whitespace to trim.
  */
-export function upstreamRequestHeaders(headers: ClientHeaders): Readonly<Record<string, string>> {
+export function upstreamRequestHeaders(
+  headers: ClientHeaders,
+  credentials?: UpstreamCredentials,
+): Readonly<Record<string, string>> {
   // Names are the client's: `__proto__` and `constructor` are header names like any other.
   const out: Record<string, string> = {}
   let connection: string | undefined
@@ -140,7 +158,23 @@ export function upstreamRequestHeaders(headers: ClientHeaders): Readonly<Record<
   // No iterator for the usual `keep-alive`, which names no header that is left.
   if (named.size > 0) for (const name of named) delete out[name]
   out["accept-encoding"] = "identity"
+  if (credentials !== undefined) withCredentials(out, credentials)
   return out
+}
+
+/**
+ * The proxy's key taken off (the client showed it to the proxy, not to the upstream; any other
+ * credential header goes on as it came), then the upstream URL's `Basic` credentials where the
+ * client sent no `Authorization` of its own.
+ */
+function withCredentials(
+  out: Record<string, string>,
+  { proxyKey, authorization }: UpstreamCredentials,
+): void {
+  if (proxyKey !== undefined)
+    for (const name of KEY_HEADERS)
+      if (Object.hasOwn(out, name) && carriesKey(name, out[name]!, proxyKey)) delete out[name]
+  if (authorization !== undefined && !Object.hasOwn(out, "authorization")) out.authorization = authorization
 }
 
 /**

@@ -7,3 +7,4 @@ export {
   type ProxyMetrics,
   type ProxyMetricsOptions,
 } from "./proxy-metrics.ts"
+export type { AllowedHosts } from "./request-guard.ts"

@@ -29,7 +29,7 @@ export async function passThrough(
   try {
     const response = await context.send(
       target,
-      { method: request.method, headers: upstreamRequestHeaders(headers), body: sent },
+      { method: request.method, headers: upstreamRequestHeaders(headers, context.credentials), body: sent },
       request.signal,
     )
     return relay(response, sink)

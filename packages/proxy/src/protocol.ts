@@ -2,13 +2,14 @@
  * The row type of the proxy's protocol table (`protocols.ts`): a route's name (its metrics label)
  * and its wire protocol from `@tool-rescue/wire` (request fields, parts both ways, the splice,
  * SSE framing, error shape), with the proxy's turn mark: the recoveries written into the ids of
- * a recovered response's tool calls ({@link markId}) and read back from the history a client
- * sends ({@link callMark}), both in `turn-mark.ts`. Nothing here depends on which protocol a row is.
+ * a recovered response's tool calls ({@link markId}), read back from the history a client sends
+ * ({@link callMark}) and taken off before a request goes upstream ({@link unmarkId}), all in
+ * `turn-mark.ts`. Nothing here depends on which protocol a row is.
  */
 
 import type { TurnRequest } from "@tool-rescue/recovery/adapter"
 import type { AnyWireProtocol, JsonObject, WireError } from "@tool-rescue/wire"
-import { callMark, markId } from "./turn-mark.ts"
+import { callMark, markId, unmarkId } from "./turn-mark.ts"
 
 /**
  * The protocol of a recovered route.
@@ -48,6 +49,11 @@ export interface Protocol {
   turnRequest(body: JsonObject): TurnRequest
   /** `item` with the ids of its tool calls marked with `recoveries` ({@link markId}). */
   markCalls(item: unknown, recoveries: number): unknown
+  /**
+   * The request as it goes upstream: every tool-call id of its history without the proxy's mark
+   * ({@link unmarkId}); `body` itself when it carries none.
+   */
+  unmarked(body: JsonObject): JsonObject
 }
 
 /** The row of the protocol table for `wire`, served as `name`. */
@@ -57,5 +63,6 @@ export function protocolRow(name: ProtocolName, wire: AnyWireProtocol): Protocol
     wire,
     turnRequest: (body) => wire.request(body, callMark),
     markCalls: (item, recoveries) => wire.markCalls(item, (id) => markId(id, recoveries)),
+    unmarked: (body) => wire.mapHistoryCalls(body, unmarkId),
   }
 }

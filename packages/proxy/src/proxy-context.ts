@@ -1,4 +1,5 @@
 import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import type { UpstreamCredentials } from "./forward-headers.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
@@ -91,6 +92,8 @@ export interface ProxyContext {
   readonly maxBodyBytes: number
   readonly send: SendUpstream
   readonly metrics: ProxyMetrics
+  /** The proxy's key (not forwarded) and the upstream URL's credentials, when there are any. */
+  readonly credentials: UpstreamCredentials | undefined
 }
 
 /** A 2xx status (`Response.ok`). */

@@ -13,7 +13,13 @@ import {
   type TurnInput,
 } from "@tool-rescue/recovery"
 import { planTurn, type RecoverPlan } from "@tool-rescue/recovery/adapter"
-import { isRecord, type JsonKind, jsonKind, recoveryErrorStatus } from "@tool-rescue/wire"
+import {
+  isRecord,
+  type JsonKind,
+  jsonKind,
+  recoveryErrorStatus,
+  type SplicerSettings,
+} from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
 import {
   type ClientHeaders,
@@ -70,8 +76,14 @@ interface Call {
    * made from them for each attempt, not kept for the turn's life (a few hundred bytes a stream).
    */
   readonly clientHeaders: ClientHeaders
-  /** The client's request body: kept as bytes (parsed again for a retry), not as parsed JSON. */
+  /**
+   * The request body as it goes upstream (the client's bytes, or its JSON without the proxy's
+   * marks): kept as bytes (parsed again for a retry), not as parsed JSON. A retry is this body
+   * with the instruction, so it chains from the same `previous_response_id` as the first attempt.
+   */
   readonly bytes: Uint8Array<ArrayBuffer>
+  /** The upstream stores the response (Responses `store: true`): it keeps the retry's id. */
+  readonly stored: boolean
   /**
    * The turn's plan: its tools, the recoveries the agent's turn made in earlier requests (read
    * from the history's marks), the options with the metrics' listener (see {@link observed}).
@@ -137,6 +149,8 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
  *   protocol's error shape. Nothing is sent upstream.
  * - No recovery planned (no tools, tool choice none, …) → the client's bytes go upstream as they
  *   came and the response comes back untouched.
+ * - Every request goes upstream without the proxy's marks on its tool-call ids (the client's
+ *   bytes as they came when it carries none).
  * - An upstream error status (or an unexpected content type) on the first attempt → passed
  *   through unchanged.
  *
@@ -152,18 +166,21 @@ export async function recoverRequest(
 ): Promise<Response> {
   const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
-  const bytes = await readBody(request, context.maxBodyBytes)
-  if (bytes === "too-large") {
+  const received = await readBody(request, context.maxBodyBytes)
+  if (received === "too-large") {
     return errorResponse(protocol, 413, {
       type: protocol.wire.errors.types["too-large"],
       code: "request_too_large",
       message: `The request body is larger than the proxy's limit of ${context.maxBodyBytes} bytes.`,
     })
   }
-  const parsed = parseRequest(protocol, bytes)
+  const parsed = parseRequest(protocol, received)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
-  const { body } = parsed
-  const plan = planTurn(context.resolved, protocol.turnRequest(body))
+  // The budget is read from the client's history (its marks), the upstream gets the history
+  // without them: a stateful upstream knows only the ids it issued.
+  const plan = planTurn(context.resolved, protocol.turnRequest(parsed.body))
+  const body = protocol.unmarked(parsed.body)
+  const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
     return passThrough(request, context, bytes, clientHeaders, host.sink)
@@ -178,6 +195,7 @@ export async function recoverRequest(
     target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
+    stored: protocol.wire.stored(body),
     plan: observed(plan, context, protocol.name),
     controller,
     sink: host.sink ?? webSink,
@@ -185,7 +203,7 @@ export async function recoverRequest(
 
   const sent = context.send(
     call.target,
-    { method: "POST", headers: upstreamRequestHeaders(clientHeaders), body: bytes },
+    { method: "POST", headers: upstreamRequestHeaders(clientHeaders, context.credentials), body: bytes },
     controller.signal,
   )
   // Observed once the request is on its way: the histogram's work is not on the request's path.
@@ -228,7 +246,10 @@ async function sendRetry(
 ) {
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.plan.placement)
-  const headers = { ...upstreamRequestHeaders(call.clientHeaders), "content-type": "application/json" }
+  const headers = {
+    ...upstreamRequestHeaders(call.clientHeaders, call.context.credentials),
+    "content-type": "application/json",
+  }
   const response = await call.context.send(
     call.target,
     { method: "POST", headers, body: encoder.encode(JSON.stringify(retry)) },
@@ -297,7 +318,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     this.signal = call.controller.signal
     this.pending = first
     this.turn = runTurn<unknown>(call.plan, this)
-    this.splicer = call.protocol.wire.createSplicer({ tools: call.plan.tools, returnToolCallErrors: false })
+    this.splicer = call.protocol.wire.createSplicer(splicerSettings(call))
   }
 
   async attempt(
@@ -470,16 +491,16 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
     },
   })
   try {
-    const result = recovered(
-      call,
-      await api.result(turn, { tools: call.plan.tools, returnToolCallErrors: false }),
-      round,
-    )
+    const result = recovered(call, await api.result(turn, splicerSettings(call)), round)
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
   } catch (error) {
     return failureResponse(call, error)
   }
+}
+
+function splicerSettings(call: Call): SplicerSettings {
+  return { tools: call.plan.tools, returnToolCallErrors: false, stored: call.stored }
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type ToolRescueProxy,
 } from "./create-proxy.ts"
 import type { OnClientGone, StreamSink } from "./proxy-context.ts"
+import { isLoopback } from "./request-guard.ts"
 import { undiciUpstream } from "./undici-upstream.ts"
 import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
 
@@ -48,6 +49,12 @@ export interface ProxyServer {
   readonly url: string
   readonly host: string
   readonly port: number
+  /**
+   * The server listens on a loopback address only (`127.0.0.1`, `::1`): no other machine can
+   * reach it. `false` for `0.0.0.0` or a network address: anyone who reaches the port uses the
+   * upstream through it, unless `apiKey` is set (`tool-rescue serve` warns then).
+   */
+  readonly loopback: boolean
   readonly proxy: ToolRescueProxy
   /**
    * Stops accepting connections, lets in-flight requests finish for `graceMs`, then cuts what is
@@ -92,7 +99,7 @@ function nodeFetch(proxy: ProxyHandler) {
 
 /**
  * Starts the proxy on Node (`@hono/node-server`), bound to 127.0.0.1 unless `host` says
- * otherwise. Upstream requests use undici's `request`, its body read as a Node stream and bounded
+ * otherwise; the Host names it serves are `allowedHosts` plus `host` (see `ProxyOptions`). Upstream requests use undici's `request`, its body read as a Node stream and bounded
  * by undici's own timeouts (a fraction of the memory of `fetch` per open stream), unless `fetch`
  * is given.
  *
@@ -105,9 +112,11 @@ function nodeFetch(proxy: ProxyHandler) {
  * ```
  */
 export async function startProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
-  const { port = 8787, host = "127.0.0.1", graceMs = 10_000, ...proxyOptions } = options
+  const { port = 8787, host = "127.0.0.1", graceMs = 10_000, allowedHosts = [], ...proxyOptions } = options
+  // The name the server is bound to is one its clients use (IP addresses are served anyway).
+  const hosts = allowedHosts === true ? true : [...allowedHosts, host]
   // On Node, upstream requests go through undici's `request` unless the caller gives a fetch.
-  const handler = createProxyHandler(proxyOptions, undiciUpstream)
+  const handler = createProxyHandler({ ...proxyOptions, allowedHosts: hosts }, undiciUpstream)
   const proxy: ToolRescueProxy = { fetch: (request) => handler.fetch(request), metrics: handler.metrics }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
@@ -127,6 +136,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     url: `http://${shown}:${address.port}/v1`,
     host: address.address,
     port: address.port,
+    loopback: isLoopback(address.address),
     proxy,
     close() {
       closing ??= new Promise<void>((resolve) => {

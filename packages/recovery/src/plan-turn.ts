@@ -26,6 +26,13 @@ export interface TurnRequest {
    */
   readonly unsupported?: RecoverySkipReason | undefined
   /**
+   * A reason of the framework's own why a malformed response cannot be retried although its
+   * markup must still be withheld (Responses `conversation`: the server adds every response to
+   * the conversation, so no retry could leave the malformed one out). The request is recovered
+   * with no budget: a leak ends the turn with `repeated-markup`, whose message gives this reason.
+   */
+  readonly noRetry?: string | undefined
+  /**
    * Recoveries already made earlier in this user turn, as the history carries them (see
    * {@link turnRecoveries}). @defaultValue 0
    */
@@ -73,6 +80,8 @@ export interface RecoverPlan {
   readonly budget: number
   /** Where the adapter puts a retry's instruction (`options.instructionPlacement`). */
   readonly placement: "system" | "user"
+  /** Why the request cannot be retried at all (its budget is then 0): the request's `noRetry`. */
+  readonly noRetry?: string | undefined
 }
 
 /**
@@ -106,7 +115,8 @@ export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest)
     emitEvent(options, { type: "recovery-skipped", reason })
     return { kind: "skip", reason }
   }
-  return recoverPlan(options, request.tools, request.recoveriesBefore)
+  const plan = recoverPlan(options, request.tools, request.recoveriesBefore)
+  return request.noRetry === undefined ? plan : { ...plan, budget: 0, noRetry: request.noRetry }
 }
 
 /**

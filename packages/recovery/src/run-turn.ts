@@ -180,6 +180,8 @@ class Turn<Raw> implements AttemptScannerOptions {
   private readonly budget: number
   /** Corrected responses earlier calls of the turn got: the error message counts them. */
   private readonly recoveriesBefore: number
+  /** Why the request cannot be retried at all (the plan's): the error message gives it. */
+  private readonly noRetry: string | undefined
   /** The pending race's reject, which an abort settles at once (see {@link race}). */
   private readonly pending: PendingRace = { reject: undefined }
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
@@ -199,6 +201,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.finishRequired = input.finishRequired === true
     this.budget = plan.budget
     this.recoveriesBefore = plan.recoveriesBefore
+    this.noRetry = plan.noRetry
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
@@ -384,6 +387,7 @@ class Turn<Raw> implements AttemptScannerOptions {
           code,
           rounds: round + 1,
           recoveriesBefore: this.recoveriesBefore,
+          noRetry: this.noRetry,
           markup: found,
         }),
       )

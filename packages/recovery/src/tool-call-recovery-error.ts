@@ -42,6 +42,8 @@ export interface ToolCallRecoveryErrorInit {
   readonly recoveriesBefore?: number
   /** The recoverable markup of every malformed response of the turn, in order. */
   readonly markup: readonly MarkupSummary[]
+  /** Why the request could not be retried at all (the plan's `noRetry`): the message says so. */
+  readonly noRetry?: string | undefined
   /** The underlying error (a `persistFailed` rejection, an abort reason). */
   readonly cause?: unknown
   /** Replaces the generated message. */
@@ -189,6 +191,8 @@ function describe(init: ToolCallRecoveryErrorInit): string {
       : ` (${init.markup.map((m) => `round ${m.round}: ${m.format} ${m.toolName ?? "<unnamed>"}`).join("; ")})`
   switch (init.code) {
     case "repeated-markup":
+      if (init.noRetry !== undefined)
+        return `The model wrote its tool call as text instead of a structured call; no action was taken, and it could not be retried: ${init.noRetry}${found}.`
       return `The model wrote its tool call as text instead of a structured call, ${count} of ${attempts}; no action was taken${found}.`
     case "persist-failed":
       return `The persistFailed hook failed, so the malformed response was not retried${found}.`

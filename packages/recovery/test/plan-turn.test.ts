@@ -13,8 +13,9 @@ import {
   sumUsage,
   turnRecoveries,
 } from "../src/adapter.ts"
+import { isToolCallRecoveryError, runTurn } from "../src/index.ts"
 import { markupReason } from "../src/markup-reason.ts"
-import { call, finish, run, text } from "./support/script.ts"
+import { type AttemptRecord, call, finish, run, scripted, text } from "./support/script.ts"
 
 const QWEN = "<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
 
@@ -62,6 +63,28 @@ describe("planTurn", () => {
       recoveriesBefore: 0,
       budget: 2,
     })
+  })
+
+  test("noRetry: recovered with no budget; a leak withholds the markup and ends the turn, the reason in the error", async () => {
+    const options = resolveRecoveryOptions({ maxRecoveries: 2 })
+    const plan = planTurn(options, { tools: ["read_file"], noRetry: "the conversation holds it" })
+    expect(plan).toMatchObject({ kind: "recover", budget: 0, noRetry: "the conversation holds it" })
+    if (plan.kind !== "recover") return
+    const attempts: AttemptRecord[] = []
+    const shown: unknown[] = []
+    const error = await (async () => {
+      for await (const part of runTurn(plan, {
+        attempt: scripted([[text(`Reading. <tool_call>\n${QWEN}`), finish()]], attempts),
+      }))
+        shown.push(part)
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect((error as Error).message).toMatch(/could not be retried: the conversation holds it/)
+    expect(JSON.stringify(shown)).not.toContain("<tool_call>")
+    expect(attempts).toHaveLength(1)
   })
 
   test("an invalid recoveryScope is API misuse", () => {

@@ -17,7 +17,7 @@ import {
   completionParts,
   completionResult,
 } from "./chat-completion-parts.ts"
-import { chatRequest, chatRetryBody, chatTurnStart } from "./chat-request.ts"
+import { chatMapHistoryCalls, chatRequest, chatRetryBody, chatTurnStart } from "./chat-request.ts"
 import { arrayField, isRecord, type JsonObject } from "./json.ts"
 import { type ErrorShape, openAiErrorBody, openAiErrorTypes } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
@@ -70,6 +70,7 @@ function markChatCalls(item: unknown, mark: (id: unknown) => unknown): unknown {
 export const chatCompletions: WireProtocol<ChatChunk, ChatRaw, ChatCompletion, ChatCompletion> = {
   request: chatRequest,
   turnStart: chatTurnStart,
+  stored: () => false,
   retryBody: chatRetryBody,
   streamParts: chunkParts,
   streamCallIds: chunkCallIds,
@@ -88,5 +89,6 @@ export const chatCompletions: WireProtocol<ChatChunk, ChatRaw, ChatCompletion, C
   sentinel: true,
   isStreamError: (event) => isRecord(event) && event.error !== undefined && event.error !== null,
   markCalls: markChatCalls,
+  mapHistoryCalls: chatMapHistoryCalls,
   errors: chatErrors,
 }

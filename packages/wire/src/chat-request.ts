@@ -17,7 +17,7 @@ import {
   type TurnRequest,
   turnRecoveries,
 } from "@tool-rescue/recovery/adapter"
-import { arrayField, isRecord, type JsonObject } from "./json.ts"
+import { arrayField, isRecord, type JsonObject, mapChanged } from "./json.ts"
 import type { CallMarks } from "./wire-protocol.ts"
 
 function nameOf(value: unknown): string | undefined {
@@ -48,6 +48,30 @@ function chatMessageRecoveries(message: unknown, marks: CallMarks): number {
   for (const call of arrayField(message, "tool_calls"))
     if (isRecord(call)) most = Math.max(most, marks(call.id))
   return most
+}
+
+/** A chat message with `map` applied to the ids of the calls it makes or answers. */
+function mapMessageCalls(message: unknown, map: (id: unknown) => unknown): unknown {
+  if (!isRecord(message)) return message
+  let next = message
+  if ("tool_call_id" in message) {
+    const id = map(message.tool_call_id)
+    if (id !== message.tool_call_id) next = { ...next, tool_call_id: id }
+  }
+  const calls = arrayField(message, "tool_calls")
+  const mapped = mapChanged(calls, (call) => {
+    if (!isRecord(call) || !("id" in call)) return call
+    const id = map(call.id)
+    return id === call.id ? call : { ...call, id }
+  })
+  return mapped === calls ? next : { ...next, tool_calls: mapped }
+}
+
+/** Chat: the ids in `messages[].tool_calls[].id` and `messages[].tool_call_id`. */
+export function chatMapHistoryCalls(body: JsonObject, map: (id: unknown) => unknown): JsonObject {
+  const messages = arrayField(body, "messages")
+  const mapped = mapChanged(messages, (message) => mapMessageCalls(message, map))
+  return mapped === messages ? body : { ...body, messages: mapped }
 }
 
 /** Whether a message or input item is the user's (it starts a turn). */

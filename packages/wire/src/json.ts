@@ -103,3 +103,26 @@ export function contentText(content: unknown): string {
   }
   return parts.join("")
 }
+
+/**
+ * `items` with `map` applied to each, or `items` itself when `map` changed none (so a request
+ * with nothing to rewrite stays the same object, and its bytes can go on as they came).
+ *
+ * @example
+ * ```ts
+ * import { mapChanged } from "./json.ts"
+ *
+ * const items = [1, 2]
+ * mapChanged(items, (n) => n) === items // true
+ * ```
+ */
+export function mapChanged<T>(items: readonly T[], map: (item: T) => T): readonly T[] {
+  let out: T[] | undefined
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    const next = map(item)
+    if (next !== item) out ??= items.slice(0, i)
+    out?.push(next)
+  }
+  return out ?? items
+}

@@ -4,7 +4,7 @@
  * appended to `system` (placement `"system"`) or a final user message (`"user"`).
  */
 import { appendInstruction, type TurnRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
-import { arrayField, isRecord, type JsonObject } from "./json.ts"
+import { arrayField, isRecord, type JsonObject, mapChanged } from "./json.ts"
 import type { CallMarks } from "./wire-protocol.ts"
 
 /** Client tool names (`tools[].name` of tools without a server-tool `type`). */
@@ -54,6 +54,28 @@ function messageRecoveries(message: unknown, marks: CallMarks): number {
     else if (block.type === "tool_result") most = Math.max(most, marks(block.tool_use_id))
   }
   return most
+}
+
+/** The id field of a block that makes a call (`tool_use`) or answers one (`tool_result`). */
+function callIdField(block: Record<string, unknown>): "id" | "tool_use_id" | undefined {
+  return block.type === "tool_use" ? "id" : block.type === "tool_result" ? "tool_use_id" : undefined
+}
+
+/** Messages: the ids in `tool_use.id` and `tool_result.tool_use_id` blocks of `messages[].content`. */
+export function messagesMapHistoryCalls(body: JsonObject, map: (id: unknown) => unknown): JsonObject {
+  const list = arrayField(body, "messages")
+  const mapped = mapChanged(list, (message) => {
+    if (!isRecord(message)) return message
+    const blocks = arrayField(message, "content")
+    const content = mapChanged(blocks, (block) => {
+      const field = isRecord(block) ? callIdField(block) : undefined
+      if (field === undefined || !isRecord(block)) return block
+      const id = map(block[field])
+      return id === block[field] ? block : { ...block, [field]: id }
+    })
+    return content === blocks ? message : { ...message, content }
+  })
+  return mapped === list ? body : { ...body, messages: mapped }
 }
 
 /**

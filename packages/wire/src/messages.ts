@@ -15,7 +15,12 @@ import {
   messageRefCallIds,
   messageResult,
 } from "./messages-parts.ts"
-import { messagesRequest, messagesRetryBody, messagesTurnStart } from "./messages-request.ts"
+import {
+  messagesMapHistoryCalls,
+  messagesRequest,
+  messagesRetryBody,
+  messagesTurnStart,
+} from "./messages-request.ts"
 import { typeNamedEvents } from "./type-named-events.ts"
 import type { ErrorShape, WireError } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
@@ -33,6 +38,8 @@ const messagesErrors: ErrorShape = {
     "tool-call-recovery": "tool_call_recovery_error",
     server: "api_error",
     upstream: "api_error",
+    authentication: "authentication_error",
+    permission: "permission_error",
   },
   body: anthropicErrorBody,
   event: (error) => ({ name: "error", data: anthropicErrorBody(error) }),
@@ -68,6 +75,7 @@ function markMessagesCalls(item: unknown, mark: (id: unknown) => unknown): unkno
 export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject, MessageRef> = {
   request: messagesRequest,
   turnStart: messagesTurnStart,
+  stored: () => false,
   retryBody: messagesRetryBody,
   streamParts: messageEventParts,
   streamCallIds: messageEventCallIds,
@@ -84,5 +92,6 @@ export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject,
   },
   ...typeNamedEvents,
   markCalls: markMessagesCalls,
+  mapHistoryCalls: messagesMapHistoryCalls,
   errors: messagesErrors,
 }

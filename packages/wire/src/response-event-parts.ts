@@ -7,6 +7,9 @@
  * present in `response.completed`. So the splice:
  * - keeps the first attempt's response id, drops the retry's `created`/`in_progress`/`queued`,
  *   and rewrites the retry's terminal event (id, and the first attempt's finished items first);
+ *   a stored response (`store: true`, {@link SplicerSettings.stored}) ends with the retry's own
+ *   id instead, the one a continuation by `previous_response_id` must chain from (the helper's
+ *   identity check then fails: a stateful chain is worth more than the helper);
  * - shifts the retry's `output_index` past every index already used, renames a repeated item id,
  *   and renumbers `sequence_number` so it only grows;
  * - holds a message or reasoning item's `output_item.added` (and its other non-final events)
@@ -292,7 +295,7 @@ export function createResponsesSplicer(options: SplicerSettings): Splicer<Respon
     emit(state, texts === undefined ? event : rewriteDone(state, event, texts))
   }
 
-  /** The terminal event: the first attempt's id, abandoned attempts' items first, released text in place. */
+  /** The terminal event: the first attempt's id (the retry's when stored), abandoned attempts' items first, released text in place. */
   function terminal(event: Event): Event {
     for (const state of items.values()) if (!state.opened) state.dropped = true
     const response = event.response
@@ -315,7 +318,8 @@ export function createResponsesSplicer(options: SplicerSettings): Splicer<Respon
     if (changed) {
       const all = [...carried, ...output]
       next = { ...response, output: all }
-      if (responseId !== undefined) next.id = responseId
+      // A stored response keeps its own id (the retry's): the one a continuation must chain from.
+      if (responseId !== undefined && options.stored !== true) next.id = responseId
       if ("output_text" in response) next.output_text = outputText(all)
     }
     if (spent !== undefined) {

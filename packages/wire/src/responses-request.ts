@@ -17,7 +17,7 @@ import {
   turnRecoveries,
 } from "@tool-rescue/recovery/adapter"
 import { isUserMessage, openAiToolChoice } from "./chat-request.ts"
-import { arrayField, isRecord, type JsonObject } from "./json.ts"
+import { arrayField, isRecord, type JsonObject, mapChanged } from "./json.ts"
 import type { CallMarks } from "./wire-protocol.ts"
 
 /** Function and custom tool names of a Responses request (`tools[].name` of those types). */
@@ -39,22 +39,39 @@ export function responsesTurnStart(body: JsonObject): unknown {
 
 /** The request of a Responses call. */
 export function responsesRequest(body: JsonObject, marks: CallMarks): TurnRequest {
-  const unsupported =
-    body.background === true
-      ? "background"
-      : body.conversation !== undefined && body.conversation !== null
-        ? "conversation"
-        : undefined
   return {
     tools: responsesToolNames(body),
     toolChoice: openAiToolChoice(body.tool_choice),
-    unsupported,
+    unsupported: body.background === true ? "background" : undefined,
+    noRetry:
+      body.conversation !== undefined && body.conversation !== null
+        ? "the request's `conversation` already holds the malformed response, and a retry cannot leave it out (chain by `previous_response_id` instead for a leak to be retried)"
+        : undefined,
     // A plain string input is a new user message: a new turn.
     recoveriesBefore: turnRecoveries(arrayField(body, "input"), {
       startsTurn: isUserMessage,
       recoveries: (item) => (isRecord(item) ? marks(item.call_id) : 0),
     }),
   }
+}
+
+/** Whether the server stores the response (`store: true`): a continuation may chain from its id. */
+export function responsesStored(body: JsonObject): boolean {
+  return body.store === true
+}
+
+/**
+ * Responses: the `call_id` of each input item that has one (`function_call`, `custom_tool_call`
+ * and their `*_output` items).
+ */
+export function responsesMapHistoryCalls(body: JsonObject, map: (id: unknown) => unknown): JsonObject {
+  const input = arrayField(body, "input")
+  const mapped = mapChanged(input, (item) => {
+    if (!isRecord(item) || !("call_id" in item)) return item
+    const id = map(item.call_id)
+    return id === item.call_id ? item : { ...item, call_id: id }
+  })
+  return mapped === input ? body : { ...body, input: mapped }
 }
 
 /** Responses: `instructions` is the system message (template-safe, not inherited through `previous_response_id`). */

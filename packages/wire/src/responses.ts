@@ -19,7 +19,13 @@ import {
   responseParts,
   responseResult,
 } from "./response-parts.ts"
-import { responsesRequest, responsesRetryBody, responsesTurnStart } from "./responses-request.ts"
+import {
+  responsesMapHistoryCalls,
+  responsesRequest,
+  responsesRetryBody,
+  responsesStored,
+  responsesTurnStart,
+} from "./responses-request.ts"
 import { typeNamedEvents } from "./type-named-events.ts"
 import { type ErrorShape, openAiErrorBody, openAiErrorTypes } from "./wire-error.ts"
 import type { WireProtocol } from "./wire-protocol.ts"
@@ -77,6 +83,7 @@ function markResponsesCalls(item: unknown, mark: (id: unknown) => unknown): unkn
 export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObject, ResponseRef> = {
   request: responsesRequest,
   turnStart: responsesTurnStart,
+  stored: responsesStored,
   retryBody: responsesRetryBody,
   streamParts: eventParts,
   streamCallIds: eventCallIds,
@@ -93,5 +100,6 @@ export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObjec
   },
   ...typeNamedEvents,
   markCalls: markResponsesCalls,
+  mapHistoryCalls: responsesMapHistoryCalls,
   errors: responsesErrors,
 }

@@ -21,9 +21,17 @@ export interface WireError {
 /**
  * The kinds of error a front end answers itself, each of which a protocol names with its own
  * `type`: a bad request, a body over the limit, a turn recovery gave up on, the front end's own
- * failure, an upstream that failed (timed out, unreachable, cut, an error status on a retry).
+ * failure, an upstream that failed (timed out, unreachable, cut, an error status on a retry), a
+ * client without the front end's key (401), a request the front end refuses to serve (403).
  */
-export type ErrorKind = "invalid-request" | "too-large" | "tool-call-recovery" | "server" | "upstream"
+export type ErrorKind =
+  | "invalid-request"
+  | "too-large"
+  | "tool-call-recovery"
+  | "server"
+  | "upstream"
+  | "authentication"
+  | "permission"
 
 /** One SSE event: its `event:` name (none for Chat Completions) and its JSON data. */
 export interface WireEvent {
@@ -89,4 +97,7 @@ export const openAiErrorTypes: Readonly<Record<ErrorKind, string>> = {
   "tool-call-recovery": "tool_call_recovery_error",
   server: "server_error",
   upstream: "upstream_error",
+  // OpenAI answers a wrong key with `invalid_request_error` (code `invalid_api_key`).
+  authentication: "invalid_request_error",
+  permission: "invalid_request_error",
 }

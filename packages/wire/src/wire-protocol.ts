@@ -25,6 +25,13 @@ export interface SplicerSettings {
   readonly tools: readonly string[]
   /** Attach `tool_call_errors` (the answers to calls of tools not offered) to the result. */
   readonly returnToolCallErrors: boolean
+  /**
+   * The server stores the response (Responses `store: true`, {@link WireProtocol.stored}): a
+   * recovered stream's terminal event then carries the retry's response id, the id a continuation by `previous_response_id` must chain from (the first
+   * attempt's stored response holds the malformed output). Otherwise the first attempt's id is
+   * kept, as the openai client's `responses.stream()` helper requires. @defaultValue false
+   */
+  readonly stored?: boolean
 }
 
 /** Maps recovery's output parts back to the stream items the client sees. */
@@ -62,6 +69,8 @@ export interface WireProtocol<StreamItem, StreamRaw, Data, DataRaw> {
    * `undefined` when it has none. A front end that keys its marks by turn hashes it.
    */
   turnStart(body: JsonObject): unknown
+  /** Whether the server stores the response of `body` (Responses `store: true`; never for the others). */
+  stored(body: JsonObject): boolean
   /** The retry body: the original body with the instruction placed (never mutated). */
   retryBody(body: JsonObject, instruction: string, placement: "system" | "user"): JsonObject
   /** Parts of one streamed item. */
@@ -93,6 +102,12 @@ export interface WireProtocol<StreamItem, StreamRaw, Data, DataRaw> {
    * `mark(id)`; `item` itself when it has none.
    */
   markCalls(item: unknown, mark: (id: unknown) => unknown): unknown
+  /**
+   * `body` with each tool-call id of its history (the calls of earlier responses and the results
+   * that answer them) replaced by `map(id)`; `body` itself when no id changed. A front end that
+   * writes its own marks into ids takes them off here, so the server sees only ids it issued.
+   */
+  mapHistoryCalls(body: JsonObject, map: (id: unknown) => unknown): JsonObject
   /** The protocol's error shape. */
   readonly errors: ErrorShape
 }

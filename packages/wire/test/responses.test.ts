@@ -9,9 +9,10 @@ describe("responses.request", () => {
     expect(responses.request({ input: "hi", tools, background: true }, () => 0).unsupported).toBe(
       "background",
     )
-    expect(responses.request({ input: "hi", tools, conversation: "conv_1" }, () => 0).unsupported).toBe(
-      "conversation",
-    )
+    // A conversation already stores the malformed response: recovered with no retry, never skipped.
+    const stateful = responses.request({ input: "hi", tools, conversation: "conv_1" }, () => 0)
+    expect(stateful.unsupported).toBeUndefined()
+    expect(stateful.noRetry).toMatch(/`conversation` already holds the malformed response/)
     // `previous_response_id` and `store` go upstream as they came: the retry drops nothing of them.
     const body = { input: "hi", tools, previous_response_id: "resp_1", store: true }
     expect(responses.request(body, () => 0).unsupported).toBeUndefined()

@@ -35,6 +35,7 @@ async function startWebProxy(options: ProxyServerOptions): Promise<ProxyServer> 
     url: `http://${address.address}:${address.port}/v1`,
     host: address.address,
     port: address.port,
+    loopback: true,
     proxy,
     close: () =>
       new Promise<void>((resolve) => {
