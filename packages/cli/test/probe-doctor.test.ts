@@ -183,7 +183,7 @@ describe("the doctor, each server × format against the replay server", () => {
     expect(text).toContain("vLLM: check --enable-auto-tool-choice --tool-call-parser qwen3_coder\n")
     const markdown = (await probe("hermes|every", 2, ["--server", "sglang", "--markdown"])).stdout
     expect(markdown).toContain("## Tool calls leaked as text (tool-rescue probe)")
-    expect(markdown).toContain("| tool call leaked as text | **2/2 (100.0%)** | 2/2 (100.0%) |")
+    expect(markdown).toContain("| leaked → shown as text | **2/2 (100.0%)** | 0/2 (0.0%) |")
     expect(markdown).toContain(
       "- SGLang: check `--tool-call-parser hermes`\n  - Start SGLang with `--tool-call-parser hermes`",
     )

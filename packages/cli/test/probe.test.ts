@@ -162,7 +162,10 @@ describe("probe against the replay server", () => {
     expect(run.stdout).toMatch(/leak rate without recovery\s+25\.0%/)
     expect(run.stdout).toMatch(/recovery success rate\s+100\.0%/)
     expect(run.stdout).toMatch(/added latency per recovery\s+\d+ ms median/)
-    expect(run.stdout).toMatch(/tool call leaked as text\s+1\/4 \(25\.0%\)\s+1\/4 \(25\.0%\)/)
+    // One row per outcome: the leak is shown without recovery, recovered with it.
+    expect(run.stdout).toMatch(/leaked → shown as text\s+1\/4 \(25\.0%\)\s+0\/4 \(0\.0%\)/)
+    expect(run.stdout).toMatch(/leaked → recovered, tool call\s+–\s+1\/4 \(25\.0%\)/)
+    expect(run.stdout).toMatch(/structured tool call\s+3\/4 \(75\.0%\)\s+3\/4 \(75\.0%\)/)
   })
 })
 

@@ -91,18 +91,23 @@ export function summarizeProbe(result: ProbeResult): ProbeSummary {
   }
 }
 
-/** The rows of the comparison table; `mark` highlights the leaks without recovery. */
+/**
+ * The rows of the comparison table, one per outcome, so each column's rows add up to the runs and
+ * read as what happened to a turn ("leaked → recovered"); `mark` highlights the leaks the user saw.
+ */
 function comparisonRows(summary: ProbeSummary, mark: (text: string) => string): string[][] {
   const { runs } = summary
   const w = summary.without
   const r = summary.with
   const ratio = (n: number) => `${n}/${runs} (${formatPercent(n, runs)})`
+  const shownWith = runs - r.toolCalls - r.recoveries - r.text
   return [
-    ["structured tool call", ratio(w.toolCalls), ratio(r.toolCalls + r.recovered)],
-    ["  of which recovered", "–", ratio(r.recovered)],
-    ["tool call leaked as text", mark(ratio(w.leaks)), ratio(r.recoveries)],
-    ["  ended in the explicit error", "–", ratio(r.failed)],
-    ["prose answer", ratio(w.text), ratio(r.text + r.recoveredToText)],
+    ["structured tool call", ratio(w.toolCalls), ratio(r.toolCalls)],
+    ["leaked → recovered, tool call", "–", ratio(r.recovered)],
+    ["leaked → recovered, prose answer", "–", ratio(r.recoveredToText)],
+    ["leaked → explicit error", "–", ratio(r.failed)],
+    ["leaked → shown as text", mark(ratio(w.leaks)), shownWith > 0 ? mark(ratio(shownWith)) : ratio(0)],
+    ["prose answer", ratio(w.text), ratio(r.text)],
     ["median turn latency", formatMs(w.medianMs), formatMs(r.medianMs)],
   ]
 }
