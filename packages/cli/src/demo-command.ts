@@ -249,7 +249,7 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
       persisted++
       trace.step(
         "persist",
-        `failed response saved with status "failed" → .agent/failed-responses.jsonl (round ${failed.round}, ${failed.text.length} chars)`,
+        `failed response saved with status "failed" → .agent/failed-responses.jsonl (${failed.round === 0 ? "the first response" : `retry ${failed.round}'s response`}, ${failed.text.length} chars)`,
       )
     },
     runTool: async (name: string, input: unknown): Promise<ToolRun> => {

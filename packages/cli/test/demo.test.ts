@@ -35,7 +35,7 @@ describe("demo", () => {
             "detector  qwen3-coder markup: a read_file call written as text \\(opening envelope missing, closing present\\)",
             " {14}held back, \\d+ chars: <function=read_file>⏎<parameter=path>⏎src/server\\.ts",
             "recovery  no structured call in the response: retry 1 of 1",
-            'persist   failed response saved with status "failed" → \\.agent/failed-responses\\.jsonl \\(round 0, \\d+ chars\\)',
+            'persist   failed response saved with status "failed" → \\.agent/failed-responses\\.jsonl \\(the first response, \\d+ chars\\)',
             // The line is printed only when the retry carried the whole default instruction.
             'retry     request 2 re-sends the request without the malformed response, with the instruction: "[^"\\n]+',
           ].join("[\\s\\S]*?"),
