@@ -272,6 +272,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   readonly settlesOnAbort = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
+  /** The attempt's stream sent its last event (its end event, or the sentinel). */
+  private last = false
   private round = 0
   /** The attempt being read: whether its next part is already in memory. */
   private source: SseItems<NormalizedPart<unknown>> | undefined
@@ -312,6 +314,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
 
   private parts(response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> {
     this.sentinel = false
+    this.last = false
     this.source = response.body === null ? undefined : readSse(response.body, this)
     return this.source ?? fromArray<NormalizedPart<unknown>>([])
   }
@@ -340,6 +343,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     if (sse.data === "[DONE]") {
       // Written once, when the turn ends (a retry's stream has its own).
       this.sentinel = true
+      this.last = true
       this.raw = undefined
       return
     }
@@ -353,11 +357,16 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     const { wire } = this.call.protocol
     if (wire.isStreamError(event, sse.event))
       throw new UpstreamFailure("event", { frame: sseFrame(sse.data, sse.event) })
+    if (wire.isStreamEnd(event)) this.last = true
     if (typeof event === "object" && event !== null) {
       this.rawEvents.push(event)
       this.rawSse.push(sse)
     } else this.raw = undefined
     for (const part of wire.streamParts(event)) out.push(part)
+  }
+
+  over(): boolean {
+    return this.last
   }
 
   private frameOf(item: unknown): string {
