@@ -34,7 +34,7 @@ export interface UpstreamLimits {
   /** Milliseconds a read of the body may wait for the next bytes. */
   readonly idleMs: number
   /** Counts a failure (`upstream_failures_total{kind}`). */
-  failed(kind: Extract<UpstreamFailureKind, "timeout" | "unreachable" | "cut">): void
+  failed(kind: Extract<UpstreamFailureKind, "timeout" | "unreachable" | "cut" | "malformed">): void
 }
 
 /**

@@ -351,8 +351,9 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     try {
       event = JSON.parse(sse.data)
     } catch (error) {
-      // A malformed stream is a provider error: the client's stream is cut like the upstream's.
-      throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
+      // A provider error, never retried: the client's stream ends with the protocol's error event.
+      this.call.context.metrics.upstreamFailure("malformed")
+      throw new UpstreamFailure("malformed", { reason: "an event that is not JSON", cause: error })
     }
     const { wire } = this.call.protocol
     if (wire.isStreamError(event, sse.event))
@@ -514,6 +515,7 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
 }
 
 function failureResponse(call: Call, error: unknown): Response {
+  if (UpstreamFailure.isInstance(error) && error.kind === "malformed") reportMalformed(call, error)
   if (UpstreamFailure.isInstance(error) && error.response !== undefined) {
     const { status, headers, text } = error.response
     return new Response(text, { status, headers: clientResponseHeaders(headers) })
@@ -528,10 +530,19 @@ function failureResponse(call: Call, error: unknown): Response {
   })
 }
 
+/**
+ * One line on stderr for an upstream answer the proxy could not read (the client gets the
+ * protocol's error): no stack, since it is the upstream's fault, not the proxy's.
+ */
+function reportMalformed(call: Call, error: UpstreamFailure): void {
+  console.error(`tool-rescue proxy: ${call.protocol.name}: ${error.message}; the client got an error`)
+}
+
 /** The frame that ends a recovered stream for `error`, or undefined to cut the stream. */
 function failureFrame(call: Call, error: unknown): string | undefined {
   const { protocol } = call
   if (UpstreamFailure.isInstance(error)) {
+    if (error.kind === "malformed") reportMalformed(call, error)
     // A cut upstream stream cuts the client's (the Node entry ends it quietly).
     if (error.kind === "cut") return undefined
     const passed = error.upstreamFrame(protocol.wire.errors.eventName)

@@ -3,14 +3,19 @@
  * raw HTTP (node:http or fetch, no SDK between), against the replay server or a plain node:http
  * upstream that answers the way a hostile or broken server does.
  */
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
+import { startPlainUpstream } from "./support/plain-upstream.ts"
 import { protocolClients } from "./support/protocol-clients.ts"
 
 let harness: Harness | undefined
+let closePlain: (() => Promise<void>) | undefined
 afterEach(async () => {
+  vi.restoreAllMocks()
   await harness?.close()
   harness = undefined
+  await closePlain?.()
+  closePlain = undefined
 })
 
 /** A streamed request of `client`'s protocol, as raw HTTP. */
@@ -55,3 +60,29 @@ describe.each(protocolClients)(
     })
   },
 )
+
+describe.each(protocolClients)("$name: an upstream event whose data is not JSON", (client) => {
+  it("ends the client's stream with the protocol's error event and one log line, never a reset", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined)
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.end("data: {not json\n\n")
+    })
+    closePlain = plain.close
+    const response = await fetch(`${plain.proxy.url}${client.path}`, streamed(client))
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    const errorEvent = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)) as { error?: { code?: string; message?: string } })
+      .find((event) => event.error !== undefined)
+    expect(errorEvent?.error).toMatchObject({
+      code: "upstream-malformed",
+      message: "The upstream sent an event that is not JSON.",
+    })
+    if (client.name !== "chat") expect(text).toContain("event: error\n")
+    expect(logged).toHaveBeenCalledTimes(1)
+    expect(logged.mock.calls[0]).toEqual([expect.stringMatching(/^tool-rescue proxy: .*not JSON[^\n]*$/)])
+  })
+})
