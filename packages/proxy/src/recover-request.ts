@@ -97,6 +97,36 @@ function errorFrame(protocol: Protocol, error: ProtocolError): string {
   return sseFrame(JSON.stringify(event.data), event.name)
 }
 
+/**
+ * The deepest nesting of arrays and objects a request body may have. Recovery, the retry body
+ * and its serialization walk a request recursively: a body nested thousands of levels deep (a
+ * few kilobytes of brackets) would overflow the stack there. No tool schema or message history
+ * comes near this.
+ */
+const MAX_JSON_DEPTH = 512
+
+/**
+ * Whether `value` (parsed JSON) nests arrays and objects at most `limit` deep. A walk with its
+ * own stack (the parse itself does not recurse in V8): only containers are visited, so a
+ * history of long strings costs a step per message part, not per byte.
+ */
+function withinDepth(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    const depth = depths.pop()!
+    if (typeof item !== "object" || item === null) continue
+    if (depth > limit) return false
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === "object" && child !== null) {
+        stack.push(child)
+        depths.push(depth + 1)
+      }
+  }
+  return true
+}
+
 type Parsed =
   | { readonly kind: "body"; readonly body: Body }
   | { readonly kind: "invalid"; readonly error: ProtocolError }
@@ -117,6 +147,11 @@ function parseRequest(protocol: Protocol, bytes: Uint8Array): Parsed {
     return invalid("invalid_json", "The request body is not valid JSON.")
   }
   if (!isRecord(parsed)) return invalid("invalid_json", "The request body must be a JSON object.")
+  if (!withinDepth(parsed, MAX_JSON_DEPTH))
+    return invalid(
+      "json_too_deep",
+      `The request body nests arrays and objects over ${MAX_JSON_DEPTH} levels deep.`,
+    )
   for (const [name, kinds] of Object.entries(protocol.wire.fields)) {
     const kind = jsonKind(parsed[name])
     if (kind !== undefined && !kinds.includes(kind))
@@ -133,8 +168,8 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
 /**
  * Handles one request to a recovered route (`protocol`).
  *
- * - Body over `maxBodyBytes` → 413; not a JSON object, or a non-boolean `stream` → 400, in the
- *   protocol's error shape. Nothing is sent upstream.
+ * - Body over `maxBodyBytes` → 413; not a JSON object, nested over 512 levels deep, or a
+ *   non-boolean `stream` → 400, in the protocol's error shape. Nothing is sent upstream.
  * - No recovery planned (no tools, tool choice none, …) → the client's bytes go upstream as they
  *   came and the response comes back untouched.
  * - An upstream error status (or an unexpected content type) on the first attempt → passed

@@ -86,3 +86,34 @@ describe.each(protocolClients)("$name: an upstream event whose data is not JSON"
     expect(logged.mock.calls[0]).toEqual([expect.stringMatching(/^tool-rescue proxy: .*not JSON[^\n]*$/)])
   })
 })
+
+/** `client`'s streamed request whose first message's content is nested `depth` arrays deep. */
+function nested(client: (typeof protocolClients)[number], depth: number): RequestInit {
+  const deep = `${"[".repeat(depth - 1)}"go"${"]".repeat(depth - 1)}`
+  const body = JSON.stringify({ ...client.body, stream: true })
+  const field = client.name === "responses" ? '"input":"Show me a.ts"' : '"content":"Show me a.ts"'
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: body.replace(field, field.replace('"Show me a.ts"', deep)),
+  }
+}
+
+describe.each(protocolClients)("$name: a request body nested thousands of levels deep", (client) => {
+  it("is refused with a 400 in the protocol's error shape, nothing sent upstream", async () => {
+    harness = await startHarness([{ content: QWEN_LEAK }, { content: "never" }])
+    const response = await fetch(`${harness.proxy.url}${client.path}`, nested(client, 5000))
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { error: { type: string; code?: string; message: string } }
+    expect(body.error).toMatchObject({ code: "json_too_deep" })
+    expect(body.error.type).toMatch(/invalid_request/)
+    expect(harness.turns()).toBe(0)
+  })
+
+  it("one within the bound is recovered, its retry included", async () => {
+    harness = await startHarness([{ content: QWEN_LEAK }, { content: "Recovered." }])
+    const text = await (await fetch(`${harness.proxy.url}${client.path}`, nested(client, 400))).text()
+    expect(text).toContain("Recovered.")
+    expect(harness.turns()).toBe(2)
+  })
+})
