@@ -232,7 +232,12 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json"))
+  // A body still encoded (a coding the upstream client does not decode) cannot be read: passed on.
+  if (
+    !isOk(first) ||
+    !hasContentType(first.headers, streaming ? "text/event-stream" : "json") ||
+    first.headers.get("content-encoding") !== null
+  )
     return relay(first, host.sink)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }

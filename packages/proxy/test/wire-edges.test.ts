@@ -3,8 +3,10 @@
  * raw HTTP (node:http or fetch, no SDK between), against the replay server or a plain node:http
  * upstream that answers the way a hostile or broken server does.
  */
+import { type IncomingHttpHeaders, request } from "node:http"
+import { brotliCompressSync, gzipSync } from "node:zlib"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
+import { type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
 import { startPlainUpstream } from "./support/plain-upstream.ts"
 import { protocolClients } from "./support/protocol-clients.ts"
 
@@ -116,4 +118,93 @@ describe.each(protocolClients)("$name: a request body nested thousands of levels
     expect(text).toContain("Recovered.")
     expect(harness.turns()).toBe(2)
   })
+})
+
+/** A request through node:http, nothing decoded: the status, headers and body bytes as sent. */
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: init.method ?? "GET", headers: init.headers ?? {} }, (response) => {
+      const parts: Buffer[] = []
+      response.on("data", (part: Buffer) => parts.push(part))
+      response.once("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(parts) }),
+      )
+      response.once("error", reject)
+    })
+    sent.once("error", reject)
+    sent.end(init.body)
+  })
+}
+
+describe.each([
+  { client: "undici", options: {} },
+  {
+    client: "fetch",
+    options: { fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init) },
+  },
+])("content codings the upstream sent anyway ($client upstream client)", ({ options }) => {
+  const models = JSON.stringify({ object: "list", data: [{ id: "qwen3-coder", object: "model" }] })
+
+  it("stacked codings (gzip, gzip) are decoded, and the header goes with them", async () => {
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip, gzip" })
+      response.end(gzipSync(gzipSync(models)))
+    }, options)
+    closePlain = plain.close
+    const answer = await raw(`${plain.proxy.url}/models`)
+    expect(answer.headers["content-encoding"]).toBeUndefined()
+    expect(answer.body.toString("utf8")).toBe(models)
+  })
+
+  it("a recovered stream sent as gzip, br is decoded and recovered", async () => {
+    const leak = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: QWEN_LEAK } }] })}\n\ndata: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip, br" })
+      response.end(brotliCompressSync(gzipSync(leak)))
+    }, options)
+    closePlain = plain.close
+    const answer = await raw(`${plain.proxy.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        stream: true,
+        messages: [{ role: "user", content: "go" }],
+        tools: [READ_FILE_TOOL],
+      }),
+    })
+    expect(answer.headers["content-encoding"]).toBeUndefined()
+    // The leak was read (decoded), withheld and retried.
+    expect(answer.body.toString("utf8")).not.toContain("<tool_call>")
+    expect(plain.seen).toHaveLength(2)
+  })
+
+  for (const coding of ["x-unknown", "gzip, x-unknown"]) {
+    it(`an unknown coding (${coding}) passes through with its bytes intact and its header kept`, async () => {
+      const bytes = Buffer.from([0x1f, 0x8b, 0x00, 0xff, 0x10, 0x20, 0x30])
+      const plain = await startPlainUpstream((_, response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-encoding": coding })
+        response.end(bytes)
+      }, options)
+      closePlain = plain.close
+      const answer = await raw(`${plain.proxy.url}/models`)
+      expect(answer.headers["content-encoding"]).toBe(coding)
+      expect(answer.body).toEqual(bytes)
+      // On a recovered route too: the proxy cannot read it, so it passes it on as it came.
+      const recovered = await raw(`${plain.proxy.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "m",
+          messages: [{ role: "user", content: "go" }],
+          tools: [READ_FILE_TOOL],
+        }),
+      })
+      expect(recovered.headers["content-encoding"]).toBe(coding)
+      expect(recovered.body).toEqual(bytes)
+    })
+  }
 })
