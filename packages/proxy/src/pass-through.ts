@@ -23,8 +23,8 @@ export async function passThrough(
   body?: Uint8Array<ArrayBuffer>,
   headers: ClientHeaders = request.headers,
   sink?: StreamSink,
+  target: string = upstreamTarget(context.upstream, context.routeTargets, request.url),
 ): Promise<Response> {
-  const target = upstreamTarget(context.upstream, context.routeTargets, request.url)
   const sent = BODYLESS.has(request.method) ? null : (body ?? request.body)
   try {
     const response = await context.send(

@@ -184,6 +184,7 @@ export async function recoverRequest(
   request: Request,
   context: ProxyContext,
   host: ProxyEnv = {},
+  target: string = upstreamTarget(context.upstream, context.routeTargets, request.url),
 ): Promise<Response> {
   const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
@@ -201,7 +202,7 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes, clientHeaders, host.sink)
+    return passThrough(request, context, bytes, clientHeaders, host.sink, target)
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -210,7 +211,7 @@ export async function recoverRequest(
   const call: Call = {
     protocol,
     context,
-    target: upstreamTarget(context.upstream, context.routeTargets, request.url),
+    target,
     clientHeaders,
     bytes,
     plan: observed(plan, context, protocol.name),
