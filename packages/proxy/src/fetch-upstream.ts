@@ -1,7 +1,7 @@
 import { boundUpstreamBody } from "./bound-upstream-body.ts"
 import { contentCodings, decodersFor } from "./content-codings.ts"
 import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { failureBeforeHeaders } from "./upstream-failure.ts"
 
 /**
  * The codings fetch decodes itself (the Fetch standard's and undici's: all of a list, or none of it).
@@ -40,9 +40,9 @@ export function fetchUpstream(fetch: typeof globalThis.fetch, limits: UpstreamLi
       response = await fetch(target, init)
     } catch (error) {
       if (signal.aborted) throw error
-      const kind = upstream.signal.aborted ? "timeout" : "unreachable"
-      limits.failed(kind)
-      throw new UpstreamFailure(kind, { cause: error })
+      const failure = failureBeforeHeaders(error, upstream.signal.aborted ? "timeout" : "unreachable")
+      limits.failed(failure.kind)
+      throw failure
     } finally {
       clearTimeout(timeout)
     }

@@ -7,7 +7,7 @@ import { contentCodings, decodersFor } from "./content-codings.ts"
 import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import { FieldList } from "./response-headers.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { codeOf, failureBeforeHeaders, UpstreamFailure } from "./upstream-failure.ts"
 
 /** Statuses whose response has no body. */
 const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
@@ -38,10 +38,6 @@ function withoutCoding(list: FieldList): FieldList {
 /** undici's error codes for its bounds (`connect.timeout`, `headersTimeout`, `bodyTimeout`). */
 const WAITED_TOO_LONG: ReadonlySet<unknown> = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"])
 const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
-
-function codeOf(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-}
 
 const DONE = { done: true } as const
 
@@ -242,9 +238,12 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       })
     } catch (error) {
       if (signal.aborted) throw error
-      const kind = WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable"
-      limits.failed(kind)
-      throw new UpstreamFailure(kind, { cause: error })
+      const failure = failureBeforeHeaders(
+        error,
+        WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable",
+      )
+      limits.failed(failure.kind)
+      throw failure
     }
     // Undici's record as a flat list: no web `Headers` on the Node path (see `FieldList`).
     const responseHeaders = FieldList.fromRecord(answer.headers)

@@ -114,3 +114,31 @@ export function gatewayError(
     },
   }
 }
+
+/** undici's code for response headers over its limit (Node's `--max-http-header-size`, 16 KiB by default). */
+const HEADERS_OVERFLOW = "UND_ERR_HEADERS_OVERFLOW"
+
+/**
+ * The failure of a request that got no response: `malformed` when the upstream did answer, with
+ * headers over the limit (`error` or its `cause`, as fetch wraps it, is undici's overflow error),
+ * else `fallback` (`timeout` or `unreachable`).
+ */
+export function failureBeforeHeaders(
+  error: unknown,
+  fallback: "timeout" | "unreachable",
+): UpstreamFailure & { readonly kind: "timeout" | "unreachable" | "malformed" } {
+  const cause = typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined
+  const failure =
+    codeOf(error) === HEADERS_OVERFLOW || codeOf(cause) === HEADERS_OVERFLOW
+      ? new UpstreamFailure("malformed", {
+          reason: "response headers larger than the proxy accepts",
+          cause: error,
+        })
+      : new UpstreamFailure(fallback, { cause: error })
+  return failure as UpstreamFailure & { readonly kind: "timeout" | "unreachable" | "malformed" }
+}
+
+/** The `code` of an error (undici's `UND_ERR_…`), if it has one. */
+export function codeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+}

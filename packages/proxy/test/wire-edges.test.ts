@@ -143,7 +143,7 @@ describe.each([
   { client: "undici", options: {} },
   {
     client: "fetch",
-    options: { fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init) },
+    options: { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) },
   },
 ])("content codings the upstream sent anyway ($client upstream client)", ({ options }) => {
   const models = JSON.stringify({ object: "list", data: [{ id: "qwen3-coder", object: "model" }] })
@@ -207,4 +207,44 @@ describe.each([
       expect(recovered.body).toEqual(bytes)
     })
   }
+})
+
+describe.each([
+  { client: "undici", options: {} },
+  {
+    client: "fetch",
+    options: { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) },
+  },
+])("an upstream's 100 KB response header ($client upstream client)", ({ options }) => {
+  it("is named truly (not 'could not be reached'), on a recovered route and passed through", async () => {
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "x-big": "x".repeat(100 * 1024) })
+      response.end("{}")
+    }, options)
+    closePlain = plain.close
+    for (const [path, init] of [
+      ["/models", {}],
+      [
+        "/chat/completions",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "m",
+            messages: [{ role: "user", content: "go" }],
+            tools: [READ_FILE_TOOL],
+          }),
+        },
+      ],
+    ] as const) {
+      const answer = await raw(`${plain.proxy.url}${path}`, init)
+      expect(answer.status).toBe(502)
+      const { error } = JSON.parse(answer.body.toString("utf8")) as {
+        error: { code: string; message: string }
+      }
+      expect(error.code).toBe("upstream-malformed")
+      expect(error.message).toMatch(/headers/)
+      expect(error.message).not.toMatch(/reached/)
+    }
+  })
 })
