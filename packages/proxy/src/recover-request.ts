@@ -127,6 +127,28 @@ function withinDepth(value: unknown, limit: number): boolean {
   return true
 }
 
+/** Each protocol's {@link shutdownEvent}, made once. */
+const shutdownEvents = new Map<Protocol, Uint8Array>()
+
+/**
+ * The protocol's error event that ends a stream the host cuts because it is shutting down (its
+ * grace period over): the same bytes for every stream of the protocol.
+ */
+function shutdownEvent(protocol: Protocol): Uint8Array {
+  let event = shutdownEvents.get(protocol)
+  if (event === undefined) {
+    event = encoder.encode(
+      errorFrame(protocol, {
+        type: protocol.wire.errors.types.server,
+        code: "proxy-shutdown",
+        message: "The proxy shut down before the response was complete.",
+      }),
+    )
+    shutdownEvents.set(protocol, event)
+  }
+  return event
+}
+
 type Parsed =
   | { readonly kind: "body"; readonly body: Body }
   | { readonly kind: "invalid"; readonly error: ProtocolError }
@@ -202,7 +224,7 @@ export async function recoverRequest(
   const plan = planTurn(context.resolved, protocol.turnRequest(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes, clientHeaders, host.sink, target)
+    return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -239,7 +261,7 @@ export async function recoverRequest(
     !hasContentType(first.headers, streaming ? "text/event-stream" : "json") ||
     first.headers.get("content-encoding") !== null
   )
-    return relay(first, host.sink)
+    return relay(first, host.sink, shutdownEvent(protocol))
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
@@ -294,7 +316,11 @@ const arrivedAs = new WeakMap<object, SseEvent>()
 
 function recoverStream(call: Call, first: UpstreamResponse): Response {
   const stream = new RecoveredStream(call, first)
-  return call.sink({ status: first.status, headers: keptResponseHeaders(first.headers) }, stream)
+  return call.sink(
+    { status: first.status, headers: keptResponseHeaders(first.headers) },
+    stream,
+    shutdownEvent(call.protocol),
+  )
 }
 
 /**

@@ -10,7 +10,12 @@ import {
 } from "./create-proxy.ts"
 import type { OnClientGone, StreamSink } from "./proxy-context.ts"
 import { undiciUpstream } from "./undici-upstream.ts"
-import { type EventStreamOutgoing, writeEventStream } from "./write-event-stream.ts"
+import {
+  type EventStreamOutgoing,
+  endStreams,
+  type OpenStreams,
+  writeEventStream,
+} from "./write-event-stream.ts"
 
 /**
  * Options of {@link startProxyServer}: the proxy's, plus where to listen.
@@ -27,7 +32,11 @@ export interface ProxyServerOptions extends ProxyOptions {
   readonly port?: number
   /** Only loopback unless you say otherwise. @defaultValue "127.0.0.1" */
   readonly host?: string
-  /** Milliseconds `close()` lets in-flight requests finish before it cuts them. @defaultValue 10000 */
+  /**
+   * Milliseconds `close()` lets in-flight requests finish before it cuts them (an event stream of
+   * a recovered route still open is ended with its protocol's error event, code
+   * `proxy-shutdown`). @defaultValue 10000
+   */
   readonly graceMs?: number
 }
 
@@ -56,6 +65,9 @@ export interface ProxyServer {
   close(): Promise<void>
 }
 
+/** How long the error events of streams cut at shutdown may take to reach their connections. */
+const FLUSH_MS = 1000
+
 /** Why a recovered request's upstream request is aborted when its client goes away. */
 const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went away"), {
   name: "AbortError",
@@ -66,13 +78,13 @@ const CLIENT_GONE = Object.assign(new Error("tool-rescue proxy: the client went 
  * the sink and is written by {@link writeEventStream} from its reads (headers at once, a cut
  * upstream stream ends the client's quietly); any other response is the server's to write.
  */
-function nodeFetch(proxy: ProxyHandler) {
+function nodeFetch(proxy: ProxyHandler, streams: OpenStreams) {
   return async (
     request: Request,
     env: { incoming: { readonly rawHeaders: readonly string[] }; outgoing: EventStreamOutgoing },
   ): Promise<Response> => {
-    const sink: StreamSink = (head, body) => {
-      writeEventStream(head, body, env.outgoing)
+    const sink: StreamSink = (head, body, ending) => {
+      writeEventStream(head, body, env.outgoing, streams, ending)
       return RESPONSE_ALREADY_SENT
     }
     const { outgoing } = env
@@ -108,11 +120,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const { port = 8787, host = "127.0.0.1", graceMs = 10_000, ...proxyOptions } = options
   // On Node, upstream requests go through undici's `request` unless the caller gives a fetch.
   const handler = createProxyHandler(proxyOptions, undiciUpstream)
+  const streams: OpenStreams = new Set()
   const proxy: ToolRescueProxy = { fetch: (request) => handler.fetch(request), metrics: handler.metrics }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     // Leave the process's global Request/Response alone: the proxy may share it with other code.
     const started = serve(
-      { fetch: nodeFetch(handler), port, hostname: host, overrideGlobalObjects: false },
+      { fetch: nodeFetch(handler, streams), port, hostname: host, overrideGlobalObjects: false },
       () => {
         started.off("error", reject)
         resolve(started)
@@ -130,9 +143,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     proxy,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // At the grace period's end, each open event stream ends with its protocol's error event
+        // (a client sees why its answer stopped), then every connection left is cut.
         const cut = setTimeout(() => {
-          if ("closeAllConnections" in server) server.closeAllConnections()
+          const flushed = setTimeout(closeAll, FLUSH_MS)
+          void endStreams(streams).then(() => {
+            clearTimeout(flushed)
+            closeAll()
+          })
         }, graceMs)
+        const closeAll = () => {
+          if ("closeAllConnections" in server) server.closeAllConnections()
+        }
         // A keep-alive connection whose last request finishes during the grace period is idle
         // from then on: close it then, not at the keep-alive timeout.
         const sweep = setInterval(() => {

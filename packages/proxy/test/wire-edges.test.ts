@@ -248,3 +248,33 @@ describe.each([
     }
   })
 })
+
+describe.each(protocolClients)(
+  "$name: a stream still open when the shutdown's grace period ends",
+  (client) => {
+    it("gets the protocol's error event before its connection is cut", async () => {
+      harness = await startHarness(
+        [{ content: "Working on it, slowly", chunkSize: 4, interrupt: { kind: "stall", afterChunks: 2 } }],
+        {
+          graceMs: 50,
+        },
+      )
+      const response = await fetch(`${harness.proxy.url}${client.path}`, streamed(client))
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = decoder.decode((await reader.read()).value, { stream: true })
+      const closing = harness.proxy.close()
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
+        if (chunk.done) break
+        text += decoder.decode(chunk.value, { stream: true })
+      }
+      await closing
+      const last = text.trimEnd().split("\n").at(-1) ?? ""
+      expect(JSON.parse(last.slice("data: ".length))).toMatchObject({
+        error: { code: "proxy-shutdown", message: "The proxy shut down before the response was complete." },
+      })
+      if (client.name !== "chat") expect(text).toContain("event: error\n")
+    })
+  },
+)
