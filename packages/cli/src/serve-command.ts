@@ -62,6 +62,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
       "max-body-mb": { type: "string" },
       "upstream-timeout": { type: "string" },
       "upstream-idle-timeout": { type: "string" },
+      "request-idle-timeout": { type: "string" },
       grace: { type: "string" },
     },
     0,
@@ -78,6 +79,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
     maxBodyBytes: integerFlag(values, "max-body-mb", 32, { min: 1, max: 4096 }) * 1024 * 1024,
     upstreamTimeoutMs: integerFlag(values, "upstream-timeout", 300, { min: 1, max: 86_400 }) * 1000,
     upstreamIdleTimeoutMs: integerFlag(values, "upstream-idle-timeout", 300, { min: 1, max: 86_400 }) * 1000,
+    requestIdleTimeoutMs: integerFlag(values, "request-idle-timeout", 30, { min: 1, max: 3600 }) * 1000,
     graceMs: integerFlag(values, "grace", 10, { min: 0, max: 3600 }) * 1000,
     ...(failedLog === undefined ? {} : { persistFailed: createFailedLog(failedLog) }),
   }

@@ -210,7 +210,18 @@ export async function recoverRequest(
 ): Promise<Response> {
   const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
-  const bytes = await readBody(request, context.maxBodyBytes)
+  let bytes: Awaited<ReturnType<typeof readBody>>
+  try {
+    bytes = await readBody(request, context.maxBodyBytes)
+  } catch {
+    // The client's body failed (its connection closed, or the Node entry cut its silence): the
+    // answer is likely never read, and this is no failure of the proxy to log.
+    return errorResponse(protocol, 400, {
+      type: protocol.wire.errors.types["invalid-request"],
+      code: "request_body_failed",
+      message: "The request body could not be read.",
+    })
+  }
   if (bytes === "too-large") {
     return errorResponse(protocol, 413, {
       type: protocol.wire.errors.types["too-large"],

@@ -278,3 +278,30 @@ describe.each(protocolClients)(
     })
   },
 )
+
+describe("a request body that goes silent", () => {
+  for (const path of ["/chat/completions", "/models"]) {
+    it(`is cut after the inactivity bound with a 408, not only at the whole-request limit (${path})`, async () => {
+      harness = await startHarness([{ content: "never" }], { requestIdleTimeoutMs: 200 })
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const sent = request(
+          `${harness!.proxy.url}${path}`,
+          { method: "POST", headers: { "content-type": "application/json", "content-length": "1000" } },
+          (response) => {
+            let body = ""
+            response.on("data", (part: Buffer) => {
+              body += part.toString("utf8")
+            })
+            response.once("end", () => resolve({ status: response.statusCode ?? 0, body }))
+          },
+        )
+        sent.once("error", reject)
+        // Ten bytes of the thousand announced, then silence.
+        sent.write('{"model":')
+      })
+      expect(answer.status).toBe(408)
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "request_timeout" } })
+      expect(harness.upstream.requests.filter((r) => r.path !== "/v1/models")).toHaveLength(0)
+    })
+  }
+})
