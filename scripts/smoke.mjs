@@ -3,7 +3,10 @@
 // public names each one promises.
 // Run by `turbo run smoke` on the workspace's Node 24; when SYSTEM_NODE is set (CI does), the
 // packages whose `engines` claim an older Node are imported with that Node too.
-import { execFileSync, spawnSync } from "node:child_process"
+// Then a real `tool-rescue serve` round-trip through the built CLI (a leak recovered, over HTTP)
+// on this Node and on the lowest Node the CLI's `engines` declare (fetched with npx as the npm
+// package `node@<version>`), and, on a SYSTEM_NODE the CLI does not support, its one-line refusal.
+import { execFileSync, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 
 const expected = {
@@ -52,19 +55,105 @@ for (const [name, names] of Object.entries(expected)) {
   }
 }
 
-// The `tool-rescue` command as npm links it: it runs on the workspace's Node, and on a Node older
-// than its `engines` (CI's system Node, when older) it says so in one line instead of crashing.
+// The command as npm links it (a committed file that checks the Node, then loads `dist/bin.js`).
 const bin = "packages/cli/bin/tool-rescue.js"
-const cliMinimum = JSON.parse(readFileSync("packages/cli/package.json", "utf8")).engines.node
-for (const node of [process.execPath, process.env.SYSTEM_NODE].filter(Boolean)) {
+
+/** `tool-rescue serve` (the built CLI) run by `node` in front of the built replay server: a leak recovered. */
+async function serveRoundTrip(node) {
+  const { startReplayServer } = await import(
+    new URL("../packages/testing/dist/index.js", import.meta.url).href
+  )
+  const leak =
+    "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
+  const upstream = await startReplayServer({
+    script: [{ content: leak }, { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] }],
+  })
+  const child = spawn(node, [bin, "serve", "--port", "0", "--upstream", upstream.url])
+  try {
+    let stdout = ""
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk
+        const found = /listening on (\S+)/.exec(stdout)
+        if (found !== null) resolve(found[1])
+      })
+      child.once("close", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
+    })
+    const response = await fetch(`${url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        stream: true,
+        messages: [{ role: "user", content: "read a.ts" }],
+        tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+      }),
+    })
+    const text = await response.text()
+    if (!text.includes('"read_file"') || text.includes("<tool_call>") || upstream.requests.length !== 2)
+      throw new Error(`no recovered call through serve:\n${text}`)
+  } finally {
+    child.kill("SIGTERM")
+    await upstream.close()
+  }
+}
+
+const cli = JSON.parse(readFileSync("packages/cli/package.json", "utf8"))
+const lowest = /^>=(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(cli.engines.node)
+const lowestVersion = lowest === null ? undefined : `${lowest[1]}.${lowest[2] ?? 0}.${lowest[3] ?? 0}`
+const nodes = [process.execPath]
+if (lowestVersion === undefined) {
+  failed = true
+  console.log(`FAIL the CLI's engines (${cli.engines.node}) name no lowest Node`)
+} else if (lowestVersion !== process.versions.node) {
+  try {
+    const npx = process.platform === "win32" ? "npx.cmd" : "npx"
+    nodes.push(
+      execFileSync(npx, ["--yes", `node@${lowestVersion}`, "-p", "process.execPath"])
+        .toString()
+        .trim(),
+    )
+  } catch (error) {
+    failed = true
+    console.log(`FAIL could not get Node ${lowestVersion} (npx node@${lowestVersion}): ${error.message}`)
+  }
+}
+for (const node of nodes) {
   const version = execFileSync(node, ["--version"]).toString().trim()
-  const result = spawnSync(node, [bin, "--version"], { encoding: "utf8" })
-  const supported = Number(version.slice(1).split(".")[0]) >= Number(/\d+/.exec(cliMinimum)[0])
-  const ok = supported
-    ? result.status === 0 && /\d+\.\d+\.\d+/.test(result.stdout)
-    : result.status === 1 && result.stderr.split("\n").filter(Boolean).length === 1 && result.stderr.includes(version.slice(1))
-  if (!ok) failed = true
-  console.log(`${ok ? "ok  " : "FAIL"} ${bin} (node ${version}: ${supported ? "runs" : "one line naming the Node"})`)
-  if (!ok) console.log(result.stdout + result.stderr)
+  try {
+    await serveRoundTrip(node)
+    console.log(`ok   tool-rescue serve round-trip (node ${version})`)
+  } catch (error) {
+    failed = true
+    console.log(`FAIL tool-rescue serve round-trip (node ${version}): ${error.message}`)
+  }
+}
+
+// On a Node older than the CLI supports: one clear line and exit 1, not a failed import.
+const system = process.env.SYSTEM_NODE
+if (system) {
+  const [major, minor] = execFileSync(system, ["--version"]).toString().slice(1).split(".").map(Number)
+  if (
+    lowest !== null &&
+    (major < Number(lowest[1]) || (major === Number(lowest[1]) && minor < Number(lowest[2] ?? 0)))
+  ) {
+    let refused = { status: 0, stderr: "" }
+    try {
+      execFileSync(system, [bin, "--version"], { stdio: "pipe" })
+    } catch (error) {
+      refused = { status: error.status, stderr: error.stderr.toString() }
+    }
+    const lines = refused.stderr.trim().split("\n")
+    if (refused.status === 1 && lines.length === 1 && lines[0].includes(`needs Node ${lowest[1]}.`))
+      console.log(`ok   tool-rescue refuses an unsupported Node in one line (${lines[0]})`)
+    else {
+      failed = true
+      console.log(
+        `FAIL tool-rescue on an unsupported Node: exit ${refused.status}, stderr:\n${refused.stderr}`,
+      )
+    }
+  }
 }
 process.exit(failed ? 1 : 0)

@@ -231,6 +231,9 @@ Options:
                            seconds the upstream may stay silent once its
                            headers are in (default 300; env
                            TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT)
+  --request-idle-timeout <s>
+                           seconds a client's request body may stay silent
+                           before a 408 (default 30)
   --grace <s>              seconds in-flight requests get on SIGTERM
                            (default 10)
   --allowed-host <name>    serve this Host name too (repeatable;

@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
-import { request as httpRequest } from "node:http"
+import { request as httpRequest, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -116,6 +116,34 @@ describe("tool-rescue serve", () => {
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
       expect(run.output().stderr).not.toContain("TypeError")
+    } finally {
+      run.child.kill("SIGKILL")
+      await upstream.close()
+    }
+  })
+
+  it("cuts a request body that goes silent after --request-idle-timeout with a 408, nothing sent upstream", async () => {
+    const upstream = await startReplayServer({ script: [] })
+    const run = serve(["--port", "0", "--upstream", upstream.url, "--request-idle-timeout", "1"])
+    try {
+      const url = await run.url
+      const status = await new Promise<number>((resolve, reject) => {
+        const sent = request(
+          `${url}/chat/completions`,
+          { method: "POST", headers: { "content-type": "application/json", "content-length": "1000" } },
+          (response) => {
+            response.resume()
+            response.once("end", () => resolve(response.statusCode ?? 0))
+          },
+        )
+        sent.once("error", reject)
+        sent.write('{"model":') // then silence
+      })
+      expect(status).toBe(408)
+      expect(upstream.requests).toHaveLength(0)
+      run.child.kill("SIGTERM")
+      expect(await run.exited).toBe(0)
+      expect(run.output().stderr).not.toContain("Error")
     } finally {
       run.child.kill("SIGKILL")
       await upstream.close()

@@ -10,7 +10,7 @@ import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./pro
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 import { type AllowedHosts, createRequestGuard, type Refusal } from "./request-guard.ts"
-import { upstreamUrl } from "./upstream-url.ts"
+import { routePath, upstreamUrl } from "./upstream-url.ts"
 
 /**
  * Options of {@link createProxy}: the upstream and limits, plus the recovery options every
@@ -229,9 +229,19 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     app.post(path, (c) => recoverRequest(protocols[name], c.req.raw, context, c.env as ProxyEnv | undefined))
   // Every other path and method: the not-found handler, not a catch-all route, so a recovered
   // route's request matches one handler (Hono then calls it directly, with no middleware chain).
+  const routes = new Map(ROUTES)
   app.notFound((c) => {
-    metrics.request("other", "passthrough")
     const env = c.env as ProxyEnv | undefined
+    // Another spelling of a recovered route (`/v1//chat/completions`, `/v1/messages/`): recovered,
+    // sent upstream under the route's own path.
+    const route = c.req.method === "POST" ? routePath(c.req.path) : undefined
+    const name = route === undefined ? undefined : routes.get(route)
+    if (name !== undefined) {
+      const { search } = new URL(c.req.url)
+      const target = `${context.routeTargets.get(route!)!}${search}`
+      return recoverRequest(protocols[name], c.req.raw, context, env, target)
+    }
+    metrics.request("other", "passthrough")
     return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers, env?.sink)
   })
 

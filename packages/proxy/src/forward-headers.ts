@@ -33,8 +33,11 @@ const HOP_BY_HOP: ReadonlySet<string> = new Set([
  */
 const REQUEST_OWN: ReadonlySet<string> = new Set(["host", "content-length", "accept-encoding", "expect"])
 
-/** fetch has decoded the body already, and the body we send may not be the upstream's. */
-const RESPONSE_OWN: ReadonlySet<string> = new Set(["content-length", "content-encoding"])
+/**
+ * The body we send may not be the upstream's. (`content-encoding` is the upstream client's: it
+ * drops the header of a body it decoded and keeps it on one it passes on encoded.)
+ */
+const RESPONSE_OWN: ReadonlySet<string> = new Set(["content-length"])
 
 const NONE: ReadonlySet<string> = new Set()
 

@@ -23,8 +23,9 @@ export async function passThrough(
   body?: Uint8Array<ArrayBuffer>,
   headers: ClientHeaders = request.headers,
   sink?: StreamSink,
+  target: string = upstreamTarget(context.upstream, context.routeTargets, request.url),
+  ending?: Uint8Array,
 ): Promise<Response> {
-  const target = upstreamTarget(context.upstream, context.routeTargets, request.url)
   const sent = BODYLESS.has(request.method) ? null : (body ?? request.body)
   try {
     const response = await context.send(
@@ -32,7 +33,7 @@ export async function passThrough(
       { method: request.method, headers: upstreamRequestHeaders(headers, context.credentials), body: sent },
       request.signal,
     )
-    return relay(response, sink)
+    return relay(response, sink, ending)
   } catch (error) {
     return gatewayResponse(error)
   }
@@ -44,14 +45,14 @@ export async function passThrough(
  * upstream's reads to the connection: no web stream or `Response` per open stream); any other
  * body is a web `Response`'s.
  */
-export function relay(response: UpstreamResponse, sink?: StreamSink): Response {
+export function relay(response: UpstreamResponse, sink?: StreamSink, ending?: Uint8Array): Response {
   const head = {
     status: response.status,
     statusText: response.statusText,
     headers: keptResponseHeaders(response.headers),
   }
   if (response.body !== null && sink !== undefined && hasContentType(head.headers, "text/event-stream"))
-    return sink(head, response.body.getReader())
+    return sink(head, response.body.getReader(), ending)
   return webResponse(head, response.body === null ? null : response.body.getReader())
 }
 

@@ -35,7 +35,7 @@ export interface UpstreamLimits {
   /** Milliseconds a read of the body may wait for the next bytes. */
   readonly idleMs: number
   /** Counts a failure (`upstream_failures_total{kind}`). */
-  failed(kind: Extract<UpstreamFailureKind, "timeout" | "unreachable" | "cut">): void
+  failed(kind: Extract<UpstreamFailureKind, "timeout" | "unreachable" | "cut" | "malformed">): void
 }
 
 /**
@@ -61,8 +61,10 @@ export interface ResponseHead {
 /**
  * Where a recovered stream goes: by default the body of a web `Response` (every runtime); the
  * Node entry writes it to the connection itself and answers with a response that says so.
+ * `ending`: the protocol's error event that ends the stream if the host must cut it (a shutdown
+ * whose grace period is over), for a stream whose protocol is known.
  */
-export type StreamSink = (head: ResponseHead, body: ByteReader) => Response
+export type StreamSink = (head: ResponseHead, body: ByteReader, ending?: Uint8Array) => Response
 
 /**
  * Calls `listener` once when the client goes away before its response is done (at once if it

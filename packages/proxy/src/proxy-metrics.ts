@@ -54,7 +54,7 @@ export interface ProxyMetrics {
   /** Observes latency the proxy added, in seconds. */
   added(protocol: ProtocolName, phase: AddedLatencyPhase, seconds: number): void
   /** Counts an upstream request that failed: `timeout`, `unreachable` or `cut`. */
-  upstreamFailure(kind: "timeout" | "unreachable" | "cut"): void
+  upstreamFailure(kind: "timeout" | "unreachable" | "cut" | "malformed"): void
   /** An `onEvent` listener for one recovered request. */
   turn(protocol: ProtocolName): (event: RecoveryEvent) => void
   /** The registry's metrics in the Prometheus text format. */

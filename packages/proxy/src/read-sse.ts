@@ -73,6 +73,12 @@ export interface SseMapper<T> {
    * text of the events mapped next (and of any comment or field line among them), nothing more.
    */
   received?(bytes: Uint8Array | undefined, whole: boolean): void
+  /**
+   * Whether the events mapped so far include the protocol's last (its end event or sentinel):
+   * the items end with that chunk's, whether or not the upstream closes its body (see
+   * {@link readSse}).
+   */
+  over?(): boolean
 }
 
 /**
@@ -93,6 +99,11 @@ export interface SseMapper<T> {
  * makes no parser per chunk. Only the body's first chunk gets a parser never fed (which strips
  * a leading byte-order mark); a borrowed one is past that check, and one made for a later chunk
  * is first fed an empty line (which dispatches nothing).
+ *
+ * The items end with the chunk that carried the protocol's last event (`mapper.over()`): an
+ * upstream that sent it but keeps its response open holds nobody's stream. The rest of its body
+ * is read and dropped, so a server that closes at once keeps its connection for the next
+ * request; one still open {@link LINGER_MS} later is cut.
  *
  * @example
  * ```ts
@@ -230,6 +241,10 @@ class SseReader<T> implements SseItems<T> {
       this.failure = { error }
     }
     events.length = 0
+    if (!this.ended && mapper.over?.() === true) {
+      this.ended = true
+      drain(this.reader)
+    }
     return this.index < items.length ? { done: false, value: this.take() } : this.fill()
   }
 
@@ -252,6 +267,19 @@ class SseReader<T> implements SseItems<T> {
 type Chunk = Awaited<ReturnType<ByteReader["read"]>>
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/** How long a body may stay open after its last event before it is cut (see {@link readSse}). */
+export const LINGER_MS = 1000
+
+/** Reads `reader` to its end, dropping what comes; cancels it if it is still open after {@link LINGER_MS}. */
+function drain(reader: ByteReader): void {
+  const cut = setTimeout(() => void reader.cancel().catch(() => undefined), LINGER_MS)
+  cut.unref?.()
+  const step = (): Promise<void> => reader.read().then((next) => (next.done ? undefined : step()))
+  step()
+    .catch(() => undefined)
+    .finally(() => clearTimeout(cut))
+}
 
 /**
  * The wire text of one event: an `event:` line when named, then `data:` (a line each for a value

@@ -109,6 +109,58 @@ function errorFrame(protocol: Protocol, error: ProtocolError): string {
   return sseFrame(JSON.stringify(event.data), event.name)
 }
 
+/**
+ * The deepest nesting of arrays and objects a request body may have. Recovery, the retry body
+ * and its serialization walk a request recursively: a body nested thousands of levels deep (a
+ * few kilobytes of brackets) would overflow the stack there. No tool schema or message history
+ * comes near this.
+ */
+const MAX_JSON_DEPTH = 512
+
+/**
+ * Whether `value` (parsed JSON) nests arrays and objects at most `limit` deep. A walk with its
+ * own stack (the parse itself does not recurse in V8): only containers are visited, so a
+ * history of long strings costs a step per message part, not per byte.
+ */
+function withinDepth(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    const depth = depths.pop()!
+    if (typeof item !== "object" || item === null) continue
+    if (depth > limit) return false
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === "object" && child !== null) {
+        stack.push(child)
+        depths.push(depth + 1)
+      }
+  }
+  return true
+}
+
+/** Each protocol's {@link shutdownEvent}, made once. */
+const shutdownEvents = new Map<Protocol, Uint8Array>()
+
+/**
+ * The protocol's error event that ends a stream the host cuts because it is shutting down (its
+ * grace period over): the same bytes for every stream of the protocol.
+ */
+function shutdownEvent(protocol: Protocol): Uint8Array {
+  let event = shutdownEvents.get(protocol)
+  if (event === undefined) {
+    event = encoder.encode(
+      errorFrame(protocol, {
+        type: protocol.wire.errors.types.server,
+        code: "proxy-shutdown",
+        message: "The proxy shut down before the response was complete.",
+      }),
+    )
+    shutdownEvents.set(protocol, event)
+  }
+  return event
+}
+
 type Parsed =
   | { readonly kind: "body"; readonly body: Body }
   | { readonly kind: "invalid"; readonly error: ProtocolError }
@@ -129,6 +181,11 @@ function parseRequest(protocol: Protocol, bytes: Uint8Array): Parsed {
     return invalid("invalid_json", "The request body is not valid JSON.")
   }
   if (!isRecord(parsed)) return invalid("invalid_json", "The request body must be a JSON object.")
+  if (!withinDepth(parsed, MAX_JSON_DEPTH))
+    return invalid(
+      "json_too_deep",
+      `The request body nests arrays and objects over ${MAX_JSON_DEPTH} levels deep.`,
+    )
   for (const [name, kinds] of Object.entries(protocol.wire.fields)) {
     const kind = jsonKind(parsed[name])
     if (kind !== undefined && !kinds.includes(kind))
@@ -145,8 +202,8 @@ const article = (kind: JsonKind): string => (kind === "array" || kind === "objec
 /**
  * Handles one request to a recovered route (`protocol`).
  *
- * - Body over `maxBodyBytes` → 413; not a JSON object, or a non-boolean `stream` → 400, in the
- *   protocol's error shape. Nothing is sent upstream.
+ * - Body over `maxBodyBytes` → 413; not a JSON object, nested over 512 levels deep, or a
+ *   non-boolean `stream` → 400, in the protocol's error shape. Nothing is sent upstream.
  * - No recovery planned (no tools, tool choice none, …) → the client's bytes go upstream as they
  *   came and the response comes back untouched.
  * - Every request goes upstream without the proxy's marks on its tool-call ids (the client's
@@ -163,10 +220,22 @@ export async function recoverRequest(
   request: Request,
   context: ProxyContext,
   host: ProxyEnv = {},
+  target: string = upstreamTarget(context.upstream, context.routeTargets, request.url),
 ): Promise<Response> {
   const clientHeaders = host.rawHeaders ?? request.headers
   const arrived = performance.now()
-  const received = await readBody(request, context.maxBodyBytes)
+  let received: Awaited<ReturnType<typeof readBody>>
+  try {
+    received = await readBody(request, context.maxBodyBytes)
+  } catch {
+    // The client's body failed (its connection closed, or the Node entry cut its silence): the
+    // answer is likely never read, and this is no failure of the proxy to log.
+    return errorResponse(protocol, 400, {
+      type: protocol.wire.errors.types["invalid-request"],
+      code: "request_body_failed",
+      message: "The request body could not be read.",
+    })
+  }
   if (received === "too-large") {
     return errorResponse(protocol, 413, {
       type: protocol.wire.errors.types["too-large"],
@@ -183,7 +252,7 @@ export async function recoverRequest(
   const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
-    return passThrough(request, context, bytes, clientHeaders, host.sink)
+    return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
   }
   context.metrics.request(protocol.name, "recovered")
 
@@ -192,7 +261,7 @@ export async function recoverRequest(
   const call: Call = {
     protocol,
     context,
-    target: upstreamTarget(context.upstream, context.routeTargets, request.url),
+    target,
     clientHeaders,
     bytes,
     stored: protocol.wire.stored(body),
@@ -215,8 +284,13 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json"))
-    return relay(first, host.sink)
+  // A body still encoded (a coding the upstream client does not decode) cannot be read: passed on.
+  if (
+    !isOk(first) ||
+    !hasContentType(first.headers, streaming ? "text/event-stream" : "json") ||
+    first.headers.get("content-encoding") !== null
+  )
+    return relay(first, host.sink, shutdownEvent(protocol))
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
@@ -274,7 +348,11 @@ const arrivedAs = new WeakMap<object, SseEvent>()
 
 function recoverStream(call: Call, first: UpstreamResponse): Response {
   const stream = new RecoveredStream(call, first)
-  return call.sink({ status: first.status, headers: keptResponseHeaders(first.headers) }, stream)
+  return call.sink(
+    { status: first.status, headers: keptResponseHeaders(first.headers) },
+    stream,
+    shutdownEvent(call.protocol),
+  )
 }
 
 /**
@@ -293,6 +371,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   readonly settlesOnAbort = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
+  /** The attempt's stream sent its last event (its end event, or the sentinel). */
+  private last = false
   private round = 0
   /** The attempt being read: whether its next part is already in memory. */
   private source: SseItems<NormalizedPart<unknown>> | undefined
@@ -333,6 +413,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
 
   private parts(response: UpstreamResponse): AsyncIterable<NormalizedPart<unknown>> {
     this.sentinel = false
+    this.last = false
     this.source = response.body === null ? undefined : readSse(response.body, this)
     return this.source ?? fromArray<NormalizedPart<unknown>>([])
   }
@@ -361,6 +442,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     if (sse.data === "[DONE]") {
       // Written once, when the turn ends (a retry's stream has its own).
       this.sentinel = true
+      this.last = true
       this.raw = undefined
       return
     }
@@ -368,17 +450,23 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
     try {
       event = JSON.parse(sse.data)
     } catch (error) {
-      // A malformed stream is a provider error: the client's stream is cut like the upstream's.
-      throw new Error("tool-rescue proxy: the upstream sent an event that is not JSON", { cause: error })
+      // A provider error, never retried: the client's stream ends with the protocol's error event.
+      this.call.context.metrics.upstreamFailure("malformed")
+      throw new UpstreamFailure("malformed", { reason: "an event that is not JSON", cause: error })
     }
     const { wire } = this.call.protocol
     if (wire.isStreamError(event, sse.event))
       throw new UpstreamFailure("event", { frame: sseFrame(sse.data, sse.event) })
+    if (wire.isStreamEnd(event)) this.last = true
     if (typeof event === "object" && event !== null) {
       this.rawEvents.push(event)
       this.rawSse.push(sse)
     } else this.raw = undefined
     for (const part of wire.streamParts(event)) out.push(part)
+  }
+
+  over(): boolean {
+    return this.last
   }
 
   private frameOf(item: unknown): string {
@@ -526,6 +614,7 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
 }
 
 function failureResponse(call: Call, error: unknown): Response {
+  if (UpstreamFailure.isInstance(error) && error.kind === "malformed") reportMalformed(call, error)
   if (UpstreamFailure.isInstance(error) && error.response !== undefined) {
     const { status, headers, text } = error.response
     return new Response(text, { status, headers: clientResponseHeaders(headers) })
@@ -540,10 +629,19 @@ function failureResponse(call: Call, error: unknown): Response {
   })
 }
 
+/**
+ * One line on stderr for an upstream answer the proxy could not read (the client gets the
+ * protocol's error): no stack, since it is the upstream's fault, not the proxy's.
+ */
+function reportMalformed(call: Call, error: UpstreamFailure): void {
+  console.error(`tool-rescue proxy: ${call.protocol.name}: ${error.message}; the client got an error`)
+}
+
 /** The frame that ends a recovered stream for `error`, or undefined to cut the stream. */
 function failureFrame(call: Call, error: unknown): string | undefined {
   const { protocol } = call
   if (UpstreamFailure.isInstance(error)) {
+    if (error.kind === "malformed") reportMalformed(call, error)
     // A cut upstream stream cuts the client's (the Node entry ends it quietly).
     if (error.kind === "cut") return undefined
     const passed = error.upstreamFrame(protocol.wire.errors.eventName)

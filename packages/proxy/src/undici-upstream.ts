@@ -1,32 +1,43 @@
 import { Readable } from "node:stream"
-import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from "node:zlib"
+// A namespace, not named imports: `createZstdDecompress` is missing before Node 22.15 (and on
+// 20), and a named import of a missing export fails the whole module at load.
+import * as zlib from "node:zlib"
 import { Agent, type Dispatcher } from "undici"
+import { contentCodings, decodersFor } from "./content-codings.ts"
 import type { SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import { FieldList } from "./response-headers.ts"
-import { UpstreamFailure } from "./upstream-failure.ts"
+import { codeOf, failureBeforeHeaders, UpstreamFailure } from "./upstream-failure.ts"
 
 /** Statuses whose response has no body. */
 const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
 
 type Decoder = () => NodeJS.ReadWriteStream
 
-/** The content codings fetch would have decoded (the proxy asks for `identity`, but a server may not listen). */
+/**
+ * The content codings fetch would have decoded (the proxy asks for `identity`, but a server may
+ * not listen); zstd where this Node has it.
+ */
 const DECODERS: Readonly<Record<string, Decoder>> = {
-  gzip: createGunzip,
-  "x-gzip": createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
-  ...(typeof createZstdDecompress === "function" ? { zstd: createZstdDecompress } : {}),
+  gzip: zlib.createGunzip,
+  "x-gzip": zlib.createGunzip,
+  deflate: zlib.createInflate,
+  br: zlib.createBrotliDecompress,
+  ...(typeof zlib.createZstdDecompress === "function" ? { zstd: zlib.createZstdDecompress } : {}),
+}
+
+/** `list` without its `content-encoding` fields (its body is decoded). */
+function withoutCoding(list: FieldList): FieldList {
+  const { fields } = list
+  const kept: string[] = []
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] !== "content-encoding") kept.push(fields[i]!, fields[i + 1]!)
+  return new FieldList(kept)
 }
 
 /** undici's error codes for its bounds (`connect.timeout`, `headersTimeout`, `bodyTimeout`). */
 const WAITED_TOO_LONG: ReadonlySet<unknown> = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"])
 const BODY_TIMEOUT = "UND_ERR_BODY_TIMEOUT"
-
-function codeOf(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
-}
 
 const DONE = { done: true } as const
 
@@ -199,7 +210,8 @@ export class UpstreamTargets {
  * the body back: undici's socket is then paused), so no timer or abort controller of ours per
  * request. undici keeps these timers at about a second's resolution: a bound is reached up to a
  * second after it elapsed (the defaults are minutes). Redirects are not followed: a proxy passes
- * them on. A compressed body (a server that ignored `identity`) is decoded.
+ * them on. A compressed body (a server that ignored `identity`) is decoded when every coding is known
+ * (see `content-codings.ts`).
  */
 export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
   // Keep-alive pool per upstream origin; no per-origin connection cap (like Node's fetch). The
@@ -226,9 +238,12 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       })
     } catch (error) {
       if (signal.aborted) throw error
-      const kind = WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable"
-      limits.failed(kind)
-      throw new UpstreamFailure(kind, { cause: error })
+      const failure = failureBeforeHeaders(
+        error,
+        WAITED_TOO_LONG.has(codeOf(error)) ? "timeout" : "unreachable",
+      )
+      limits.failed(failure.kind)
+      throw failure
     }
     // Undici's record as a flat list: no web `Headers` on the Node path (see `FieldList`).
     const responseHeaders = FieldList.fromRecord(answer.headers)
@@ -237,15 +252,22 @@ export function undiciUpstream(limits: UpstreamLimits): SendUpstream {
       answer.body.resume()
       return { status, statusText: "", headers: responseHeaders, body: null }
     }
-    const coding = (responseHeaders.get("content-encoding") ?? "").trim().toLowerCase()
-    const decoder = DECODERS[coding]
+    const codings = contentCodings(responseHeaders.get("content-encoding"))
+    const decoders = codings.length === 0 ? undefined : decodersFor(codings, DECODERS)
     const source = answer.body
-    const stream: Readable = decoder === undefined ? source : source.pipe(decoder() as never)
-    if (decoder !== undefined) source.on("error", (error) => stream.destroy(error))
+    let stream: Readable = source
+    // Each stage's failure ends the last one, which the reader listens to.
+    for (const decoder of decoders ?? []) {
+      const from = stream
+      stream = from.pipe(decoder() as never)
+      const to = stream
+      from.on("error", (error) => to.destroy(error))
+    }
     return {
       status,
       statusText: "",
-      headers: responseHeaders,
+      // A decoded body's header goes with its coding; an undecoded one keeps it (see `content-codings.ts`).
+      headers: decoders === undefined ? responseHeaders : withoutCoding(responseHeaders),
       body: new UndiciBody(source, stream, signal, limits),
     }
   }

@@ -10,9 +10,11 @@ import type { ResponseHeaders } from "./response-headers.ts"
  * - `timeout`: no response headers within `upstreamTimeoutMs`, or no body bytes for
  *   `upstreamIdleTimeoutMs` (the upstream request is aborted);
  * - `unreachable`: the connection failed before the response headers;
- * - `cut`: the response body failed after the headers (the connection was cut).
+ * - `cut`: the response body failed after the headers (the connection was cut);
+ * - `malformed`: the upstream answered, but with what the proxy cannot read (an event whose data
+ *   is not JSON, response headers over the size limit): {@link UpstreamFailure.reason} says what.
  */
-export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable" | "cut"
+export type UpstreamFailureKind = "status" | "event" | "timeout" | "unreachable" | "cut" | "malformed"
 
 /** An upstream response, read whole. */
 export interface BufferedResponse {
@@ -31,13 +33,17 @@ export class UpstreamFailure extends Error {
   readonly response: BufferedResponse | undefined
   /** `event`: the error event's frame as received. */
   readonly frame: string | undefined
+  /** `malformed`: what the upstream sent, as the end of "The upstream sent …" ("an event that is not JSON"). */
+  readonly reason: string | undefined
 
   constructor(
     kind: UpstreamFailureKind,
-    detail: { response?: BufferedResponse; frame?: string; cause?: unknown },
+    detail: { response?: BufferedResponse; frame?: string; reason?: string; cause?: unknown },
   ) {
     super(
-      `tool-rescue proxy: upstream ${kind}`,
+      detail.reason === undefined
+        ? `tool-rescue proxy: upstream ${kind}`
+        : `tool-rescue proxy: the upstream sent ${detail.reason}`,
       detail.cause === undefined ? undefined : { cause: detail.cause },
     )
     // Not a class field: a computed symbol member cannot be declared under isolatedDeclarations.
@@ -45,6 +51,7 @@ export class UpstreamFailure extends Error {
     this.kind = kind
     this.response = detail.response
     this.frame = detail.frame
+    this.reason = detail.reason
   }
 
   /** Recognises an {@link UpstreamFailure} by brand. */
@@ -83,10 +90,11 @@ const GATEWAY: Readonly<Partial<Record<UpstreamFailureKind, { status: number; me
   timeout: { status: 504, message: "The upstream did not answer in time." },
   unreachable: { status: 502, message: "The upstream could not be reached." },
   cut: { status: 502, message: "The upstream's response was cut short." },
+  malformed: { status: 502, message: "The upstream's response could not be read." },
 }
 
 /**
- * The proxy's own answer to a `timeout` (504), `unreachable` or `cut` (502) failure, with the
+ * The proxy's own answer to a `timeout` (504), `unreachable`, `cut` or `malformed` (502) failure, with the
  * protocol's error `type` for an upstream failure (`upstream_error`, Anthropic's `api_error`), or
  * undefined for any other failure. The code is `upstream-<kind>`.
  */
@@ -102,7 +110,35 @@ export function gatewayError(
     error: {
       type,
       code: `upstream-${error.kind}`,
-      message: gateway.message,
+      message: error.reason === undefined ? gateway.message : `The upstream sent ${error.reason}.`,
     },
   }
+}
+
+/** undici's code for response headers over its limit (Node's `--max-http-header-size`, 16 KiB by default). */
+const HEADERS_OVERFLOW = "UND_ERR_HEADERS_OVERFLOW"
+
+/**
+ * The failure of a request that got no response: `malformed` when the upstream did answer, with
+ * headers over the limit (`error` or its `cause`, as fetch wraps it, is undici's overflow error),
+ * else `fallback` (`timeout` or `unreachable`).
+ */
+export function failureBeforeHeaders(
+  error: unknown,
+  fallback: "timeout" | "unreachable",
+): UpstreamFailure & { readonly kind: "timeout" | "unreachable" | "malformed" } {
+  const cause = typeof error === "object" && error !== null ? (error as { cause?: unknown }).cause : undefined
+  const failure =
+    codeOf(error) === HEADERS_OVERFLOW || codeOf(cause) === HEADERS_OVERFLOW
+      ? new UpstreamFailure("malformed", {
+          reason: "response headers larger than the proxy accepts",
+          cause: error,
+        })
+      : new UpstreamFailure(fallback, { cause: error })
+  return failure as UpstreamFailure & { readonly kind: "timeout" | "unreachable" | "malformed" }
+}
+
+/** The `code` of an error (undici's `UND_ERR_…`), if it has one. */
+export function codeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
 }

@@ -50,3 +50,18 @@ export function upstreamTarget(
   const url = new URL(requestUrl)
   return upstreamUrl(upstream, url.pathname, url.search).href
 }
+
+/**
+ * `path` as the recovered routes are named: runs of slashes made one, trailing slashes dropped.
+ * Clients and their configuration spell a base URL every way (`…/v1/`, `…//v1`), and a recovered
+ * route reached under another spelling must be recovered all the same.
+ *
+ * @example
+ * ```ts
+ * routePath("/v1//chat/completions/") // "/v1/chat/completions"
+ * ```
+ */
+export function routePath(path: string): string {
+  const single = path.replace(/\/{2,}/g, "/")
+  return single.length > 1 && single.endsWith("/") ? single.slice(0, -1) : single
+}

@@ -17,7 +17,7 @@ export interface EventStreamOutgoing {
   /** HTTP/1.1 only (an HTTP/2 response sends its headers with `writeHead`). */
   flushHeaders?(): void
   write(chunk: Uint8Array): boolean
-  end(): unknown
+  end(callback?: () => void): unknown
   destroy(error?: Error): unknown
   on(event: "drain" | "close", listener: () => void): unknown
   once(event: "close", listener: () => void): unknown
@@ -60,7 +60,13 @@ function writable(outgoing: EventStreamOutgoing): Promise<void> {
  * Backpressure: the next chunk is read only once `outgoing` drained. A client that goes away
  * (`close`) cancels the body, which aborts the upstream request. Never throws.
  */
-export function writeEventStream(head: ResponseHead, body: ByteReader, outgoing: EventStreamOutgoing): void {
+export function writeEventStream(
+  head: ResponseHead,
+  body: ByteReader,
+  outgoing: EventStreamOutgoing,
+  streams?: OpenStreams,
+  ending?: Uint8Array,
+): void {
   try {
     // Given to `writeHead` at once, not set one by one: a header set with `setHeader` stays in
     // the response's own header table for the stream's life (a few hundred bytes a stream). A
@@ -73,7 +79,28 @@ export function writeEventStream(head: ResponseHead, body: ByteReader, outgoing:
     return
   }
   // The head is not kept for the stream's life: only the body and the connection are.
-  new BodyWriter(body, outgoing)
+  new BodyWriter(body, outgoing, streams, ending)
+}
+
+/**
+ * The event streams a server is writing, for its shutdown: each is ended with its protocol's
+ * error event when the grace period is over ({@link endStreams}).
+ */
+export type OpenStreams = Set<StreamEnd>
+
+/** A stream being written, as its server's shutdown ends it. */
+export interface StreamEnd {
+  /**
+   * Stops reading the body, writes the stream's ending (its protocol's error event, when known,
+   * and only at an event boundary) and ends the response; resolves once that is handed to the
+   * connection (or the connection is gone).
+   */
+  cut(): Promise<void>
+}
+
+/** Ends every stream of `streams` (see {@link StreamEnd.cut}). */
+export async function endStreams(streams: OpenStreams): Promise<void> {
+  await Promise.all([...streams].map((writer) => writer.cut()))
 }
 
 function fail(outgoing: EventStreamOutgoing, error: unknown): void {
@@ -89,9 +116,16 @@ function fail(outgoing: EventStreamOutgoing, error: unknown): void {
  * function: a stream waiting for its next chunk holds this object and its three handlers, not a
  * suspended frame and the promise it awaits.
  */
-class BodyWriter {
+class BodyWriter implements StreamEnd {
   private readonly body: ByteReader
   private readonly outgoing: EventStreamOutgoing
+  private readonly streams: OpenStreams | undefined
+  /** The protocol's error event, written if the server cuts the stream. */
+  private readonly ending: Uint8Array | undefined
+  /** The last chunk written ended an event (`\n\n`), or none was written: an event may follow. */
+  private boundary = true
+  /** Cut by the server's shutdown: reads still pending are dropped. */
+  private cutShort = false
   /** Sends the headers alone at the end of this turn unless the first chunk is there first. */
   private flush: ReturnType<typeof setImmediate> | undefined
   private readonly onRead: (next: Chunk) => void
@@ -99,9 +133,17 @@ class BodyWriter {
   /** The client went away: cancel the body (which aborts the upstream request). */
   private readonly onClose: () => void
 
-  constructor(body: ByteReader, outgoing: EventStreamOutgoing) {
+  constructor(
+    body: ByteReader,
+    outgoing: EventStreamOutgoing,
+    streams: OpenStreams | undefined,
+    ending: Uint8Array | undefined,
+  ) {
     this.body = body
     this.outgoing = outgoing
+    this.streams = streams
+    this.ending = ending
+    streams?.add(this)
     // Bound methods, not arrow functions made here: with those, every stream's whole graph
     // outlived the young-generation GCs (`test/young-garbage.test.ts`).
     this.onRead = this.write.bind(this)
@@ -123,7 +165,26 @@ class BodyWriter {
     this.body.read().then(this.onRead, this.onFailure)
   }
 
+  cut(): Promise<void> {
+    if (this.cutShort) return Promise.resolve()
+    this.stop(undefined)
+    this.cutShort = true
+    this.cancel()
+    const { outgoing } = this
+    if (outgoing.destroyed || outgoing.writableFinished) return Promise.resolve()
+    return new Promise((resolve) => {
+      outgoing.once("close", resolve)
+      try {
+        if (this.ending !== undefined && this.boundary) outgoing.write(this.ending)
+        outgoing.end(resolve)
+      } catch {
+        resolve()
+      }
+    })
+  }
+
   private write(next: Chunk): void {
+    if (this.cutShort) return
     if (this.flush !== undefined) {
       clearImmediate(this.flush)
       this.flush = undefined
@@ -134,8 +195,10 @@ class BodyWriter {
       this.stop(undefined)
       return
     }
+    const { value } = next
+    this.boundary = value.length >= 2 && value[value.length - 1] === LF && value[value.length - 2] === LF
     try {
-      if (outgoing.write(next.value)) this.read()
+      if (outgoing.write(value)) this.read()
       else writable(outgoing).then(() => this.read())
     } catch (error) {
       this.stop(error)
@@ -144,6 +207,8 @@ class BodyWriter {
 
   /** The body is written (`error` undefined) or failed. */
   private stop(error: unknown): void {
+    if (this.cutShort) return
+    this.streams?.delete(this)
     if (this.flush !== undefined) {
       clearImmediate(this.flush)
       this.flush = undefined
@@ -158,3 +223,5 @@ function flushHeaders(outgoing: EventStreamOutgoing): void {
 }
 
 type Chunk = Awaited<ReturnType<ByteReader["read"]>>
+
+const LF = 0x0a

@@ -92,6 +92,12 @@ export type ReplayInterrupt =
    * that closes early without an error. A non-streaming request gets its JSON body cut in half.
    */
   | { readonly kind: "end"; readonly afterChunks: number }
+  /**
+   * Sends the whole stream, its end event included, then holds the connection open, silent,
+   * until the client goes away or the server closes: a server that never ends a finished
+   * response. A non-streaming request is answered whole.
+   */
+  | { readonly kind: "hold" }
 
 /**
  * `finish_reason` of a chat completion; `"length"` makes a Responses response `incomplete`.

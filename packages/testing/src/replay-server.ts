@@ -269,12 +269,16 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       // The client went away (a consumer `break`, an abort): stop writing.
       if (response.destroyed) return
       if (frame.delta) {
-        if (interrupt !== undefined && deltas >= interrupt.afterChunks) break
+        if (interrupt !== undefined && interrupt.kind !== "hold" && deltas >= interrupt.afterChunks) break
         await sleep(step.chunkDelayMs ?? 0, response)
         deltas++
       }
       writeFrame(response, frame)
       sent++
+    }
+    if (interrupt?.kind === "hold") {
+      await stalled(response)
+      return
     }
     if (interrupt === undefined || sent === frames.length || interrupt.kind === "end") {
       response.end()

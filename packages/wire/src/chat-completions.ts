@@ -88,6 +88,8 @@ export const chatCompletions: WireProtocol<ChatChunk, ChatRaw, ChatCompletion, C
   eventName: () => undefined,
   sentinel: true,
   isStreamError: (event) => isRecord(event) && event.error !== undefined && event.error !== null,
+  // The `[DONE]` sentinel ends a stream: no event does.
+  isStreamEnd: () => false,
   markCalls: markChatCalls,
   mapHistoryCalls: chatMapHistoryCalls,
   errors: chatErrors,

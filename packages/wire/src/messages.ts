@@ -3,7 +3,7 @@
  * (`messages-request.ts`), events and messages ↔ parts (`messages-parts.ts`), where the
  * `tool_use` ids are, SSE framing (events named by type) and Anthropic's error shape.
  */
-import { arrayField, isRecord } from "./json.ts"
+import { arrayField, eventType, isRecord } from "./json.ts"
 import {
   createMessagesSplicer,
   type MessageObject,
@@ -91,6 +91,7 @@ export const messages: WireProtocol<MessagesEvent, MessagesEvent, MessageObject,
     tool_choice: ["object"],
   },
   ...typeNamedEvents,
+  isStreamEnd: (event) => eventType(event) === "message_stop",
   markCalls: markMessagesCalls,
   mapHistoryCalls: messagesMapHistoryCalls,
   errors: messagesErrors,

@@ -5,7 +5,7 @@
  * responses ↔ parts (`response-event-parts.ts`, `response-parts.ts`), where the tool-call ids
  * are, SSE framing (events named by type) and OpenAI's error shape.
  */
-import { isRecord, type JsonObject } from "./json.ts"
+import { eventType, isRecord, type JsonObject } from "./json.ts"
 import {
   createResponsesSplicer,
   eventCallIds,
@@ -68,6 +68,13 @@ function markResponsesCalls(item: unknown, mark: (id: unknown) => unknown): unkn
   return item
 }
 
+/** The lifecycle events that end a Responses stream. */
+const RESPONSE_ENDS: ReadonlySet<string | undefined> = new Set([
+  "response.completed",
+  "response.failed",
+  "response.incomplete",
+])
+
 /**
  * Responses as a {@link WireProtocol}: streamed events and whole responses (a whole response's
  * parts carry a {@link ResponseRef}: the response and the content part they came from).
@@ -99,6 +106,7 @@ export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObjec
     tool_choice: ["string", "object"],
   },
   ...typeNamedEvents,
+  isStreamEnd: (event) => RESPONSE_ENDS.has(eventType(event)),
   markCalls: markResponsesCalls,
   mapHistoryCalls: responsesMapHistoryCalls,
   errors: responsesErrors,

@@ -98,6 +98,13 @@ export interface WireProtocol<StreamItem, StreamRaw, Data, DataRaw> {
   /** A stream event that reports an error (its SSE `event:` name is `name`). */
   isStreamError(event: unknown, name: string | undefined): boolean
   /**
+   * A stream event after which the protocol sends nothing more: Responses' `response.completed`,
+   * `response.failed` and `response.incomplete`, Anthropic's `message_stop` (Chat Completions
+   * ends with its `[DONE]` sentinel instead: never an event). A front end finishes its client's
+   * stream there, whether or not the upstream closes its response.
+   */
+  isStreamEnd(event: unknown): boolean
+  /**
    * `item` (a stream event or a whole result) with each of its tool-call ids replaced by
    * `mark(id)`; `item` itself when it has none.
    */

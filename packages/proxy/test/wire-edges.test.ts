@@ -1,0 +1,307 @@
+/**
+ * Edges of the wire, each through a proxy started as users start it (`startProxyServer`) with
+ * raw HTTP (node:http or fetch, no SDK between), against the replay server or a plain node:http
+ * upstream that answers the way a hostile or broken server does.
+ */
+import { type IncomingHttpHeaders, request } from "node:http"
+import { brotliCompressSync, gzipSync } from "node:zlib"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
+import { startPlainUpstream } from "./support/plain-upstream.ts"
+import { protocolClients } from "./support/protocol-clients.ts"
+
+let harness: Harness | undefined
+let closePlain: (() => Promise<void>) | undefined
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await harness?.close()
+  harness = undefined
+  await closePlain?.()
+  closePlain = undefined
+})
+
+/** A streamed request of `client`'s protocol, as raw HTTP. */
+function streamed(client: (typeof protocolClients)[number]): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify({ ...client.body, stream: true }),
+  }
+}
+
+describe.each(protocolClients)(
+  "$name: an upstream that sends its end event but keeps the response open",
+  (client) => {
+    it("gets the end event forwarded and the client's response finished, with no error after it", async () => {
+      // An idle bound the test would reach if the proxy waited for the upstream to close.
+      harness = await startHarness([{ content: "All done.", chunkSize: 3, interrupt: { kind: "hold" } }], {
+        upstreamIdleTimeoutMs: 1000,
+      })
+      const response = await fetch(`${harness.proxy.url}${client.path}`, streamed(client))
+      const text = await response.text()
+      expect(text).not.toContain("upstream-timeout")
+      expect(text).not.toContain("event: error")
+      expect(text).not.toContain('{"error"')
+      expect(text).toContain(
+        { chat: "[DONE]", responses: "response.completed", messages: "message_stop" }[client.name],
+      )
+    })
+
+    it("a recovered turn whose retry holds its response open ends at the retry's end event", async () => {
+      harness = await startHarness(
+        [
+          { content: QWEN_LEAK, interrupt: { kind: "hold" } },
+          { content: "Recovered.", interrupt: { kind: "hold" } },
+        ],
+        { upstreamIdleTimeoutMs: 1000 },
+      )
+      const text = await (await fetch(`${harness.proxy.url}${client.path}`, streamed(client))).text()
+      expect(text).not.toContain("upstream-timeout")
+      expect(text).toContain("Recovered.")
+      expect(harness.turns()).toBe(2)
+    })
+  },
+)
+
+describe.each(protocolClients)("$name: an upstream event whose data is not JSON", (client) => {
+  it("ends the client's stream with the protocol's error event and one log line, never a reset", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined)
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.end("data: {not json\n\n")
+    })
+    closePlain = plain.close
+    const response = await fetch(`${plain.proxy.url}${client.path}`, streamed(client))
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    const errorEvent = text
+      .split("\n")
+      .filter((line) => line.startsWith("data: {"))
+      .map((line) => JSON.parse(line.slice(6)) as { error?: { code?: string; message?: string } })
+      .find((event) => event.error !== undefined)
+    expect(errorEvent?.error).toMatchObject({
+      code: "upstream-malformed",
+      message: "The upstream sent an event that is not JSON.",
+    })
+    if (client.name !== "chat") expect(text).toContain("event: error\n")
+    expect(logged).toHaveBeenCalledTimes(1)
+    expect(logged.mock.calls[0]).toEqual([expect.stringMatching(/^tool-rescue proxy: .*not JSON[^\n]*$/)])
+  })
+})
+
+/** `client`'s streamed request whose first message's content is nested `depth` arrays deep. */
+function nested(client: (typeof protocolClients)[number], depth: number): RequestInit {
+  const deep = `${"[".repeat(depth - 1)}"go"${"]".repeat(depth - 1)}`
+  const body = JSON.stringify({ ...client.body, stream: true })
+  const field = client.name === "responses" ? '"input":"Show me a.ts"' : '"content":"Show me a.ts"'
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: body.replace(field, field.replace('"Show me a.ts"', deep)),
+  }
+}
+
+describe.each(protocolClients)("$name: a request body nested thousands of levels deep", (client) => {
+  it("is refused with a 400 in the protocol's error shape, nothing sent upstream", async () => {
+    harness = await startHarness([{ content: QWEN_LEAK }, { content: "never" }])
+    const response = await fetch(`${harness.proxy.url}${client.path}`, nested(client, 5000))
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { error: { type: string; code?: string; message: string } }
+    expect(body.error).toMatchObject({ code: "json_too_deep" })
+    expect(body.error.type).toMatch(/invalid_request/)
+    expect(harness.turns()).toBe(0)
+  })
+
+  it("one within the bound is recovered, its retry included", async () => {
+    harness = await startHarness([{ content: QWEN_LEAK }, { content: "Recovered." }])
+    const text = await (await fetch(`${harness.proxy.url}${client.path}`, nested(client, 400))).text()
+    expect(text).toContain("Recovered.")
+    expect(harness.turns()).toBe(2)
+  })
+})
+
+/** A request through node:http, nothing decoded: the status, headers and body bytes as sent. */
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: init.method ?? "GET", headers: init.headers ?? {} }, (response) => {
+      const parts: Buffer[] = []
+      response.on("data", (part: Buffer) => parts.push(part))
+      response.once("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(parts) }),
+      )
+      response.once("error", reject)
+    })
+    sent.once("error", reject)
+    sent.end(init.body)
+  })
+}
+
+describe.each([
+  { client: "undici", options: {} },
+  {
+    client: "fetch",
+    options: { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) },
+  },
+])("content codings the upstream sent anyway ($client upstream client)", ({ options }) => {
+  const models = JSON.stringify({ object: "list", data: [{ id: "qwen3-coder", object: "model" }] })
+
+  it("stacked codings (gzip, gzip) are decoded, and the header goes with them", async () => {
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip, gzip" })
+      response.end(gzipSync(gzipSync(models)))
+    }, options)
+    closePlain = plain.close
+    const answer = await raw(`${plain.proxy.url}/models`)
+    expect(answer.headers["content-encoding"]).toBeUndefined()
+    expect(answer.body.toString("utf8")).toBe(models)
+  })
+
+  it("a recovered stream sent as gzip, br is decoded and recovered", async () => {
+    const leak = `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: QWEN_LEAK } }] })}\n\ndata: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip, br" })
+      response.end(brotliCompressSync(gzipSync(leak)))
+    }, options)
+    closePlain = plain.close
+    const answer = await raw(`${plain.proxy.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        stream: true,
+        messages: [{ role: "user", content: "go" }],
+        tools: [READ_FILE_TOOL],
+      }),
+    })
+    expect(answer.headers["content-encoding"]).toBeUndefined()
+    // The leak was read (decoded), withheld and retried.
+    expect(answer.body.toString("utf8")).not.toContain("<tool_call>")
+    expect(plain.seen).toHaveLength(2)
+  })
+
+  for (const coding of ["x-unknown", "gzip, x-unknown"]) {
+    it(`an unknown coding (${coding}) passes through with its bytes intact and its header kept`, async () => {
+      const bytes = Buffer.from([0x1f, 0x8b, 0x00, 0xff, 0x10, 0x20, 0x30])
+      const plain = await startPlainUpstream((_, response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-encoding": coding })
+        response.end(bytes)
+      }, options)
+      closePlain = plain.close
+      const answer = await raw(`${plain.proxy.url}/models`)
+      expect(answer.headers["content-encoding"]).toBe(coding)
+      expect(answer.body).toEqual(bytes)
+      // On a recovered route too: the proxy cannot read it, so it passes it on as it came.
+      const recovered = await raw(`${plain.proxy.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "m",
+          messages: [{ role: "user", content: "go" }],
+          tools: [READ_FILE_TOOL],
+        }),
+      })
+      expect(recovered.headers["content-encoding"]).toBe(coding)
+      expect(recovered.body).toEqual(bytes)
+    })
+  }
+})
+
+describe.each([
+  { client: "undici", options: {} },
+  {
+    client: "fetch",
+    options: { fetch: (input: string | URL | Request, init?: RequestInit) => fetch(input, init) },
+  },
+])("an upstream's 100 KB response header ($client upstream client)", ({ options }) => {
+  it("is named truly (not 'could not be reached'), on a recovered route and passed through", async () => {
+    const plain = await startPlainUpstream((_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "x-big": "x".repeat(100 * 1024) })
+      response.end("{}")
+    }, options)
+    closePlain = plain.close
+    for (const [path, init] of [
+      ["/models", {}],
+      [
+        "/chat/completions",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "m",
+            messages: [{ role: "user", content: "go" }],
+            tools: [READ_FILE_TOOL],
+          }),
+        },
+      ],
+    ] as const) {
+      const answer = await raw(`${plain.proxy.url}${path}`, init)
+      expect(answer.status).toBe(502)
+      const { error } = JSON.parse(answer.body.toString("utf8")) as {
+        error: { code: string; message: string }
+      }
+      expect(error.code).toBe("upstream-malformed")
+      expect(error.message).toMatch(/headers/)
+      expect(error.message).not.toMatch(/reached/)
+    }
+  })
+})
+
+describe.each(protocolClients)(
+  "$name: a stream still open when the shutdown's grace period ends",
+  (client) => {
+    it("gets the protocol's error event before its connection is cut", async () => {
+      harness = await startHarness(
+        [{ content: "Working on it, slowly", chunkSize: 4, interrupt: { kind: "stall", afterChunks: 2 } }],
+        {
+          graceMs: 50,
+        },
+      )
+      const response = await fetch(`${harness.proxy.url}${client.path}`, streamed(client))
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = decoder.decode((await reader.read()).value, { stream: true })
+      const closing = harness.proxy.close()
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
+        if (chunk.done) break
+        text += decoder.decode(chunk.value, { stream: true })
+      }
+      await closing
+      const last = text.trimEnd().split("\n").at(-1) ?? ""
+      expect(JSON.parse(last.slice("data: ".length))).toMatchObject({
+        error: { code: "proxy-shutdown", message: "The proxy shut down before the response was complete." },
+      })
+      if (client.name !== "chat") expect(text).toContain("event: error\n")
+    })
+  },
+)
+
+describe("a request body that goes silent", () => {
+  for (const path of ["/chat/completions", "/models"]) {
+    it(`is cut after the inactivity bound with a 408, not only at the whole-request limit (${path})`, async () => {
+      harness = await startHarness([{ content: "never" }], { requestIdleTimeoutMs: 200 })
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const sent = request(
+          `${harness!.proxy.url}${path}`,
+          { method: "POST", headers: { "content-type": "application/json", "content-length": "1000" } },
+          (response) => {
+            let body = ""
+            response.on("data", (part: Buffer) => {
+              body += part.toString("utf8")
+            })
+            response.once("end", () => resolve({ status: response.statusCode ?? 0, body }))
+          },
+        )
+        sent.once("error", reject)
+        // Ten bytes of the thousand announced, then silence.
+        sent.write('{"model":')
+      })
+      expect(answer.status).toBe(408)
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "request_timeout" } })
+      expect(harness.upstream.requests.filter((r) => r.path !== "/v1/models")).toHaveLength(0)
+    })
+  }
+})
