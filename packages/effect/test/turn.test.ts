@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, type LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
