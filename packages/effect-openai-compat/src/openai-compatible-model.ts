@@ -1,5 +1,5 @@
 import { isRecord, type JsonObject } from "@tool-rescue/wire"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, type Redacted, Stream } from "effect"
 import { AiError, LanguageModel, type Response } from "effect/ai"
 import { Sse } from "effect/encoding"
 import {
@@ -40,8 +40,8 @@ export interface OpenAiCompatibleModelOptions {
   readonly baseURL: string
   /** The `model` of every request. */
   readonly model: string
-  /** Sent as `Authorization: Bearer …` when given. */
-  readonly apiKey?: string | undefined
+  /** Sent as `Authorization: Bearer …` when given; a `Redacted` keeps it out of logs. */
+  readonly apiKey?: string | Redacted.Redacted<string> | undefined
   /** Extra headers on every request (an `authorization` here wins over `apiKey`). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }

@@ -150,7 +150,7 @@ describe("failures are AiErrors whose isRetryable is right", () => {
             assert.isFalse(error.isRetryable)
           })
         },
-        (server) => Effect.promise(() => new Promise((resolve) => server.close(resolve))),
+        (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve()))),
       ),
     )
   }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Ref, Stream } from "effect"
+import { Effect, Redacted, Ref, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
 import { deltas, GetWeather, streamed, toolkit, weatherHandlers, withServer } from "./support.ts"
 
@@ -39,7 +39,7 @@ describe("openAiCompatibleModel through Effect's LanguageModel and Chat, over HT
           assert.strictEqual(request.headers.authorization, "Bearer sk-test")
           assert.strictEqual(request.headers["x-team"], "tools")
         }),
-      { apiKey: "sk-test", headers: { "x-team": "tools" } },
+      { apiKey: Redacted.make("sk-test"), headers: { "x-team": "tools" } },
     ),
   )
 

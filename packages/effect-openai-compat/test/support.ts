@@ -17,12 +17,24 @@ export const withServer = <A, E, R>(
     (server) => Effect.promise(() => server.close()),
   )
 
-export const GetWeather = Tool.make("GetWeather", {
+const City: Schema.Struct<{ readonly city: Schema.String }> = Schema.Struct({ city: Schema.String })
+
+export const GetWeather: Tool.Tool<
+  "GetWeather",
+  {
+    readonly parameters: typeof City
+    readonly success: Schema.String
+    readonly failure: Schema.Never
+    readonly failureMode: "error"
+  },
+  never
+> = Tool.make("GetWeather", {
   description: "The weather in a city",
-  parameters: Schema.Struct({ city: Schema.String }),
+  parameters: City,
   success: Schema.String,
 })
-export const toolkit = Toolkit.make(GetWeather)
+
+export const toolkit: Toolkit.Toolkit<{ readonly GetWeather: typeof GetWeather }> = Toolkit.make(GetWeather)
 
 /** Handlers for {@link toolkit} that record the cities asked for. */
 export function weatherHandlers(): {
@@ -41,14 +53,17 @@ export function weatherHandlers(): {
 }
 
 /** The streamed parts of `LanguageModel.streamText` with `prompt`, collected. */
-export const streamed = (model: Model, prompt = "Hi") =>
+export const streamed = (
+  model: Model,
+  prompt = "Hi",
+): Effect.Effect<ReadonlyArray<Response.AnyPart>, AiError.AiError> =>
   Stream.runCollect(LanguageModel.streamText({ prompt })).pipe(
     Effect.map((parts): ReadonlyArray<Response.AnyPart> => parts),
     Effect.provide(model),
   )
 
 /** The `AiError` an effect fails with (a defect or success fails the test). */
-export const aiErrorOf = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<AiError.AiError> =>
+export const aiErrorOf = (effect: Effect.Effect<unknown, unknown>): Effect.Effect<AiError.AiError> =>
   Effect.flatMap(Effect.exit(effect), (exit) => {
     if (Exit.isSuccess(exit)) return Effect.die(new Error("expected a failure, got a success"))
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")

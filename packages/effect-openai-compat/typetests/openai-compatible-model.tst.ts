@@ -1,4 +1,4 @@
-import type { Effect, Layer } from "effect"
+import { type Effect, type Layer, Redacted } from "effect"
 import type { LanguageModel } from "effect/ai"
 import type { HttpClient } from "effect/http"
 import { expect, test } from "tstyche"
@@ -19,7 +19,7 @@ test("options: baseURL and model are required; apiKey and headers optional", () 
   expect<OpenAiCompatibleModelOptions>().type.toBeAssignableFrom({
     baseURL: "u",
     model: "m",
-    apiKey: "k",
+    apiKey: Redacted.make("k"),
     headers: { "x-a": "b" },
   })
   expect<OpenAiCompatibleModelOptions>().type.not.toBeAssignableFrom({ baseURL: "u" })

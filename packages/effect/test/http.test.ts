@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
