@@ -194,7 +194,7 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
             ["DeleteEverything"],
           )
           assert.deepStrictEqual(ran, ["GetWeather:Paris"])
-          assert.deepStrictEqual(historyShape(yield* Ref.get(chat.history)).results.sort(), [
+          assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
             ["c1", "DeleteEverything", true, "ToolNotFoundError"],
             ["c2", "GetWeather", false, undefined],
           ])
