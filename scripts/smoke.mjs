@@ -18,6 +18,7 @@ const expected = {
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
   "@tool-rescue/openai": ["withToolCallRecovery"],
   "@tool-rescue/effect": ["ToolCallRecovery"],
+  "@tool-rescue/effect-openai-compat": ["openAiCompatibleModel", "make"],
   "@tool-rescue/proxy": ["createProxy", "createProxyMetrics"],
   "@tool-rescue/langchain": ["withToolCallRecovery", "toolCallRecoveryMiddleware"],
   "@tool-rescue/cli": [],

@@ -4,12 +4,12 @@
  * runs it against the replay server; point `baseURL` at any OpenAI-compatible server (vLLM,
  * llama.cpp, Ollama) to run it for real.
  *
- * The provider is `@tool-rescue/testing/effect`'s small OpenAI-compatible one: no published
- * Effect provider package loads with effect 4.1 yet (their newest versions import
+ * The provider is `@tool-rescue/effect-openai-compat`'s OpenAI-compatible `LanguageModel`: no
+ * published Effect provider package loads with effect 4.1 yet (their newest versions import
  * `effect/unstable/*`). Any provider built on `LanguageModel.make` works the same way.
  */
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
-import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { Effect, Layer, Schema } from "effect"
 import { Chat, Tool, Toolkit } from "effect/ai"
 

@@ -91,10 +91,10 @@ export function decorate(
 ): (service: LanguageModel.LanguageModel) => LanguageModel.LanguageModel {
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
   const resolved = resolveRecoveryOptions(options)
-  const returning = checkUnknownToolCalls(options?.unknownToolCalls) === "return"
+  const byDefault = checkUnknownToolCalls(options?.unknownToolCalls) ?? "error"
   return (service) => {
     const inner = untyped(service)
-    const decorated = typed(
+    const recovering = typed(
       {
         generateText: (request) => recoverGenerate(inner, request, resolved),
         generateObject: inner.generateObject,
@@ -104,9 +104,38 @@ export function decorate(
     )
     // Unknown calls are classified over the recovering service: markup is recovered first (no
     // call runs in that request), then Effect resolves the calls of the recovered response once.
-    return returning ? returningUnknownToolCalls(decorated) : decorated
+    const returning = untyped(returningUnknownToolCalls(recovering))
+    const plain = untyped(recovering)
+    // A request's own `unknownToolCalls` wins over the decorator's: `Chat` and Effect's
+    // accessors spread the caller's options into the service's, so the per-call option arrives
+    // here (Effect-TS/effect #7574: "Chat forwards it"). It is taken off before the provider.
+    const route = (request: PerCallRequest) => {
+      const { unknownToolCalls, ...rest } = request
+      const mode = checkUnknownToolCalls(unknownToolCalls) ?? byDefault
+      return { model: mode === "return" ? returning : plain, request: rest }
+    }
+    return typed(
+      {
+        generateText: (request) => {
+          const { model, request: rest } = route(request)
+          return model.generateText(rest)
+        },
+        generateObject: (request) => {
+          const { model, request: rest } = route(request)
+          return model.generateObject(rest)
+        },
+        streamText: (request) => {
+          const { model, request: rest } = route(request)
+          return model.streamText(rest)
+        },
+      },
+      service,
+    )
   }
 }
+
+/** A request as the decorated service receives it: Effect's options, maybe with the per-call option. */
+type PerCallRequest = AnyOptions & UnknownToolCallsOptions
 
 /**
  * A layer that decorates the `LanguageModel` it is given (see {@link decorate}). Compose it on

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, LanguageModel } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
@@ -163,6 +163,65 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
           ),
       ),
   )
+
+  // Effect 4.1's `Chat` spreads the caller's options into the service's, as #7574 has it ("Chat
+  // forwards it"); its types do not list the option yet, hence the untyped spread.
+  const unknownCall = {
+    content: "Let me look.",
+    toolCalls: [
+      { id: "c1", name: "DeleteEverything", arguments: '{"force": true}' },
+      { id: "c2", name: "GetWeather", arguments: '{"city": "Paris"}' },
+    ],
+    finishReason: "tool_calls",
+  } as const
+  for (const stream of [false, true]) {
+    const method = stream ? "streamText" : "generateText"
+    const send = (chat: Chat.Chat, perCall: {}) => {
+      const options = { prompt: "hi", toolkit, ...perCall }
+      return stream
+        ? Effect.map(Stream.runCollect(chat.streamText(options)), (parts): ReadonlyArray<unknown> => parts)
+        : Effect.map(chat.generateText(options), (response): ReadonlyArray<unknown> => response.content)
+    }
+
+    it.effect(`Chat.${method}: a per-call unknownToolCalls "return" over the default layer`, () =>
+      withServer([unknownCall], (server, model) => {
+        const { ran, layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          const parts = yield* send(chat, { unknownToolCalls: "return" })
+          assert.deepStrictEqual(
+            parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
+            ["DeleteEverything"],
+          )
+          assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+          assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
+            ["c1", "DeleteEverything", true, "ToolNotFoundError"],
+            ["c2", "GetWeather", false, undefined],
+          ])
+          // The option is ours: the provider never sees it.
+          assert.lengthOf(server.requests, 1)
+          assert.notProperty(server.requests[0]?.body, "unknownToolCalls")
+        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+      }),
+    )
+
+    it.effect(`Chat.${method}: a per-call unknownToolCalls "error" wins over the layer's "return"`, () =>
+      withServer([unknownCall], (server, model) => {
+        const { ran, layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          const error = yield* Effect.flip(send(chat, { unknownToolCalls: "error" }))
+          assert.strictEqual(error.reason._tag, "InvalidOutputError")
+          assert.deepStrictEqual(ran, [])
+          assert.lengthOf(server.requests, 1)
+        }).pipe(
+          Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+          Effect.provide(model),
+          Effect.provide(layer),
+        )
+      }),
+    )
+  }
 
   it.effect("a Chat through the layer: the next turn's history holds the real call, not the leak", () =>
     withServer([...leakThenCall, { content: "It exports a function." }], (server, model) =>

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: Effect's response and tool types are generic over the caller's toolkit; `any` is how Effect itself spells "any toolkit".
 import { assert, describe, it } from "@effect/vitest"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
-import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, type LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"

@@ -1,5 +1,5 @@
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
-import { openAiCompatibleModel } from "@tool-rescue/testing/effect"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import type { TurnContext, TurnOutcome } from "./demo-turn.ts"

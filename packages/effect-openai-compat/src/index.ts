@@ -1,0 +1,5 @@
+export {
+  make,
+  type OpenAiCompatibleModelOptions,
+  openAiCompatibleModel,
+} from "./openai-compatible-model.ts"
