@@ -163,6 +163,8 @@ export interface OpenerRow extends FormatRow {
 export interface ReasoningClose {
   readonly literal: string
   readonly peek: boolean
+  /** Matched right after the literal, part of the marker (the rest of a suffixed `</think:opensource>`). */
+  readonly pattern?: Pattern
 }
 
 /** A reasoning block (`<think>…</think>` and its relatives). */
@@ -749,23 +751,24 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     ),
   ],
   hunyuan: [
-    // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's.
+    // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's; HY v4
+    // writes no `<tool_sep>` (`<tool_call:opensource>NAME<arg_key:opensource>…`: GLM 4.7's shape, told
+    // apart by the family's suffix). Without its section, a call ends at its own close.
     opener(
       ["<tool_call>"],
-      seq(name("ident"), peek(lit("<tool_sep>"))),
-      tags(argTags, callEnds("</tool_call>"), closers("</tool_calls>")),
+      seq(name("ident"), peek(alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>")))),
+      bareTags([...argTags, ...callEnds("</tool_call>")], ["</tool_calls>"]),
     ),
-    // With its section tag, possibly suffixed (`<tool_calls:opensource>`).
+    // With its section tag.
     opener(
-      ["<tool_calls"],
-      seq(opt(seq(lit(":"), word("ident"))), lit(">"), ws, peek(lit("<tool_call>"))),
-      tags([call("<tool_call>", seq(name("ident"), lit("<tool_sep>")))], argTags, callEnds("</tool_call>"), [
-        {
-          literal: "</tool_calls",
-          role: "closer",
-          pattern: seq(opt(seq(lit(":"), word("ident"))), lit(">")),
-        },
-      ]),
+      ["<tool_calls>"],
+      seq(ws, peek(lit("<tool_call>"))),
+      tags(
+        [call("<tool_call>", seq(name("ident"), opt(lit("<tool_sep>"))))],
+        argTags,
+        callEnds("</tool_call>"),
+        closers("</tool_calls>"),
+      ),
     ),
   ],
   "llama3-json": [
@@ -1122,6 +1125,107 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
 }
 
 /**
+ * The spellings of a format's tokens besides the ones its rows write (ARCHITECTURE.md#policy: a
+ * format's tokens are a family). The spellings a family's tokenizers use for the same token are
+ * written into its rows' literals where they are few (DeepSeek's bars and joins, DSML's bars); a
+ * rule that no list can hold is data here.
+ */
+export interface Family {
+  /**
+   * Every `<tag>` and `</tag>` of the format (in its literals, its confirms and its bodies) may
+   * carry its vocabulary's suffix before the `>`: Hunyuan HY v4 names its special tokens
+   * `<tool_call:opensource>`, `</arg_value:opensource>` (vLLM `hy_v4_tool_parser`, which reads the
+   * suffix from the tokenizer's vocabulary: any text after the `:`).
+   */
+  readonly suffix: boolean
+}
+
+/** The formats whose tokens have spellings a rule describes (see {@link Family}). */
+export const FAMILIES: { readonly [F in FormatId]?: Family } = {
+  hunyuan: { suffix: true },
+}
+
+/** `:opensource`: a vocabulary suffix, up to the tag's `>` (which it leaves). */
+const SUFFIX: Pattern = seq(lit(":"), word("element", 32))
+/** A tag literal the suffix rule applies to: `<name>` or `</name>`. */
+const TAG = /^<\/?[A-Za-z_][\w-]*>$/
+
+/** Every tag literal of `p` with an optional suffix before its `>` (one rewrite per pattern). */
+function suffixed(p: Pattern, seen = new Map<Pattern, Pattern>()): Pattern {
+  const done = seen.get(p)
+  if (done !== undefined) return done
+  let out = p
+  switch (p.kind) {
+    case "lit":
+      if (TAG.test(p.text)) out = seq(lit(p.text.slice(0, -1)), opt(SUFFIX), lit(">"))
+      break
+    case "seq":
+      out = seq(...p.items.map((item) => suffixed(item, seen)))
+      break
+    case "alt":
+      out = alt(...p.items.map((item) => suffixed(item, seen)))
+      break
+    case "opt":
+      out = opt(suffixed(p.item, seen))
+      break
+    case "peek":
+      out = peek(suffixed(p.item, seen))
+      break
+    case "not":
+      out = not(suffixed(p.item, seen))
+      break
+    case "cut-in":
+      out = cutIn(suffixed(p.item, seen))
+      break
+    default:
+      break
+  }
+  seen.set(p, out)
+  return out
+}
+
+/**
+ * A suffixed tag literal, matched as `<name:` (the literal tries hold literals only), and the
+ * pattern that reads the rest of the suffix, its `>`, then `then`.
+ */
+function suffixedLiteral(literal: string, then: Pattern | undefined): { literal: string; pattern: Pattern } {
+  const rest = seq(word("element", 32), lit(">"))
+  return { literal: `${literal.slice(0, -1)}:`, pattern: then === undefined ? rest : seq(rest, then) }
+}
+
+/** A body of a suffix family: each tag literal also spelled with a suffix. */
+function suffixedBody(body: BodySpec): BodySpec {
+  if (body.kind !== "tags") return body
+  const entries = body.entries.flatMap((e): BodyEntry[] => {
+    const own = e.pattern === undefined ? e : { ...e, pattern: suffixed(e.pattern) }
+    if (!TAG.test(e.literal)) return [own]
+    return [own, { role: e.role, ...suffixedLiteral(e.literal, own.pattern) }]
+  })
+  if (body.bare === undefined) return { ...body, entries }
+  const tails = body.bare.tails.flatMap((t): BareTail[] => {
+    const own = t.pattern === undefined ? t : { ...t, pattern: suffixed(t.pattern) }
+    if (!TAG.test(t.literal)) return [own]
+    return [own, { ...t, ...suffixedLiteral(t.literal, own.pattern) }]
+  })
+  return { ...body, entries, bare: { tails } }
+}
+
+/**
+ * A row of a format with a {@link Family}: the row as written, with its confirm and body reading
+ * the family's spellings, then (if any of its literals is a tag) the row for its suffixed literals.
+ */
+function familyRows(row: FormatRow, family: Family | undefined): FormatRow[] {
+  if (family === undefined || !family.suffix) return [row]
+  const body = suffixedBody(row.body)
+  const confirm = suffixed(row.confirm)
+  const own: FormatRow = { ...row, confirm, body }
+  const tagged = row.literals.filter((literal) => TAG.test(literal))
+  if (tagged.length === 0 || row.bodyAt !== undefined) return [own]
+  const derived = tagged.map((literal) => suffixedLiteral(literal, confirm))
+  return [own, { ...own, literals: derived.map((d) => d.literal), confirm: derived[0]!.pattern }]
+}
+
+/**
  * A row with its format, written out field by field: every row is then one object literal of one
  * shape with all its fields in the object (a `{ format, ...row }` copy keeps most of them in a
  * separate backing store: one more load for each field the matcher reads per candidate).
@@ -1151,7 +1255,9 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
 const ROWS: readonly OpenerRow[] =
   // `Object.keys` is typed `string[]`; the keys of `FORMAT_ROWS` are exactly the format ids.
   (Object.keys(FORMAT_ROWS) as FormatId[]).flatMap((format) =>
-    FORMAT_ROWS[format].map((row) => withFormat(format, row)),
+    FORMAT_ROWS[format]
+      .flatMap((row) => familyRows(row, FAMILIES[format]))
+      .map((row) => withFormat(format, row)),
   )
 
 /** Markup openers, in priority order. */
@@ -1162,12 +1268,30 @@ export const TOKEN_ROWS: readonly OpenerRow[] = ROWS.filter((row) => row.token !
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */
 export const REASONING_ROWS: readonly ReasoningRow[] = [
+  // `<think>` and `<thinking>` are tags prose names ("Use <think> for reasoning."): they open the
+  // reasoning block only where it opens, at the start of the answer. Special tokens open it anywhere.
   {
     formats: undefined,
     literals: ["<think>"],
-    where: "anywhere",
+    where: "anchor",
     confirm: EMPTY,
     close: [{ literal: "</think>", peek: false }],
+    harmony: false,
+  },
+  {
+    // Hunyuan HY v4's suffixed token (its family, see FAMILIES): a special token, never prose.
+    formats: ["hunyuan"],
+    literals: [suffixedLiteral("<think>", undefined).literal],
+    where: "anywhere",
+    confirm: suffixedLiteral("<think>", undefined).pattern,
+    close: [
+      { literal: "</think>", peek: false },
+      {
+        literal: suffixedLiteral("</think>", undefined).literal,
+        peek: false,
+        pattern: suffixedLiteral("</think>", undefined).pattern,
+      },
+    ],
     harmony: false,
   },
   {
@@ -1189,7 +1313,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
   {
     formats: ["apriel", "anthropic-xml"],
     literals: ["<thinking>"],
-    where: "anywhere",
+    where: "anchor",
     confirm: EMPTY,
     close: [{ literal: "</thinking>", peek: false }],
     harmony: false,

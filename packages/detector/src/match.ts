@@ -339,8 +339,18 @@ export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: n
   return matchIndex(m, index, i, acceptClose)
 }
 
-function acceptClose(_m: Machine, items: readonly ReasoningClose[], _i: number, end: number): CloseHit {
-  return { kind: "close", end, close: items[0]! }
+function acceptClose(
+  m: Machine,
+  items: readonly ReasoningClose[],
+  _i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+): Matched<CloseHit> {
+  const close = items[0]!
+  if (close.pattern === undefined) return { kind: "close", end, close }
+  const stop = match(close.pattern, m.buf, end, limit, fin, m)
+  return stop < 0 ? stop : { kind: "close", end: stop, close }
 }
 
 /** A literal of the open call's body at `i`. */
