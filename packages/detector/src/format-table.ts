@@ -21,6 +21,7 @@ import {
   type Pattern,
   peek,
   seq,
+  to,
   word,
   ws,
 } from "./pattern.ts"
@@ -84,6 +85,11 @@ export type BodySpec =
        * outer object (llama.cpp's generic format: `{"tool_call": {"name": …}}`, `{"tool_calls": [{…}]}`).
        */
       readonly wrapped?: boolean
+      /**
+       * A bare JSON call (no envelope of its own): the orphan envelope closers that may follow it, left
+       * behind by a model that dropped the opener (`{"name": …}</tool_call>`); one joins the call.
+       */
+      readonly bare?: { readonly tails: readonly BareTail[] }
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -107,6 +113,12 @@ export interface FormatRow {
   readonly opening: boolean
   /** The captured name must name an offered tool (when tools are given): bare openers that prose could contain. */
   readonly gate: boolean
+  /**
+   * For a gated row: what confirms its call when it names a tool that is not offered, read after
+   * the confirm — the envelope token that ends it (`…</function>\n</tool_call>`). An envelope token
+   * is withheld whatever tool it names (ARCHITECTURE.md#policy); the bare header alone is prose.
+   */
+  readonly unoffered: Pattern | undefined
   /**
    * Where the body starts, counted from the literal's start; `undefined`: after the confirm. 0 for
    * start-anchored JSON and pythonic (the literal is the value's first character); 9 for `functools[`.
@@ -192,6 +204,7 @@ const opener = (
   where: extra.where ?? "anywhere",
   opening: extra.opening ?? true,
   gate: extra.gate ?? false,
+  unoffered: extra.unoffered,
   bodyAt: extra.bodyAt,
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
@@ -525,7 +538,18 @@ const GENERIC_WRAPPER: Pattern = alt(
   seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
   seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
 )
-const genericBody: JsonBody = { ...json("keys"), wrapped: true }
+/**
+ * Bare JSON calls: the closers of the JSON envelopes a model may have dropped the opener of, which
+ * then stand alone after the call (`{"name": …}\n</tool_call>`, ollama/ollama#13968).
+ */
+const ORPHAN_JSON_CLOSERS: readonly BareTail[] = [
+  "</tool_call>",
+  "</tool_calls>",
+  "</function_call>",
+  "</tools>",
+].map((literal) => ({ literal }))
+const bareJson: JsonBody = { ...json("keys"), bare: { tails: ORPHAN_JSON_CLOSERS } }
+const genericBody: JsonBody = { ...bareJson, wrapped: true }
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -678,7 +702,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         ],
         ["</tool_call>"],
       ),
-      { gate: true, opening: false },
+      { gate: true, opening: false, unoffered: seq(to("</function>"), ws, lit("</tool_call>")) },
     ),
   ],
   hermes: [
@@ -784,7 +808,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       seq(ws, peek(seq(word("ident"), lit("(")))),
       pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
     ),
-    opener(["{"], CALL_KEYS, json("keys"), {
+    opener(["{"], CALL_KEYS, bareJson, {
       where: "anchor",
       opening: false,
       bodyAt: 0,
@@ -798,7 +822,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     }),
     // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
     // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
-    opener(['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
+    opener(['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, bareJson, {
       opening: false,
       bodyAt: 0,
       gate: true,
@@ -812,7 +836,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   xlam: [
     // xLAM: a JSON list of calls at the start.
-    opener(["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
+    opener(["["], seq(ws, lit("{"), CALL_KEYS), bareJson, {
       where: "anchor",
       opening: false,
       bodyAt: 0,
@@ -872,7 +896,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ['<steptml:invoke name="'],
       INVOKE_CONFIRMED,
       bareTags(step3Entries, ["<｜tool_call_end｜>", "<｜tool_calls_end｜>"]),
-      { gate: true, opening: false },
+      {
+        gate: true,
+        opening: false,
+        unoffered: seq(
+          to("</steptml:invoke>"),
+          ws,
+          alt(lit("<｜tool_call_end｜>"), lit("<｜tool_calls_end｜>")),
+        ),
+      },
     ),
   ],
   "kimi-k2": [
@@ -1025,7 +1057,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
           { literal: "</minimax:tool_call>", format: "minimax-m2" },
         ]),
       ),
-      { gate: true, opening: false, ns: true },
+      {
+        gate: true,
+        opening: false,
+        ns: true,
+        // `invoke>` ends `</invoke>` under any namespace prefix (`</x:invoke>`).
+        unoffered: seq(to("invoke>"), ws, alt(nsLit("</function_calls>"), lit("</minimax:tool_call>"))),
+      },
     ),
   ],
   "command-r": [
@@ -1238,6 +1276,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   where: row.where,
   opening: row.opening,
   gate: row.gate,
+  unoffered: row.unoffered,
   bodyAt: row.bodyAt,
   structured: row.structured,
   endsAnalysis: row.endsAnalysis,
