@@ -376,17 +376,23 @@ const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name
  * doubled bars (`<||DSML||tool_calls>`, `<｜｜DSML｜｜…`, deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks
  * PR #687), and a space before the tag name (`<||DSML|| invoke name=…>`).
  */
-const DSML = BARS.flatMap((bar) => [bar, bar + bar]).flatMap((bars) => [
-  `${bars}DSML${bars}`,
-  `${bars}DSML${bars} `,
-])
+const DSML = [...BARS, "‖"]
+  .flatMap((bar) => [bar, bar + bar])
+  .flatMap((bars) => [`${bars}DSML${bars}`, `${bars}DSML${bars} `, ` ${bars} DSML ${bars} `])
+/**
+ * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, and the names V4 also writes in
+ * the wild (`calls`, zed-industries/zed#59503; `tool_use`, AgentFlocks/flocks PR #687; `toolcall`,
+ * vllm-project/vllm-ascend#13794).
+ */
+const DSML_ENVELOPES = ["function_calls", "tool_calls", "calls", "tool_use", "toolcall"]
+const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}>`))
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
 const dsmlEntries: BodyEntry[] = [
   ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),
   ...structure(...DSML.map((d) => `<${d}parameter`)),
   ...callEnds(...DSML.map((d) => `</${d}invoke>`)),
 ]
-const DSML_END = DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])
+const DSML_END = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `</${d}${tag}>`))
 const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
 const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
 /**
@@ -495,11 +501,22 @@ const step3Entries: BodyEntry[] = [
 ]
 
 // --- Kimi K3 "XTML": `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>` (vLLM `kimi_k3`) -----------------
-const K3_CALL = '<|open|>call tool="'
+/**
+ * A K3 marker as the template writes it (`<|open|>call`) and with the spaces a detokenizer puts
+ * between special tokens (`<|open|> call`; vLLM's `kimi_k3` parser reads `<|open|>\s*call\s*…`).
+ */
+const k3 = (token: string, tag: string, rest = ""): string[] => [
+  `${token}${tag}${rest}`,
+  `${token} ${tag}${rest === "" ? "" : ` ${rest}`}`,
+]
+/** A call header; also with the section's `<|sep|><|open|>` lost between `tools` and `call` (`<|open|>toolscall tool="…"`). */
+const K3_CALLS = [...k3("<|open|>", 'call tool="'), '<|open|>toolscall tool="']
+const K3_SECTION = k3("<|open|>", "tools", "<|sep|>")
+const K3_SECTION_END = k3("<|close|>", "tools", "<|sep|>")
 const k3Entries: BodyEntry[] = [
-  call(K3_CALL, QUOTED_NAME),
-  ...structure("<|open|>argument"),
-  ...callEnds("<|close|>call<|sep|>"),
+  ...K3_CALLS.map((literal) => call(literal, QUOTED_NAME)),
+  ...structure(...k3("<|open|>", "argument")),
+  ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
@@ -947,20 +964,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   "deepseek-dsml": [
     // DeepSeek V3.2 / V4 DSML.
-    opener(
-      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-      seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
-      dsmlBody,
-    ),
+    opener(DSML_OPEN, seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))), dsmlBody),
     // Without its envelope: the DSML token is a special token, so prose never holds it.
     opener(DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
-    token(
-      "open",
-      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-    ),
+    token("open", DSML_OPEN, seq(ws, name("ident"))),
     token("call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
   ],
   harmony: [
@@ -1143,12 +1153,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   "kimi-k3": [
     // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
     // call without its section (the section tokens are special tokens: prose never holds them).
-    opener(
-      ["<|open|>tools<|sep|>"],
-      seq(ws, peek(lit(K3_CALL))),
-      tags(k3Entries, closers("<|close|>tools<|sep|>")),
-    ),
-    opener([K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
+    opener(K3_SECTION, seq(ws, peek(alt(...K3_CALLS.map(lit)))), tags(k3Entries, closers(...K3_SECTION_END))),
+    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, K3_SECTION_END), {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
