@@ -306,6 +306,18 @@ const ENVELOPED_FUNCTION_HEADER = seq(
     cut("<parameter=", "</function>", "</tool_call>"),
   ),
 )
+/**
+ * What confirms a bare call naming a tool that is not offered (`FormatRow.unoffered`): the rest of
+ * the call to its own close (`callEnd`), then the envelope token that ends the group, or the next
+ * bare call (`next`) and so on, for a few calls (the look stays within the hold window).
+ */
+const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 4): Pattern =>
+  seq(
+    to(callEnd),
+    ws,
+    calls <= 1 ? closer : alt(closer, seq(peek(next), envelopeAfter(callEnd, next, closer, calls - 1))),
+  )
+
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
@@ -719,7 +731,11 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         ],
         ["</tool_call>"],
       ),
-      { gate: true, opening: false, unoffered: seq(to("</function>"), ws, lit("</tool_call>")) },
+      {
+        gate: true,
+        opening: false,
+        unoffered: envelopeAfter("</function>", lit("<function="), lit("</tool_call>")),
+      },
     ),
   ],
   hermes: [
@@ -1072,7 +1088,11 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         opening: false,
         ns: true,
         // `invoke>` ends `</invoke>` under any namespace prefix (`</x:invoke>`).
-        unoffered: seq(to("invoke>"), ws, alt(nsLit("</function_calls>"), lit("</minimax:tool_call>"))),
+        unoffered: envelopeAfter(
+          "invoke>",
+          nsLit("<invoke"),
+          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>")),
+        ),
       },
     ),
   ],
