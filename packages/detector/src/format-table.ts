@@ -533,6 +533,10 @@ const k3Entries: BodyEntry[] = [
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
+/** Hunyuan's call name and what confirms it: `<tool_sep>` (HY3), an arg tag or the call's close (HY v4). */
+const HUNYUAN_CALL_NAME = seq(name("ident"), peek(alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>"))))
+/** The same, capturing nothing (a section's confirm: the body's `<tool_call>` starts each call). */
+const HUNYUAN_CALL = seq(word("ident", 256), alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>")))
 const glmBody = tags(argTags, closers("</tool_call>"))
 
 /**
@@ -813,13 +817,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // apart by the family's suffix). Without its section, a call ends at its own close.
     opener(
       ["<tool_call>"],
-      seq(name("ident"), peek(alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>")))),
+      HUNYUAN_CALL_NAME,
       bareTags([...argTags, ...callEnds("</tool_call>")], ["</tool_calls>"]),
     ),
-    // With its section tag.
+    // With its section tag, and a call in it (prose names both tags: `Wrap it in <tool_calls> <tool_call> tags`).
     opener(
       ["<tool_calls>"],
-      seq(ws, peek(lit("<tool_call>"))),
+      seq(ws, peek(seq(lit("<tool_call>"), HUNYUAN_CALL))),
       tags(
         [call("<tool_call>", seq(name("ident"), opt(lit("<tool_sep>"))))],
         argTags,

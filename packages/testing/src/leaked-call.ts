@@ -362,7 +362,7 @@ export function leakedCall(options: LeakedCallOptions): fc.Arbitrary<Sample<Leak
   return fc
     .record({
       entry: fc.constantFrom(...specs),
-      style: fc.nat({ max: 7 }),
+      style: fc.nat({ max: 11 }),
       variant: fc.constantFrom(...variants),
       drafts: fc.array(callDraft(options.unknownTools === true), { minLength: 1, maxLength: maxCalls }),
       truncation: argString(2),
