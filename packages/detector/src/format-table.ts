@@ -823,7 +823,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // With its section tag, and a call in it (prose names both tags: `Wrap it in <tool_calls> <tool_call> tags`).
     opener(
       ["<tool_calls>"],
-      seq(ws, peek(seq(lit("<tool_call>"), HUNYUAN_CALL))),
+      seq(ws, peek(cutIn(seq(lit("<tool_call>"), HUNYUAN_CALL)))),
       tags(
         [call("<tool_call>", seq(name("ident"), opt(lit("<tool_sep>"))))],
         argTags,
