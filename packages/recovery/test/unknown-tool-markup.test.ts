@@ -71,7 +71,7 @@ describe('unknownToolMarkup: "retry"', () => {
     expect(visible(result.parts)).toBe("Sure.\n")
   })
 
-  test("the same bare call is retried under unknownToolMarkup: \"retry\"", async () => {
+  test('the same bare call is retried under unknownToolMarkup: "retry"', async () => {
     const result = await run(
       [
         [bareEnvelope, finish()],
