@@ -355,7 +355,8 @@ function acceptClose(
   const close = items[0]!
   if (close.pattern === undefined) return { kind: "close", end, close }
   const stop = match(close.pattern, m.buf, end, limit, fin, m)
-  return stop < 0 ? stop : { kind: "close", end: stop, close }
+  if (stop < 0) return stop === MORE ? MORE : FAIL
+  return { kind: "close", end: stop, close }
 }
 
 /** A literal of the open call's body at `i`. */

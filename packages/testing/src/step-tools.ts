@@ -7,9 +7,16 @@
 
 import type { FormatId } from "@tool-rescue/detector"
 import fc from "fast-check"
-import { type CallLabel, type Labels, type LeakLabels, labelsOf, type Sample } from "./labels.ts"
+import {
+  type CallLabel,
+  type Labels,
+  type LeakLabels,
+  type LeakVariant,
+  labelsOf,
+  type Sample,
+} from "./labels.ts"
 import { formatSpecs } from "./leak-formats.ts"
-import { defaultFormats, type LeakVariant, leakedCall } from "./leaked-call.ts"
+import { defaultFormats, leakedCall } from "./leaked-call.ts"
 import { words } from "./prose.ts"
 
 /**
