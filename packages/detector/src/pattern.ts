@@ -31,7 +31,7 @@ import {
   TAB,
   UNDERSCORE,
 } from "./char-codes.ts"
-import { noteRun, type RunHolder, resumeRun } from "./run-memo.ts"
+import { noteRun, type RunHolder, resumeRun, resumeWithin } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
@@ -324,13 +324,15 @@ export function match(
     }
     case "to": {
       const s = pattern.text
-      const from = resumeRun(capture, pattern, i, limit)
+      const from = resumeWithin(capture, pattern, i, text.length)
+      // Known already: no occurrence ends within the window.
+      if (from + s.length > limit) return final ? FAIL : more(capture)
       const at = text.indexOf(s, from)
+      // What the search learnt: no occurrence starts before `at` (or before the last `s.length - 1`
+      // characters read). A later look, from here or from a later candidate, resumes there.
+      noteRun(capture, pattern, i, at >= 0 ? at : Math.max(from, text.length - s.length + 1))
       if (at >= 0 && at + s.length <= limit) return at + s.length
-      if (final) return FAIL
-      // No occurrence starts before the last `s.length - 1` characters: the next look resumes there.
-      noteRun(capture, pattern, i, Math.max(from, limit - s.length + 1))
-      return more(capture)
+      return final ? FAIL : more(capture)
     }
     default:
       return pattern satisfies never
