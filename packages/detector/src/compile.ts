@@ -268,7 +268,7 @@ function compileBody(spec: BodySpec): CompiledBody {
     // A bare call's orphan closers; otherwise a stray repeat of a tag or token closer (not of a
     // fence closer: Command-R's "```" may open the next fenced block).
     tails:
-      spec.kind === "tags" && spec.bare !== undefined
+      spec.kind !== "pythonic" && spec.bare !== undefined
         ? spec.bare.tails.map((t) => tail(t.literal, t.pattern, ns, t.format))
         : entries
             .filter((e) => e.role === "closer" && e.literal.startsWith("<"))

@@ -154,7 +154,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
     example: 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
   },
   hunyuan: {
-    models: "Tencent Hunyuan HY3",
+    models: "Tencent Hunyuan HY3, HY v4",
     exampleTool: "get_weather",
     example:
       "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>",

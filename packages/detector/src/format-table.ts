@@ -21,6 +21,7 @@ import {
   type Pattern,
   peek,
   seq,
+  to,
   word,
   ws,
 } from "./pattern.ts"
@@ -84,6 +85,11 @@ export type BodySpec =
        * outer object (llama.cpp's generic format: `{"tool_call": {"name": …}}`, `{"tool_calls": [{…}]}`).
        */
       readonly wrapped?: boolean
+      /**
+       * A bare JSON call (no envelope of its own): the orphan envelope closers that may follow it, left
+       * behind by a model that dropped the opener (`{"name": …}</tool_call>`); one joins the call.
+       */
+      readonly bare?: { readonly tails: readonly BareTail[] }
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -107,6 +113,12 @@ export interface FormatRow {
   readonly opening: boolean
   /** The captured name must name an offered tool (when tools are given): bare openers that prose could contain. */
   readonly gate: boolean
+  /**
+   * For a gated row: what confirms its call when it names a tool that is not offered, read after
+   * the confirm — the envelope token that ends it (`…</function>\n</tool_call>`). An envelope token
+   * is withheld whatever tool it names (ARCHITECTURE.md#policy); the bare header alone is prose.
+   */
+  readonly unoffered: Pattern | undefined
   /**
    * Where the body starts, counted from the literal's start; `undefined`: after the confirm. 0 for
    * start-anchored JSON and pythonic (the literal is the value's first character); 9 for `functools[`.
@@ -163,6 +175,8 @@ export interface OpenerRow extends FormatRow {
 export interface ReasoningClose {
   readonly literal: string
   readonly peek: boolean
+  /** Matched right after the literal, part of the marker (the rest of a suffixed `</think:opensource>`). */
+  readonly pattern?: Pattern
 }
 
 /** A reasoning block (`<think>…</think>` and its relatives). */
@@ -190,6 +204,7 @@ const opener = (
   where: extra.where ?? "anywhere",
   opening: extra.opening ?? true,
   gate: extra.gate ?? false,
+  unoffered: extra.unoffered,
   bodyAt: extra.bodyAt,
   structured: extra.structured ?? false,
   endsAnalysis: extra.endsAnalysis ?? false,
@@ -291,6 +306,18 @@ const ENVELOPED_FUNCTION_HEADER = seq(
     cut("<parameter=", "</function>", "</tool_call>"),
   ),
 )
+/**
+ * What confirms a bare call naming a tool that is not offered (`FormatRow.unoffered`): the rest of
+ * the call to its own close (`callEnd`), then the envelope token that ends the group, or the next
+ * bare call (`next`) and so on, for a few calls (the look stays within the hold window).
+ */
+const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 4): Pattern =>
+  seq(
+    to(callEnd),
+    ws,
+    calls <= 1 ? closer : alt(closer, seq(peek(next), envelopeAfter(callEnd, next, closer, calls - 1))),
+  )
+
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
@@ -361,17 +388,23 @@ const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name
  * doubled bars (`<||DSML||tool_calls>`, `<｜｜DSML｜｜…`, deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks
  * PR #687), and a space before the tag name (`<||DSML|| invoke name=…>`).
  */
-const DSML = BARS.flatMap((bar) => [bar, bar + bar]).flatMap((bars) => [
-  `${bars}DSML${bars}`,
-  `${bars}DSML${bars} `,
-])
+const DSML = [...BARS, "‖"]
+  .flatMap((bar) => [bar, bar + bar])
+  .flatMap((bars) => [`${bars}DSML${bars}`, `${bars}DSML${bars} `, ` ${bars} DSML ${bars} `])
+/**
+ * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, and the names V4 also writes in
+ * the wild (`calls`, zed-industries/zed#59503; `tool_use`, AgentFlocks/flocks PR #687; `toolcall`,
+ * vllm-project/vllm-ascend#13794).
+ */
+const DSML_ENVELOPES = ["function_calls", "tool_calls", "calls", "tool_use", "toolcall"]
+const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}>`))
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
 const dsmlEntries: BodyEntry[] = [
   ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),
   ...structure(...DSML.map((d) => `<${d}parameter`)),
   ...callEnds(...DSML.map((d) => `</${d}invoke>`)),
 ]
-const DSML_END = DSML.flatMap((d) => [`</${d}function_calls>`, `</${d}tool_calls>`])
+const DSML_END = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `</${d}${tag}>`))
 const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
 const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
 /**
@@ -480,15 +513,30 @@ const step3Entries: BodyEntry[] = [
 ]
 
 // --- Kimi K3 "XTML": `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>` (vLLM `kimi_k3`) -----------------
-const K3_CALL = '<|open|>call tool="'
+/**
+ * A K3 marker as the template writes it (`<|open|>call`) and with the spaces a detokenizer puts
+ * between special tokens (`<|open|> call`; vLLM's `kimi_k3` parser reads `<|open|>\s*call\s*…`).
+ */
+const k3 = (token: string, tag: string, rest = ""): string[] => [
+  `${token}${tag}${rest}`,
+  `${token} ${tag}${rest === "" ? "" : ` ${rest}`}`,
+]
+/** A call header; also with the section's `<|sep|><|open|>` lost between `tools` and `call` (`<|open|>toolscall tool="…"`). */
+const K3_CALLS = [...k3("<|open|>", 'call tool="'), '<|open|>toolscall tool="']
+const K3_SECTION = k3("<|open|>", "tools", "<|sep|>")
+const K3_SECTION_END = k3("<|close|>", "tools", "<|sep|>")
 const k3Entries: BodyEntry[] = [
-  call(K3_CALL, QUOTED_NAME),
-  ...structure("<|open|>argument"),
-  ...callEnds("<|close|>call<|sep|>"),
+  ...K3_CALLS.map((literal) => call(literal, QUOTED_NAME)),
+  ...structure(...k3("<|open|>", "argument")),
+  ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
+/** Hunyuan's call name and what confirms it: `<tool_sep>` (HY3), an arg tag or the call's close (HY v4). */
+const HUNYUAN_CALL_NAME = seq(name("ident"), peek(alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>"))))
+/** The same, capturing nothing (a section's confirm: the body's `<tool_call>` starts each call). */
+const HUNYUAN_CALL = seq(word("ident", 256), alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>")))
 const glmBody = tags(argTags, closers("</tool_call>"))
 
 /**
@@ -523,7 +571,18 @@ const GENERIC_WRAPPER: Pattern = alt(
   seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
   seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
 )
-const genericBody: JsonBody = { ...json("keys"), wrapped: true }
+/**
+ * Bare JSON calls: the closers of the JSON envelopes a model may have dropped the opener of, which
+ * then stand alone after the call (`{"name": …}\n</tool_call>`, ollama/ollama#13968).
+ */
+const ORPHAN_JSON_CLOSERS: readonly BareTail[] = [
+  "</tool_call>",
+  "</tool_calls>",
+  "</function_call>",
+  "</tools>",
+].map((literal) => ({ literal }))
+const bareJson: JsonBody = { ...json("keys"), bare: { tails: ORPHAN_JSON_CLOSERS } }
+const genericBody: JsonBody = { ...bareJson, wrapped: true }
 
 /**
  * What may stand between a call header and its JSON payload (Harmony, Mistral v13): a stream that
@@ -676,7 +735,11 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         ],
         ["</tool_call>"],
       ),
-      { gate: true, opening: false },
+      {
+        gate: true,
+        opening: false,
+        unoffered: envelopeAfter("</function>", lit("<function="), lit("</tool_call>")),
+      },
     ),
   ],
   hermes: [
@@ -749,23 +812,24 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     ),
   ],
   hunyuan: [
-    // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's.
+    // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's; HY v4
+    // writes no `<tool_sep>` (`<tool_call:opensource>NAME<arg_key:opensource>…`: GLM 4.7's shape, told
+    // apart by the family's suffix). Without its section, a call ends at its own close.
     opener(
       ["<tool_call>"],
-      seq(name("ident"), peek(lit("<tool_sep>"))),
-      tags(argTags, callEnds("</tool_call>"), closers("</tool_calls>")),
+      HUNYUAN_CALL_NAME,
+      bareTags([...argTags, ...callEnds("</tool_call>")], ["</tool_calls>"]),
     ),
-    // With its section tag, possibly suffixed (`<tool_calls:opensource>`).
+    // With its section tag, and a call in it (prose names both tags: `Wrap it in <tool_calls> <tool_call> tags`).
     opener(
-      ["<tool_calls"],
-      seq(opt(seq(lit(":"), word("ident"))), lit(">"), ws, peek(lit("<tool_call>"))),
-      tags([call("<tool_call>", seq(name("ident"), lit("<tool_sep>")))], argTags, callEnds("</tool_call>"), [
-        {
-          literal: "</tool_calls",
-          role: "closer",
-          pattern: seq(opt(seq(lit(":"), word("ident"))), lit(">")),
-        },
-      ]),
+      ["<tool_calls>"],
+      seq(ws, peek(cutIn(seq(lit("<tool_call>"), HUNYUAN_CALL)))),
+      tags(
+        [call("<tool_call>", seq(name("ident"), opt(lit("<tool_sep>"))))],
+        argTags,
+        callEnds("</tool_call>"),
+        closers("</tool_calls>"),
+      ),
     ),
   ],
   "llama3-json": [
@@ -781,7 +845,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       seq(ws, peek(seq(word("ident"), lit("(")))),
       pythonic("lines", "<|eom_id|>", "<|eot_id|>"),
     ),
-    opener(["{"], CALL_KEYS, json("keys"), {
+    opener(["{"], CALL_KEYS, bareJson, {
       where: "anchor",
       opening: false,
       bodyAt: 0,
@@ -795,7 +859,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     }),
     // Llama 3.x JSON after a prose preface (vLLM's llama3_json parser finds it anywhere in the text):
     // only a call object naming an offered tool with its `"parameters"`/`"arguments"`.
-    opener(['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, json("keys"), {
+    opener(['{"', '{ "'], LLAMA_CALL_AFTER_PROSE, bareJson, {
       opening: false,
       bodyAt: 0,
       gate: true,
@@ -809,7 +873,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   xlam: [
     // xLAM: a JSON list of calls at the start.
-    opener(["["], seq(ws, lit("{"), CALL_KEYS), json("keys"), {
+    opener(["["], seq(ws, lit("{"), CALL_KEYS), bareJson, {
       where: "anchor",
       opening: false,
       bodyAt: 0,
@@ -869,7 +933,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ['<steptml:invoke name="'],
       INVOKE_CONFIRMED,
       bareTags(step3Entries, ["<｜tool_call_end｜>", "<｜tool_calls_end｜>"]),
-      { gate: true, opening: false },
+      {
+        gate: true,
+        opening: false,
+        unoffered: seq(
+          to("</steptml:invoke>"),
+          ws,
+          alt(lit("<｜tool_call_end｜>"), lit("<｜tool_calls_end｜>")),
+        ),
+      },
     ),
   ],
   "kimi-k2": [
@@ -912,20 +984,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   "deepseek-dsml": [
     // DeepSeek V3.2 / V4 DSML.
-    opener(
-      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-      seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))),
-      dsmlBody,
-    ),
+    opener(DSML_OPEN, seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))), dsmlBody),
     // Without its envelope: the DSML token is a special token, so prose never holds it.
     opener(DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
-    token(
-      "open",
-      DSML.flatMap((d) => [`<${d}function_calls>`, `<${d}tool_calls>`]),
-    ),
+    token("open", DSML_OPEN, seq(ws, name("ident"))),
     token("call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
   ],
   harmony: [
@@ -1022,7 +1087,17 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
           { literal: "</minimax:tool_call>", format: "minimax-m2" },
         ]),
       ),
-      { gate: true, opening: false, ns: true },
+      {
+        gate: true,
+        opening: false,
+        ns: true,
+        // `invoke>` ends `</invoke>` under any namespace prefix (`</x:invoke>`).
+        unoffered: envelopeAfter(
+          "invoke>",
+          nsLit("<invoke"),
+          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>")),
+        ),
+      },
     ),
   ],
   "command-r": [
@@ -1102,12 +1177,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   "kimi-k3": [
     // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
     // call without its section (the section tokens are special tokens: prose never holds them).
-    opener(
-      ["<|open|>tools<|sep|>"],
-      seq(ws, peek(lit(K3_CALL))),
-      tags(k3Entries, closers("<|close|>tools<|sep|>")),
-    ),
-    opener([K3_CALL], QUOTED_NAME, bareTags(k3Entries, ["<|close|>tools<|sep|>"]), {
+    opener(K3_SECTION, seq(ws, peek(alt(...K3_CALLS.map(lit)))), tags(k3Entries, closers(...K3_SECTION_END))),
+    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, K3_SECTION_END), {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
@@ -1119,6 +1190,107 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       optIn: true,
     }),
   ],
+}
+
+/**
+ * The spellings of a format's tokens besides the ones its rows write (ARCHITECTURE.md#policy: a
+ * format's tokens are a family). The spellings a family's tokenizers use for the same token are
+ * written into its rows' literals where they are few (DeepSeek's bars and joins, DSML's bars); a
+ * rule that no list can hold is data here.
+ */
+export interface Family {
+  /**
+   * Every `<tag>` and `</tag>` of the format (in its literals, its confirms and its bodies) may
+   * carry its vocabulary's suffix before the `>`: Hunyuan HY v4 names its special tokens
+   * `<tool_call:opensource>`, `</arg_value:opensource>` (vLLM `hy_v4_tool_parser`, which reads the
+   * suffix from the tokenizer's vocabulary: any text after the `:`).
+   */
+  readonly suffix: boolean
+}
+
+/** The formats whose tokens have spellings a rule describes (see {@link Family}). */
+export const FAMILIES: { readonly [F in FormatId]?: Family } = {
+  hunyuan: { suffix: true },
+}
+
+/** `:opensource`: a vocabulary suffix, up to the tag's `>` (which it leaves). */
+const SUFFIX: Pattern = seq(lit(":"), word("element", 32))
+/** A tag literal the suffix rule applies to: `<name>` or `</name>`. */
+const TAG = /^<\/?[A-Za-z_][\w-]*>$/
+
+/** Every tag literal of `p` with an optional suffix before its `>` (one rewrite per pattern). */
+function suffixed(p: Pattern, seen = new Map<Pattern, Pattern>()): Pattern {
+  const done = seen.get(p)
+  if (done !== undefined) return done
+  let out = p
+  switch (p.kind) {
+    case "lit":
+      if (TAG.test(p.text)) out = seq(lit(p.text.slice(0, -1)), opt(SUFFIX), lit(">"))
+      break
+    case "seq":
+      out = seq(...p.items.map((item) => suffixed(item, seen)))
+      break
+    case "alt":
+      out = alt(...p.items.map((item) => suffixed(item, seen)))
+      break
+    case "opt":
+      out = opt(suffixed(p.item, seen))
+      break
+    case "peek":
+      out = peek(suffixed(p.item, seen))
+      break
+    case "not":
+      out = not(suffixed(p.item, seen))
+      break
+    case "cut-in":
+      out = cutIn(suffixed(p.item, seen))
+      break
+    default:
+      break
+  }
+  seen.set(p, out)
+  return out
+}
+
+/**
+ * A suffixed tag literal, matched as `<name:` (the literal tries hold literals only), and the
+ * pattern that reads the rest of the suffix, its `>`, then `then`.
+ */
+function suffixedLiteral(literal: string, then: Pattern | undefined): { literal: string; pattern: Pattern } {
+  const rest = seq(word("element", 32), lit(">"))
+  return { literal: `${literal.slice(0, -1)}:`, pattern: then === undefined ? rest : seq(rest, then) }
+}
+
+/** A body of a suffix family: each tag literal also spelled with a suffix. */
+function suffixedBody(body: BodySpec): BodySpec {
+  if (body.kind !== "tags") return body
+  const entries = body.entries.flatMap((e): BodyEntry[] => {
+    const own = e.pattern === undefined ? e : { ...e, pattern: suffixed(e.pattern) }
+    if (!TAG.test(e.literal)) return [own]
+    return [own, { role: e.role, ...suffixedLiteral(e.literal, own.pattern) }]
+  })
+  if (body.bare === undefined) return { ...body, entries }
+  const tails = body.bare.tails.flatMap((t): BareTail[] => {
+    const own = t.pattern === undefined ? t : { ...t, pattern: suffixed(t.pattern) }
+    if (!TAG.test(t.literal)) return [own]
+    return [own, { ...t, ...suffixedLiteral(t.literal, own.pattern) }]
+  })
+  return { ...body, entries, bare: { tails } }
+}
+
+/**
+ * A row of a format with a {@link Family}: the row as written, with its confirm and body reading
+ * the family's spellings, then (if any of its literals is a tag) the row for its suffixed literals.
+ */
+function familyRows(row: FormatRow, family: Family | undefined): FormatRow[] {
+  if (family === undefined || !family.suffix) return [row]
+  const body = suffixedBody(row.body)
+  const confirm = suffixed(row.confirm)
+  const own: FormatRow = { ...row, confirm, body }
+  const tagged = row.literals.filter((literal) => TAG.test(literal))
+  if (tagged.length === 0 || row.bodyAt !== undefined) return [own]
+  const derived = tagged.map((literal) => suffixedLiteral(literal, confirm))
+  return [own, { ...own, literals: derived.map((d) => d.literal), confirm: derived[0]!.pattern }]
 }
 
 /**
@@ -1134,6 +1306,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   where: row.where,
   opening: row.opening,
   gate: row.gate,
+  unoffered: row.unoffered,
   bodyAt: row.bodyAt,
   structured: row.structured,
   endsAnalysis: row.endsAnalysis,
@@ -1151,7 +1324,9 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
 const ROWS: readonly OpenerRow[] =
   // `Object.keys` is typed `string[]`; the keys of `FORMAT_ROWS` are exactly the format ids.
   (Object.keys(FORMAT_ROWS) as FormatId[]).flatMap((format) =>
-    FORMAT_ROWS[format].map((row) => withFormat(format, row)),
+    FORMAT_ROWS[format]
+      .flatMap((row) => familyRows(row, FAMILIES[format]))
+      .map((row) => withFormat(format, row)),
   )
 
 /** Markup openers, in priority order. */
@@ -1162,12 +1337,30 @@ export const TOKEN_ROWS: readonly OpenerRow[] = ROWS.filter((row) => row.token !
 
 /** Reasoning blocks. Markup inside them is `inReasoning`. */
 export const REASONING_ROWS: readonly ReasoningRow[] = [
+  // `<think>` and `<thinking>` are tags prose names ("Use <think> for reasoning."): they open the
+  // reasoning block only where it opens, at the start of the answer. Special tokens open it anywhere.
   {
     formats: undefined,
     literals: ["<think>"],
-    where: "anywhere",
+    where: "anchor",
     confirm: EMPTY,
     close: [{ literal: "</think>", peek: false }],
+    harmony: false,
+  },
+  {
+    // Hunyuan HY v4's suffixed token (its family, see FAMILIES): a special token, never prose.
+    formats: ["hunyuan"],
+    literals: [suffixedLiteral("<think>", undefined).literal],
+    where: "anywhere",
+    confirm: suffixedLiteral("<think>", undefined).pattern,
+    close: [
+      { literal: "</think>", peek: false },
+      {
+        literal: suffixedLiteral("</think>", undefined).literal,
+        peek: false,
+        pattern: suffixedLiteral("</think>", undefined).pattern,
+      },
+    ],
     harmony: false,
   },
   {
@@ -1189,7 +1382,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
   {
     formats: ["apriel", "anthropic-xml"],
     literals: ["<thinking>"],
-    where: "anywhere",
+    where: "anchor",
     confirm: EMPTY,
     close: [{ literal: "</thinking>", peek: false }],
     harmony: false,

@@ -90,6 +90,11 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
         return true
       }
     }
+    if (body.spec.bare !== undefined) {
+      // A bare JSON call: an orphan envelope closer after it joins it.
+      d.tail = "bare"
+      return true
+    }
   }
   endMarkup(m, d, true)
   return true

@@ -297,8 +297,13 @@ function confirmRow(
   if (stop < 0) return stop === MORE ? MORE : FAIL
   let name: string | undefined = row.toolName ?? m.captured
   if (name !== undefined) name = normalize(m, name)
-  // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule).
-  if (row.gate && m.tools.length > 0 && (name === undefined || !offers(m, name))) return FAIL
+  // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule), or
+  // when the envelope token that ends the call follows it (withheld whatever tool it names).
+  if (row.gate && m.tools.length > 0 && (name === undefined || !offers(m, name))) {
+    if (row.unoffered === undefined || name === undefined) return FAIL
+    const envelope = match(row.unoffered, m.buf, stop, limit, fin, m, streamEndAt(m, i))
+    if (envelope < 0) return envelope === MORE ? MORE : FAIL
+  }
   // A lone special token reports only an offered tool standing in its name slot.
   if (row.token !== undefined && name !== undefined && !offers(m, name)) name = undefined
   return { kind: "start", end: stop, start, name }
@@ -339,8 +344,19 @@ export function matchClose(m: Machine, index: LiteralIndex<ReasoningClose>, i: n
   return matchIndex(m, index, i, acceptClose)
 }
 
-function acceptClose(_m: Machine, items: readonly ReasoningClose[], _i: number, end: number): CloseHit {
-  return { kind: "close", end, close: items[0]! }
+function acceptClose(
+  m: Machine,
+  items: readonly ReasoningClose[],
+  _i: number,
+  end: number,
+  limit: number,
+  fin: boolean,
+): Matched<CloseHit> {
+  const close = items[0]!
+  if (close.pattern === undefined) return { kind: "close", end, close }
+  const stop = match(close.pattern, m.buf, end, limit, fin, m)
+  if (stop < 0) return stop === MORE ? MORE : FAIL
+  return { kind: "close", end: stop, close }
 }
 
 /** A literal of the open call's body at `i`. */

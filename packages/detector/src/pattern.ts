@@ -31,7 +31,7 @@ import {
   TAB,
   UNDERSCORE,
 } from "./char-codes.ts"
-import { noteRun, type RunHolder, resumeRun } from "./run-memo.ts"
+import { noteRun, type RunHolder, resumeRun, resumeWithin } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
@@ -82,6 +82,8 @@ export type Pattern =
   | { readonly kind: "cut"; readonly texts: readonly string[] }
   /** The item, or the stream ending inside it (a call cut off in the middle of its header): consumes the rest. */
   | { readonly kind: "cut-in"; readonly item: Pattern }
+  /** Anything up to and including the first `text` in the window (the rest of a call, to its close). */
+  | { readonly kind: "to"; readonly text: string }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture extends RunHolder {
@@ -160,6 +162,11 @@ export const nsLit = (text: string): Pattern => {
 export const cut = (...texts: string[]): Pattern => node({ kind: "cut", texts })
 /** Matches `item`, or the end of the stream inside it (`{"name": "get_weather", "par` then nothing). */
 export const cutIn = (item: Pattern): Pattern => node({ kind: "cut-in", item })
+/**
+ * Skips to the end of the first `text` in the window (`</function>`): a look as far as the hold cap,
+ * so only for a decision that must see a call's end. Resumed where the last look stopped.
+ */
+export const to = (text: string): Pattern => node({ kind: "to", text })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
@@ -314,6 +321,18 @@ export function match(
       // At the end of the stream, an item that would ask for more was cut off inside: it matches.
       const j = match(pattern.item, text, i, limit, false, capture, streamEnd)
       return j === MORE ? limit : j
+    }
+    case "to": {
+      const s = pattern.text
+      const from = resumeWithin(capture, pattern, i, text.length)
+      // Known already: no occurrence ends within the window.
+      if (from + s.length > limit) return final ? FAIL : more(capture)
+      const at = text.indexOf(s, from)
+      // What the search learnt: no occurrence starts before `at` (or before the last `s.length - 1`
+      // characters read). A later look, from here or from a later candidate, resumes there.
+      noteRun(capture, pattern, i, at >= 0 ? at : Math.max(from, text.length - s.length + 1))
+      if (at >= 0 && at + s.length <= limit) return at + s.length
+      return final ? FAIL : more(capture)
     }
     default:
       return pattern satisfies never

@@ -61,3 +61,19 @@ export function noteRun(holder: RunHolder, key: RunKey, i: number, j: number): v
   memo.from[k] = at
   memo.to[k] = holder.base + j
 }
+
+/**
+ * Where a search of `key` from buffer index `i` may resume: inside any run of it noted from an
+ * earlier position (a search's run is "no occurrence starts before `to`", true from every position
+ * in it), else `i`; at most `limit`. Candidates close together then share one search.
+ */
+export function resumeWithin(holder: RunHolder, key: RunKey, i: number, limit: number): number {
+  const memo = holder.runMemo
+  if (memo === undefined) return i
+  const at = holder.base + i
+  for (let k = 0; k < memo.keys.length; k++) {
+    if (memo.keys[k] === key && memo.from[k]! <= at && at <= memo.to[k]!)
+      return Math.min(memo.to[k]! - holder.base, limit)
+  }
+  return i
+}

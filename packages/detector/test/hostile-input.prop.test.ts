@@ -80,6 +80,13 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
       "a marker inside a possible code span, then a long backtick run",
       `\`a <tool_call> ${repeat("`", SIZE)}`,
     ],
+    // A bare header naming a tool that is not offered looks ahead for its envelope's closer: the
+    // candidates share one search (issue 27).
+    ["bare headers naming a tool not offered, never closed", repeat("<function=x>\n<parameter=a>\n", SIZE)],
+    [
+      "bare invokes naming a tool not offered, never closed",
+      repeat('<invoke name="x">\n<parameter name="a">1</parameter>\n', SIZE),
+    ],
     [
       "a long prefix cut at every push",
       repeat(`<tool_call id="${"a".repeat(250)}" name="${"b".repeat(250)}`, SIZE),

@@ -53,9 +53,88 @@ const XLAM = `${VLLM} tests/tool_use/test_xlam_tool_parser.py`
 const DSV31 = `${VLLM} tests/tool_use/test_deepseekv31_tool_parser.py`
 const MINIMAX_M2 = `${VLLM} tests/tool_use/test_minimax_m2_tool_parser.py`
 const SF = '{"city": "San Francisco", "state": "CA", "unit": "celsius"}'
+// vLLM tests/tool_parsers/test_hy_v4_tool_parser.py: every special token carries the vocabulary's suffix.
+const HYV4 = `${VLLM} tests/tool_parsers/test_hy_v4_tool_parser.py`
+const hyArg = (key: string, value: string, sfx = ":opensource"): string =>
+  `<arg_key${sfx}>${key}</arg_key${sfx}><arg_value${sfx}>${value}</arg_value${sfx}>`
+const hyCall = (tool: string, args = "", sfx = ":opensource"): string =>
+  `<tool_call${sfx}>${tool}${args}</tool_call${sfx}>`
+const hyBlock = (body: string, sfx = ":opensource"): string => `<tool_calls${sfx}>${body}</tool_calls${sfx}>`
 const DALLAS_JSON = '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
 
 export const PEER_STRINGS: readonly PeerString[] = [
+  // --- Hunyuan HY v4: the family's suffixed tokens -----------------------------------------------------
+  {
+    source: `${HYV4} (test_values_typed_from_schema)`,
+    text: `sure!${hyBlock(hyCall("get_weather", hyArg("city", "Beijing") + hyArg("days", "3")))}`,
+    markup: ["hunyuan:get_weather"],
+    visible: "sure!",
+  },
+  {
+    source: `${HYV4} (test_multiple_calls_keep_their_order, a zero-argument call)`,
+    text: hyBlock(hyCall("get_weather", hyArg("city", "A")) + hyCall("get_current_date")),
+    markup: ["hunyuan:get_weather", "hunyuan:get_current_date"],
+    visible: "",
+  },
+  {
+    source: `${HYV4} (test_regex_metacharacters_in_suffix)`,
+    text: hyBlock(hyCall("get_current_date", "", ":a+b(c"), ":a+b(c"),
+    markup: ["hunyuan:get_current_date"],
+    visible: "",
+  },
+  {
+    source: `${HYV4} (missing_tool_calls_end: the section never closes)`,
+    text: `<tool_calls:opensource>${hyCall("get_current_date")}`,
+    markup: ["hunyuan:get_current_date"],
+    visible: "",
+  },
+  {
+    source: `${HYV4} (test_structural_tokens_split_across_deltas: whitespace in the section)`,
+    text: `hi${hyBlock(`\n  ${hyCall("get_weather", hyArg("city", "Beijing"))}`)}`,
+    markup: ["hunyuan:get_weather"],
+    visible: "hi",
+  },
+  // --- DeepSeek DSML as V4 writes it in the wild ----------------------------------------------------
+  {
+    source: "zed-industries/zed#59503 (DSML with a space after the marker, `calls` envelope)",
+    text: '<｜DSML｜ calls>\n<｜DSML｜ invoke name="edit_file">\n<｜DSML｜ parameter name="edits" string="false">[{"old_text":"before","new_text":"after"}]</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>',
+    markup: ["deepseek-dsml:edit_file"],
+    visible: "",
+  },
+  {
+    source: "lsdefine/GenericAgent#804 (DSML with U+2016 bars)",
+    text: 'ok\n<‖DSML‖tool_calls>\n<‖DSML‖invoke name="exec">\n<‖DSML‖parameter name="cmd" string="true">ls</‖DSML‖parameter>\n</‖DSML‖invoke>\n</‖DSML‖tool_calls>',
+    markup: ["deepseek-dsml:exec"],
+    visible: "ok\n",
+  },
+  {
+    source: "AgentFlocks/flocks PR #687 (DSML with spaced ASCII bars, `tool_use` envelope)",
+    text: '< | DSML | tool_use>< | DSML | invoke name="exec">< | DSML | parameter name="cmd" string="true">ls</ | DSML | parameter></ | DSML | invoke></ | DSML | tool_use>',
+    markup: ["deepseek-dsml:exec"],
+    visible: "",
+  },
+  // --- Kimi K3 markers with detokenizer spaces (vLLM's kimi_k3 parser reads `<|open|>\s*call…`) ------
+  {
+    source: `${K3} (spaces between special tokens)`,
+    text: '<|open|> tools <|sep|><|open|> call tool="python" index="1" <|sep|><|open|> argument key="code" type="string" <|sep|>print(1)<|close|> argument <|sep|><|close|> call <|sep|><|close|> tools <|sep|>',
+    markup: ["kimi-k3:python"],
+    visible: "",
+  },
+  // --- An envelope token naming a tool not offered in this step ---------------------------------------
+  {
+    source: "AI SDK activeTools: Qwen3-Coder without its opener, naming a tool outside the step",
+    text: "Sure.\n<function=Read>\n<parameter=file_path>\n/a.md\n</parameter>\n</function>\n</tool_call>",
+    tools: ["Bash", "Glob"],
+    markup: ["qwen3-coder:Read"],
+    recover: [],
+    visible: "Sure.\n",
+  },
+  {
+    source: "ollama/ollama#13968 (a bare JSON call after a stray character, then its envelope's closer)",
+    text: '.{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    markup: ["llama3-json:get_weather"],
+    visible: ".",
+  },
   // --- Qwen3-Coder ------------------------------------------------------------------------------
   { source: QWEN3, text: "This is a test response without any tool calls", markup: [] },
   { source: QWEN3, text: qwenWeather, markup: ["qwen3-coder:get_current_weather"], visible: "" },

@@ -1,7 +1,7 @@
 import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
 import { createResponseJudge } from "../src/adapter.ts"
-import { call, finish, run, text } from "./support/script.ts"
+import { call, finish, run, text, visible } from "./support/script.ts"
 
 const typo = text(
   "<tool_call>\n<function=readFile>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>",
@@ -52,6 +52,35 @@ describe('unknownToolMarkup: "retry"', () => {
       options: { unknownToolMarkup: "retry" },
     })
     expect(result.attempts).toHaveLength(1)
+  })
+
+  // A tool removed since the last turn, or outside the step's `activeTools`: the envelope token
+  // says it is a call, whatever it names (DESIGN §3(b)).
+  const bareEnvelope = text(
+    "Sure.\n<function=Read>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>",
+  )
+
+  test("a bare call that names a tool not offered but ends with its envelope token is withheld and reported as not-offered", async () => {
+    const result = await run([[bareEnvelope, finish()]], { tools })
+    expect(result.attempts).toHaveLength(1)
+    expect(result.events.find((e) => e.type === "markup-detected")).toMatchObject({
+      recoverable: false,
+      reason: "not-offered",
+      markup: { toolName: "Read", offered: false, closing: true },
+    })
+    expect(visible(result.parts)).toBe("Sure.\n")
+  })
+
+  test('the same bare call is retried under unknownToolMarkup: "retry"', async () => {
+    const result = await run(
+      [
+        [bareEnvelope, finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { tools, options: { unknownToolMarkup: "retry" } },
+    )
+    expect(result.attempts).toHaveLength(2)
+    expect(result.events.find((e) => e.type === "markup-detected")).toMatchObject({ reason: "unknown-tool" })
   })
 
   test("the CLI's judge reports the same reason", () => {

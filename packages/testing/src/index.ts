@@ -38,6 +38,14 @@ export {
 } from "./replay.ts"
 export { type ResponseLabels, type ResponseOptions, response } from "./response.ts"
 export {
+  type OfferedInStepOptions,
+  offeredInStep,
+  type ProseTagMentionsOptions,
+  proseTagMentions,
+  type StepLabels,
+  type TagMentionLabels,
+} from "./step-tools.ts"
+export {
   reasoningDelimiters,
   type ThinkingBlockOptions,
   type ThinkingLabels,

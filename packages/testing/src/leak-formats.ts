@@ -346,20 +346,23 @@ const RENDERERS: Record<FormatId, Renderer> = {
     },
   }),
   "deepseek-dsml": row({
-    // Styles: 0 V3.2 `function_calls`, 1 V4 `tool_calls`.
-    styles: 2,
+    // Styles: the envelope's tag (0 V3.2 `function_calls`, 1 V4 `tool_calls`, 2 `calls`), then the
+    // family's marker spellings (zed-industries/zed#59503, AgentFlocks/flocks PR #687, lsdefine/GenericAgent#804):
+    // `｜DSML｜`, `‖DSML‖`, doubled bars with a space, spaced ASCII bars.
+    styles: 12,
     innerHeader: always,
     render: (calls, style) => {
-      const kind = style % 2 === 0 ? "function_calls" : "tool_calls"
+      const kind = (["function_calls", "tool_calls", "calls"] as const)[style % 3]!
+      const d = (["｜DSML｜", "‖DSML‖", "｜｜DSML｜｜ ", " | DSML | "] as const)[Math.floor(style / 3) % 4]!
       return {
-        head: [open(`<｜DSML｜${kind}>\n`)],
+        head: [open(`<${d}${kind}>\n`)],
         calls: calls.map((call) => [
-          syntax(`<｜DSML｜invoke name="${call.name}">\n`),
-          ...namedParams(call.args, "｜DSML｜parameter", "｜DSML｜parameter", "\n", true),
-          syntax("</｜DSML｜invoke>"),
+          syntax(`<${d}invoke name="${call.name}">\n`),
+          ...namedParams(call.args, `${d}parameter`, `${d}parameter`, "\n", true),
+          syntax(`</${d}invoke>`),
         ]),
         separator: "\n",
-        tail: [close(`\n</｜DSML｜${kind}>`)],
+        tail: [close(`\n</${d}${kind}>`)],
       }
     },
   }),
@@ -629,21 +632,28 @@ const RENDERERS: Record<FormatId, Renderer> = {
     render: (calls, style) => jsonList(calls, style % 2 === 0 ? "functools[" : " functools[", "]"),
   }),
   hunyuan: row({
-    //
-    render: (calls) => ({
-      head: [open("<tool_calls>")],
-      calls: calls.map((call) => [
-        syntax(`<tool_call>${call.name}<tool_sep>`),
-        ...call.args.flatMap(([key, arg]) => [
-          syntax(`<arg_key>${key}</arg_key><arg_value>`),
-          raw(arg),
-          syntax("</arg_value>"),
+    // Styles: 0 HY3 (`<tool_sep>` after the name); 1–3 HY v4, every tag with its vocabulary's suffix
+    // and no `<tool_sep>` (vLLM `test_hy_v4_tool_parser.py`: `:opensource`, and any suffix the
+    // vocabulary holds).
+    styles: 4,
+    render: (calls, style) => {
+      const v4 = style % 4 !== 0
+      const sfx = v4 ? ([":opensource", ":x1", ":a+b(c"] as const)[(style % 4) - 1]! : ""
+      return {
+        head: [open(`<tool_calls${sfx}>`)],
+        calls: calls.map((call) => [
+          syntax(`<tool_call${sfx}>${call.name}${v4 ? "" : "<tool_sep>"}`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<arg_key${sfx}>${key}</arg_key${sfx}><arg_value${sfx}>`),
+            raw(arg),
+            syntax(`</arg_value${sfx}>`),
+          ]),
+          syntax(`</tool_call${sfx}>`),
         ]),
-        syntax("</tool_call>"),
-      ]),
-      separator: "",
-      tail: [close("</tool_calls>")],
-    }),
+        separator: "",
+        tail: [close(`</tool_calls${sfx}>`)],
+      }
+    },
   }),
   lfm2: row({
     //
@@ -691,22 +701,30 @@ const RENDERERS: Record<FormatId, Renderer> = {
       ),
   }),
   "kimi-k3": row({
-    // Kimi K3 XTML (vLLM `kimi_k3`): `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`.
+    // Kimi K3 XTML (vLLM `kimi_k3`): `<|open|>TAG …<|sep|>` … `<|close|>TAG<|sep|>`. Styles: 0 as the
+    // template writes it, 1 with the spaces a detokenizer puts between special tokens (the parser
+    // reads `<|open|>\s*call…`).
+    styles: 2,
     innerHeader: always,
-    render: (calls) => ({
-      head: [open("<|open|>tools<|sep|>")],
-      calls: calls.map((call, i) => [
-        syntax(`<|open|>call tool="${call.name}" index="${i + 1}"<|sep|>`),
-        ...call.args.flatMap(([key, arg]) => [
-          syntax(`<|open|>argument key="${key}" type="${typeof arg}"<|sep|>`),
-          raw(arg),
-          syntax("<|close|>argument<|sep|>"),
+    render: (calls, style) => {
+      const sp = style % 2 === 0 ? "" : " "
+      const tag = (token: string, name: string, rest = ""): string =>
+        `${token}${sp}${name}${rest}${sp}<|sep|>`
+      return {
+        head: [open(tag("<|open|>", "tools"))],
+        calls: calls.map((call, i) => [
+          syntax(tag("<|open|>", "call", ` tool="${call.name}" index="${i + 1}"`)),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(tag("<|open|>", "argument", ` key="${key}" type="${typeof arg}"`)),
+            raw(arg),
+            syntax(tag("<|close|>", "argument")),
+          ]),
+          syntax(tag("<|close|>", "call")),
         ]),
-        syntax("<|close|>call<|sep|>"),
-      ]),
-      separator: "",
-      tail: [close("<|close|>tools<|sep|>")],
-    }),
+        separator: "",
+        tail: [close(tag("<|close|>", "tools"))],
+      }
+    },
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.

@@ -79,9 +79,10 @@ export interface LeakedCallOptions {
   /** At most this many calls in one value. @defaultValue 3 */
   readonly maxCalls?: number
   /**
-   * Also name tools that are not offered (hallucinated names): such calls are reported but not
-   * recoverable. Only complete, enveloped calls get such names, since a detector may leave a
-   * bare or start-anchored call to an unknown tool as text. @defaultValue false
+   * Also name tools that are not offered (hallucinated names, a tool removed since the last turn):
+   * such calls are reported but not recoverable. Only calls that carry an envelope token get such
+   * names — complete, or without the opening marker but ended by the closing one — since a
+   * detector leaves a bare header or a start-anchored call to an unknown tool as text. @defaultValue false
    */
   readonly unknownTools?: boolean
   /**
@@ -361,7 +362,7 @@ export function leakedCall(options: LeakedCallOptions): fc.Arbitrary<Sample<Leak
   return fc
     .record({
       entry: fc.constantFrom(...specs),
-      style: fc.nat({ max: 7 }),
+      style: fc.nat({ max: 11 }),
       variant: fc.constantFrom(...variants),
       drafts: fc.array(callDraft(options.unknownTools === true), { minLength: 1, maxLength: maxCalls }),
       truncation: argString(2),
@@ -373,8 +374,10 @@ export function leakedCall(options: LeakedCallOptions): fc.Arbitrary<Sample<Leak
       const style = closedOnly && !spec.hasClosing(drawnStyle) ? 0 : drawnStyle
       let variant = supports(spec, style, wanted) ? wanted : "complete"
       if (closedOnly && variant !== "complete" && variant !== "missing-opening") variant = "complete"
-      const allowUnknown =
-        variant === "complete" && !spec.startAnchored && spec.nameGated !== true && unknown.length > 0
+      // A call to a tool that is not offered: complete, or without its opening marker but ended by
+      // its envelope's closing token, which is withheld whatever tool the call names (ARCHITECTURE.md#policy).
+      const enveloped = variant === "complete" || (variant === "missing-opening" && spec.hasClosing(style))
+      const allowUnknown = enveloped && !spec.startAnchored && spec.nameGated !== true && unknown.length > 0
       const offered = drafts.map((draft) => !(allowUnknown && draft.unknown))
       const calls = drafts.map((draft, i): CallSpec => {
         const name = offered[i]

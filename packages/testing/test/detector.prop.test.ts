@@ -16,8 +16,10 @@ import {
   inlineCodeExample,
   type Labels,
   leakedCall,
+  offeredInStep,
   prose,
   proseMentions,
+  proseTagMentions,
   response,
   type Sample,
 } from "../src/index.ts"
@@ -153,6 +155,33 @@ describe("the detector against the arbitraries", () => {
       const result = detect(chunks, tools)
       expect(digest(result.markup)).toEqual([])
       expect(result.text).toBe(text)
+    },
+  )
+
+  test.prop([withChunks(offeredInStep({ tools }))])(
+    "every envelope token is withheld and reported, whatever tools the step offers",
+    ([{ labels }, chunks]) => {
+      fc.pre(labels.calls.length > 0)
+      const result = detect(chunks, labels.offered)
+      expectLabels(result.markup, labels)
+      expect(result.text.trim()).toBe("")
+    },
+  )
+
+  test.prop([withChunks(proseTagMentions({ tools }))])(
+    "tags named in prose lose nothing: the prose is shown, a call after it is reported outside reasoning",
+    ([{ text, labels }, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(result.text.startsWith(labels.prose)).toBe(true)
+      expectLabels(result.markup, labels)
+      // Everything is shown or reported: the text outside the reported spans is what was shown.
+      let outside = ""
+      let at = 0
+      for (const m of result.markup) {
+        outside += text.slice(at, m.start)
+        at = m.end
+      }
+      expect(result.text).toBe(outside + text.slice(at))
     },
   )
 
