@@ -43,7 +43,9 @@ export function insideWorkspace(dir: string): WriteGate {
   }
 }
 
-const pathSchema: z.ZodObject<{ path: z.ZodString }> = z.object({ path: z.string().describe("Path relative to the project directory") })
+const pathSchema: z.ZodObject<{ path: z.ZodString }> = z.object({
+  path: z.string().describe("Path relative to the project directory"),
+})
 const writeSchema: z.ZodObject<{ path: z.ZodString; content: z.ZodString }> = z.object({
   path: z.string().describe("Path relative to the project directory"),
   content: z.string().describe("The whole new content of the file"),

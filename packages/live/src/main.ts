@@ -9,7 +9,6 @@
 import { parseArgs } from "node:util"
 import { formatJson, formatMarkdown, formatTable, passed } from "./live-report.ts"
 import { type AdapterId, adapterIds } from "./live-turn.ts"
-import { runLive } from "./run-live.ts"
 
 const usage =
   "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy] [--keep] [--markdown | --json]\n" +
@@ -50,6 +49,8 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`e2e:live: unknown adapter ${unknown.join(", ")}.\n${usage}`)
     return 2
   }
+  // Loaded only now: the frameworks take seconds to import, a skipped run needs none of them.
+  const { runLive } = await import("./run-live.ts")
   const report = await runLive({
     target: {
       baseURL: baseURL.replace(/\/+$/, ""),
@@ -59,9 +60,13 @@ async function main(argv: readonly string[]): Promise<number> {
     adapters: only as AdapterId[],
     keep: values.keep,
     onTask: (adapter, task) =>
-      console.error(`${adapter} ${task.task}: ${task.outcome}${task.code ? ` ${task.code}` : ""} (${task.ms} ms)`),
+      console.error(
+        `${adapter} ${task.task}: ${task.outcome}${task.code ? ` ${task.code}` : ""} (${task.ms} ms)`,
+      ),
   })
-  console.log(values.json ? formatJson(report) : values.markdown ? formatMarkdown(report) : formatTable(report))
+  console.log(
+    values.json ? formatJson(report) : values.markdown ? formatMarkdown(report) : formatTable(report),
+  )
   if (values.keep) console.error(`workspace kept: ${report.root}`)
   return passed(report) ? 0 : 1
 }

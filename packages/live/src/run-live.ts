@@ -86,7 +86,12 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
       result =
         "answer" in outcome
           ? { task: task.id, outcome: "answered", text: outcome.answer }
-          : { task: task.id, outcome: "recovery-error", text: outcome.error.message, code: outcome.error.code }
+          : {
+              task: task.id,
+              outcome: "recovery-error",
+              text: outcome.error.message,
+              code: outcome.error.code,
+            }
     } catch (error) {
       result = { task: task.id, outcome: "failed", text: describe(error) }
     }

@@ -2,14 +2,24 @@ import { withToolCallRecovery } from "@tool-rescue/openai"
 import OpenAI from "openai"
 import type { RunnableToolFunctionWithParse } from "openai/lib/RunnableFunction"
 import { z } from "zod"
-import { MAX_STEPS, recoveryErrorOf, systemPrompt, type TurnContext, type TurnOutcome, type TurnRunner } from "./live-turn.ts"
+import {
+  MAX_STEPS,
+  recoveryErrorOf,
+  systemPrompt,
+  type TurnContext,
+  type TurnOutcome,
+  type TurnRunner,
+} from "./live-turn.ts"
 import { toolNames, toolSpecs } from "./live-workspace.ts"
 
 /**
  * The `openai` client's own agent loop, `chat.completions.runTools` (streaming), over `client`.
  * The proxy runner reuses it with a plain client pointed at the proxy.
  */
-export async function runToolsTurn(client: OpenAI, { target, task, tools }: TurnContext): Promise<TurnOutcome> {
+export async function runToolsTurn(
+  client: OpenAI,
+  { target, task, tools }: TurnContext,
+): Promise<TurnOutcome> {
   const runnable = toolNames.map(
     (name): RunnableToolFunctionWithParse<Record<string, unknown>> => ({
       type: "function",

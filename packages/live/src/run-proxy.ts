@@ -9,7 +9,12 @@ import { runToolsTurn } from "./run-openai.ts"
  * code, the proxy withholds a leak and retries.
  */
 export const runProxy: TurnRunner = async (context) => {
-  const proxy = await startProxyServer({ upstream: context.target.baseURL, port: 0, graceMs: 0, onEvent: context.onEvent })
+  const proxy = await startProxyServer({
+    upstream: context.target.baseURL,
+    port: 0,
+    graceMs: 0,
+    onEvent: context.onEvent,
+  })
   try {
     const client = new OpenAI({ baseURL: proxy.url, apiKey: context.target.apiKey, maxRetries: 0 })
     return await runToolsTurn(client, context)
