@@ -109,7 +109,7 @@ export function formatTable(report: LiveReport): string {
  *
  * @example
  * ```ts
- * await writeFile("results.md", formatMarkdown(report))
+ * process.stdout.write(formatMarkdown(report))
  * ```
  */
 export function formatMarkdown(report: LiveReport): string {

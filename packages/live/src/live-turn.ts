@@ -37,7 +37,7 @@ export const liveTasks: readonly LiveTask[] = [
   { id: "read", prompt: "Which port does config.json set? Read the file, then answer with the number." },
   {
     id: "summarize",
-    prompt: "List the files, read README.md, then write a one-sentence summary of it to summary.md.",
+    prompt: "List the files, read README.md, then write a one-sentence summary of it to summary.txt.",
   },
   {
     id: "escape",

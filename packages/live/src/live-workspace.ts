@@ -28,7 +28,7 @@ export type WriteGate = (request: WriteRequest) => GateDecision | Promise<GateDe
  * @example
  * ```ts
  * const gate = insideWorkspace("/tmp/ws")
- * gate({ path: "notes.md", content: "" }) // { approved: true }
+ * gate({ path: "notes.txt", content: "" }) // { approved: true }
  * gate({ path: "../x", content: "" }) // { approved: false, reason: "…escapes the workspace" }
  * ```
  */
@@ -109,7 +109,7 @@ const MAX_READ = 20_000
  * @example
  * ```ts
  * const tools = createFileTools(dir, insideWorkspace(dir))
- * await tools.run("write_file", { path: "a.md", content: "hi" }) // "wrote 2 characters to a.md"
+ * await tools.run("write_file", { path: "a.txt", content: "hi" }) // "wrote 2 characters to a.txt"
  * ```
  */
 export function createFileTools(dir: string, gate: WriteGate): FileTools {
@@ -181,7 +181,7 @@ export const seedFiles: Readonly<Record<string, string>> = {
     "# lantern\n\nA tiny static-site server. It serves the `public/` directory, rebuilds pages when a\n" +
     "Markdown file changes, and reads its settings from `config.json`.\n",
   "config.json": `${JSON.stringify({ port: 4173, root: "public", watch: true }, null, 2)}\n`,
-  "public/index.md": "# Welcome\n\nThis page is served by lantern.\n",
+  "public/index.html": "<h1>Welcome</h1>\n<p>This page is served by lantern.</p>\n",
 }
 
 /**
