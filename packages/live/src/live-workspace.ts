@@ -32,7 +32,7 @@ export type WriteGate = (request: WriteRequest) => GateDecision | Promise<GateDe
  * gate({ path: "../x", content: "" }) // { approved: false, reason: "…escapes the workspace" }
  * ```
  */
-export function insideWorkspace(dir: string): WriteGate {
+export function insideWorkspace(dir: string): (request: WriteRequest) => GateDecision {
   return ({ path }) => {
     if (isAbsolute(path)) return { approved: false, reason: `denied: ${path} is an absolute path` }
     const inside = relative(dir, resolve(dir, path))
