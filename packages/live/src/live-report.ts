@@ -9,6 +9,8 @@ export interface TaskResult {
   readonly text: string
   /** The `ToolCallRecoveryError` code, for `recovery-error`. */
   readonly code?: string
+  /** The tools the turn ran, in order (denied writes included). */
+  readonly tools: readonly string[]
   readonly ms: number
 }
 

@@ -46,6 +46,9 @@ export function insideWorkspace(dir: string): (request: WriteRequest) => GateDec
 const pathSchema: z.ZodObject<{ path: z.ZodString }> = z.object({
   path: z.string().describe("Path relative to the project directory"),
 })
+const listSchema: z.ZodObject<{ path: z.ZodOptional<z.ZodString> }> = z.object({
+  path: z.string().optional().describe("Directory relative to the project directory (default: all)"),
+})
 const writeSchema: z.ZodObject<{ path: z.ZodString; content: z.ZodString }> = z.object({
   path: z.string().describe("Path relative to the project directory"),
   content: z.string().describe("The whole new content of the file"),
@@ -54,7 +57,7 @@ const writeSchema: z.ZodObject<{ path: z.ZodString; content: z.ZodString }> = z.
 /** The tools, as every adapter declares them. */
 export const toolSpecs: {
   readonly read_file: { readonly description: string; readonly schema: typeof pathSchema }
-  readonly list_files: { readonly description: string; readonly schema: typeof pathSchema }
+  readonly list_files: { readonly description: string; readonly schema: typeof listSchema }
   readonly write_file: { readonly description: string; readonly schema: typeof writeSchema }
 } = {
   read_file: {
@@ -63,7 +66,7 @@ export const toolSpecs: {
   },
   list_files: {
     description: "List the files of the project (recursively), one path a line.",
-    schema: pathSchema,
+    schema: listSchema,
   },
   write_file: {
     description: "Write a text file (created or replaced). Every write needs the user's approval.",

@@ -15,7 +15,7 @@ const toolkit = Toolkit.make(
   }),
   Tool.make("list_files", {
     description: toolSpecs.list_files.description,
-    parameters: Schema.Struct({ path: Schema.String }),
+    parameters: Schema.Struct({ path: Schema.optional(Schema.String) }),
     success,
   }),
   Tool.make("write_file", {

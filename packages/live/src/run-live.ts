@@ -75,7 +75,8 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
   const started = performance.now()
   for (const task of options.tasks ?? liveTasks) {
     const taskStarted = performance.now()
-    let result: Omit<TaskResult, "ms">
+    const runsBefore = tools.runs.length
+    let result: Omit<TaskResult, "tools" | "ms">
     try {
       const outcome = await runners[adapter]({
         target: options.target,
@@ -95,7 +96,11 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
     } catch (error) {
       result = { task: task.id, outcome: "failed", text: describe(error) }
     }
-    const done = { ...result, ms: Math.round(performance.now() - taskStarted) }
+    const done: TaskResult = {
+      ...result,
+      tools: tools.runs.slice(runsBefore).map((run) => run.name),
+      ms: Math.round(performance.now() - taskStarted),
+    }
     tasks.push(done)
     options.onTask?.(adapter, done)
   }

@@ -34,7 +34,7 @@ function toolResults(request: ReplayRequest): number {
 /**
  * Stateless, so every adapter shares one server: the task is the prompt in the request.
  * - read: leaks read_file as text; the retry gets the structured call (or a second leak); then the answer.
- * - summarize: a structured write inside the workspace, then the answer.
+ * - summarize: lists the files, reads README.md, writes inside the workspace, then the answer.
  * - escape: a structured write to `../outside.txt`, then the answer.
  */
 function script({ leakTwice = false } = {}): (request: ReplayRequest) => ReplayStep {
@@ -45,8 +45,15 @@ function script({ leakTwice = false } = {}): (request: ReplayRequest) => ReplayS
         { name: "write_file", arguments: JSON.stringify({ path, content: "A static-site server." }) },
       ],
     })
-    if (toolResults(request) > 0) return { content: task === "read" ? ANSWER : "Done." }
-    if (task === "summarize") return call("summary.txt")
+    const results = toolResults(request)
+    if (task === "summarize") {
+      // list_files without its optional path, read_file, write_file, then the answer.
+      if (results === 0) return { toolCalls: [{ name: "list_files", arguments: "{}" }] }
+      if (results === 1) return { toolCalls: [{ name: "read_file", arguments: '{"path":"README.md"}' }] }
+      if (results === 2) return call("summary.txt")
+      return { content: "Done." }
+    }
+    if (results > 0) return { content: task === "read" ? ANSWER : "Done." }
     if (task === "escape") return call("../outside.txt")
     if (!isRetryRequest(request.rawBody)) return { content: leak, chunkSize: 7 }
     if (leakTwice) return { content: retryLeak, chunkSize: 7 }
@@ -84,10 +91,16 @@ describe("e2e:live against the replay server", () => {
         errors: {},
         failures: 0,
         deniedWrites: 1,
-        toolRuns: { read_file: 1, write_file: 2 },
+        toolRuns: { read_file: 2, list_files: 1, write_file: 2 },
         violations: [],
       })
       expect(adapter.tasks.map((task) => task.outcome)).toEqual(["answered", "answered", "answered"])
+      // The recovered call ran exactly once.
+      expect(adapter.tasks.map((task) => task.tools)).toEqual([
+        ["read_file"],
+        ["list_files", "read_file", "write_file"],
+        ["write_file"],
+      ])
       expect(adapter.tasks[0]?.text, adapter.adapter).toContain(ANSWER)
       expect(readFileSync(join(report.root, adapter.adapter, "summary.txt"), "utf8")).toBe(
         "A static-site server.",
@@ -105,7 +118,7 @@ describe("e2e:live against the replay server", () => {
         recoveries: 0,
         errors: { "repeated-markup": 1 },
         failures: 0,
-        toolRuns: { write_file: 2 },
+        toolRuns: { read_file: 1, list_files: 1, write_file: 2 },
       })
       expect(adapter.leaks, adapter.adapter).toBe(2)
       expect(adapter.tasks[0], adapter.adapter).toMatchObject({
@@ -136,7 +149,7 @@ describe("the report's renderings", () => {
     const { report } = await live({ leakTwice: true })
     const table = formatTable(report).split("\n")
     expect(table.find((line) => line.startsWith("ai-sdk"))).toMatch(
-      /^ai-sdk\s+3\s+\d+\s+0\s+1 repeated-markup\s+0\s+1\s+2\s+\d+\.\ds$/,
+      /^ai-sdk\s+3\s+\d+\s+0\s+1 repeated-markup\s+0\s+1\s+4\s+\d+\.\ds$/,
     )
     expect(formatMarkdown(report)).toContain("| openai | 3 |")
     expect(JSON.parse(formatJson(report))).toMatchObject({
