@@ -55,6 +55,8 @@ export interface TurnContext {
   readonly tools: FileTools
   /** The adapter's `onEvent`. */
   readonly onEvent: (event: RecoveryEvent) => void
+  /** Aborted when the turn runs out of time: the runner passes it to its framework. */
+  readonly signal: AbortSignal
 }
 
 /** How a turn ended: the final answer, or the recovery error the adapter raised. */

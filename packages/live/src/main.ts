@@ -11,7 +11,7 @@ import { formatJson, formatMarkdown, formatTable, passed } from "./live-report.t
 import { type AdapterId, adapterIds } from "./live-turn.ts"
 
 const usage =
-  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy] [--keep] [--markdown | --json]\n" +
+  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy] [--turn-timeout S] [--keep] [--markdown | --json]\n" +
   "       (or TOOL_RESCUE_LIVE_URL, TOOL_RESCUE_LIVE_MODEL, TOOL_RESCUE_LIVE_API_KEY)"
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -23,6 +23,7 @@ async function main(argv: readonly string[]): Promise<number> {
       model: { type: "string" },
       "api-key": { type: "string" },
       only: { type: "string" },
+      "turn-timeout": { type: "string", default: "600" },
       keep: { type: "boolean", default: false },
       markdown: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
@@ -49,6 +50,11 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`e2e:live: unknown adapter ${unknown.join(", ")}.\n${usage}`)
     return 2
   }
+  const seconds = Number(values["turn-timeout"])
+  if (!(seconds > 0)) {
+    console.error(`e2e:live: --turn-timeout takes a number of seconds.\n${usage}`)
+    return 2
+  }
   // Loaded only now: the frameworks take seconds to import, a skipped run needs none of them.
   const { runLive } = await import("./run-live.ts")
   const report = await runLive({
@@ -58,6 +64,7 @@ async function main(argv: readonly string[]): Promise<number> {
       apiKey: values["api-key"] ?? process.env.TOOL_RESCUE_LIVE_API_KEY ?? "local",
     },
     adapters: only as AdapterId[],
+    turnTimeoutMs: seconds * 1000,
     keep: values.keep,
     onTask: (adapter, task) =>
       console.error(

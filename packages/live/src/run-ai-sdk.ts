@@ -8,7 +8,7 @@ import { toolNames, toolSpecs } from "./live-workspace.ts"
  * The AI SDK's agent loop: `@ai-sdk/openai-compatible` wrapped with `toolCallRecoveryMiddleware`,
  * `streamText` with the file tools and `stopWhen: isStepCount(MAX_STEPS)`.
  */
-export const runAiSdk: TurnRunner = async ({ target, task, tools, onEvent }) => {
+export const runAiSdk: TurnRunner = async ({ target, task, tools, onEvent, signal }) => {
   const provider = createOpenAICompatible({ name: "live", baseURL: target.baseURL, apiKey: target.apiKey })
   const model = wrapLanguageModel({
     model: provider.chatModel(target.model),
@@ -19,6 +19,7 @@ export const runAiSdk: TurnRunner = async ({ target, task, tools, onEvent }) => 
     system: systemPrompt,
     prompt: task.prompt,
     maxRetries: 0,
+    abortSignal: signal,
     // Errors arrive as `error` parts below; the default handler would only log them.
     onError: () => {},
     stopWhen: isStepCount(MAX_STEPS),

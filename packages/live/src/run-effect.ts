@@ -30,7 +30,7 @@ const toolkit = Toolkit.make(
  * `ToolCallRecovery.layer`; `chat.generateText` with the toolkit (Effect runs the handlers), then
  * again with an empty prompt while the model calls tools.
  */
-export const runEffect: TurnRunner = async ({ target, task, tools, onEvent }) => {
+export const runEffect: TurnRunner = async ({ target, task, tools, onEvent, signal }) => {
   const Model = ToolCallRecovery.layer({ onEvent }).pipe(
     Layer.provideMerge(
       openAiCompatibleModel({ baseURL: target.baseURL, model: target.model, apiKey: target.apiKey }),
@@ -50,7 +50,9 @@ export const runEffect: TurnRunner = async ({ target, task, tools, onEvent }) =>
     }
     return response.text
   })
-  const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(Layer.mergeAll(Model, Handlers))))
+  const exit = await Effect.runPromiseExit(program.pipe(Effect.provide(Layer.mergeAll(Model, Handlers))), {
+    signal,
+  })
   if (exit._tag === "Success") return { answer: exit.value }
   const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   const error: unknown = failure?._tag === "Fail" ? failure.error : undefined

@@ -9,7 +9,7 @@ import { toolNames, toolSpecs } from "./live-workspace.ts"
  * LangChain's agent loop: `createAgent` over a streaming `ChatOpenAI` with
  * `toolCallRecoveryMiddleware`.
  */
-export const runLangChain: TurnRunner = async ({ target, task, tools, onEvent }) => {
+export const runLangChain: TurnRunner = async ({ target, task, tools, onEvent, signal }) => {
   const agent = createAgent({
     model: new ChatOpenAI({
       model: target.model,
@@ -32,7 +32,7 @@ export const runLangChain: TurnRunner = async ({ target, task, tools, onEvent })
     // A model step and a tools step per round.
     const state = await agent.invoke(
       { messages: [{ role: "user", content: task.prompt }] },
-      { recursionLimit: 2 * MAX_STEPS + 1 },
+      { recursionLimit: 2 * MAX_STEPS + 1, signal },
     )
     const last = state.messages.at(-1)
     return { answer: typeof last?.content === "string" ? last.content : JSON.stringify(last?.content) }

@@ -38,6 +38,8 @@ export interface LiveRunOptions {
   readonly keep?: boolean
   /** The approval gate for a workspace directory. @defaultValue {@link insideWorkspace} */
   readonly gate?: (dir: string) => WriteGate
+  /** How long one turn may take. @defaultValue 600 000 (10 minutes) */
+  readonly turnTimeoutMs?: number
   /** Called after each turn (progress output). */
   readonly onTask?: (adapter: AdapterId, result: TaskResult) => void
 }
@@ -76,6 +78,7 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
   for (const task of options.tasks ?? liveTasks) {
     const taskStarted = performance.now()
     const runsBefore = tools.runs.length
+    const signal = AbortSignal.timeout(options.turnTimeoutMs ?? 600_000)
     let result: Omit<TaskResult, "tools" | "ms">
     try {
       const outcome = await runners[adapter]({
@@ -83,6 +86,7 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
         task,
         tools,
         onEvent: (event) => events.push(event),
+        signal,
       })
       result =
         "answer" in outcome
@@ -95,6 +99,14 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
             }
     } catch (error) {
       result = { task: task.id, outcome: "failed", text: describe(error) }
+    }
+    // An abort may surface as anything (an `aborted` recovery error included): it is a timeout.
+    if (signal.aborted) {
+      result = {
+        task: task.id,
+        outcome: "failed",
+        text: `timed out after ${options.turnTimeoutMs ?? 600_000} ms`,
+      }
     }
     const done: TaskResult = {
       ...result,

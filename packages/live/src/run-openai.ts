@@ -18,7 +18,7 @@ import { toolNames, toolSpecs } from "./live-workspace.ts"
  */
 export async function runToolsTurn(
   client: OpenAI,
-  { target, task, tools }: TurnContext,
+  { target, task, tools, signal }: TurnContext,
 ): Promise<TurnOutcome> {
   const runnable = toolNames.map(
     (name): RunnableToolFunctionWithParse<Record<string, unknown>> => ({
@@ -43,7 +43,7 @@ export async function runToolsTurn(
         tools: runnable,
         stream: true,
       },
-      { maxChatCompletions: MAX_STEPS },
+      { maxChatCompletions: MAX_STEPS, signal },
     )
     return { answer: (await runner.finalContent()) ?? "" }
   } catch (error) {

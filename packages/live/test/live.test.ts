@@ -142,6 +142,25 @@ describe("e2e:live against the replay server", () => {
     expect(passed(report)).toBe(false)
     expect(existsSync(report.root)).toBe(false)
   })
+
+  it("a turn that outlives its time is aborted and counted as failed", async () => {
+    // The endpoint never answers (the stream stalls before its first chunk).
+    const server = await startReplayServer({
+      script: () => ({ content: "never", interrupt: { kind: "stall", afterChunks: 0 } }),
+    })
+    servers.push(server)
+    const report = await runLive({
+      target: { baseURL: server.url, model: "m", apiKey: "test" },
+      tasks: liveTasks.slice(0, 1),
+      turnTimeoutMs: 300,
+    })
+    for (const adapter of report.adapters) {
+      expect(adapter.tasks, adapter.adapter).toMatchObject([
+        { outcome: "failed", text: "timed out after 300 ms", tools: [] },
+      ])
+    }
+    expect(passed(report)).toBe(false)
+  })
 })
 
 describe("the report's renderings", () => {
