@@ -84,6 +84,9 @@ function notes(report: LiveReport): string[] {
   ])
 }
 
+/** Lines after a blank one, or none. */
+const spaced = (lines: readonly string[]): string[] => (lines.length === 0 ? [] : ["", ...lines])
+
 /**
  * The terminal table.
  *
@@ -102,7 +105,7 @@ export function formatTable(report: LiveReport): string {
     "",
     line(rows[0]!),
     ...rows.slice(1).map(line),
-    ...notes(report).map((note) => `\n${note}`),
+    ...spaced(notes(report)),
   ].join("\n")
 }
 
@@ -122,7 +125,7 @@ export function formatMarkdown(report: LiveReport): string {
     row(columns),
     row(columns.map((_, i) => (i === 0 ? "---" : "---:"))),
     ...report.adapters.map((adapter) => row(cells(adapter))),
-    ...notes(report).map((note) => `\n- ${note}`),
+    ...spaced(notes(report).map((note) => `- ${note}`)),
     "",
   ].join("\n")
 }

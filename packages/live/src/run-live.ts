@@ -137,8 +137,12 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
   }
 }
 
+/** The message and its causes' (a refused connection is `fetch failed` ← `connect ECONNREFUSED …`). */
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ""
-  return `${error.message}${cause}`.replaceAll("\n", " ").slice(0, 300)
+  const messages: string[] = []
+  for (let e: unknown = error; e !== undefined && messages.length < 4; e = (e as { cause?: unknown }).cause) {
+    messages.push(e instanceof Error ? e.message : String(e))
+    if (!(e instanceof Error)) break
+  }
+  return messages.join(" ← ").replaceAll("\n", " ").slice(0, 300)
 }

@@ -139,6 +139,8 @@ describe("e2e:live against the replay server", () => {
       tasks: liveTasks.slice(0, 1),
     })
     expect(report.adapters[0]).toMatchObject({ failures: 1, leaks: 0 })
+    // The failure names its causes, down to the refused connection.
+    expect(report.adapters[0]?.tasks[0]?.text).toMatch(/fetch failed ← .*ECONNREFUSED/)
     expect(passed(report)).toBe(false)
     expect(existsSync(report.root)).toBe(false)
   })
