@@ -1,7 +1,7 @@
 import { isToolCallRecoveryError, ToolCallRecovery } from "@tool-rescue/effect"
+import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { Effect, Layer, Schema } from "effect"
 import { Chat, Prompt, Tool, Toolkit } from "effect/ai"
-import { openAiCompatibleModel } from "./effect-model.ts"
 import { MAX_STEPS, systemPrompt, type TurnOutcome, type TurnRunner } from "./live-turn.ts"
 import { toolSpecs } from "./live-workspace.ts"
 
