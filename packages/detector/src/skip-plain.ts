@@ -170,10 +170,34 @@ export function makeScanner(
       searchedFor[on] = 1
     }
   })
-  const hex = (c: number): string => `\\x${c.toString(16).padStart(2, "0")}`
-  const chars = [...searchedFor.keys()].filter((c) => searchedFor[c] === 1)
-  // Where there are none, a class that matches nothing.
-  const search = new RegExp(chars.length === 0 ? "[^\\s\\S]" : `[${chars.map(hex).join("")}]`, "g")
+  // What may follow each searched character where it matters: a pair's second character, a
+  // rider's next one (the next character of its literal, any when the literal ends there).
+  const followers = new Map<number, Set<number> | undefined>()
+  for (let c = 0; c < 128; c++) {
+    if (trigger[c] !== 1 || searchedFor[c] !== 1) continue
+    const open = wide[c] === 1 || (c === LT && nsTags !== "none")
+    followers.set(
+      c,
+      open
+        ? undefined
+        : new Set(
+            pairs
+              .subarray(c << 7, (c + 1) << 7)
+              .reduce((set: number[], pair, d) => (pair === 0 ? set : [...set, d]), []),
+          ),
+    )
+  }
+  for (const [c, list] of riders.entries())
+    for (const { literal, anchor } of list) {
+      const known = followers.has(c) ? followers.get(c) : new Set<number>()
+      followers.set(
+        c,
+        anchor + 1 < literal.length && known !== undefined
+          ? known.add(literal.charCodeAt(anchor + 1))
+          : undefined,
+      )
+    }
+  const search = searchOf(followers)
   const scanner = {
     trigger,
     pairs,
@@ -220,6 +244,26 @@ function nsPrefixAt(text: string, i: number, closing: boolean): boolean {
   while (j < len && j - from <= MAX_XML_PREFIX && isXmlPrefixPart(text.charCodeAt(j))) j++
   if (j === len) return true
   return j > from && j - from <= MAX_XML_PREFIX && text.charCodeAt(j) === COLON
+}
+
+/**
+ * One search for the characters, each with the characters that may follow it where that is known
+ * (`>>`, `]<`, a line feed before what a line start can hold: irregexp then passes the `>` of
+ * HTML and the line feed before a word as it passes plain text), or alone: a global regular
+ * expression (irregexp scans a character class, and such pairs, in one native pass).
+ */
+function searchOf(followers: ReadonlyMap<number, ReadonlySet<number> | undefined>): RegExp {
+  const hex = (c: number): string => `\\x${c.toString(16).padStart(2, "0")}`
+  const alone: number[] = []
+  const pairs: string[] = []
+  for (const [c, next] of followers) {
+    if (next === undefined) alone.push(c)
+    // The last character of the text always matters (it may be a prefix).
+    else pairs.push(`${hex(c)}(?:[${[...next].map(hex).join("")}]|$)`)
+  }
+  const parts = alone.length === 0 ? pairs : [`[${alone.map(hex).join("")}]`, ...pairs]
+  // Where there is nothing to search for, a class that matches nothing.
+  return new RegExp(parts.length === 0 ? "[^\\s\\S]" : parts.join("|"), "g")
 }
 
 /** Below this many characters the table loop beats the searches. */
