@@ -45,7 +45,7 @@ import {
 } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
-import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
+import { FAR, forgetSearches, type Scanner, skipNear, skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
@@ -403,6 +403,20 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * run on `buf` from `pos`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
+  const n = delta.length
+  if (
+    m.buf.length === 0 &&
+    n < FAR &&
+    skipNear(delta, 0, n, textScanner(m)) === n &&
+    !isHighSurrogate(delta.charCodeAt(n - 1))
+  ) {
+    // Nothing held and no position that matters (most token-sized deltas): released as it came.
+    m.prevCode2 = n > 1 ? delta.charCodeAt(n - 2) : m.prevCode
+    m.prevCode = delta.charCodeAt(n - 1)
+    m.base += n
+    m.outEnd = m.base
+    return result(m, delta, m.base)
+  }
   const held = m.buf.length > 0 ? heldMarker(m, delta) : "undecided"
   if (held === "goes-on") {
     // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)

@@ -258,8 +258,9 @@ function searchOf(followers: ReadonlyMap<number, ReadonlySet<number> | undefined
   const pairs: string[] = []
   for (const [c, next] of followers) {
     if (next === undefined) alone.push(c)
-    // The last character of the text always matters (it may be a prefix).
-    else pairs.push(`${hex(c)}(?:[${[...next].map(hex).join("")}]|$)`)
+    // The follower is looked ahead at, not matched: a match is one character long (its position
+    // is `lastIndex - 1`). The last character of the text always matters (it may be a prefix).
+    else pairs.push(`${hex(c)}(?=[${[...next].map(hex).join("")}]|$)`)
   }
   const parts = alone.length === 0 ? pairs : [`[${alone.map(hex).join("")}]`, ...pairs]
   // Where there is nothing to search for, a class that matches nothing.
@@ -267,7 +268,7 @@ function searchOf(followers: ReadonlyMap<number, ReadonlySet<number> | undefined
 }
 
 /** Below this many characters the table loop beats the searches. */
-const FAR = 256
+export const FAR = 256
 
 /** Pairs given third characters of their own (the rest stay open): at most this many per scanner. */
 const SLOTS = 254
@@ -322,12 +323,19 @@ export function skipPlain(text: string, i: number, scanner: Scanner, memo: Searc
   // pay for searches over the rest of the text (held text would be searched again on every push).
   // Not once this text has searches: they find the next stop in a few comparisons a stop.
   const near = memo.searchedText === text ? i : Math.min(len, i + FAR)
+  i = skipNear(text, i, near, scanner)
+  return i < near || i === len ? i : skipFar(text, i, scanner, memo)
+}
+
+/** The table loop: the first position in `[i, end)` that matters, or `end`. */
+export function skipNear(text: string, i: number, end: number, scanner: Scanner): number {
+  const len = text.length
   const trigger = scanner.trigger
-  for (; i < near; i++) {
+  for (; i < end; i++) {
     const c = text.charCodeAt(i)
     if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
-  return i < len ? skipFar(text, i, scanner, memo) : len
+  return end
 }
 
 /**
@@ -340,7 +348,8 @@ interface Searches {
   charNext: number
   readonly from: number[]
   readonly next: number[]
-  readonly tail: number
+  /** Where proper prefixes of letter literals end the text, in order. */
+  readonly tails: readonly number[]
 }
 
 /**
@@ -378,7 +387,7 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
       charNext: -1,
       from: new Array<number>(count).fill(-1),
       next: new Array<number>(count).fill(-1),
-      tail: partialTail(text, scanner.words),
+      tails: partialTails(text, scanner.words),
     }
     memo.byChars.set(chars, searches)
   }
@@ -409,8 +418,13 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
 
 /** The first searched literal at or after `i`, or where a partial one ends the text, or `text.length`. */
 function firstLiteral(text: string, i: number, scanner: Scanner, searches: Searches): number {
-  const { from, next, tail } = searches
-  let best = tail >= i ? tail : text.length
+  const { from, next, tails } = searches
+  let best = text.length
+  for (const tail of tails)
+    if (tail >= i) {
+      best = tail
+      break
+    }
   for (let k = 0; k < from.length; k++) {
     let at = next[k]!
     if (!(from[k]! <= i && i <= at)) {
@@ -470,17 +484,15 @@ function findLiteral(text: string, i: number, w: number, scanner: Scanner): numb
   return -1
 }
 
-/** Where a proper prefix of a letter-initial literal ends the text (it may complete later), or -1. */
-function partialTail(text: string, literals: readonly string[]): number {
-  let start = -1
-  for (const literal of literals) {
-    for (let k = Math.min(literal.length - 1, text.length); k > 0; k--) {
-      if (text.endsWith(literal.slice(0, k))) {
-        const at = text.length - k
-        if (start < 0 || at < start) start = at
-        break
-      }
-    }
-  }
-  return start
+/**
+ * Where proper prefixes of letter-initial literals end the text (each may complete later), in
+ * order: every one, not the first only (a scan that starts after `to=fu` of `to=functions.` must
+ * still stop at its `fu`, a prefix of `function<`).
+ */
+function partialTails(text: string, literals: readonly string[]): number[] {
+  const starts = new Set<number>()
+  for (const literal of literals)
+    for (let k = Math.min(literal.length - 1, text.length); k > 0; k--)
+      if (text.endsWith(literal.slice(0, k))) starts.add(text.length - k)
+  return [...starts].sort((a, b) => a - b)
 }
