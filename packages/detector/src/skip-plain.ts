@@ -175,17 +175,14 @@ export function makeScanner(
   const followers = new Map<number, Set<number> | undefined>()
   for (let c = 0; c < 128; c++) {
     if (trigger[c] !== 1 || searchedFor[c] !== 1) continue
-    const open = wide[c] === 1 || (c === LT && nsTags !== "none")
-    followers.set(
-      c,
-      open
-        ? undefined
-        : new Set(
-            pairs
-              .subarray(c << 7, (c + 1) << 7)
-              .reduce((set: number[], pair, d) => (pair === 0 ? set : [...set, d]), []),
-          ),
-    )
+    // A non-ASCII second character, or a namespaced tag's prefix: any follower.
+    if (wide[c] === 1 || (c === LT && nsTags !== "none")) {
+      followers.set(c, undefined)
+      continue
+    }
+    const next = new Set<number>()
+    for (let d = 0; d < 128; d++) if (pairs[(c << 7) | d] !== 0) next.add(d)
+    followers.set(c, next)
   }
   for (const [c, list] of riders.entries())
     for (const { literal, anchor } of list) {
