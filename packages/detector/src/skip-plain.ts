@@ -8,9 +8,15 @@
  *
  * A short stretch (a token-sized delta) is scanned one `charCodeAt` at a time against a 128-entry
  * table and a 128×128 pair table. A long stretch (a big chunk, a long parameter value) is skipped
- * with `indexOf`, which V8 runs as a vectorised search: once per trigger character and, for
- * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
- * position remembered, so that every search covers the text once. Both stop at the same places.
+ * with one search for every trigger character that is not a letter, each with the characters that
+ * may follow it (`>>`, a line feed before what a line start can hold): a global regular
+ * expression that matches one character (a class, or a character and a one-character lookahead),
+ * constant work at each position and no backtracking beyond it, which irregexp runs in one native
+ * pass. A literal that starts with a letter (`function<`, `to=functions.`) is checked backwards
+ * where the search finds its first character that is neither a letter nor a space (its anchor);
+ * one whose anchor is not ASCII, or that has none, is searched for with `indexOf`. Each next
+ * position is remembered, so that every search covers the text once. The search stops where the
+ * table loop would, and never passes a position that matters (`test/skip-plain.prop.test.ts`).
  */
 import {
   BACKTICK,
