@@ -249,7 +249,7 @@ function stateText(m: Machine): boolean {
     if (c === BACKTICK) {
       // An inline code run, counted here when it ends in the input (most do); one that reaches the
       // input's end is counted on as it arrives (`inline-run`), never read again.
-      const j = countRun(m, i)
+      const j = proseRun(m, i)
       if (j < 0) return true
       i = j
       continue
@@ -280,7 +280,7 @@ function stateText(m: Machine): boolean {
  * The backtick run at `i` in prose, as `inline-run` counts it (`countRun`): where it ends, its
  * length added to the open runs; or -1, the input ended inside it, and `inline-run` counts on.
  */
-function countRun(m: Machine, i: number): number {
+function proseRun(m: Machine, i: number): number {
   const len = m.buf.length
   let j = i
   while (j < len && j - i < m.maxHold && m.buf.charCodeAt(j) === BACKTICK) j++
