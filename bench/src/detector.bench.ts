@@ -13,6 +13,13 @@
  * idle detector; 10 MB / 1 MB time ratio ≤ 11. Issue 13: hostile streams (backtick runs, fences in
  * fences, `<` and `｜` floods, repeated partial markers of every format) ≥ 10 MB/s at 4-character deltas.
  *
+ * Issue 27: the previous release's detector (commit 3cd259c, built from git at run time by
+ * `buildFromGit`) beside today's and a one-pass character-class scan (the floor: a global regular
+ * expression over every character a marker or a Markdown construct can start with), in the same
+ * rounds: dense Markdown (4 MB) at 64 KiB chunks and 4-character deltas, and the hostile streams.
+ * Targets: ≥ 70% of the floor at 64 KiB; ≥ 100 MB/s at 4-character deltas; every hostile stream
+ * ≥ 15 MB/s; ≤ 1 KB per idle detector; 10 MB / 1 MB ≤ 11.
+ *
  * "MB" is 10^6 UTF-16 code units; every stream here is ASCII, so it is also 10^6 bytes.
  */
 
@@ -22,8 +29,13 @@ import { fileURLToPath } from "node:url"
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider"
 import { qwen3CoderProtocol } from "@ai-sdk-tool/parser"
 import { createDetector, type FormatId } from "@tool-rescue/detector"
+// The compiled tables (not exported): the floor scans for the characters the detector's prose scan
+// starts at.
+import { tablesFor } from "../../packages/detector/src/compile.ts"
 // The format table itself (not exported): the hostile streams repeat every marker it holds.
 import { OPENER_ROWS, REASONING_ROWS, TOKEN_ROWS } from "../../packages/detector/src/format-table.ts"
+import { resolveOptions } from "../../packages/detector/src/resolve-options.ts"
+import { buildFromGit } from "./build-from-git.ts"
 import { median, registerSuite } from "./suite.ts"
 
 const cpus = (): string => cpuList()[0]?.model.trim() ?? "unknown CPU"
@@ -212,8 +224,8 @@ function chunk(text: string, size: number): string[] {
 
 // --- contenders ----------------------------------------------------------------------------------
 
-function detector(chunks: readonly string[]): number {
-  const d = createDetector({ tools: TOOLS })
+function detector(chunks: readonly string[], make: typeof createDetector = createDetector): number {
+  const d = make({ tools: TOOLS })
   let shown = 0
   let calls = 0
   for (const c of chunks) {
@@ -554,6 +566,102 @@ function realistic(): [string, string][] {
   ]
 }
 
+// --- the previous release (issue 27) -------------------------------------------------------------
+
+/** The previous release's commit: its detector runs beside today's. */
+const RELEASE = "3cd259c"
+
+/** Set for the row processes: the file URL of the previous release's detector, bundled from git. */
+const RELEASE_ENV = "TOOL_RESCUE_BENCH_RELEASE_DETECTOR"
+
+/** The dense Markdown stream of the release rows. */
+const RELEASE_DENSE = "dense Markdown (`<`, backticks, HTML, fences), 4 MB"
+
+/**
+ * The floor's characters: every character the detector's prose scan can stop at (its compiled
+ * trigger table for the default formats: the first characters of the markers, line feeds and
+ * backticks), as a global regular expression.
+ */
+function floorChars(): RegExp {
+  const { tools, enabled } = resolveOptions({ tools: TOOLS })
+  const trigger = tablesFor(undefined, enabled, tools).textScan.trigger
+  const chars: string[] = []
+  for (let c = 0; c < 128; c++) if (trigger[c] === 1) chars.push(`\\x${c.toString(16).padStart(2, "0")}`)
+  return new RegExp(`[${chars.join("")}]`, "g")
+}
+
+/** The floor: one pass of the character-class search over the whole text (a count of its hits). */
+function floor(text: string, chars: RegExp): number {
+  chars.lastIndex = 0
+  let hits = 0
+  while (chars.test(text)) hits++
+  return hits
+}
+
+/** Today's detector, the previous release's and the floor on one stream, in the same rounds. */
+interface ReleaseRow {
+  readonly stream: string
+  readonly size: number
+  readonly chunk: number
+  readonly rounds: number
+  /** MB/s, the fastest round of each. */
+  readonly today: number
+  readonly release: number
+  readonly floor: number
+  /** Medians of the rounds' ratios. */
+  readonly todayOverRelease: number
+  readonly todayOverFloor: number
+  readonly releaseOverFloor: number
+}
+
+/**
+ * The three contenders on `text`, round after round (the order rotating), after two warm-up
+ * rounds and one full GC: each round's CPU time of each, so the machine's load hits all three alike.
+ */
+async function releaseRow(
+  name: string,
+  text: string,
+  chunkSize: number,
+  rounds: number,
+): Promise<ReleaseRow> {
+  const url = process.env[RELEASE_ENV]
+  if (url === undefined) throw new Error(`bench: ${RELEASE_ENV} is not set`)
+  const release = (await import(url)) as { readonly createDetector: typeof createDetector }
+  const chunks = chunk(text, chunkSize)
+  const chars = floorChars()
+  log(`${name}, ${chunkSize === CHUNK_SMALL ? "4-char deltas" : "64 KiB chunks"}: today, ${RELEASE}, floor`)
+  const runs = [
+    () => detector(chunks),
+    () => detector(chunks, release.createDetector),
+    () => floor(text, chars),
+  ]
+  for (let w = 0; w < 2; w++) for (const run of runs) sink += run()
+  gc?.()
+  const times: [number[], number[], number[]] = [[], [], []]
+  for (let r = 0; r < rounds; r++)
+    for (let k = 0; k < 3; k++) {
+      const which = (r + k) % 3
+      const t = cpuNow()
+      sink += runs[which]!()
+      times[which]!.push(Math.max(cpuNow() - t, 0.001))
+    }
+  const [today, previous, scan] = times
+  const best = (ms: readonly number[]) => rate(text.length, Math.min(...ms))
+  const ratio = (a: readonly number[], b: readonly number[]) => median(a.map((t, r) => b[r]! / t))
+  return {
+    stream: name,
+    size: text.length,
+    chunk: chunkSize,
+    rounds,
+    today: best(today),
+    release: best(previous),
+    floor: best(scan),
+    todayOverRelease: ratio(today, previous),
+    todayOverFloor: ratio(today, scan),
+    releaseOverFloor: ratio(previous, scan),
+  }
+}
+
 interface FormatRow {
   readonly format: FormatId
   readonly rate: number
@@ -574,6 +682,7 @@ interface NaiveRow {
  */
 type Job =
   | { readonly kind: "stream"; readonly name: string; readonly chunk: number }
+  | { readonly kind: "release"; readonly name: string; readonly chunk: number }
   | { readonly kind: "format"; readonly format: FormatId }
   | { readonly kind: "naive"; readonly name: string }
   | { readonly kind: "scaling" }
@@ -581,6 +690,7 @@ type Job =
 
 /** The stream a job names: realistic or hostile. */
 function streamNamed(name: string): string {
+  if (name === RELEASE_DENSE) return dense(4 * MB)
   const found = [...realistic(), ...hostile(1 * MB)].find(([n]) => n === name)
   if (found === undefined) throw new Error(`bench: no stream ${name}`)
   return found[1]
@@ -598,6 +708,11 @@ async function runJob(job: Job): Promise<unknown> {
         runs,
         hostileRow ? HOSTILE_PARSER_BUDGET_MS : PARSER_BUDGET_MS,
       )
+    }
+    case "release": {
+      // 1 MB hostile streams at 4-character deltas: the previous release ran some at 1 MB/s.
+      const rounds = job.name.startsWith("hostile") ? 5 : job.chunk === CHUNK_SMALL ? 9 : 21
+      return releaseRow(job.name, streamNamed(job.name), job.chunk, rounds)
     }
     case "format": {
       const text = partialMarkers(markersOf(job.format), 200 * KB)
@@ -690,7 +805,21 @@ async function benchDetector(): Promise<string> {
   const ratio = isolated<number>({ kind: "scaling" })
   const heap = isolated<number | null>({ kind: "memory" }) ?? undefined
 
+  // The previous release beside today's, built once for every row process.
+  process.env[RELEASE_ENV] ??= await buildFromGit("detector", RELEASE)
   const isHostile = (r: { stream: string }): boolean => r.stream.startsWith("hostile")
+  const releaseRows = [
+    ...[CHUNK_LARGE, CHUNK_SMALL].map((size) =>
+      isolated<ReleaseRow>({ kind: "release", name: RELEASE_DENSE, chunk: size }),
+    ),
+    ...hostileNames.map((name) => isolated<ReleaseRow>({ kind: "release", name, chunk: CHUNK_SMALL })),
+  ]
+  const releaseDense = (size: number): ReleaseRow =>
+    releaseRows.find((r) => r.stream === RELEASE_DENSE && r.chunk === size)!
+  const largeRelease = releaseDense(CHUNK_LARGE)
+  const smallRelease = releaseDense(CHUNK_SMALL)
+  const slowestHostile = releaseRows.filter(isHostile).reduce((a, b) => (b.today < a.today ? b : a))
+
   const smallRows = rows.filter((r) => r.chunk === CHUNK_SMALL && !isHostile(r))
   const minHostile = Math.min(
     ...rows.filter(isHostile).map((r) => r.detector),
@@ -769,6 +898,21 @@ async function benchDetector(): Promise<string> {
       (r) => `| ${r.stream} | ${mbps(r.detector)} | ${mbps(r.naive)} | ${fmt(r.detector / r.naive)}× |`,
     ),
     "",
+    `## Against the previous release (${RELEASE})`,
+    "",
+    `Today's detector, the previous release's (commit ${RELEASE}, \`packages/detector/src\` built from git at run time into`,
+    "`bench/node_modules/.cache`) and the floor — one pass of a global regular expression over the characters the",
+    `detector's prose scan starts at (${JSON.stringify(floorChars().source)}) — on the same text in the same process, round`,
+    "after round (the order rotating; two warm-up rounds, then one full GC). Rates: the fastest round of each; ratios:",
+    "the median of the rounds' ratios (the machine's load hits the three of a round alike).",
+    "",
+    `| stream | size | deltas | rounds | today | ${RELEASE} | floor | today ÷ ${RELEASE} | today ÷ floor | ${RELEASE} ÷ floor |`,
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...releaseRows.map(
+      (r) =>
+        `| ${r.stream} | ${fmt(r.size / KB)} KB | ${r.chunk === CHUNK_SMALL ? "4 chars" : "64 KiB"} | ${r.rounds} | ${mbps(r.today)} | ${mbps(r.release)} | ${mbps(r.floor)} | ${fmt(r.todayOverRelease, 2)}× | ${fmt(100 * r.todayOverFloor)}% | ${fmt(100 * r.releaseOverFloor)}% |`,
+    ),
+    "",
     "## Scaling and memory",
     "",
     "| measure | value |",
@@ -787,6 +931,16 @@ async function benchDetector(): Promise<string> {
     `| faster than \`@ai-sdk-tool/parser\` (worst case) | ${fmt(minParser, 1)}× | ${check(minParser > 1)} |`,
     `| ≤ 2 KB retained per idle detector | ${heap === undefined ? "n/a" : `${fmt(heap)} bytes`} | ${heap === undefined ? "n/a" : check(heap <= 2048)} |`,
     `| 10 MB / 1 MB time ratio ≤ 11 | ${fmt(ratio, 2)} | ${check(ratio <= 11)} |`,
+    "",
+    "## Targets (issue 27)",
+    "",
+    "| target | measured | met |",
+    "|---|---:|---|",
+    `| dense Markdown at 64 KiB chunks ≥ 70% of the floor (same process) | ${fmt(100 * largeRelease.todayOverFloor)}% (${RELEASE}: ${fmt(100 * largeRelease.releaseOverFloor)}%) | ${check(largeRelease.todayOverFloor >= 0.7)} |`,
+    `| dense Markdown at 4-character deltas ≥ 100 MB/s | ${mbps(smallRelease.today)} (${RELEASE}: ${mbps(smallRelease.release)}) | ${check(smallRelease.today >= 100)} |`,
+    `| every hostile stream ≥ 15 MB/s at 4-character deltas (slowest: ${slowestHostile.stream.replace("hostile: ", "")}) | ${mbps(slowestHostile.today)} (${RELEASE}: ${mbps(slowestHostile.release)}) | ${check(slowestHostile.today >= 15)} |`,
+    `| ≤ 1 KB retained per idle detector | ${heap === undefined ? "n/a" : `${fmt(heap)} bytes`} | ${heap === undefined ? "n/a" : check(heap <= 1000)} |`,
+    `| linear: 10 MB / 1 MB time ratio ≤ 11 | ${fmt(ratio, 2)} | ${check(ratio <= 11)} |`,
   ]
   if (sink === -1) lines.push("")
   return lines.join("\n")

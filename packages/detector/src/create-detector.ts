@@ -16,6 +16,7 @@ import {
 } from "./emit.ts"
 import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP, NO_SPANS } from "./machine.ts"
 import {
+  addRun,
   stateCodeCheck,
   stateFence,
   stateFenceClose,
@@ -44,7 +45,7 @@ import {
 } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { resolveOptions } from "./resolve-options.ts"
-import { forgetSearches, type Scanner, skipPlain } from "./skip-plain.ts"
+import { FAR, forgetSearches, type Scanner, skipNear, skipPlain } from "./skip-plain.ts"
 import type { Detector, DetectorOptions, DetectorResult } from "./types.ts"
 
 /**
@@ -246,10 +247,12 @@ function stateText(m: Machine): boolean {
       return true
     }
     if (c === BACKTICK) {
-      m.runChar = BACKTICK
-      m.runLen = 0
-      m.state = "inline-run"
-      return true
+      // An inline code run, counted here when it ends in the input (most do); one that reaches the
+      // input's end is counted on as it arrives (`inline-run`), never read again.
+      const j = proseRun(m, i)
+      if (j < 0) return true
+      i = j
+      continue
     }
     const hit = markerAt(m, i)
     if (hit === MORE) return false
@@ -271,6 +274,25 @@ function stateText(m: Machine): boolean {
     }
     return act(m, i, hit)
   }
+}
+
+/**
+ * The backtick run at `i` in prose, as `inline-run` counts it (`countRun`): where it ends, its
+ * length added to the open runs; or -1, the input ended inside it, and `inline-run` counts on.
+ */
+function proseRun(m: Machine, i: number): number {
+  const len = m.buf.length
+  let j = i
+  while (j < len && j - i < m.maxHold && m.buf.charCodeAt(j) === BACKTICK) j++
+  if (j === len && j - i < m.maxHold && !m.final) {
+    m.runChar = BACKTICK
+    m.runLen = j - i
+    m.pos = j
+    m.state = "inline-run"
+    return -1
+  }
+  addRun(m, j - i)
+  return j
 }
 
 /** Is the line that ends with the line feed at `i` empty (CommonMark: a blank line)? */
@@ -381,6 +403,20 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * run on `buf` from `pos`, which the delta was appended to.
  */
 function plainPush(m: Machine, delta: string): DetectorResult | undefined {
+  const n = delta.length
+  if (
+    m.buf.length === 0 &&
+    n < FAR &&
+    skipNear(delta, 0, n, textScanner(m)) === n &&
+    !isHighSurrogate(delta.charCodeAt(n - 1))
+  ) {
+    // Nothing held and no position that matters (most token-sized deltas): released as it came.
+    m.prevCode2 = n > 1 ? delta.charCodeAt(n - 2) : m.prevCode
+    m.prevCode = delta.charCodeAt(n - 1)
+    m.base += n
+    m.outEnd = m.base
+    return result(m, delta, m.base)
+  }
   const held = m.buf.length > 0 ? heldMarker(m, delta) : "undecided"
   if (held === "goes-on") {
     // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)

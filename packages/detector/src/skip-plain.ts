@@ -8,9 +8,15 @@
  *
  * A short stretch (a token-sized delta) is scanned one `charCodeAt` at a time against a 128-entry
  * table and a 128×128 pair table. A long stretch (a big chunk, a long parameter value) is skipped
- * with `indexOf`, which V8 runs as a vectorised search: once per trigger character and, for
- * literals that start with a letter (`to=functions.`, `functools`), once per literal — each next
- * position remembered, so that every search covers the text once. Both stop at the same places.
+ * with one search for every trigger character that is not a letter, each with the characters that
+ * may follow it (`>>`, a line feed before what a line start can hold): a global regular
+ * expression that matches one character (a class, or a character and a one-character lookahead),
+ * constant work at each position and no backtracking beyond it, which irregexp runs in one native
+ * pass. A literal that starts with a letter (`function<`, `to=functions.`) is checked backwards
+ * where the search finds its first character that is neither a letter nor a space (its anchor);
+ * one whose anchor is not ASCII, or that has none, is searched for with `indexOf`. Each next
+ * position is remembered, so that every search covers the text once. The search stops where the
+ * table loop would, and never passes a position that matters (`test/skip-plain.prop.test.ts`).
  */
 import {
   BACKTICK,
@@ -43,17 +49,32 @@ export interface Scanner {
   readonly wideThirds: Uint8Array
   /** 1 when a non-ASCII second character may follow `first` (`<｜`). */
   readonly wide: Uint8Array
-  /** Non-letter trigger characters, searched with `indexOf`. */
-  readonly chars: readonly string[]
+  /**
+   * The non-letter trigger characters, found with one search: a global regular expression of their
+   * class (irregexp scans a character class in one native pass; `indexOf` once per character had
+   * each search stop at every `<`, `>` and backtick of tag-heavy text, one after the other).
+   */
+  readonly chars: RegExp
   /**
    * Literals starting with a letter (common in prose, slow to search for): each is searched from its
    * first character that is neither a letter nor a space on (`=functions.` of `to=functions.`,
-   * `<|role_sep|>` of `function call<|role_sep|>`, which `indexOf` finds as fast as a single
-   * character), then checked backwards.
+   * which `indexOf` finds as fast as a single character), then checked backwards. Not those whose
+   * anchor is one of `chars` (see `riders`).
    */
   readonly literals: readonly string[]
   /** Per literal: the offset of its first character that is neither a letter nor a space (0 when none). */
   readonly anchors: readonly number[]
+  /**
+   * Per character code below 128: the letter literals anchored on that character when it is one of
+   * `chars` (`function<` on `<`, `functools[` on `[`), checked backwards where the search stops
+   * instead of searched on their own: a search of their own for a character as common as `<`
+   * stopped at every one of them again.
+   */
+  readonly riders: readonly (readonly Rider[])[]
+  /** Some literal rides on a character. */
+  readonly riding: boolean
+  /** Every literal starting with a letter, searched or riding (a proper prefix of one may end the text). */
+  readonly words: readonly string[]
   /**
    * Namespaced literals may follow any XML prefix: a `<` matters also where such a prefix and its
    * colon follow (see {@link nsPrefixAt}). `open`: opening tags (`<x:invoke`); `tags`: closing
@@ -65,6 +86,12 @@ export interface Scanner {
    * paragraph end then changes nothing (prose scanners only; otherwise the scanner itself).
    */
   readonly quiet: Scanner
+}
+
+/** A letter literal that rides on a character search (see {@link Scanner.riders}): it starts `anchor` before the character. */
+export interface Rider {
+  readonly literal: string
+  readonly anchor: number
 }
 
 /** Which namespaced tags a scanner stops before (see {@link Scanner.ns}). */
@@ -126,8 +153,6 @@ export function makeScanner(
   const nsTags: NsTags = ns === "open" && unique.some((l) => l.startsWith("</")) ? "tags" : ns
   const { thirds, wideThirds } = slotThirds(pairs, thirdsOf)
   const letter = (c: number): boolean => c >= 97 && c <= 122
-  const chars: string[] = []
-  for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) chars.push(String.fromCharCode(c))
   const words = unique.filter((l) => letter(l.charCodeAt(0)))
   // A space would make a poor anchor: `indexOf(" call{")` stops at every word of prose.
   const plain = (c: number): boolean => letter(c) || c === SPACE
@@ -136,15 +161,58 @@ export function makeScanner(
     while (k < l.length && plain(l.charCodeAt(k))) k++
     return k < l.length ? k : 0
   })
+  // The characters searched for: the triggers that are not letters, and the literals' ASCII anchors.
+  const searchedFor = new Uint8Array(128)
+  for (let c = 0; c < 128; c++) if (trigger[c] === 1 && !letter(c)) searchedFor[c] = 1
+  const none: readonly Rider[] = []
+  const riders: (readonly Rider[])[] = new Array(128).fill(none)
+  const searched: number[] = []
+  words.forEach((literal, w) => {
+    const k = anchors[w]!
+    const on = k === 0 ? 128 : literal.charCodeAt(k)
+    if (on >= 128) searched.push(w)
+    else {
+      riders[on] = [...riders[on]!, { literal, anchor: k }]
+      searchedFor[on] = 1
+    }
+  })
+  // What may follow each searched character where it matters: a pair's second character, a
+  // rider's next one (the next character of its literal, any when the literal ends there).
+  const followers = new Map<number, Set<number> | undefined>()
+  for (let c = 0; c < 128; c++) {
+    if (trigger[c] !== 1 || searchedFor[c] !== 1) continue
+    // A non-ASCII second character, or a namespaced tag's prefix: any follower.
+    if (wide[c] === 1 || (c === LT && nsTags !== "none")) {
+      followers.set(c, undefined)
+      continue
+    }
+    const next = new Set<number>()
+    for (let d = 0; d < 128; d++) if (pairs[(c << 7) | d] !== 0) next.add(d)
+    followers.set(c, next)
+  }
+  for (const [c, list] of riders.entries())
+    for (const { literal, anchor } of list) {
+      const known = followers.has(c) ? followers.get(c) : new Set<number>()
+      followers.set(
+        c,
+        anchor + 1 < literal.length && known !== undefined
+          ? known.add(literal.charCodeAt(anchor + 1))
+          : undefined,
+      )
+    }
+  const search = searchOf(followers)
   const scanner = {
     trigger,
     pairs,
     thirds,
     wideThirds,
     wide,
-    chars,
-    literals: words,
-    anchors,
+    chars: search,
+    literals: searched.map((w) => words[w]!),
+    anchors: searched.map((w) => anchors[w]!),
+    riders,
+    riding: searched.length < words.length,
+    words,
     ns: nsTags,
     quiet: undefined as unknown as Scanner,
   }
@@ -181,8 +249,29 @@ function nsPrefixAt(text: string, i: number, closing: boolean): boolean {
   return j > from && j - from <= MAX_XML_PREFIX && text.charCodeAt(j) === COLON
 }
 
+/**
+ * One search for the characters, each with the characters that may follow it where that is known
+ * (`>>`, `]<`, a line feed before what a line start can hold: irregexp then passes the `>` of
+ * HTML and the line feed before a word as it passes plain text), or alone: a global regular
+ * expression (irregexp scans a character class, and such pairs, in one native pass).
+ */
+function searchOf(followers: ReadonlyMap<number, ReadonlySet<number> | undefined>): RegExp {
+  const hex = (c: number): string => `\\x${c.toString(16).padStart(2, "0")}`
+  const alone: number[] = []
+  const pairs: string[] = []
+  for (const [c, next] of followers) {
+    if (next === undefined) alone.push(c)
+    // The follower is looked ahead at, not matched: a match is one character long (its position
+    // is `lastIndex - 1`). The last character of the text always matters (it may be a prefix).
+    else pairs.push(`${hex(c)}(?=[${[...next].map(hex).join("")}]|$)`)
+  }
+  const parts = alone.length === 0 ? pairs : [`[${alone.map(hex).join("")}]`, ...pairs]
+  // Where there is nothing to search for, a class that matches nothing.
+  return new RegExp(parts.length === 0 ? "[^\\s\\S]" : parts.join("|"), "g")
+}
+
 /** Below this many characters the table loop beats the searches. */
-const FAR = 256
+export const FAR = 256
 
 /** Pairs given third characters of their own (the rest stay open): at most this many per scanner. */
 const SLOTS = 254
@@ -235,20 +324,35 @@ export function skipPlain(text: string, i: number, scanner: Scanner, memo: Searc
   const len = text.length
   // The table loop first: a scan that resumes at a held candidate stops right there, and must not
   // pay for searches over the rest of the text (held text would be searched again on every push).
-  const near = Math.min(len, i + FAR)
+  // Not once this text has searches: they find the next stop in a few comparisons a stop.
+  const near = memo.searchedText === text ? i : Math.min(len, i + FAR)
+  i = skipNear(text, i, near, scanner)
+  return i < near || i === len ? i : skipFar(text, i, scanner, memo)
+}
+
+/** The table loop: the first position in `[i, end)` that matters, or `end`. */
+export function skipNear(text: string, i: number, end: number, scanner: Scanner): number {
+  const len = text.length
   const trigger = scanner.trigger
-  for (; i < near; i++) {
+  for (; i < end; i++) {
     const c = text.charCodeAt(i)
     if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
   }
-  return i < len ? skipFar(text, i, scanner, memo) : len
+  return end
 }
 
-/** The searches of one scanner over one text: where each began, and what it found. */
+/**
+ * The searches of one scanner over one text: where each began, and what it found (the character
+ * search, then one per searched literal). A found position is valid for any start between where
+ * its search began and it.
+ */
 interface Searches {
+  charFrom: number
+  charNext: number
   readonly from: number[]
   readonly next: number[]
-  readonly tail: number
+  /** Where proper prefixes of letter literals end the text, in order. */
+  readonly tails: readonly number[]
 }
 
 /**
@@ -259,7 +363,7 @@ interface Searches {
 export interface SearchMemo {
   searchedText: string
   /** Made on the first far search (most detectors never make one: an idle detector stays small). */
-  byChars: Map<readonly string[], Searches> | undefined
+  byChars: Map<RegExp, Searches> | undefined
 }
 
 /** Drops the searches and the text they were made over. */
@@ -269,11 +373,9 @@ export function forgetSearches(memo: SearchMemo): void {
   memo.byChars?.clear()
 }
 
-function skipFar(text: string, i: number, scanner: Scanner, memo: SearchMemo): number {
+function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo): number {
   const len = text.length
   const chars = scanner.chars
-  const literals = scanner.literals
-  const count = chars.length + literals.length
   if (memo.byChars === undefined) memo.byChars = new Map()
   if (memo.searchedText !== text) {
     memo.searchedText = text
@@ -282,36 +384,94 @@ function skipFar(text: string, i: number, scanner: Scanner, memo: SearchMemo): n
   // `chars` is shared by a scanner and its quiet twin: they search for the same things.
   let searches = memo.byChars.get(chars)
   if (searches === undefined) {
+    const count = scanner.literals.length
     searches = {
+      charFrom: -1,
+      charNext: -1,
       from: new Array<number>(count).fill(-1),
       next: new Array<number>(count).fill(-1),
-      tail: partialTail(text, literals),
+      tails: partialTails(text, scanner.words),
     }
     memo.byChars.set(chars, searches)
   }
-  const { from, next, tail } = searches
-  for (;;) {
-    let best = tail >= i ? tail : len
-    let char = false
-    for (let k = 0; k < count; k++) {
-      let at = next[k]!
-      // A remembered position is valid for any start between where its search began and it.
-      if (!(from[k]! <= i && i <= at)) {
-        const found =
-          k < chars.length ? text.indexOf(chars[k]!, i) : findLiteral(text, i, k - chars.length, scanner)
-        at = found < 0 ? len : found
-        from[k] = i
-        next[k] = at
-      }
-      if (at < best) {
-        best = at
-        char = k < chars.length
-      }
+  // The first literal (or partial one at the end) from `start`: the scan below passes character
+  // hits only before it, so it holds for the whole scan.
+  const literal = firstLiteral(text, start, scanner, searches)
+  for (let i = start; ; ) {
+    let at = searches.charNext
+    if (!(searches.charFrom <= i && i <= at)) {
+      at = findChar(text, i, chars)
+      if (at < 0) at = len
+      searches.charFrom = i
+      searches.charNext = at
     }
-    // A whole literal or a partial tail always matters; a character only with a fitting follower.
-    if (!char || best + 1 >= len || stops(text, best, text.charCodeAt(best), scanner)) return best
-    i = best + 1
+    if (at >= literal) return literal < len ? riderAround(text, literal, start, scanner) : len
+    const c = text.charCodeAt(at)
+    // A letter literal riding on this character starts before it (and after `start`: the search
+    // has passed every position between them, none of which stopped).
+    const riders = scanner.riders[c]!
+    const rider = riders.length === 0 ? -1 : riderAt(text, at, start, riders)
+    if (rider >= 0) return rider
+    // A trigger matters only with a fitting follower (an anchor that is no trigger never).
+    if (scanner.trigger[c] === 1 && (at + 1 >= len || stops(text, at, c, scanner)))
+      return riderAround(text, at, start, scanner)
+    i = at + 1
   }
+}
+
+/** The first searched literal at or after `i`, or where a partial one ends the text, or `text.length`. */
+function firstLiteral(text: string, i: number, scanner: Scanner, searches: Searches): number {
+  const { from, next, tails } = searches
+  let best = text.length
+  for (const tail of tails)
+    if (tail >= i) {
+      best = tail
+      break
+    }
+  for (let k = 0; k < from.length; k++) {
+    let at = next[k]!
+    if (!(from[k]! <= i && i <= at)) {
+      const found = findLiteral(text, i, k, scanner)
+      at = found < 0 ? text.length : found
+      from[k] = i
+      next[k] = at
+    }
+    if (at < best) best = at
+  }
+  return best
+}
+
+/** The first of the characters at or after `i`, or -1. */
+function findChar(text: string, i: number, chars: RegExp): number {
+  // Shared by every detector: `lastIndex` is set before each search and read right after it.
+  chars.lastIndex = i
+  return chars.test(text) ? chars.lastIndex - 1 : -1
+}
+
+/** The earliest start at or after `from` of a rider anchored at `at`, or -1. */
+function riderAt(text: string, at: number, from: number, riders: readonly Rider[]): number {
+  let found = -1
+  for (const { literal, anchor } of riders) {
+    const q = at - anchor
+    if (q >= from && (found < 0 || q < found) && text.startsWith(literal, q)) found = q
+  }
+  return found
+}
+
+/**
+ * `stop`, or the start of a rider that begins before it (at or after `from`) and is anchored after
+ * it: only a stop at a letter or a space can stand inside a rider (its start, a letter literal found
+ * by its own search or a partial one, or a space that starts a literal).
+ */
+function riderAround(text: string, stop: number, from: number, scanner: Scanner): number {
+  const c = text.charCodeAt(stop)
+  if (!(c === SPACE || (c >= 97 && c <= 122)) || !scanner.riding) return stop
+  let found = stop
+  for (const riders of scanner.riders)
+    for (const { literal, anchor } of riders)
+      for (let q = Math.max(from, stop - anchor + 1); q < found; q++)
+        if (text.startsWith(literal, q)) found = q
+  return found
 }
 
 /** The first occurrence of literal `w` of the scanner at or after `i`, searched from its anchor; -1 if none. */
@@ -327,17 +487,15 @@ function findLiteral(text: string, i: number, w: number, scanner: Scanner): numb
   return -1
 }
 
-/** Where a proper prefix of a letter-initial literal ends the text (it may complete later), or -1. */
-function partialTail(text: string, literals: readonly string[]): number {
-  let start = -1
-  for (const literal of literals) {
-    for (let k = Math.min(literal.length - 1, text.length); k > 0; k--) {
-      if (text.endsWith(literal.slice(0, k))) {
-        const at = text.length - k
-        if (start < 0 || at < start) start = at
-        break
-      }
-    }
-  }
-  return start
+/**
+ * Where proper prefixes of letter-initial literals end the text (each may complete later), in
+ * order: every one, not the first only (a scan that starts after `to=fu` of `to=functions.` must
+ * still stop at its `fu`, a prefix of `function<`).
+ */
+function partialTails(text: string, literals: readonly string[]): number[] {
+  const starts = new Set<number>()
+  for (const literal of literals)
+    for (let k = Math.min(literal.length - 1, text.length); k > 0; k--)
+      if (text.endsWith(literal.slice(0, k))) starts.add(text.length - k)
+  return [...starts].sort((a, b) => a - b)
 }

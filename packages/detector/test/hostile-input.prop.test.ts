@@ -1,7 +1,8 @@
 /**
  * Hostile input costs the same work per character as prose does, give or take a constant: no
  * per-push rescan of held text. Work is counted, not timed: a probe counts every character the
- * detector reads (`charCodeAt`) and every character a search runs over (`indexOf`), while the
+ * detector reads (`charCodeAt`) and every character a search runs over (`indexOf`, a regular
+ * expression's `test`), while the
  * stream is fed in small deltas. A rescan of held text on every push costs the held length per
  * delta (hundreds of reads per character at the default hold of 4,096), so it fails the bound.
  */
@@ -31,6 +32,7 @@ function readsPerChar(text: string, delta: number, options: DetectorOptions = {}
   const detector = createDetector({ tools: TOOLS, ...options })
   const proto = String.prototype
   const { charCodeAt, indexOf } = proto
+  const { test: search } = RegExp.prototype
   let reads = 0
   proto.charCodeAt = function (this: string, index: number): number {
     reads++
@@ -41,12 +43,19 @@ function readsPerChar(text: string, delta: number, options: DetectorOptions = {}
     reads += (at < 0 ? this.length : at) - Math.max(0, from ?? 0)
     return at
   }
+  RegExp.prototype.test = function (this: RegExp, subject: string): boolean {
+    const from = this.lastIndex
+    const found = search.call(this, subject)
+    reads += (found ? this.lastIndex : subject.length) - from
+    return found
+  }
   try {
     for (let i = 0; i < text.length; i += delta) detector.push(text.slice(i, i + delta))
     detector.end()
   } finally {
     proto.charCodeAt = charCodeAt
     proto.indexOf = indexOf
+    RegExp.prototype.test = search
   }
   return reads / text.length
 }
