@@ -40,6 +40,11 @@ export const allFormats: readonly FormatId[] = [...formatSpecs.keys()]
  */
 export const defaultFormats: readonly FormatId[] = allFormats.filter((id) => id !== "cline-xml")
 
+/** The formats an arbitrary's `format` option asks for: one, several, or {@link defaultFormats}. */
+export function requestedFormats(format: FormatId | readonly FormatId[] | undefined): readonly FormatId[] {
+  return format === undefined ? defaultFormats : typeof format === "string" ? [format] : format
+}
+
 /**
  * Every leak variant, canonical first.
  *
@@ -329,12 +334,7 @@ export function buildLeak(
  * ```
  */
 export function leakedCall(options: LeakedCallOptions): fc.Arbitrary<Sample<LeakLabels>> {
-  const requested =
-    options.format === undefined
-      ? defaultFormats
-      : typeof options.format === "string"
-        ? [options.format]
-        : options.format
+  const requested = requestedFormats(options.format)
   const anchored = options.anchored ?? "include"
   const specs = requested
     .map((id) => {

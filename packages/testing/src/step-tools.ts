@@ -16,7 +16,7 @@ import {
   type Sample,
 } from "./labels.ts"
 import { formatSpecs } from "./leak-formats.ts"
-import { defaultFormats, leakedCall } from "./leaked-call.ts"
+import { leakedCall, requestedFormats } from "./leaked-call.ts"
 import { words } from "./prose.ts"
 
 /**
@@ -73,12 +73,7 @@ const ENVELOPED: readonly LeakVariant[] = [
  * ```
  */
 export function offeredInStep(options: OfferedInStepOptions): fc.Arbitrary<Sample<StepLabels>> {
-  const requested =
-    options.format === undefined
-      ? defaultFormats
-      : typeof options.format === "string"
-        ? [options.format]
-        : options.format
+  const requested = requestedFormats(options.format)
   // Formats whose calls an envelope token marks, whatever they name.
   const format = requested.filter((id) => {
     const spec = formatSpecs.get(id)
