@@ -6,6 +6,7 @@ import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
+import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
 import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
@@ -22,11 +23,17 @@ import { upstreamUrl } from "./upstream-url.ts"
  *
  * const options: ProxyOptions = {
  *   upstream: "http://127.0.0.1:11434/v1",
- *   persistFailed: async (failed) => console.warn("leak in round", failed.round),
+ *   persistFailed: async (failed) => console.warn(`${failed.format} leak in round ${failed.round}: ${failed.outcome}`),
  * }
  * ```
  */
-export interface ProxyOptions extends RecoveryOptions {
+export interface ProxyOptions extends Omit<RecoveryOptions, "persistFailed"> {
+  /**
+   * Called with each malformed response the proxy withholds (before its retry, or at the turn's
+   * end when none follows), with the protocol and route besides the library's fields. Its
+   * failure before a retry ends the turn with `persist-failed` (see `RecoveryOptions`).
+   */
+  readonly persistFailed?: (failed: ProxyFailedResponse) => void | Promise<void>
   /** The server every request goes to, e.g. `http://127.0.0.1:11434/v1`. Never taken from a request. */
   readonly upstream: string | URL
   /** Largest request body of a recovered route, in bytes (413 beyond it). @defaultValue 33554432 (32 MiB) */
@@ -152,9 +159,17 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     upstreamIdleTimeoutMs,
     fetch,
     metricsRegistry,
+    persistFailed,
     ...recovery
   } = options
-  const resolved = resolveRecoveryOptions(recovery)
+  // The hook is checked here like every option; each turn's plan gets it with the protocol and
+  // route added (see `observed` in recover-request.ts).
+  const resolved = resolveRecoveryOptions({
+    ...recovery,
+    ...(persistFailed === undefined
+      ? {}
+      : { persistFailed: persistFailed as NonNullable<RecoveryOptions["persistFailed"]> }),
+  })
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
   const limits: UpstreamLimits = {
     timeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
@@ -173,6 +188,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     send,
     metrics,
+    persistFailed,
   }
 
   const app = new Hono<{ Bindings: ProxyEnv }>()

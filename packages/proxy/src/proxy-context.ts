@@ -1,4 +1,5 @@
 import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
@@ -91,6 +92,8 @@ export interface ProxyContext {
   readonly maxBodyBytes: number
   readonly send: SendUpstream
   readonly metrics: ProxyMetrics
+  /** The user's `persistFailed`, called with the protocol and route (`resolved` holds none). */
+  readonly persistFailed: ((failed: ProxyFailedResponse) => void | Promise<void>) | undefined
 }
 
 /** A 2xx status (`Response.ok`). */

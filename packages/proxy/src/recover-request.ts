@@ -5,6 +5,7 @@
  */
 import {
   type AttemptContext,
+  type FailedResponse,
   isToolCallRecoveryError,
   type NormalizedPart,
   type OutputPart,
@@ -178,7 +179,7 @@ export async function recoverRequest(
     target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
-    plan: observed(plan, context, protocol.name),
+    plan: observed(plan, context, protocol),
     controller,
     sink: host.sink ?? webSink,
   }
@@ -206,17 +207,23 @@ export async function recoverRequest(
  * The turn's plan with the metrics' listener in front of the user's, in the options `createProxy`
  * resolved once (nothing is checked again).
  */
-function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol["name"]): RecoverPlan {
+function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol): RecoverPlan {
   const { metrics } = context
   // The metrics' listener is made on the turn's first event: most turns have none.
   let observe: ReturnType<typeof metrics.turn> | undefined
   const user = plan.options.onEvent
   const onEvent = (event: RecoveryEvent): void => {
-    observe ??= metrics.turn(protocol)
+    observe ??= metrics.turn(protocol.name)
     observe(event)
     user?.(event)
   }
-  return { ...plan, options: { ...plan.options, onEvent } }
+  // The proxy's hook takes the route besides the library's fields (see `ProxyOptions`).
+  const persist = context.persistFailed
+  const persistFailed =
+    persist === undefined
+      ? undefined
+      : (failed: FailedResponse) => persist({ ...failed, protocol: protocol.name, route: protocol.route })
+  return { ...plan, options: { ...plan.options, onEvent, persistFailed } }
 }
 
 /** Sends the retry of `round`: the retry body, streamed or not like the original. */

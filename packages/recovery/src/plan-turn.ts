@@ -30,6 +30,8 @@ export interface TurnRequest {
    * {@link turnRecoveries}). @defaultValue 0
    */
   readonly recoveriesBefore?: number | undefined
+  /** The model the request names, for the failed responses and the telemetry (when the framework knows it). */
+  readonly model?: string | undefined
 }
 
 /**
@@ -73,6 +75,8 @@ export interface RecoverPlan {
   readonly budget: number
   /** Where the adapter puts a retry's instruction (`options.instructionPlacement`). */
   readonly placement: "system" | "user"
+  /** The model the request names, when the adapter knows it. */
+  readonly model?: string | undefined
 }
 
 /**
@@ -106,7 +110,7 @@ export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest)
     emitEvent(options, { type: "recovery-skipped", reason })
     return { kind: "skip", reason }
   }
-  return recoverPlan(options, request.tools, request.recoveriesBefore)
+  return recoverPlan(options, request.tools, request.recoveriesBefore, request.model)
 }
 
 /**
@@ -118,6 +122,7 @@ export function recoverPlan(
   options: ResolvedRecoveryOptions,
   tools: readonly string[],
   recoveriesBefore: number | undefined,
+  model?: string | undefined,
 ): RecoverPlan {
   if (!Array.isArray(tools) || !tools.every(isString)) {
     throw new TypeError("tool-rescue: tools must be an array of tool names")
@@ -132,6 +137,7 @@ export function recoverPlan(
     recoveriesBefore: before,
     budget: Math.max(0, options.maxRecoveries - before),
     placement: options.instructionPlacement,
+    ...(typeof model === "string" ? { model } : {}),
   }
 }
 

@@ -50,6 +50,7 @@ export function responsesRequest(body: JsonObject, marks: CallMarks): TurnReques
     toolChoice: openAiToolChoice(body.tool_choice),
     unsupported,
     // A plain string input is a new user message: a new turn.
+    model: typeof body.model === "string" ? body.model : undefined,
     recoveriesBefore: turnRecoveries(arrayField(body, "input"), {
       startsTurn: isUserMessage,
       recoveries: (item) => (isRecord(item) ? marks(item.call_id) : 0),
