@@ -372,7 +372,12 @@ class Turn<Raw> implements AttemptScannerOptions {
       if (options.persistFailed !== undefined) {
         const notOffered = judgement.markup.filter((judged) => judged.reason === "not-offered")
         if (notOffered.length > 0)
-          this.final = this.failed(round, report, "not-offered", notOffered.map((judged) => judged.markup))
+          this.final = this.failed(
+            round,
+            report,
+            "not-offered",
+            notOffered.map((judged) => judged.markup),
+          )
       }
       // A retry that ended in a provider error inside its stream failed, like one that threw.
       if (round > 0) {
