@@ -225,7 +225,7 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 
   private emit(event: RecoveryEvent): void {
-    this.telemetry ??= createTurnTelemetry()
+    this.telemetry ??= createTurnTelemetry(this.model)
     this.telemetry.record(event)
     emitEvent(this.options, event)
   }
