@@ -6,8 +6,9 @@ import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
-import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
 import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
+import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+import type { ProxyLogger } from "./proxy-logger.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 import { upstreamUrl } from "./upstream-url.ts"
@@ -64,6 +65,13 @@ export interface ProxyOptions extends Omit<RecoveryOptions, "persistFailed"> {
    * yours or to serve ours from your own endpoint). @defaultValue a registry of the proxy's own
    */
   readonly metricsRegistry?: Registry
+  /**
+   * Where the proxy says what it did: one line per turn that recovered, failed or errored (model,
+   * protocol, route, format, offered tools, rounds, milliseconds; never prompts, answers or
+   * headers). Pino's interface: pass your app's pino logger (or a child of it).
+   * @defaultValue none: the proxy writes nothing
+   */
+  readonly logger?: ProxyLogger
 }
 
 /**
@@ -106,6 +114,16 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (!Number.isFinite(value) || value <= 0)
     throw new TypeError(`tool-rescue proxy: ${name} must be a positive number`)
   return value
+}
+
+function isLogger(value: unknown): value is ProxyLogger {
+  if (typeof value !== "object" || value === null) return false
+  const logger = value as Record<string, unknown>
+  return (
+    typeof logger.info === "function" &&
+    typeof logger.warn === "function" &&
+    typeof logger.error === "function"
+  )
 }
 
 function upstreamOf(value: string | URL): URL {
@@ -160,10 +178,13 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     fetch,
     metricsRegistry,
     persistFailed,
+    logger,
     ...recovery
   } = options
   // The hook is checked here like every option; each turn's plan gets it with the protocol and
   // route added (see `observed` in recover-request.ts).
+  if (logger !== undefined && !isLogger(logger))
+    throw new TypeError("tool-rescue proxy: logger must have info, warn and error methods (a pino logger)")
   const resolved = resolveRecoveryOptions({
     ...recovery,
     ...(persistFailed === undefined
@@ -189,6 +210,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     send,
     metrics,
     persistFailed,
+    logger,
   }
 
   const app = new Hono<{ Bindings: ProxyEnv }>()
@@ -201,7 +223,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
   // Every other path and method: the not-found handler, not a catch-all route, so a recovered
   // route's request matches one handler (Hono then calls it directly, with no middleware chain).
   app.notFound((c) => {
-    metrics.request("other", "passthrough")
+    metrics.request("other", "passthrough", undefined)
     const env = c.env as ProxyEnv | undefined
     return passThrough(c.req.raw, context, undefined, env?.rawHeaders ?? c.req.raw.headers, env?.sink)
   })

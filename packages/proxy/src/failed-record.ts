@@ -50,7 +50,12 @@ export type ParsedFailedRecord =
   | { readonly kind: "record"; readonly record: FailedRecord }
   | { readonly kind: "invalid"; readonly reason: string }
 
-const OUTCOMES: ReadonlySet<string> = new Set<FailedOutcome>(["retried", "repeated", "truncated", "not-offered"])
+const OUTCOMES: ReadonlySet<string> = new Set<FailedOutcome>([
+  "retried",
+  "repeated",
+  "truncated",
+  "not-offered",
+])
 const PROTOCOLS: ReadonlySet<string> = new Set<ProtocolName>(["chat", "responses", "messages"])
 
 /**
@@ -82,7 +87,8 @@ export function parseFailedRecord(line: string | unknown): ParsedFailedRecord {
   if (typeof r.protocol !== "string" || !PROTOCOLS.has(r.protocol)) return invalid("no protocol")
   if (typeof r.route !== "string") return invalid("no route")
   if (typeof r.format !== "string") return invalid("no format")
-  if (!Array.isArray(r.tools) || !r.tools.every((tool) => typeof tool === "string")) return invalid("no tools")
+  if (!Array.isArray(r.tools) || !r.tools.every((tool) => typeof tool === "string"))
+    return invalid("no tools")
   if (typeof r.outcome !== "string" || !OUTCOMES.has(r.outcome)) return invalid("no outcome")
   if (!isCount(r.round)) return invalid("no round")
   if (!isCount(r.rounds)) return invalid("no rounds")

@@ -6,6 +6,7 @@ export {
 } from "./failed-record.ts"
 export type { ProtocolError, ProtocolName } from "./protocol.ts"
 export type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+export type { ProxyLogger } from "./proxy-logger.ts"
 export {
   type AddedLatencyPhase,
   createProxyMetrics,

@@ -6,4 +6,5 @@ export {
   parseFailedRecord,
 } from "./failed-record.ts"
 export type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+export type { ProxyLogger } from "./proxy-logger.ts"
 export { type ProxyServer, type ProxyServerOptions, startProxyServer } from "./start-proxy-server.ts"

@@ -42,6 +42,7 @@ import {
   sseFrame,
 } from "./read-sse.ts"
 import { hasContentType } from "./response-headers.ts"
+import { TurnLog } from "./turn-log.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -81,6 +82,8 @@ interface Call {
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
   readonly sink: StreamSink
+  /** The turn's log line, when the proxy has a logger. */
+  readonly log: TurnLog | undefined
 }
 
 const encoder = new TextEncoder()
@@ -164,24 +167,33 @@ export async function recoverRequest(
   const parsed = parseRequest(protocol, bytes)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   const { body } = parsed
-  const plan = planTurn(context.resolved, protocol.turnRequest(body))
+  const turnRequest = protocol.turnRequest(body)
+  const plan = planTurn(context.resolved, turnRequest)
   if (plan.kind === "skip") {
-    context.metrics.request(protocol.name, "passthrough")
+    context.metrics.request(protocol.name, "passthrough", turnRequest.model)
     return passThrough(request, context, bytes, clientHeaders, host.sink)
   }
-  context.metrics.request(protocol.name, "recovered")
+  context.metrics.request(protocol.name, "recovered", plan.model)
 
   const controller = new AbortController()
-  ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
+  const log =
+    context.logger === undefined
+      ? undefined
+      : new TurnLog(context.logger, protocol, plan.model, plan.tools, arrived)
+  ;(host.onClientGone ?? signalGone(request.signal))((reason) => {
+    log?.clientGone()
+    controller.abort(reason)
+  })
   const call: Call = {
     protocol,
     context,
     target: upstreamTarget(context.upstream, context.routeTargets, request.url),
     clientHeaders,
     bytes,
-    plan: observed(plan, context, protocol),
+    plan: observed(plan, context, protocol, log),
     controller,
     sink: host.sink ?? webSink,
+    log,
   }
 
   const sent = context.send(
@@ -198,8 +210,10 @@ export async function recoverRequest(
     return failureResponse(call, error)
   }
   const streaming = body.stream === true
-  if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json"))
+  if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json")) {
+    if (!isOk(first)) log?.upstreamError(undefined, first.status)
     return relay(first, host.sink)
+  }
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
@@ -207,22 +221,45 @@ export async function recoverRequest(
  * The turn's plan with the metrics' listener in front of the user's, in the options `createProxy`
  * resolved once (nothing is checked again).
  */
-function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol): RecoverPlan {
-  const { metrics } = context
+function observed(
+  plan: RecoverPlan,
+  context: ProxyContext,
+  protocol: Protocol,
+  log: TurnLog | undefined,
+): RecoverPlan {
+  const { metrics, logger } = context
   // The metrics' listener is made on the turn's first event: most turns have none.
   let observe: ReturnType<typeof metrics.turn> | undefined
   const user = plan.options.onEvent
   const onEvent = (event: RecoveryEvent): void => {
-    observe ??= metrics.turn(protocol.name)
+    observe ??= metrics.turn(protocol.name, plan.model)
     observe(event)
+    log?.event(event)
     user?.(event)
   }
-  // The proxy's hook takes the route besides the library's fields (see `ProxyOptions`).
+  // The proxy's hook takes the route besides the library's fields (see `ProxyOptions`); a
+  // failure is counted and said (the turn's own line says what it cost), then rethrown.
   const persist = context.persistFailed
   const persistFailed =
     persist === undefined
       ? undefined
-      : (failed: FailedResponse) => persist({ ...failed, protocol: protocol.name, route: protocol.route })
+      : async (failed: FailedResponse) => {
+          try {
+            await persist({ ...failed, protocol: protocol.name, route: protocol.route })
+          } catch (error) {
+            metrics.persistFailure(protocol.name)
+            logger?.error(
+              {
+                protocol: protocol.name,
+                route: protocol.route,
+                outcome: failed.outcome,
+                error: errorText(error),
+              },
+              "persistFailed (the failed log) could not store a malformed response",
+            )
+            throw error
+          }
+        }
   return { ...plan, options: { ...plan.options, onEvent, persistFailed } }
 }
 
@@ -511,7 +548,13 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
   return gatewayError(error, types.upstream)
 }
 
+/** An error's message (a failed-log write's says which file and why), never its stack. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 function failureResponse(call: Call, error: unknown): Response {
+  if (!call.controller.signal.aborted) call.log?.upstreamError(error)
   if (UpstreamFailure.isInstance(error) && error.response !== undefined) {
     const { status, headers, text } = error.response
     return new Response(text, { status, headers: clientResponseHeaders(headers) })
@@ -529,6 +572,7 @@ function failureResponse(call: Call, error: unknown): Response {
 /** The frame that ends a recovered stream for `error`, or undefined to cut the stream. */
 function failureFrame(call: Call, error: unknown): string | undefined {
   const { protocol } = call
+  call.log?.upstreamError(error)
   if (UpstreamFailure.isInstance(error)) {
     // A cut upstream stream cuts the client's (the Node entry ends it quietly).
     if (error.kind === "cut") return undefined
