@@ -1,5 +1,10 @@
 import { resolve } from "node:path"
-import { type FailedLog, openFailedLog, type ProxyServerOptions, startProxyServer } from "@tool-rescue/proxy/node"
+import {
+  type FailedLog,
+  openFailedLog,
+  type ProxyServerOptions,
+  startProxyServer,
+} from "@tool-rescue/proxy/node"
 import type { Logger } from "pino"
 import { choiceFlag, integerFlag, type ParsedValues, parseCommandArgs, stringFlag } from "./args.ts"
 import { CliError, ExitCode, usageError } from "./cli-error.ts"

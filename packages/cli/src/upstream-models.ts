@@ -58,5 +58,6 @@ function reasonOf(error: unknown, timeoutMs: number): string {
   const cause = error instanceof Error ? error.cause : undefined
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
   if (typeof code === "string") return code === "ECONNREFUSED" ? "connection refused" : code
+  if (cause instanceof Error) return cause.message
   return error instanceof Error ? error.message : String(error)
 }
