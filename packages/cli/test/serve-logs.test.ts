@@ -228,6 +228,11 @@ describe("tool-rescue serve: its failed log", () => {
       expect((await stat(log)).mode & 0o777).toBe(0o600)
       const record = JSON.parse((await readFile(log, "utf8")).trim()) as Record<string, unknown>
       expect(record).toMatchObject({ outcome: "repeated", model: "qwen3-coder", tools: ["read_file"] })
+      // scan re-judges the proxy's own log with no flags: the offered tools are in each line.
+      const io = testIo()
+      expect(await main(["scan", log, "--json"], io)).toBe(1)
+      const report = JSON.parse(io.stdout.text()) as Record<string, unknown>
+      expect(report).toMatchObject({ responses: 1, responsesWithLeaks: 1, recoverable: 1, responsesWithoutTools: 0 })
     } finally {
       run.child.kill("SIGKILL")
       await upstream.close()
