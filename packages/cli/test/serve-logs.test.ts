@@ -232,7 +232,12 @@ describe("tool-rescue serve: its failed log", () => {
       const io = testIo()
       expect(await main(["scan", log, "--json"], io)).toBe(1)
       const report = JSON.parse(io.stdout.text()) as Record<string, unknown>
-      expect(report).toMatchObject({ responses: 1, responsesWithLeaks: 1, recoverable: 1, responsesWithoutTools: 0 })
+      expect(report).toMatchObject({
+        responses: 1,
+        responsesWithLeaks: 1,
+        recoverable: 1,
+        responsesWithoutTools: 0,
+      })
     } finally {
       run.child.kill("SIGKILL")
       await upstream.close()

@@ -117,7 +117,8 @@ describe("tool-rescue serve", () => {
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("upstream-timeout")
       // The proxy aborted its upstream request (the replay server sees the close a moment later).
       const turn = upstream.requests.find((r) => r.api === "chat")!
-      for (let i = 0; i < 400 && !turn.closedByClient; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      for (let i = 0; i < 400 && !turn.closedByClient; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5))
       expect(turn.closedByClient).toBe(true)
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
