@@ -123,12 +123,12 @@ export function recoveryHooks(
   const resolved = resolveRecoveryOptions(options)
   return {
     wrapStream: ({ doStream, params, model }) => {
-      const plan = planStep(resolved, params)
+      const plan = planStep(resolved, params, model)
       if (plan.kind === "skip") return doStream()
       return recoverStream(doStream, model, { params, plan })
     },
     wrapGenerate: ({ doGenerate, params, model }) => {
-      const plan = planStep(resolved, params)
+      const plan = planStep(resolved, params, model)
       if (plan.kind === "skip") return doGenerate()
       return recoverGenerate(doGenerate, model, { params, plan })
     },
@@ -140,11 +140,16 @@ export function recoveryHooks(
  * core parses the returned calls against the same set), its tool choice, and the recoveries the
  * turn's history shows.
  */
-function planStep(resolved: ResolvedRecoveryOptions, params: LanguageModelV4CallOptions): TurnPlan {
+function planStep(
+  resolved: ResolvedRecoveryOptions,
+  params: LanguageModelV4CallOptions,
+  model: LanguageModelV4,
+): TurnPlan {
   return planTurn(resolved, {
     tools: params.tools?.map((tool) => tool.name) ?? [],
     toolChoice: params.toolChoice?.type,
     recoveriesBefore: readTurnMark(params.prompt),
+    model: model.modelId,
   })
 }
 

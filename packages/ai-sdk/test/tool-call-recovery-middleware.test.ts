@@ -3,7 +3,7 @@
  * `generateText`, `wrapLanguageModel`) over `MockLanguageModelV4`.
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider"
-import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
+import { type FailedResponse, isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import {
   extractReasoningMiddleware,
@@ -229,14 +229,16 @@ describe("streamText", () => {
   })
 
   test("persistFailed receives the malformed response before the retry; a failing hook ends with persist-failed", async () => {
-    const failed: string[] = []
+    const failed: FailedResponse[] = []
     const ok = scriptedModel([leak, call])
     await streamText({
-      model: wrap(ok, { persistFailed: (f) => void failed.push(f.text) }),
+      model: wrap(ok, { persistFailed: (f) => void failed.push(f) }),
       prompt: "go",
       tools: globTools().tools,
     }).consumeStream()
-    expect(failed).toEqual([QWEN_LEAK])
+    expect(failed.map((f) => [f.text, f.outcome, f.model, f.tools])).toEqual([
+      [QWEN_LEAK, "retried", ok.modelId, Object.keys(globTools().tools)],
+    ])
 
     const inner = scriptedModel([leak, call])
     const result = streamText({

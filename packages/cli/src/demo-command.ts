@@ -307,12 +307,13 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
     `no markup reaches the screen${onScreen.length > 0 ? ` (saw ${onScreen.join(" ")})` : ""}`,
     onScreen.length === 0 && screenMarkup.length === 0,
   )
+  // Each malformed response once: the retried one, and in the second scenario the one that
+  // ended the turn.
   add(
-    `the failed response is persisted once (got ${persisted} calls, ${records.length} records)`,
-    persisted === 1 &&
-      records.length === 1 &&
-      records[0]?.status === "failed" &&
-      (records[0]?.text.includes("<function=") ?? false),
+    `each malformed response is persisted once (got ${persisted} calls, ${records.length} records)`,
+    persisted === expectedLeaks &&
+      records.length === expectedLeaks &&
+      records.every((record) => record.status === "failed" && record.text.includes("<")),
   )
   add("the retry carries the host instruction", retryCarried === true)
   if (scenario.id === "recovered") {

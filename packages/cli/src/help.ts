@@ -220,8 +220,11 @@ Options:
                            port; env TOOL_RESCUE_PORT)
   --host <h>               address to bind (default 127.0.0.1; env
                            TOOL_RESCUE_HOST)
-  --failed-log <path>      append each malformed response to this JSONL file
-                           (default off; env TOOL_RESCUE_FAILED_LOG)
+  --failed-log <path>      append each malformed response to this JSONL
+                           file, opened at start and created 0600 (default
+                           off; env TOOL_RESCUE_FAILED_LOG)
+  --log-level <level>      trace, debug, info (default), warn, error, fatal
+                           or silent (env TOOL_RESCUE_LOG_LEVEL)
   --max-recoveries <n>     retries per agent turn (one user turn; default 1)
   --placement <p>          where the instruction goes: system (default) or user
   --max-body-mb <n>        request body limit in MiB (default 32)
@@ -250,8 +253,11 @@ web page). Binding anything but loopback prints a warning: without --api-key,
 whoever reaches the port uses the upstream. user:password@ in --upstream is
 sent as Basic auth (unless the client sends its own Authorization).
 
-Flags win over environment variables. GET /healthz answers {"status":"ok"};
-GET /metrics gives Prometheus counters. SIGINT or SIGTERM stops accepting,
+Flags win over environment variables. The log goes to stderr: readable on a
+terminal, JSON lines otherwise; one line per turn that recovered, failed or
+errored (model, protocol, route, format, tools, rounds; never prompts,
+answers or keys). GET /healthz answers {"status":"ok"}; GET /metrics gives
+Prometheus counters (by model). SIGINT or SIGTERM stops accepting,
 lets in-flight requests finish for the grace period, and exits 0.
 
 Examples:

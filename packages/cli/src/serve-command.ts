@@ -1,7 +1,18 @@
-import { createFailedLog, type ProxyServerOptions, startProxyServer } from "@tool-rescue/proxy/node"
+import { resolve } from "node:path"
+import {
+  type FailedLog,
+  openFailedLog,
+  type ProxyServerOptions,
+  startProxyServer,
+} from "@tool-rescue/proxy/node"
+import type { Logger } from "pino"
 import { choiceFlag, integerFlag, listFlag, type ParsedValues, parseCommandArgs, stringFlag } from "./args.ts"
 import { CliError, ExitCode, usageError } from "./cli-error.ts"
 import type { CliIo } from "./io.ts"
+import { createServeLogger, LOG_LEVELS } from "./serve-logger.ts"
+import { colorEnabled } from "./style.ts"
+import { plural } from "./text.ts"
+import { upstreamModels } from "./upstream-models.ts"
 
 /** The flags a `TOOL_RESCUE_*` environment variable may set (a flag on the command line wins). */
 const FROM_ENV: ReadonlyArray<readonly [flag: string, env: string]> = [
@@ -9,6 +20,7 @@ const FROM_ENV: ReadonlyArray<readonly [flag: string, env: string]> = [
   ["port", "TOOL_RESCUE_PORT"],
   ["host", "TOOL_RESCUE_HOST"],
   ["failed-log", "TOOL_RESCUE_FAILED_LOG"],
+  ["log-level", "TOOL_RESCUE_LOG_LEVEL"],
   ["upstream-timeout", "TOOL_RESCUE_UPSTREAM_TIMEOUT"],
   ["upstream-idle-timeout", "TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT"],
   // The environment keeps the key out of `ps` and shell history.
@@ -66,6 +78,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
       port: { type: "string" },
       host: { type: "string" },
       "failed-log": { type: "string" },
+      "log-level": { type: "string" },
       "max-recoveries": { type: "string" },
       placement: { type: "string" },
       "max-body-mb": { type: "string" },
@@ -80,7 +93,10 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
   )
   const values = withEnv(parsed.values, io.env)
   const upstream = upstreamFlag(values)
-  const failedLog = stringFlag(values, "failed-log")
+  const failedLogPath = stringFlag(values, "failed-log")
+  const logLevel = choiceFlag(values, "log-level", LOG_LEVELS, "info")
+  const logger = createServeLogger(io.stderr, logLevel, colorEnabled(io.stderr, io.env))
+  const failedLog = failedLogPath === undefined ? undefined : await openLog(resolve(io.cwd, failedLogPath))
   const apiKey = stringFlag(values, "api-key")
   if (apiKey !== undefined && apiKey.trim() === "") throw usageError("--api-key must not be empty")
   const options: ProxyServerOptions = {
@@ -96,12 +112,14 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
     graceMs: integerFlag(values, "grace", 10, { min: 0, max: 3600 }) * 1000,
     allowedHosts: listFlag(values, "allowed-host"),
     ...(apiKey === undefined ? {} : { apiKey }),
-    ...(failedLog === undefined ? {} : { persistFailed: createFailedLog(failedLog) }),
+    logger,
+    ...(failedLog === undefined ? {} : { persistFailed: failedLog.persistFailed }),
   }
   let server: Awaited<ReturnType<typeof startProxyServer>>
   try {
     server = await startProxyServer(options)
   } catch (error) {
+    await failedLog?.close()
     const code = (error as { code?: unknown }).code
     const reason =
       code === "EADDRINUSE" ? "the port is in use" : error instanceof Error ? error.message : String(error)
@@ -111,14 +129,27 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
   const shown = new URL(upstream)
   shown.username = ""
   shown.password = ""
-  io.stdout.write(`tool-rescue proxy listening on ${server.url} → ${shown.href.replace(/\/$/, "")}\n`)
+  const upstreamShown = shown.href.replace(/\/$/, "")
+  io.stdout.write(`tool-rescue proxy listening on ${server.url} → ${upstreamShown}\n`)
+  logger.info(
+    {
+      url: server.url,
+      upstream: upstreamShown,
+      maxRecoveries: options.maxRecoveries,
+      failedLog: failedLog?.path ?? null,
+    },
+    "tool-rescue proxy started",
+  )
   if (!server.loopback) {
-    io.stderr.write(
+    logger.warn(
+      { host: server.host, port: server.port, apiKey: apiKey !== undefined },
       apiKey === undefined
-        ? `tool-rescue serve: warning: listening on ${server.host}, reachable from other machines: anyone who can reach port ${server.port} uses the upstream (and any credentials the proxy adds) through it, with no key asked; set --api-key (or TOOL_RESCUE_API_KEY), or bind 127.0.0.1\n`
-        : `tool-rescue serve: warning: listening on ${server.host}, reachable from other machines: requests are served to clients that present the --api-key, over plain HTTP (put TLS in front of it on an untrusted network)\n`,
+        ? `warning: listening on ${server.host}, reachable from other machines: anyone who can reach port ${server.port} uses the upstream (and any credentials the proxy adds) through it, with no key asked; set --api-key (or TOOL_RESCUE_API_KEY), or bind 127.0.0.1`
+        : `warning: listening on ${server.host}, reachable from other machines: requests are served to clients that present the --api-key, over plain HTTP (put TLS in front of it on an untrusted network)`,
     )
   }
+  // Said while serving, never awaited before: a server that comes up later is no error.
+  const checked = sayUpstreamModels(logger, upstream, upstreamShown)
 
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -132,7 +163,60 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
     if (stop?.aborted === true) done()
     else stop?.addEventListener("abort", done, { once: true })
   })
-  io.stderr.write("tool-rescue serve: stopping (in-flight requests get the grace period)\n")
+  logger.info({ graceMs: options.graceMs }, "stopping: in-flight requests get the grace period")
   await server.close()
+  await checked
+  await failedLog?.close()
+  logger.info({}, "stopped")
   return ExitCode.ok
+}
+
+/** Opens the failed log at start: a path that cannot be opened stops the start (exit 2), named. */
+async function openLog(path: string): Promise<FailedLog> {
+  try {
+    return await openFailedLog(path)
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    const reason =
+      code === "ENOENT"
+        ? "its directory does not exist"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : error instanceof Error
+              ? error.message
+              : String(error)
+    throw new CliError(`cannot open --failed-log '${path}': ${reason}`, ExitCode.error)
+  }
+}
+
+/** Asks the upstream for its models and says the answer: reachable and what it serves, or why not. */
+async function sayUpstreamModels(logger: Logger, upstream: string, shown: string): Promise<void> {
+  const answer = await upstreamModels(upstream, 5000)
+  switch (answer.kind) {
+    case "models":
+      logger.info(
+        { upstream: shown, models: answer.models.slice(0, 20), count: answer.models.length },
+        `upstream reachable: ${plural(answer.models.length, "model")}`,
+      )
+      return
+    case "status":
+      logger.warn(
+        { upstream: shown, status: answer.status },
+        `upstream reachable, but GET /models answered HTTP ${answer.status}`,
+      )
+      return
+    case "not-a-list":
+      logger.warn({ upstream: shown }, "upstream reachable, but GET /models is not a model list")
+      return
+    case "unreachable":
+      logger.warn(
+        { upstream: shown, reason: answer.reason },
+        `upstream not reachable (${answer.reason}): requests will fail until it is`,
+      )
+      return
+    default:
+      answer satisfies never
+  }
 }

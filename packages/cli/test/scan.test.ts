@@ -235,6 +235,34 @@ describe("scan: chat completions, requests and malformed lines", () => {
     expect(envelope.report.notRecoverable).toEqual({ "no-envelope": 1 })
   })
 
+  it("reads the proxy's failed log without --tools: the offered tools, and the reasoning, are in each line", async () => {
+    const call =
+      "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
+    const record = {
+      time: "2026-01-05T10:12:03.412Z",
+      model: "qwen3-coder",
+      protocol: "chat",
+      route: "/v1/chat/completions",
+      format: "qwen3-coder",
+      tools: ["read_file"],
+      outcome: "retried",
+      round: 0,
+      rounds: 1,
+      recoveriesBefore: 0,
+      markup: [],
+    }
+    const path = await file(
+      "failed.jsonl",
+      jsonl(
+        { ...record, text: `Reading.\n${call}`, reasoning: "" },
+        { ...record, text: "", reasoning: call },
+      ),
+    )
+    const { code, report } = await scanJson([path, "--reasoning", "recover"])
+    expect(code).toBe(1)
+    expect(report).toMatchObject({ responses: 2, responsesWithoutTools: 0, recoverable: 2 })
+  })
+
   it("leaves a fenced example alone", async () => {
     const fenced = corpus.find((sample) => sample.id === "L41")!
     const path = await file("fenced.jsonl", jsonl(fenced))

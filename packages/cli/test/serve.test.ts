@@ -61,10 +61,17 @@ describe("tool-rescue serve", () => {
         choices: Array<{ message: { tool_calls?: Array<{ function: { name: string } }> } }>
       }
       expect(completion.choices[0]!.message.tool_calls?.[0]?.function.name).toBe("read_file")
-      expect(upstream.requests).toHaveLength(2)
+      // Besides the start-up's GET /v1/models: the leak and its retry.
+      expect(upstream.requests.filter((r) => r.api !== "models")).toHaveLength(2)
       const lines = (await readFile(log, "utf8")).trim().split("\n")
       expect(lines).toHaveLength(1)
-      expect(JSON.parse(lines[0]!)).toMatchObject({ round: 0, text: LEAK })
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        round: 0,
+        text: LEAK,
+        outcome: "retried",
+        model: "m",
+        tools: ["read_file"],
+      })
       expect(lines[0]).not.toContain("sk-do-not-log")
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
@@ -110,9 +117,10 @@ describe("tool-rescue serve", () => {
       expect(response.status).toBe(504)
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("upstream-timeout")
       // The proxy aborted its upstream request (the replay server sees the close a moment later).
-      for (let i = 0; i < 400 && !upstream.requests[0]!.closedByClient; i++)
+      const turn = upstream.requests.find((r) => r.api === "chat")!
+      for (let i = 0; i < 400 && !turn.closedByClient; i++)
         await new Promise((resolve) => setTimeout(resolve, 5))
-      expect(upstream.requests[0]!.closedByClient).toBe(true)
+      expect(turn.closedByClient).toBe(true)
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
       expect(run.output().stderr).not.toContain("TypeError")

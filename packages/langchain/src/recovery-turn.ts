@@ -23,6 +23,8 @@ export interface ModelCall {
   readonly messages: BaseMessage[]
   readonly options: CallOptions
   readonly bound: unknown
+  /** The model's name (`model` or `modelName` of the chat model), for the failed responses. */
+  readonly model?: string | undefined
 }
 
 /** One attempt of the call: the original messages, or a retry's, with the turn's signal. */
@@ -46,13 +48,13 @@ export interface RecoveryTurn<Raw> {
  */
 export function recoveryTurn<Raw>(
   settings: RecoverySettings,
-  { messages, options, bound }: ModelCall,
+  { messages, options, bound, model }: ModelCall,
   attempt: Attempt<Raw>,
 ): RecoveryTurn<Raw> | undefined {
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
   )
-  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages) })
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages), model })
   if (plan.kind === "skip") return undefined
   const parts = runTurn<Raw>(plan, {
     signal: options.signal,

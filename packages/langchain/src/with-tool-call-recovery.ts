@@ -81,6 +81,14 @@ export function wrapChatModel<Model extends BaseChatModel>(model: Model, setting
   const target: BaseChatModel = model
   const base = BaseChatModel.prototype
   const bound = () => (target as { defaultOptions?: unknown }).defaultOptions
+  // `ChatOpenAI`, `ChatOllama`, `ChatAnthropic` name it `model` (older ones `modelName`).
+  const named = target as { model?: unknown; modelName?: unknown }
+  const modelName = () =>
+    typeof named.model === "string"
+      ? named.model
+      : typeof named.modelName === "string"
+        ? named.modelName
+        : undefined
   const generate: Generate = (messages, options, runManager) =>
     target._generate(messages, options, runManager)
   // A model without its own streaming keeps the base method: `stream` then falls back to `invoke`.
@@ -92,7 +100,7 @@ export function wrapChatModel<Model extends BaseChatModel>(model: Model, setting
     [
       "_generate",
       (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) => {
-        const call = { messages, options, bound: bound() }
+        const call = { messages, options, bound: bound(), model: modelName() }
         // A model constructed with `streaming: true` streams inside its own `_generate` and
         // reports each token to the callbacks; muting them would take the tokens away. Its
         // `invoke` runs through the recovering stream instead, so the callbacks get the clean
@@ -107,7 +115,12 @@ export function wrapChatModel<Model extends BaseChatModel>(model: Model, setting
     hooks.set(
       "_streamResponseChunks",
       (messages: BaseMessage[], options: CallOptions, runManager?: CallbackManagerForLLMRun) =>
-        recoverStream(stream, settings, { messages, options, bound: bound() }, runManager),
+        recoverStream(
+          stream,
+          settings,
+          { messages, options, bound: bound(), model: modelName() },
+          runManager,
+        ),
     )
     // A model's native event stream reads the provider directly: it would bypass recovery. The
     // base method derives the events from `this._streamResponseChunks`, the recovering one (it

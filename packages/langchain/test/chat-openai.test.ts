@@ -1,11 +1,13 @@
 import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"
-import { isToolCallRecoveryError } from "@tool-rescue/recovery"
+import { type FailedResponse, isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { describe, expect, it } from "vitest"
 import { withToolCallRecovery } from "../src/index.ts"
 import { chatOpenAI, collect, functionTool, harness, leak, replay, sentText } from "./support/harness.ts"
 
 const sample = leak("L8")
+/** The model the harness's `ChatOpenAI` names. */
+const MODEL = "qwen3-coder"
 const tools = sample.tools.map(functionTool)
 const messages = [new SystemMessage("You are a coding agent."), new HumanMessage("Where is BaseService?")]
 const call = { name: "GrepTool", arguments: '{"pattern":"class BaseService"}', id: "call_retry" }
@@ -51,11 +53,11 @@ describe("ChatOpenAI.invoke", () => {
     expect(isRetryRequest(retry.messages?.[2]?.content)).toBe(true)
   })
 
-  it("rejects a second leak in the turn with repeated-markup, after awaiting persistFailed once", async () => {
-    const failed: string[] = []
+  it("rejects a second leak in the turn with repeated-markup; persistFailed gets both, with tools, model and outcome", async () => {
+    const failed: FailedResponse[] = []
     const { model, server, events } = await harness([{ content: sample.text }, { content: sample.text }], {
       persistFailed: (response) => {
-        failed.push(response.text)
+        failed.push(response)
       },
     })
     const error = await model
@@ -64,7 +66,10 @@ describe("ChatOpenAI.invoke", () => {
       .catch((e: unknown) => e)
     expect(isToolCallRecoveryError(error)).toBe(true)
     expect(error).toMatchObject({ code: "repeated-markup", rounds: 2 })
-    expect(failed).toEqual([sample.text])
+    expect(failed.map((f) => [f.text, f.outcome, f.round, f.model, f.tools])).toEqual([
+      [sample.text, "retried", 0, MODEL, sample.tools],
+      [sample.text, "repeated", 1, MODEL, sample.tools],
+    ])
     expect(server.requests).toHaveLength(2)
     expect(events.at(-1)).toMatchObject({ type: "recovery-failed", round: 1 })
   })

@@ -7,6 +7,8 @@ import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
 import { protocols } from "./protocols.ts"
 import type { ProxyContext, ProxyEnv, SendUpstream, UpstreamLimits } from "./proxy-context.ts"
+import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+import type { ProxyLogger } from "./proxy-logger.ts"
 import { createProxyMetrics, type ProxyMetrics } from "./proxy-metrics.ts"
 import { recoverRequest } from "./recover-request.ts"
 import { type AllowedHosts, createRequestGuard, type Refusal } from "./request-guard.ts"
@@ -23,11 +25,17 @@ import { routePath, upstreamUrl } from "./upstream-url.ts"
  *
  * const options: ProxyOptions = {
  *   upstream: "http://127.0.0.1:11434/v1",
- *   persistFailed: async (failed) => console.warn("leak in round", failed.round),
+ *   persistFailed: async (failed) => console.warn(`${failed.format} leak in round ${failed.round}: ${failed.outcome}`),
  * }
  * ```
  */
-export interface ProxyOptions extends RecoveryOptions {
+export interface ProxyOptions extends Omit<RecoveryOptions, "persistFailed"> {
+  /**
+   * Called with each malformed response the proxy withholds (before its retry, or at the turn's
+   * end when none follows), with the protocol and route besides the library's fields. Its
+   * failure before a retry ends the turn with `persist-failed` (see `RecoveryOptions`).
+   */
+  readonly persistFailed?: (failed: ProxyFailedResponse) => void | Promise<void>
   /** The server every request goes to, e.g. `http://127.0.0.1:11434/v1`. Never taken from a request. */
   readonly upstream: string | URL
   /** Largest request body of a recovered route, in bytes (413 beyond it). @defaultValue 33554432 (32 MiB) */
@@ -74,6 +82,13 @@ export interface ProxyOptions extends RecoveryOptions {
    * @defaultValue none: every client is served
    */
   readonly apiKey?: string
+  /**
+   * Where the proxy says what it did: one line per turn that recovered, failed or errored (model,
+   * protocol, route, format, offered tools, rounds, milliseconds; never prompts, answers or
+   * headers). Pino's interface: pass your app's pino logger (or a child of it).
+   * @defaultValue none: the proxy writes nothing
+   */
+  readonly logger?: ProxyLogger
 }
 
 /**
@@ -135,6 +150,16 @@ function basicCredentials(url: URL): string | undefined {
   return `Basic ${btoa(binary)}`
 }
 
+function isLogger(value: unknown): value is ProxyLogger {
+  if (typeof value !== "object" || value === null) return false
+  const logger = value as Record<string, unknown>
+  return (
+    typeof logger.info === "function" &&
+    typeof logger.warn === "function" &&
+    typeof logger.error === "function"
+  )
+}
+
 function upstreamOf(value: string | URL): URL {
   let url: URL
   try {
@@ -188,11 +213,22 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     metricsRegistry,
     allowedHosts = [],
     apiKey,
+    persistFailed,
+    logger,
     ...recovery
   } = options
   if (apiKey !== undefined && (typeof apiKey !== "string" || apiKey.length === 0))
     throw new TypeError("tool-rescue proxy: apiKey must be a non-empty string")
-  const resolved = resolveRecoveryOptions(recovery)
+  // The hook is checked here like every option; each turn's plan gets it with the protocol and
+  // route added (see `observed` in recover-request.ts).
+  if (logger !== undefined && !isLogger(logger))
+    throw new TypeError("tool-rescue proxy: logger must have info, warn and error methods (a pino logger)")
+  const resolved = resolveRecoveryOptions({
+    ...recovery,
+    ...(persistFailed === undefined
+      ? {}
+      : { persistFailed: persistFailed as NonNullable<RecoveryOptions["persistFailed"]> }),
+  })
   const metrics = createProxyMetrics(metricsRegistry === undefined ? {} : { registry: metricsRegistry })
   const limits: UpstreamLimits = {
     timeoutMs: positive("upstreamTimeoutMs", upstreamTimeoutMs, 300_000),
@@ -216,6 +252,8 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     metrics,
     credentials:
       apiKey === undefined && authorization === undefined ? undefined : { proxyKey: apiKey, authorization },
+    persistFailed,
+    logger,
   }
   const guard = createRequestGuard(allowedHosts, apiKey)
   const routeOf = new Map(ROUTES)

@@ -1,5 +1,12 @@
 export { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
+export {
+  type FailedRecord,
+  type ParsedFailedRecord,
+  parseFailedRecord,
+} from "./failed-record.ts"
 export type { ProtocolError, ProtocolName } from "./protocol.ts"
+export type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+export type { ProxyLogger } from "./proxy-logger.ts"
 export {
   type AddedLatencyPhase,
   createProxyMetrics,

@@ -39,6 +39,8 @@ export type ProtocolError = WireError
 /** One row of the protocol table. */
 export interface Protocol {
   readonly name: ProtocolName
+  /** Its route: the path clients use under their `/v1` base URL (the failed log's and the logs' `route`). */
+  readonly route: string
   readonly wire: AnyWireProtocol
   /**
    * The request as recovery's `planTurn` reads it: tools, tool choice, the protocol's own
@@ -56,10 +58,11 @@ export interface Protocol {
   unmarked(body: JsonObject): JsonObject
 }
 
-/** The row of the protocol table for `wire`, served as `name`. */
-export function protocolRow(name: ProtocolName, wire: AnyWireProtocol): Protocol {
+/** The row of the protocol table for `wire`, served as `name` at `route`. */
+export function protocolRow(name: ProtocolName, route: string, wire: AnyWireProtocol): Protocol {
   return {
     name,
+    route,
     wire,
     turnRequest: (body) => wire.request(body, callMark),
     markCalls: (item, recoveries) => wire.markCalls(item, (id) => markId(id, recoveries)),

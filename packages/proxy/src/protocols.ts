@@ -9,7 +9,7 @@ import { type Protocol, type ProtocolName, protocolRow } from "./protocol.ts"
 export const protocols: Readonly<Record<ProtocolName, Protocol>> = {
   // Each protocol is typed over its own JSON shapes; the proxy hands it whatever the upstream
   // sent, which its readers check field by field.
-  chat: protocolRow("chat", chatCompletions),
-  responses: protocolRow("responses", responses),
-  messages: protocolRow("messages", messages),
+  chat: protocolRow("chat", "/v1/chat/completions", chatCompletions),
+  responses: protocolRow("responses", "/v1/responses", responses),
+  messages: protocolRow("messages", "/v1/messages", messages),
 }

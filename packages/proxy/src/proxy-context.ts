@@ -1,5 +1,7 @@
 import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { UpstreamCredentials } from "./forward-headers.ts"
+import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
+import type { ProxyLogger } from "./proxy-logger.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
@@ -96,6 +98,10 @@ export interface ProxyContext {
   readonly metrics: ProxyMetrics
   /** The proxy's key (not forwarded) and the upstream URL's credentials, when there are any. */
   readonly credentials: UpstreamCredentials | undefined
+  /** The user's `persistFailed`, called with the protocol and route (`resolved` holds none). */
+  readonly persistFailed: ((failed: ProxyFailedResponse) => void | Promise<void>) | undefined
+  /** Where turn lines go (none: silent). */
+  readonly logger: ProxyLogger | undefined
 }
 
 /** A 2xx status (`Response.ok`). */

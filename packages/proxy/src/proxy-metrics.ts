@@ -4,7 +4,7 @@
  * one `/metrics` serves both).
  */
 import type { RecoveryEvent } from "@tool-rescue/recovery"
-import { type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery/adapter"
+import { createModelLabels, type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery/adapter"
 import { Counter, Histogram, Registry } from "prom-client"
 import type { ProtocolName } from "./protocol.ts"
 
@@ -49,14 +49,19 @@ export type AddedLatencyPhase = "request" | "recovery"
  * ```
  */
 export interface ProxyMetrics {
-  /** Counts one request: `recovered` (recovery applied) or `passthrough`. */
-  request(protocol: ProtocolName | "other", mode: "recovered" | "passthrough"): void
+  /**
+   * Counts one request: `recovered` (tools offered: recovery applied) or `passthrough`, by the
+   * model it names (`undefined`: none, or a route the proxy does not read).
+   */
+  request(protocol: ProtocolName | "other", mode: "recovered" | "passthrough", model?: string): void
   /** Observes latency the proxy added, in seconds. */
   added(protocol: ProtocolName, phase: AddedLatencyPhase, seconds: number): void
   /** Counts an upstream request that failed: `timeout`, `unreachable` or `cut`. */
   upstreamFailure(kind: "timeout" | "unreachable" | "cut" | "malformed"): void
-  /** An `onEvent` listener for one recovered request. */
-  turn(protocol: ProtocolName): (event: RecoveryEvent) => void
+  /** Counts a `persistFailed` hook (the failed log's write) that failed. */
+  persistFailure(protocol: ProtocolName): void
+  /** An `onEvent` listener for one recovered request of `model`. */
+  turn(protocol: ProtocolName, model?: string): (event: RecoveryEvent) => void
   /** The registry's metrics in the Prometheus text format. */
   render(): Promise<string>
   /** The `content-type` of {@link ProxyMetrics.render}'s text. */
@@ -80,6 +85,11 @@ export interface ProxyMetricsOptions {
    * own). @defaultValue a new registry of the proxy's own
    */
   readonly registry?: Registry
+  /**
+   * Distinct model names the `model` label takes; later ones are counted as `other` (requests
+   * name the model, so a client could otherwise add series without end). @defaultValue 100
+   */
+  readonly maxModels?: number
 }
 
 /** Sub-millisecond to a minute: the request phase is a fraction of a millisecond, a retry seconds. */
@@ -88,9 +98,10 @@ const LATENCY_BUCKETS = [
 ]
 
 /**
- * Creates the metrics: requests by protocol and mode, leaked calls by protocol, format and
- * outcome, retries by protocol, upstream failures by kind, and the added latency by protocol and
- * phase.
+ * Creates the metrics: requests by protocol, mode and model, leaked calls by protocol, format,
+ * outcome and model (a leak rate per model is one over the other's `recovered` mode), retries
+ * by protocol, persistFailed failures by protocol, upstream failures by kind, and the added
+ * latency by protocol and phase.
  *
  * @example
  * ```ts
@@ -98,7 +109,7 @@ const LATENCY_BUCKETS = [
  *
  * const metrics = createProxyMetrics()
  * metrics.request("chat", "passthrough")
- * ;(await metrics.render()).includes('tool_rescue_proxy_requests_total{protocol="chat",mode="passthrough"} 1') // true
+ * ;(await metrics.render()).includes('tool_rescue_proxy_requests_total{protocol="chat",mode="passthrough",model="unknown"} 1') // true
  * ```
  */
 export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetrics {
@@ -106,19 +117,25 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
   const registers = [registry]
   const requests = new Counter({
     name: "tool_rescue_proxy_requests_total",
-    help: "Requests by protocol and whether recovery applied.",
-    labelNames: ["protocol", "mode"] as const,
+    help: "Requests by protocol, whether recovery applied (tools offered) and model.",
+    labelNames: ["protocol", "mode", "model"] as const,
     registers,
   })
   const leaks = new Counter({
     name: "tool_rescue_proxy_leaks_total",
-    help: "Tool calls written as text, by format and outcome.",
-    labelNames: ["protocol", "format", "outcome"] as const,
+    help: "Tool calls written as text, by format, outcome and model.",
+    labelNames: ["protocol", "format", "outcome", "model"] as const,
     registers,
   })
   const retries = new Counter({
     name: "tool_rescue_proxy_retries_total",
     help: "Retries sent upstream after a leak.",
+    labelNames: ["protocol"] as const,
+    registers,
+  })
+  const persistFailures = new Counter({
+    name: "tool_rescue_proxy_persist_failures_total",
+    help: "Malformed responses the persistFailed hook (the failed log) could not store.",
     labelNames: ["protocol"] as const,
     registers,
   })
@@ -136,16 +153,19 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
     registers,
   })
 
+  const modelLabel = createModelLabels(options.maxModels)
   return {
-    request: (protocol, mode) => requests.inc({ protocol, mode }),
+    request: (protocol, mode, model) => requests.inc({ protocol, mode, model: modelLabel(model) }),
+    persistFailure: (protocol) => persistFailures.inc({ protocol }),
     added: (protocol, phase, seconds) => latency.observe({ protocol, phase }, seconds),
     upstreamFailure: (kind) => upstreamFailures.inc({ kind }),
-    turn(protocol) {
+    turn(protocol, name) {
+      const model = modelLabel(name)
       // Formats of recoverable markup whose outcome the turn's end decides.
       const pending: string[] = []
       let retrying: number | undefined
       const settle = (outcome: RecoveryOutcome) => {
-        for (const format of pending) leaks.inc({ protocol, format, outcome })
+        for (const format of pending) leaks.inc({ protocol, format, outcome, model })
         pending.length = 0
       }
       return (event) => {
@@ -166,7 +186,8 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
         }
         const outcome = recoveryOutcome(event)
         if (outcome === undefined) return
-        if (event.type === "markup-detected") leaks.inc({ protocol, format: event.markup.format, outcome })
+        if (event.type === "markup-detected")
+          leaks.inc({ protocol, format: event.markup.format, outcome, model })
         else settle(outcome)
       }
     },

@@ -5,6 +5,7 @@
  */
 import {
   type AttemptContext,
+  type FailedResponse,
   isToolCallRecoveryError,
   type NormalizedPart,
   type OutputPart,
@@ -47,6 +48,7 @@ import {
   sseFrame,
 } from "./read-sse.ts"
 import { hasContentType } from "./response-headers.ts"
+import { TurnLog } from "./turn-log.ts"
 import { gatewayError, UpstreamFailure } from "./upstream-failure.ts"
 import { upstreamTarget } from "./upstream-url.ts"
 
@@ -92,6 +94,8 @@ interface Call {
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
   readonly sink: StreamSink
+  /** The turn's log line, when the proxy has a logger. */
+  readonly log: TurnLog | undefined
 }
 
 const encoder = new TextEncoder()
@@ -247,17 +251,25 @@ export async function recoverRequest(
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   // The budget is read from the client's history (its marks), the upstream gets the history
   // without them: a stateful upstream knows only the ids it issued.
-  const plan = planTurn(context.resolved, protocol.turnRequest(parsed.body))
+  const turnRequest = protocol.turnRequest(parsed.body)
+  const plan = planTurn(context.resolved, turnRequest)
   const body = protocol.unmarked(parsed.body)
   const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
-    context.metrics.request(protocol.name, "passthrough")
+    context.metrics.request(protocol.name, "passthrough", turnRequest.model)
     return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
   }
-  context.metrics.request(protocol.name, "recovered")
+  context.metrics.request(protocol.name, "recovered", plan.model)
 
   const controller = new AbortController()
-  ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
+  const log =
+    context.logger === undefined
+      ? undefined
+      : new TurnLog(context.logger, protocol, plan.model, plan.tools, arrived)
+  ;(host.onClientGone ?? signalGone(request.signal))((reason) => {
+    log?.clientGone()
+    controller.abort(reason)
+  })
   const call: Call = {
     protocol,
     context,
@@ -265,9 +277,10 @@ export async function recoverRequest(
     clientHeaders,
     bytes,
     stored: protocol.wire.stored(body),
-    plan: observed(plan, context, protocol.name),
+    plan: observed(plan, context, protocol, log),
     controller,
     sink: host.sink ?? webSink,
+    log,
   }
 
   const sent = context.send(
@@ -289,8 +302,10 @@ export async function recoverRequest(
     !isOk(first) ||
     !hasContentType(first.headers, streaming ? "text/event-stream" : "json") ||
     first.headers.get("content-encoding") !== null
-  )
+  ) {
+    if (!isOk(first)) log?.upstreamError(undefined, first.status)
     return relay(first, host.sink, shutdownEvent(protocol))
+  }
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
 
@@ -298,17 +313,46 @@ export async function recoverRequest(
  * The turn's plan with the metrics' listener in front of the user's, in the options `createProxy`
  * resolved once (nothing is checked again).
  */
-function observed(plan: RecoverPlan, context: ProxyContext, protocol: Protocol["name"]): RecoverPlan {
-  const { metrics } = context
+function observed(
+  plan: RecoverPlan,
+  context: ProxyContext,
+  protocol: Protocol,
+  log: TurnLog | undefined,
+): RecoverPlan {
+  const { metrics, logger } = context
   // The metrics' listener is made on the turn's first event: most turns have none.
   let observe: ReturnType<typeof metrics.turn> | undefined
   const user = plan.options.onEvent
   const onEvent = (event: RecoveryEvent): void => {
-    observe ??= metrics.turn(protocol)
+    observe ??= metrics.turn(protocol.name, plan.model)
     observe(event)
+    log?.event(event)
     user?.(event)
   }
-  return { ...plan, options: { ...plan.options, onEvent } }
+  // The proxy's hook takes the route besides the library's fields (see `ProxyOptions`); a
+  // failure is counted and said (the turn's own line says what it cost), then rethrown.
+  const persist = context.persistFailed
+  const persistFailed =
+    persist === undefined
+      ? undefined
+      : async (failed: FailedResponse) => {
+          try {
+            await persist({ ...failed, protocol: protocol.name, route: protocol.route })
+          } catch (error) {
+            metrics.persistFailure(protocol.name)
+            logger?.error(
+              {
+                protocol: protocol.name,
+                route: protocol.route,
+                outcome: failed.outcome,
+                error: errorText(error),
+              },
+              "persistFailed (the failed log) could not store a malformed response",
+            )
+            throw error
+          }
+        }
+  return { ...plan, options: { ...plan.options, onEvent, persistFailed } }
 }
 
 /** Sends the retry of `round`: the retry body, streamed or not like the original. */
@@ -613,8 +657,13 @@ function proxyError(call: Call, error: unknown): { status: number; error: Protoc
   return gatewayError(error, types.upstream)
 }
 
+/** An error's message (a failed-log write's says which file and why), never its stack. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 function failureResponse(call: Call, error: unknown): Response {
-  if (UpstreamFailure.isInstance(error) && error.kind === "malformed") reportMalformed(call, error)
+  if (!call.controller.signal.aborted) call.log?.upstreamError(error)
   if (UpstreamFailure.isInstance(error) && error.response !== undefined) {
     const { status, headers, text } = error.response
     return new Response(text, { status, headers: clientResponseHeaders(headers) })
@@ -633,15 +682,11 @@ function failureResponse(call: Call, error: unknown): Response {
  * One line on stderr for an upstream answer the proxy could not read (the client gets the
  * protocol's error): no stack, since it is the upstream's fault, not the proxy's.
  */
-function reportMalformed(call: Call, error: UpstreamFailure): void {
-  console.error(`tool-rescue proxy: ${call.protocol.name}: ${error.message}; the client got an error`)
-}
-
 /** The frame that ends a recovered stream for `error`, or undefined to cut the stream. */
 function failureFrame(call: Call, error: unknown): string | undefined {
   const { protocol } = call
+  call.log?.upstreamError(error)
   if (UpstreamFailure.isInstance(error)) {
-    if (error.kind === "malformed") reportMalformed(call, error)
     // A cut upstream stream cuts the client's (the Node entry ends it quietly).
     if (error.kind === "cut") return undefined
     const passed = error.upstreamFrame(protocol.wire.errors.eventName)

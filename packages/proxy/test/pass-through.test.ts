@@ -70,7 +70,9 @@ describe("pass-through (raw fetch)", () => {
     const origin = harness.proxy.url.replace(/\/v1$/, "")
     expect(await (await fetch(`${origin}/healthz`)).json()).toEqual({ status: "ok" })
     const metrics = await (await fetch(`${origin}/metrics`)).text()
-    expect(metrics).toContain('tool_rescue_proxy_requests_total{protocol="other",mode="passthrough"} 2')
+    expect(metrics).toContain(
+      'tool_rescue_proxy_requests_total{protocol="other",mode="passthrough",model="unknown"} 2',
+    )
   })
 
   it("the upstream comes from configuration only: a Host header or absolute URL naming another server is ignored", async () => {

@@ -120,9 +120,11 @@ describe("one recovery per agent turn, across the turn's requests (the history c
       body: JSON.stringify({ model: "m", messages: [user], tools: [READ_FILE_TOOL] }),
     }).then((r) => r.text())
     const metrics = await (await fetch(`${harness.proxy.url.replace(/\/v1$/, "")}/metrics`)).text()
-    expect(metrics).toContain('tool_rescue_proxy_requests_total{protocol="chat",mode="recovered"} 1')
+    expect(metrics).toContain(
+      'tool_rescue_proxy_requests_total{protocol="chat",mode="recovered",model="m"} 1',
+    )
     expect(metrics).toMatch(
-      /tool_rescue_proxy_leaks_total\{protocol="chat",format="[a-z0-9-]+",outcome="recovered"\} 1/,
+      /tool_rescue_proxy_leaks_total\{protocol="chat",format="[a-z0-9-]+",outcome="recovered",model="m"\} 1/,
     )
     expect(metrics).toContain('tool_rescue_proxy_retries_total{protocol="chat"} 1')
     // One observation per phase: the request's own processing, and the retry.
@@ -148,7 +150,7 @@ describe("one recovery per agent turn, across the turn's requests (the history c
     const text = await served.text()
     expect(text).toContain("app_jobs_total 1")
     expect(await registry.metrics()).toContain(
-      'tool_rescue_proxy_requests_total{protocol="chat",mode="recovered"} 1',
+      'tool_rescue_proxy_requests_total{protocol="chat",mode="recovered",model="m"} 1',
     )
   })
 })

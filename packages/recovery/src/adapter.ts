@@ -10,6 +10,7 @@ export {
 } from "./create-response-judge.ts"
 export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
 export { appendInstruction, isRetryRequest } from "./instruction.ts"
+export { createModelLabels, MODEL_LABEL_LIMIT } from "./model-labels.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
   type HistoryReader,

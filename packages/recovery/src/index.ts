@@ -14,6 +14,7 @@ export {
 export type {
   AttemptContext,
   Channel,
+  FailedOutcome,
   FailedResponse,
   InstructionContext,
   NormalizedPart,

@@ -37,6 +37,8 @@ export interface TurnRequest {
    * {@link turnRecoveries}). @defaultValue 0
    */
   readonly recoveriesBefore?: number | undefined
+  /** The model the request names, for the failed responses and the telemetry (when the framework knows it). */
+  readonly model?: string | undefined
 }
 
 /**
@@ -82,6 +84,8 @@ export interface RecoverPlan {
   readonly placement: "system" | "user"
   /** Why the request cannot be retried at all (its budget is then 0): the request's `noRetry`. */
   readonly noRetry?: string | undefined
+  /** The model the request names, when the adapter knows it. */
+  readonly model?: string | undefined
 }
 
 /**
@@ -115,7 +119,7 @@ export function planTurn(options: ResolvedRecoveryOptions, request: TurnRequest)
     emitEvent(options, { type: "recovery-skipped", reason })
     return { kind: "skip", reason }
   }
-  const plan = recoverPlan(options, request.tools, request.recoveriesBefore)
+  const plan = recoverPlan(options, request.tools, request.recoveriesBefore, request.model)
   return request.noRetry === undefined ? plan : { ...plan, budget: 0, noRetry: request.noRetry }
 }
 
@@ -128,6 +132,7 @@ export function recoverPlan(
   options: ResolvedRecoveryOptions,
   tools: readonly string[],
   recoveriesBefore: number | undefined,
+  model?: string | undefined,
 ): RecoverPlan {
   if (!Array.isArray(tools) || !tools.every(isString)) {
     throw new TypeError("tool-rescue: tools must be an array of tool names")
@@ -142,6 +147,7 @@ export function recoverPlan(
     recoveriesBefore: before,
     budget: Math.max(0, options.maxRecoveries - before),
     placement: options.instructionPlacement,
+    ...(typeof model === "string" ? { model } : {}),
   }
 }
 

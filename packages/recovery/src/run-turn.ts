@@ -15,6 +15,8 @@ import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./to
 import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
 import type {
   AttemptContext,
+  FailedOutcome,
+  FailedResponse,
   NormalizedPart,
   OutputPart,
   RecoverToolCallsInput,
@@ -186,6 +188,13 @@ class Turn<Raw> implements AttemptScannerOptions {
   private readonly pending: PendingRace = { reject: undefined }
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
   private readonly forward: (() => void) | undefined
+  /** The request's model, for `persistFailed`. */
+  private readonly model: string | undefined
+  /**
+   * A malformed response that ends the turn (no retry left, or markup naming no offered tool),
+   * for `persistFailed` once {@link decide} is done (see {@link persistFinal}).
+   */
+  private final: FailedResponse | undefined
 
   constructor(plan: RecoverPlan, input: TurnInput<Raw>, signal: AbortSignal | undefined) {
     const { options } = plan
@@ -202,6 +211,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.budget = plan.budget
     this.recoveriesBefore = plan.recoveriesBefore
     this.noRetry = plan.noRetry
+    this.model = plan.model
     if (signal?.aborted) this.controller.abort(signal.reason)
     else if (signal !== undefined) {
       this.forward = forwardAbort(signal, this.controller, this.pending)
@@ -218,7 +228,7 @@ class Turn<Raw> implements AttemptScannerOptions {
   }
 
   private emit(event: RecoveryEvent): void {
-    this.telemetry ??= createTurnTelemetry()
+    this.telemetry ??= createTurnTelemetry(this.model)
     this.telemetry.record(event)
     emitEvent(this.options, event)
   }
@@ -361,6 +371,17 @@ class Turn<Raw> implements AttemptScannerOptions {
         ? findAnnouncedCall(report.text, tools)?.toolName
         : undefined
     if (!judgement.retry && announced === undefined) {
+      // Markup naming no offered tool is withheld from the answer: the failed log holds it.
+      if (options.persistFailed !== undefined) {
+        const notOffered = judgement.markup.filter((judged) => judged.reason === "not-offered")
+        if (notOffered.length > 0)
+          this.final = this.failed(
+            round,
+            report,
+            "not-offered",
+            notOffered.map((judged) => judged.markup),
+          )
+      }
       // A retry that ended in a provider error inside its stream failed, like one that threw.
       if (round > 0) {
         this.emit(
@@ -381,6 +402,8 @@ class Turn<Raw> implements AttemptScannerOptions {
     const cutOff = truncated && recoverable.some((markup) => !markup.complete)
     if (round >= budget) {
       const code = cutOff ? "truncated-call" : "repeated-markup"
+      if (options.persistFailed !== undefined)
+        this.final = this.failed(round, report, cutOff ? "truncated" : "repeated", recoverable)
       throw this.fail(
         round,
         new ToolCallRecoveryError({
@@ -415,17 +438,9 @@ class Turn<Raw> implements AttemptScannerOptions {
     const next = round + 1
     const persist = options.persistFailed
     if (persist !== undefined) {
+      const failed = this.failed(round, report, "retried", recoverable)
       try {
-        await this.race(
-          Promise.resolve().then(() =>
-            persist({
-              round,
-              text: report.text,
-              reasoning: report.reasoning,
-              markup: recoverable,
-            }),
-          ),
-        )
+        await this.race(Promise.resolve().then(() => persist(failed)))
       } catch (error) {
         if (error === ABORTED || this.aborted()) throw this.fail(round, this.abortError(round))
         throw this.fail(
@@ -447,6 +462,48 @@ class Turn<Raw> implements AttemptScannerOptions {
       ...(announced === undefined ? {} : { announced }),
     })
     return { type: "attempt-start", round: next, discarded: report.discarded }
+  }
+
+  /** The record of a malformed response of `round`, for `persistFailed`. */
+  private failed(
+    round: number,
+    report: AttemptReport<Raw>,
+    outcome: FailedOutcome,
+    markup: readonly Markup[],
+  ): FailedResponse {
+    return {
+      round,
+      rounds: round + 1,
+      recoveriesBefore: this.recoveriesBefore,
+      outcome,
+      format: markup[0]!.format,
+      tools: this.tools,
+      ...(this.model === undefined ? {} : { model: this.model }),
+      text: report.text,
+      reasoning: report.reasoning,
+      markup,
+    }
+  }
+
+  /**
+   * Hands the malformed response that ended the turn (if any) to `persistFailed`. The turn's
+   * outcome is already decided: a hook that fails or hangs past an abort changes nothing.
+   */
+  async persistFinal(): Promise<void> {
+    const failed = this.final
+    const persist = this.options.persistFailed
+    this.final = undefined
+    if (failed === undefined || persist === undefined) return
+    try {
+      await this.race(Promise.resolve().then(() => persist(failed)))
+    } catch {
+      // The turn ends as decided; a host that must know wraps its own hook (the proxy does).
+    }
+  }
+
+  /** A record {@link decide} left for {@link persistFinal}. */
+  hasFinal(): boolean {
+    return this.final !== undefined
   }
 
   /** The turn ended, whichever way. */
@@ -512,10 +569,19 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       const report = scanner.end(out)
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      const retry = t.decide(round, report, failure, truncated)
+      let retry: Retry | undefined
+      try {
+        retry = t.decide(round, report, failure, truncated)
+      } catch (error) {
+        if (t.hasFinal()) await t.persistFinal()
+        throw error
+      }
       for (let i = 0; i < out.length; i++) yield out[i]!
       out.length = 0
-      if (retry === undefined) return
+      if (retry === undefined) {
+        if (t.hasFinal()) await t.persistFinal()
+        return
+      }
       // Nothing was released for a retry (`out` was empty): the parts' order is the same.
       yield await t.prepare(round, report, retry)
     }

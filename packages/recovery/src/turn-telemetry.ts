@@ -12,10 +12,13 @@
  *   `recovery-started` event to the turn's end, with attributes
  *   `tool_rescue.format`, `tool_rescue.tool`, `tool_rescue.outcome`, `tool_rescue.rounds`;
  *   status ERROR when the outcome is not `recovered`;
- * - counter `tool_rescue.outcomes` (unit `{markup}`), attributes `tool_rescue.format` and
- *   `tool_rescue.outcome`: one per recovered, failed or kept-as-text markup of the turn.
+ * - counter `tool_rescue.outcomes` (unit `{markup}`), attributes `tool_rescue.format`,
+ *   `tool_rescue.outcome` and `tool_rescue.model` (the request's model when the adapter knows it,
+ *   else `unknown`; the first 100 distinct names, then `other`): one per recovered, failed or
+ *   kept-as-text markup of the turn.
  */
 import type { Span } from "@opentelemetry/api"
+import { createModelLabels } from "./model-labels.ts"
 import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { RecoveryEvent } from "./types.ts"
 
@@ -87,7 +90,9 @@ export interface TurnTelemetry {
  * telemetry.end()
  * ```
  */
-export function createTurnTelemetry(): TurnTelemetry {
+export function createTurnTelemetry(model?: string): TurnTelemetry {
+  const modelLabel = modelLabels(model)
+  const count = (format: string, outcome: RecoveryOutcome) => countOutcome(format, outcome, modelLabel)
   let span: SpanState = { name: "none" }
   let rounds = 0
   let format = "unknown"
@@ -233,8 +238,12 @@ function failedOutcome(error: unknown): RecoveryOutcome {
  * an instrument made before the host registers its SDK would stay a no-op forever. Counts are
  * rare (a markup), and the SDK returns the same instrument for the same name.
  */
-function count(format: string, outcome: RecoveryOutcome): void {
-  const attributes = { "tool_rescue.format": format, "tool_rescue.outcome": outcome }
+function countOutcome(format: string, outcome: RecoveryOutcome, model: string): void {
+  const attributes = {
+    "tool_rescue.format": format,
+    "tool_rescue.outcome": outcome,
+    "tool_rescue.model": model,
+  }
   withApi((otel) =>
     otel.metrics
       .getMeter(TELEMETRY_SCOPE)
@@ -245,6 +254,9 @@ function count(format: string, outcome: RecoveryOutcome): void {
       .add(1, attributes),
   )
 }
+
+/** The counter's model labels, process-wide (one counter, whatever the adapter). */
+const modelLabels = createModelLabels()
 
 type OpenTelemetryApi = typeof import("@opentelemetry/api")
 

@@ -105,7 +105,27 @@ export interface InstructionContext {
 }
 
 /**
- * The malformed response handed to `persistFailed` before a retry.
+ * What became of a malformed response handed to `persistFailed`:
+ * - `retried`: a retry is sent next (the hook runs before it, and its failure stops it);
+ * - `repeated`: no retry was left (a second leak, or a leak with the turn's budget spent by
+ *   earlier requests): the turn ends with `repeated-markup`;
+ * - `truncated`: the same, for a call cut off by the output limit (`truncated-call`);
+ * - `not-offered`: the markup names no offered tool, so it is kept out of the answer and not
+ *   retried.
+ *
+ * @example
+ * ```ts
+ * import type { FailedOutcome } from "@tool-rescue/recovery"
+ *
+ * const final = (outcome: FailedOutcome) => outcome !== "retried"
+ * ```
+ */
+export type FailedOutcome = "retried" | "repeated" | "truncated" | "not-offered"
+
+/**
+ * A malformed response, handed to `persistFailed`: before each retry (`outcome: "retried"`), and
+ * for every other response whose markup tool-rescue withheld (`repeated`, `truncated`,
+ * `not-offered`: the turn's end, where a failing hook changes nothing).
  *
  * @example
  * ```ts
@@ -120,6 +140,18 @@ export interface InstructionContext {
 export interface FailedResponse {
   /** The round (0 = the original request) whose response was malformed. */
   readonly round: number
+  /** Responses this model call got so far, this one included (`round + 1`, like the error's `rounds`). */
+  readonly rounds: number
+  /** Corrected responses earlier model calls of the same user turn got. */
+  readonly recoveriesBefore: number
+  /** What became of it. */
+  readonly outcome: FailedOutcome
+  /** The format of its first markup (every markup's is in `markup`). */
+  readonly format: FormatId
+  /** Names of the tools offered in the request. */
+  readonly tools: readonly string[]
+  /** The model the request named, when the adapter knows it. */
+  readonly model?: string
   /** The full text of the response, markup included. */
   readonly text: string
   /** The full reasoning text of the response, if any. */

@@ -418,14 +418,30 @@ test("runTurn: bounded, never leaks markup, never builds calls from text, honour
         expect(spec.persist[previous.round] ?? "ok").toBe("ok")
         if (o.abortedAt !== undefined) expect(next.startedAt).toBeLessThan(o.abortedAt)
       }
-      // persistFailed runs once per retry decision, and only then.
+      // persistFailed runs once per retry decision (`retried`), and at most once more, for the
+      // malformed response that ended the turn (`repeated`, `truncated`, `not-offered`).
       const failedPersist =
         o.threw && ToolCallRecoveryError.isInstance(o.error) && o.error.code === "persist-failed"
-      const extraPersist = o.persistCalls - (o.attempts.length - 1)
+      const retried = o.failed.filter((failed) => failed.outcome === "retried")
+      const extraPersist = retried.length - (o.attempts.length - 1)
       expect([0, 1]).toContain(extraPersist)
       if (failedPersist) expect(extraPersist).toBe(1)
-      // recovery-started precedes each persistence (and so each retry).
-      expect(o.events.filter((e) => e.type === "recovery-started")).toHaveLength(o.persistCalls)
+      // recovery-started precedes each persistence before a retry (and so each retry).
+      expect(o.events.filter((e) => e.type === "recovery-started")).toHaveLength(retried.length)
+      const finals = o.failed.filter((failed) => failed.outcome !== "retried")
+      expect(finals.length).toBeLessThanOrEqual(1)
+      expect(o.persistCalls).toBe(retried.length + finals.length)
+      // The turn ended on a second leak: its response is persisted too, with what became of it.
+      const ended = o.threw && ToolCallRecoveryError.isInstance(o.error) ? o.error.code : undefined
+      if (ended === "repeated-markup" || ended === "truncated-call")
+        expect(finals.map((failed) => [failed.outcome, failed.round])).toEqual([
+          [ended === "repeated-markup" ? "repeated" : "truncated", o.attempts.length - 1],
+        ])
+      for (const failed of o.failed) {
+        expect(failed.rounds).toBe(failed.round + 1)
+        expect(failed.tools).toEqual(TOOLS)
+        expect(failed.format).toBe(failed.markup[0]?.format)
+      }
 
       // Markup is reported with exactly the characters it withheld from its channel, and a failed
       // response holds the attempt's whole text and reasoning.

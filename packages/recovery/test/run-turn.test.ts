@@ -1,4 +1,4 @@
-import { recoverToolCalls, runTurn, ToolCallRecoveryError } from "@tool-rescue/recovery"
+import { type FailedResponse, recoverToolCalls, runTurn, ToolCallRecoveryError } from "@tool-rescue/recovery"
 import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { describe, expect, test } from "vitest"
 import { call, finish, other, reasoning, run, text, visible } from "./support/script.ts"
@@ -640,5 +640,83 @@ describe("API misuse throws at once", () => {
         options: { instructionPlacement: "assistant" },
       }),
     ).toThrow(TypeError)
+  })
+})
+
+describe("persistFailed sees every withheld malformed response", () => {
+  const collect = () => {
+    const seen: FailedResponse[] = []
+    return { seen, persistFailed: async (failed: FailedResponse) => void seen.push(failed) }
+  }
+
+  test("the second leak that ends the turn is persisted as repeated, after the retried one", async () => {
+    const { seen, persistFailed } = collect()
+    const { error } = await run(
+      [
+        [text(HERMES), finish()],
+        [text(QWEN), finish()],
+      ],
+      { options: { persistFailed } },
+    )
+    expect(ToolCallRecoveryError.isInstance(error) && error.code).toBe("repeated-markup")
+    expect(seen.map((f) => [f.outcome, f.round, f.rounds, f.format, f.tools])).toEqual([
+      ["retried", 0, 1, "hermes", ["read_file", "bash"]],
+      ["repeated", 1, 2, "qwen3-coder", ["read_file", "bash"]],
+    ])
+    expect(seen[1]!.text).toBe(QWEN)
+  })
+
+  test("a leak with the turn's budget spent by earlier requests is persisted as repeated", async () => {
+    const { seen, persistFailed } = collect()
+    const { error, attempts } = await run([[text(HERMES), finish()]], {
+      options: { persistFailed },
+      recoveriesBefore: 1,
+    })
+    expect(attempts).toHaveLength(1)
+    expect(ToolCallRecoveryError.isInstance(error) && error.code).toBe("repeated-markup")
+    expect(seen).toMatchObject([
+      { outcome: "repeated", round: 0, rounds: 1, recoveriesBefore: 1, text: HERMES },
+    ])
+  })
+
+  test("markup naming no offered tool is persisted as not-offered, and the answer stands", async () => {
+    const { seen, persistFailed } = collect()
+    const { parts, threw } = await run([[text("Hi "), text(UNKNOWN), finish()]], {
+      options: { persistFailed },
+    })
+    expect(threw).toBe(false)
+    expect(visible(parts)).toBe("Hi ")
+    expect(seen).toMatchObject([
+      { outcome: "not-offered", round: 0, format: "hermes", text: `Hi ${UNKNOWN}` },
+    ])
+    expect(seen[0]!.markup.map((m) => m.toolName)).toEqual(["launch_rockets"])
+  })
+
+  test("a hook failing at the turn's end changes nothing: the turn ends as decided", async () => {
+    const failing = { persistFailed: () => Promise.reject(new Error("disk full")) }
+    const kept = await run([[text(UNKNOWN), finish("f")]], { options: failing })
+    expect(kept.threw).toBe(false)
+    expect(kept.parts).toEqual([finish("f")])
+    const spent = await run([[text(HERMES), finish()]], { options: failing, recoveriesBefore: 1 })
+    expect(ToolCallRecoveryError.isInstance(spent.error) && spent.error.code).toBe("repeated-markup")
+  })
+
+  test("the request's model, from the plan, is in each failed response", async () => {
+    const seen: FailedResponse[] = []
+    const plan = planTurn(resolveRecoveryOptions({ persistFailed: (failed) => void seen.push(failed) }), {
+      tools: ["read_file"],
+      model: "qwen3-coder-30b",
+    })
+    if (plan.kind === "skip") throw new Error("skipped")
+    const parts = runTurn(plan, {
+      attempt: async function* () {
+        yield { type: "text", text: HERMES }
+        yield { type: "finish", raw: "f" }
+      },
+    })
+    await expect(async () => {
+      for await (const _ of parts);
+    }).rejects.toMatchObject({ code: "repeated-markup" })
+    expect(seen.map((f) => f.model)).toEqual(["qwen3-coder-30b", "qwen3-coder-30b"])
   })
 })

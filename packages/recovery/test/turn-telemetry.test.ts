@@ -7,6 +7,8 @@ import {
 } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { scan } from "@tool-rescue/detector"
+import { runTurn } from "@tool-rescue/recovery"
+import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { afterAll, beforeEach, describe, expect, test, vi } from "vitest"
 import { loadTelemetryApi } from "../src/turn-telemetry.ts"
 import { call, finish, run, text } from "./support/script.ts"
@@ -33,7 +35,8 @@ afterAll(() => {
 })
 
 /**
- * `tool_rescue.outcomes` data points as `format/outcome → value`. Awaits the lazy import of
+ * `tool_rescue.outcomes` data points as `format/outcome → value` (all models) and
+ * `format/outcome@model → value`. Awaits the lazy import of
  * `@opentelemetry/api` first: a turn's first span or count starts it, and what it recorded meanwhile
  * is applied once it resolves.
  */
@@ -47,7 +50,10 @@ async function outcomes(): Promise<Record<string, number>> {
       expect(metric.descriptor.name).toBe("tool_rescue.outcomes")
       for (const point of metric.dataPoints) {
         const a = point.attributes
-        counts[`${a["tool_rescue.format"]}/${a["tool_rescue.outcome"]}`] = point.value as number
+        const key = `${a["tool_rescue.format"]}/${a["tool_rescue.outcome"]}`
+        counts[key] = (counts[key] ?? 0) + (point.value as number)
+        const byModel = `${key}@${a["tool_rescue.model"]}`
+        counts[byModel] = (counts[byModel] ?? 0) + (point.value as number)
       }
     }
   }
@@ -86,6 +92,28 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(span?.status.code).toBe(0) // UNSET: not an error
     const after = await outcomes()
     expect((after["qwen3-coder/recovered"] ?? 0) - (before["qwen3-coder/recovered"] ?? 0)).toBe(1)
+  })
+
+  test("the count carries the request's model (the plan's), 'unknown' when none", async () => {
+    const before = await outcomes()
+    const plan = planTurn(resolveRecoveryOptions({}), { tools: ["read_file"], model: "qwen3-coder-30b" })
+    if (plan.kind === "skip") throw new Error("skipped")
+    const parts = runTurn(plan, {
+      attempt: async function* (round) {
+        if (round === 0) yield leak
+        else yield call("read_file", '{"path":"a.ts"}')
+        yield finish()
+      },
+    })
+    for await (const _ of parts);
+    await run([
+      [leak, finish()],
+      [call("read_file", "{}"), finish()],
+    ])
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("qwen3-coder/recovered@qwen3-coder-30b")).toBe(1)
+    expect(delta("qwen3-coder/recovered@unknown")).toBe(1)
   })
 
   test("a repeated leak: the span ends in error with outcome 'repeated'", async () => {

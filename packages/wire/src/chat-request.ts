@@ -88,6 +88,7 @@ export function chatRequest(body: JsonObject, marks: CallMarks): TurnRequest {
     tools: chatToolNames(body),
     toolChoice: openAiToolChoice(body.tool_choice),
     unsupported: typeof body.n === "number" && body.n > 1 ? "multiple-choices" : undefined,
+    model: typeof body.model === "string" ? body.model : undefined,
     recoveriesBefore: turnRecoveries(arrayField(body, "messages"), {
       startsTurn: isUserMessage,
       recoveries: (message) => chatMessageRecoveries(message, marks),

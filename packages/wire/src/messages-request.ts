@@ -88,6 +88,7 @@ export function messagesRequest(body: JsonObject, marks: CallMarks): TurnRequest
   return {
     tools: messagesToolNames(body),
     toolChoice: kind === "none" ? "none" : kind === "any" ? "required" : kind === "tool" ? "tool" : "auto",
+    model: typeof body.model === "string" ? body.model : undefined,
     recoveriesBefore: turnRecoveries(arrayField(body, "messages"), {
       startsTurn,
       recoveries: (message) => messageRecoveries(message, marks),

@@ -48,6 +48,7 @@ export function responsesRequest(body: JsonObject, marks: CallMarks): TurnReques
         ? "the request's `conversation` already holds the malformed response, and a retry cannot leave it out (chain by `previous_response_id` instead for a leak to be retried)"
         : undefined,
     // A plain string input is a new user message: a new turn.
+    model: typeof body.model === "string" ? body.model : undefined,
     recoveriesBefore: turnRecoveries(arrayField(body, "input"), {
       startsTurn: isUserMessage,
       recoveries: (item) => (isRecord(item) ? marks(item.call_id) : 0),

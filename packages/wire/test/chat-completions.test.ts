@@ -51,6 +51,7 @@ describe("chatCompletions.request", () => {
       tools: ["read_file", "patch"],
       toolChoice: "tool",
       unsupported: "multiple-choices",
+      model: "m",
       recoveriesBefore: 0,
     })
   })

@@ -14,6 +14,7 @@ test("README: a request, as recovery's turn planner reads it", () => {
     tools: ["read_file"],
     toolChoice: undefined,
     unsupported: undefined,
+    model: "qwen3",
     recoveriesBefore: 0,
   })
   const retry = chatCompletions.retryBody(body, "Use a structured tool call.", "system")

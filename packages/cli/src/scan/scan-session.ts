@@ -360,7 +360,9 @@ export function createScanSession(options: ScanSessionOptions): ScanSession {
       return
     }
     if (typeof value.text === "string") {
-      whole(tools ?? toolNames(value.tools), place, [value.text], [], false)
+      // A `{ text, tools }` sample, or a line of the proxy's failed log (its reasoning too).
+      const reasoning = typeof value.reasoning === "string" ? [value.reasoning] : []
+      whole(tools ?? toolNames(value.tools), place, [value.text], reasoning, false)
       return
     }
     skip(
