@@ -2,6 +2,7 @@ import type { RecoveryOptions } from "@tool-rescue/recovery"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
+import { EndedTurns } from "./ended-turns.ts"
 import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
@@ -173,6 +174,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
     maxBodyBytes: positive("maxBodyBytes", maxBodyBytes, 32 * MIB),
     send,
     metrics,
+    endedTurns: new EndedTurns(),
   }
 
   const app = new Hono<{ Bindings: ProxyEnv }>()

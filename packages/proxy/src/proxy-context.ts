@@ -1,4 +1,5 @@
 import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import type { EndedTurns } from "./ended-turns.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
@@ -91,6 +92,8 @@ export interface ProxyContext {
   readonly maxBodyBytes: number
   readonly send: SendUpstream
   readonly metrics: ProxyMetrics
+  /** The turns this proxy ended lately: a client's resend of one does not start it afresh. */
+  readonly endedTurns: EndedTurns
 }
 
 /** A 2xx status (`Response.ok`). */

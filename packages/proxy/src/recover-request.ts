@@ -12,9 +12,10 @@ import {
   runTurn,
   type TurnInput,
 } from "@tool-rescue/recovery"
-import { planTurn, type RecoverPlan } from "@tool-rescue/recovery/adapter"
+import { planTurn, type RecoverPlan, type TurnRequest } from "@tool-rescue/recovery/adapter"
 import { isRecord, type JsonKind, jsonKind, recoveryErrorStatus } from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
+import { type EndedTurn, turnKey } from "./ended-turns.ts"
 import {
   type ClientHeaders,
   clientResponseHeaders,
@@ -80,6 +81,8 @@ interface Call {
   /** Aborted when the client goes away (or stops reading the stream). */
   readonly controller: AbortController
   readonly sink: StreamSink
+  /** The turn's key in `context.endedTurns`, when the request had to compute it already. */
+  readonly key: string | undefined
 }
 
 const encoder = new TextEncoder()
@@ -163,12 +166,21 @@ export async function recoverRequest(
   const parsed = parseRequest(protocol, bytes)
   if (parsed.kind === "invalid") return errorResponse(protocol, 400, parsed.error)
   const { body } = parsed
-  const plan = planTurn(context.resolved, protocol.turnRequest(body))
+  const turnRequest = protocol.turnRequest(body)
+  let plan = planTurn(context.resolved, turnRequest)
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough")
     return passThrough(request, context, bytes, clientHeaders, host.sink)
   }
   context.metrics.request(protocol.name, "recovered")
+  // A resend of a turn this proxy ended lately: the same error, or the budget it already spent.
+  let key: string | undefined
+  if (!context.endedTurns.empty) {
+    key = await turnKey(protocol, body, credentials(clientHeaders))
+    const ended = context.endedTurns.get(key)
+    if (ended?.error !== undefined) return errorResponse(protocol, ended.error.status, ended.error.error)
+    if (ended !== undefined) plan = replanned(context, turnRequest, ended)
+  }
 
   const controller = new AbortController()
   ;(host.onClientGone ?? signalGone(request.signal))((reason) => controller.abort(reason))
@@ -181,6 +193,7 @@ export async function recoverRequest(
     plan: observed(plan, context, protocol.name),
     controller,
     sink: host.sink ?? webSink,
+    key,
   }
 
   const sent = context.send(
@@ -200,6 +213,48 @@ export async function recoverRequest(
   if (!isOk(first) || !hasContentType(first.headers, streaming ? "text/event-stream" : "json"))
     return relay(first, host.sink)
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
+}
+
+/** The client's credentials as they go upstream: a turn's key holds them (see `turnKey`). */
+function credentials(clientHeaders: ClientHeaders): string {
+  const headers = upstreamRequestHeaders(clientHeaders)
+  return `${headers.authorization ?? ""}\n${headers["x-api-key"] ?? ""}`
+}
+
+/** The plan of a resend of `ended`: the retries it made are spent already. */
+function replanned(context: ProxyContext, request: TurnRequest, ended: EndedTurn): RecoverPlan {
+  const plan = planTurn(context.resolved, {
+    ...request,
+    recoveriesBefore: (request.recoveriesBefore ?? 0) + ended.recoveries,
+  })
+  if (plan.kind === "skip") throw new Error("tool-rescue proxy: a recovered request's plan changed kind")
+  return plan
+}
+
+/**
+ * Remembers the turn that ended with `error` after `rounds` retries, before the client hears of
+ * it (so its resend finds it): a turn recovery gave up on is answered again with its error; one
+ * that spent retries and then failed otherwise (the upstream, the client leaving) keeps them
+ * spent. A turn that failed before any retry costs a resend nothing more: not remembered.
+ */
+async function rememberTurn(call: Call, rounds: number, error: unknown): Promise<void> {
+  const gaveUp = givenUp(call, error)
+  if (rounds === 0 && gaveUp === undefined) return
+  const key =
+    call.key ??
+    (await turnKey(
+      call.protocol,
+      JSON.parse(decoder.decode(call.bytes)) as Body,
+      credentials(call.clientHeaders),
+    ))
+  call.context.endedTurns.set(key, { recoveries: rounds, error: gaveUp })
+}
+
+/** The proxy's error for a turn recovery gave up on (not one the client left). */
+function givenUp(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
+  if (!isToolCallRecoveryError(error) || error.code === "aborted" || call.controller.signal.aborted)
+    return undefined
+  return proxyError(call, error)
 }
 
 /**
@@ -419,7 +474,11 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
         if (items.length > 0 && this.source?.buffered() !== true) break
       }
     } catch (error) {
-      const frame = call.controller.signal.aborted ? "" : failureFrame(call, error)
+      await rememberTurn(call, this.round, error).catch(() => undefined)
+      const gaveUp = givenUp(call, error)
+      const final = gaveUp === undefined ? undefined : splicer.fail?.(gaveUp.error)
+      const frame = call.controller.signal.aborted ? "" : final === undefined ? failureFrame(call, error) : ""
+      if (final !== undefined) for (const item of final) items.push(item)
       if (frame === undefined) this.end = { error }
       else {
         tail = frame
@@ -478,6 +537,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
   } catch (error) {
+    await rememberTurn(call, round, error).catch(() => undefined)
     return failureResponse(call, error)
   }
 }

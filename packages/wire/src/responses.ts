@@ -91,6 +91,7 @@ export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObjec
     tools: ["array"],
     tool_choice: ["string", "object"],
   },
+  conversation: ["model", "instructions", "input", "previous_response_id", "conversation"],
   ...typeNamedEvents,
   markCalls: markResponsesCalls,
   errors: responsesErrors,
