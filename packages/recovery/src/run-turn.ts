@@ -11,6 +11,7 @@ import { findAnnouncedCall } from "./find-announced-call.ts"
 import { resolveInstruction } from "./instruction.ts"
 import { type RecoverPlan, recoverPlan } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
+import { ShownText } from "./shown-text.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
 import type {
@@ -184,6 +185,8 @@ class Turn<Raw> implements AttemptScannerOptions {
   private readonly pending: PendingRace = { reject: undefined }
   /** Listens to `input.signal`: aborts the attempt and settles the pending race. */
   private readonly forward: (() => void) | undefined
+  /** What a streamed turn has shown (`input.streaming`): a retry continues after it. */
+  readonly shown: ShownText | undefined
 
   constructor(plan: RecoverPlan, input: TurnInput<Raw>, signal: AbortSignal | undefined) {
     const { options } = plan
@@ -197,6 +200,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.settlesOnAbort = signal !== undefined && input.settlesOnAbort === true
     this.raced = signal !== undefined && !this.settlesOnAbort
     this.finishRequired = input.finishRequired === true
+    this.shown = input.streaming === true ? new ShownText() : undefined
     this.budget = plan.budget
     this.recoveriesBefore = plan.recoveriesBefore
     if (signal?.aborted) this.controller.abort(signal.reason)
@@ -435,12 +439,14 @@ class Turn<Raw> implements AttemptScannerOptions {
         )
       }
     }
+    const shown = this.shown?.retry()
     this.instruction = resolveInstruction(options, {
       round: next,
       markup: recoverable,
       tools,
       truncated: cutOff,
       ...(announced === undefined ? {} : { announced }),
+      ...(shown === undefined ? {} : { shown }),
     })
     return { type: "attempt-start", round: next, discarded: report.discarded }
   }
@@ -462,7 +468,7 @@ class Turn<Raw> implements AttemptScannerOptions {
  * event hook).
  */
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced, settlesOnAbort, finishRequired } = t
+  const { scanner, out, raced, settlesOnAbort, finishRequired, shown } = t
   try {
     for (let round = 0; ; round++) {
       // Throws the error that ends the turn, as it is, when the attempt may not start.
@@ -488,9 +494,9 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
             if (part.truncated === true) truncated = true
           } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
           const whole = scanner.push(part, out)
-          if (whole !== undefined) yield whole
+          if (whole !== undefined) yield shown === undefined ? whole : shown.show(whole)
           else if (out.length > 0) {
-            for (let i = 0; i < out.length; i++) yield out[i]!
+            for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
             out.length = 0
           }
         }
@@ -506,10 +512,10 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       // provider error (never retried), whatever markup it held.
       if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
       const report = scanner.end(out)
-      for (let i = 0; i < out.length; i++) yield out[i]!
+      for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
       out.length = 0
       const retry = t.decide(round, report, failure, truncated)
-      for (let i = 0; i < out.length; i++) yield out[i]!
+      for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
       out.length = 0
       if (retry === undefined) return
       // Nothing was released for a retry (`out` was empty): the parts' order is the same.
