@@ -27,6 +27,16 @@ function wait(ms: number): Promise<void> {
 }
 
 describe("streaming chat completions", () => {
+  it("the retry's text starts on a new line after the prose the first attempt showed", async () => {
+    const { client, server } = await harness([
+      { content: `I will run it.${sample.text.slice(safePrefix.length)}`, chunkSize: 4 },
+      { content: "Calling the tool properly.", toolCalls: [call] },
+    ])
+    const chunks = await collect(await client.chat.completions.create(request()))
+    expect(contentOf(chunks)).toBe("I will run it.\nCalling the tool properly.")
+    expect(server.requests[1]?.rawBody).toContain("already saw the text before that call")
+  })
+
   it("recovers a real leak split into 1-character chunks: safe text shown, markup never, the retry spliced in", async () => {
     const { client, server, events } = await harness([
       { content: sample.text, chunkSize: 1 },

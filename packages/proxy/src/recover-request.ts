@@ -325,6 +325,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   // Both upstream requests take the turn's signal (the first `call.controller`'s, a retry the
   // attempt's): their reads reject at once on abort, so no race per part.
   readonly settlesOnAbort = true
+  // What an abandoned attempt released stays on the client's screen: the retry continues after it.
+  readonly streaming = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
   private round = 0
