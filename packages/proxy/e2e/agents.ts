@@ -1,5 +1,5 @@
 /**
- * `pnpm e2e:agents [claude-code|codex|opencode …]` — opt-in, not part of `pnpm check`.
+ * `pnpm e2e:agents [claude-code|claude-code-router|codex|opencode|qwen-code …]` — opt-in, not part of `pnpm check`.
  *
  * Installs real agent CLIs from the npm registry into a scratch prefix (`TOOL_RESCUE_AGENTS_PREFIX`
  * to reuse one where they are installed already) and drives each one non-interactively through
@@ -19,6 +19,7 @@
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
@@ -29,7 +30,9 @@ const MARKER = "ran.txt"
 
 interface Agent {
   readonly id: string
+  /** The package whose version the results name, and any other the run needs. */
   readonly npm: string
+  readonly alsoNpm?: readonly string[]
   readonly bin: string
   /** The CLI's shell tool and the name of its command argument. */
   readonly tool: string
@@ -41,7 +44,54 @@ interface Agent {
    */
   readonly errorEchoes?: number
   command(proxyUrl: string, home: string, cwd: string): { args: string[]; env: Record<string, string> }
+  /**
+   * A program that sits between the CLI and the proxy (Claude Code Router): started before the
+   * CLI, stopped after it; the CLI is given its URL in place of the proxy's.
+   */
+  front?(proxyUrl: string, home: string, prefix: string): Promise<Front>
 }
+
+interface Front {
+  readonly url: string
+  stop(): void
+}
+
+/** A free port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Waits until `url` answers (any status), or fails after about 30 s. */
+async function answering(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(url)
+      return
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  throw new Error(`e2e: ${url} never answered`)
+}
+
+/** Claude Code's environment for a base URL, offline and quiet. */
+const claudeEnv = (baseUrl: string, home: string) => ({
+  ...common(home),
+  ANTHROPIC_BASE_URL: baseUrl,
+  ANTHROPIC_API_KEY: "e2e-key",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  DISABLE_TELEMETRY: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_ERROR_REPORTING: "1",
+})
+const claudeArgs = ["-p", PROMPT, "--output-format", "text", "--allowedTools=Bash", "--model", "replay-model"]
 
 const PROMPT = `Append a line to ${MARKER} with the shell tool, then say you are done.`
 const SHELL = `echo ran >> ${MARKER}`
@@ -60,17 +110,69 @@ const agents: readonly Agent[] = [
     tool: "Bash",
     argument: "command",
     extraArguments: { description: "append a line" },
+    command: (url, home) => ({ args: claudeArgs, env: claudeEnv(url.replace(/\/v1$/, ""), home) }),
+  },
+  {
+    // Claude Code → Claude Code Router (Anthropic Messages in, Chat Completions out) → the proxy.
+    id: "claude-code-router",
+    npm: "@musistudio/claude-code-router",
+    alsoNpm: ["@anthropic-ai/claude-code"],
+    bin: "claude",
+    tool: "Bash",
+    argument: "command",
+    extraArguments: { description: "append a line" },
+    command: (url, home) => ({ args: claudeArgs, env: claudeEnv(url, home) }),
+    async front(proxyUrl, home, prefix) {
+      const port = await freePort()
+      const dir = join(home, ".claude-code-router")
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, "config.json"),
+        JSON.stringify({
+          HOST: "127.0.0.1",
+          PORT: port,
+          LOG: false,
+          NON_INTERACTIVE_MODE: true,
+          Providers: [
+            {
+              name: "local",
+              api_base_url: `${proxyUrl}/chat/completions`,
+              api_key: "e2e-key",
+              models: ["replay-model"],
+            },
+          ],
+          Router: { default: "local,replay-model" },
+        }),
+      )
+      const child = spawn(join(prefix, "node_modules/.bin/ccr"), ["start"], {
+        env: { PATH: process.env.PATH ?? "", ...common(home) },
+        stdio: "ignore",
+      })
+      const url = `http://127.0.0.1:${port}`
+      await answering(url)
+      return { url, stop: () => child.kill() }
+    },
+  },
+  {
+    id: "qwen-code",
+    npm: "@qwen-code/qwen-code",
+    bin: "qwen",
+    tool: "run_shell_command",
+    argument: "command",
     command: (url, home) => ({
-      args: ["-p", PROMPT, "--output-format", "text", "--allowedTools=Bash", "--model", "replay-model"],
-      env: {
-        ...common(home),
-        ANTHROPIC_BASE_URL: url.replace(/\/v1$/, ""),
-        ANTHROPIC_API_KEY: "e2e-key",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
-        DISABLE_ERROR_REPORTING: "1",
-      },
+      args: [
+        "--yolo",
+        "--auth-type",
+        "openai",
+        "--openai-base-url",
+        url,
+        "--openai-api-key",
+        "e2e-key",
+        "-m",
+        "replay-model",
+        PROMPT,
+      ],
+      env: common(home),
     }),
   },
   {
@@ -221,15 +323,16 @@ async function recoveredRequests(proxy: ProxyServer): Promise<number> {
   return sum
 }
 
-async function runScenario(agent: Agent, scenario: Scenario, bin: string): Promise<Outcome> {
+async function runScenario(agent: Agent, scenario: Scenario, bin: string, prefix: string): Promise<Outcome> {
   const home = mkdtempSync(join(tmpdir(), `tool-rescue-${agent.id}-home-`))
   const cwd = join(home, "work")
   mkdirSync(cwd, { recursive: true })
   mkdirSync(join(home, ".codex"), { recursive: true })
   const upstream = await startReplayServer({ script: scriptFor(agent, scenario) })
   const proxy = await startProxyServer({ upstream: upstream.url, port: 0, graceMs: 1000 })
+  const front = await agent.front?.(proxy.url, home, prefix)
   try {
-    const { args, env } = agent.command(proxy.url, home, cwd)
+    const { args, env } = agent.command(front?.url ?? proxy.url, home, cwd)
     const result = await run(bin, args, env, cwd)
     const output = result.stdout + result.stderr
     let lines = 0
@@ -261,6 +364,7 @@ async function runScenario(agent: Agent, scenario: Scenario, bin: string): Promi
       )
     return { checks, passed, requests: turnRequests(upstream.requests), sent: await recoveredRequests(proxy) }
   } finally {
+    front?.stop()
     await proxy.close()
     await upstream.close()
   }
@@ -273,9 +377,10 @@ const rows: string[] = []
 let failed = 0
 for (const agent of selected) {
   const bin = join(prefix, "node_modules/.bin", agent.bin)
-  if (!existsSync(bin)) {
-    console.error(`e2e: installing ${agent.npm} into ${prefix} …`)
-    execFileSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", agent.npm], {
+  const packages = [agent.npm, ...(agent.alsoNpm ?? [])]
+  if (!packages.every((name) => existsSync(join(prefix, "node_modules", name, "package.json")))) {
+    console.error(`e2e: installing ${packages.join(", ")} into ${prefix} …`)
+    execFileSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", ...packages], {
       stdio: "inherit",
     })
   }
@@ -283,7 +388,7 @@ for (const agent of selected) {
     readFileSync(join(prefix, "node_modules", agent.npm, "package.json"), "utf8"),
   ).version
   for (const scenario of ["recover", "double-leak"] as const) {
-    const outcome = await runScenario(agent, scenario, bin)
+    const outcome = await runScenario(agent, scenario, bin, prefix)
     if (!outcome.passed) failed++
     rows.push(
       `| ${agent.id} ${version} | ${scenario} | ${Object.entries(outcome.checks)
