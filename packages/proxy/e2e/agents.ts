@@ -45,11 +45,20 @@ interface Agent {
   readonly errorEchoes?: number
   command(proxyUrl: string, home: string, cwd: string): { args: string[]; env: Record<string, string> }
   /**
-   * A program that sits between the CLI and the proxy (Claude Code Router): started before the
-   * CLI, stopped after it; the CLI is given its URL in place of the proxy's.
+   * What the CLI needs before it starts: a program between it and the proxy (Claude Code Router),
+   * stopped after it, whose URL the CLI is given in place of the proxy's; or its settings.
    */
   front?(proxyUrl: string, home: string, prefix: string): Promise<Front>
 }
+
+const PROMPT = `Append a line to ${MARKER} with the shell tool, then say you are done.`
+const SHELL = `echo ran >> ${MARKER}`
+const common = (home: string) => ({
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_DATA_HOME: join(home, ".local/share"),
+  NO_COLOR: "1",
+})
 
 interface Front {
   readonly url: string
@@ -93,15 +102,6 @@ const claudeEnv = (baseUrl: string, home: string) => ({
 })
 const claudeArgs = ["-p", PROMPT, "--output-format", "text", "--allowedTools=Bash", "--model", "replay-model"]
 
-const PROMPT = `Append a line to ${MARKER} with the shell tool, then say you are done.`
-const SHELL = `echo ran >> ${MARKER}`
-const common = (home: string) => ({
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, ".config"),
-  XDG_DATA_HOME: join(home, ".local/share"),
-  NO_COLOR: "1",
-})
-
 const agents: readonly Agent[] = [
   {
     id: "claude-code",
@@ -118,6 +118,9 @@ const agents: readonly Agent[] = [
     npm: "@musistudio/claude-code-router",
     alsoNpm: ["@anthropic-ai/claude-code"],
     bin: "claude",
+    // CCR drops the stream's error chunk; Claude Code resends without streaming and prints the
+    // 422 as CCR words it: the upstream's message, then CCR's stack, whose first line repeats it.
+    errorEchoes: 2,
     tool: "Bash",
     argument: "command",
     extraArguments: { description: "append a line" },
@@ -174,6 +177,15 @@ const agents: readonly Agent[] = [
       ],
       env: common(home),
     }),
+    // Offline: no usage statistics (their upload holds the process open after the answer).
+    async front(proxyUrl, home) {
+      mkdirSync(join(home, ".qwen"), { recursive: true })
+      writeFileSync(
+        join(home, ".qwen", "settings.json"),
+        JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
+      )
+      return { url: proxyUrl, stop: () => undefined }
+    },
   },
   {
     id: "codex",
