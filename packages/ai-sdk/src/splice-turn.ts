@@ -64,6 +64,8 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
     // The V4 stream protocol ends every complete response with `finish` (AI SDK core takes a
     // stream without one for incomplete): a provider stream that just closes was cut short.
     finishRequired: true,
+    // `streamText` shows what an abandoned attempt released: the retry continues after it.
+    streaming: setup.mode === "stream",
     attempt: async (round, context) => {
       if (round === 0) {
         firstTaken = true

@@ -102,6 +102,25 @@ describe("streamText over HTTP with corpus leaks", () => {
     },
   )
 
+  test("the retry's text starts on a new line after the prose the first attempt showed", async () => {
+    const leak =
+      "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>"
+    const { server, model } = await serve([
+      { content: `I will run it.${leak}`, chunkSize: 4 },
+      {
+        content: "Calling the tool properly.",
+        toolCalls: [{ name: "bash", arguments: '{"command":"ls"}' }],
+      },
+    ])
+    const { tools } = toolsFor(["bash"])
+    const result = streamText({ model, prompt: "List files.", tools, maxRetries: 0 })
+    let shown = ""
+    for await (const text of result.textStream) shown += text
+    expect(shown).toBe("I will run it.\nCalling the tool properly.")
+    // The retry was told what the user saw, to continue rather than repeat it.
+    expect(server.requests[1]?.rawBody).toContain("already saw the text before that call")
+  })
+
   test("a second malformed response ends the step with the explicit error", async () => {
     const sample = leaks[0]!
     const { server, model, withheld } = await serve([

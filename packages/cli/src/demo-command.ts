@@ -1,5 +1,6 @@
 import { scan } from "@tool-rescue/detector"
 import { defaultInstruction, type RecoveryEvent } from "@tool-rescue/recovery"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { choiceFlag, parseCommandArgs } from "./args.ts"
 import { ExitCode } from "./cli-error.ts"
@@ -189,7 +190,10 @@ async function playTurn(options: PlayOptions): Promise<TurnReport> {
   options.setOnRequest((index, rawBody) => {
     // The request after a recovery decision is the retry: does it carry the instruction?
     if (expectedInstruction === undefined || retryCarried !== undefined) return
-    retryCarried = rawBody.includes(JSON.stringify(expectedInstruction).slice(1, -1))
+    // Its first sentence and its closing mark: a streamed turn's instruction also quotes, between
+    // them, the prose the first attempt showed.
+    const firstSentence = expectedInstruction.slice(0, expectedInstruction.indexOf(". ") + 1)
+    retryCarried = isRetryRequest(rawBody) && rawBody.includes(JSON.stringify(firstSentence).slice(1, -1))
     trace.step(
       "retry",
       retryCarried

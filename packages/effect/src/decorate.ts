@@ -358,6 +358,8 @@ const recoverStream = (
         // Effect providers end every complete stream with a `finish` part: one that ends
         // without it was cut short.
         finishRequired: true,
+        // What an abandoned attempt released stays shown: the retry continues after it.
+        streaming: true,
         signal: controller.signal,
         attempt: (_round, { instruction, signal }) => {
           if (instruction === undefined) {

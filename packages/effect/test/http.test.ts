@@ -39,6 +39,30 @@ const leakThenCall: ReplayScript = [
 ]
 
 describe("over HTTP: the replay server, and a provider on Effect's HttpClient", () => {
+  it.effect("streamed: the retry's text starts on a new line after the prose the first attempt showed", () =>
+    withServer(
+      [
+        { content: `I will run it.${qwenLeak}`, chunkSize: 4 },
+        {
+          content: "Calling the tool properly.",
+          toolCalls: [{ name: "read_file", arguments: '{"path": "src/a.ts"}' }],
+          finishReason: "tool_calls",
+        },
+      ],
+      (server, model) =>
+        Effect.gen(function* () {
+          const { layer } = fileHandlers()
+          const options = { prompt: [{ role: "user", content: "Read src/a.ts" }] as const, toolkit: files }
+          const text = yield* Effect.map(
+            Stream.runCollect(LanguageModel.streamText(options)),
+            streamedText,
+          ).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+          assert.strictEqual(text, "I will run it.\nCalling the tool properly.")
+          assert.include(server.requests[1]?.rawBody ?? "", "already saw the text before that call")
+        }),
+    ),
+  )
+
   for (const stream of [false, true]) {
     const api = stream ? "SSE" : "JSON"
 

@@ -34,9 +34,15 @@ export async function* recoverStream(
   runManager: CallbackManagerForLLMRun | undefined,
 ): AsyncGenerator<ChatGenerationChunk> {
   const muted = mutedTokens(runManager)
-  const turn = recoveryTurn<ChunkRaw>(settings, call, async function* (messages, options) {
-    for await (const chunk of stream(messages, options, muted)) yield* chunkParts(chunk)
-  })
+  const turn = recoveryTurn<ChunkRaw>(
+    settings,
+    call,
+    async function* (messages, options) {
+      for await (const chunk of stream(messages, options, muted)) yield* chunkParts(chunk)
+    },
+    // The chunks are shown as they come: a retry continues after what an abandoned attempt showed.
+    true,
+  )
   if (turn === undefined) {
     yield* stream(call.messages, call.options, runManager)
     return

@@ -45,11 +45,14 @@ export interface RecoveryTurn<Raw> {
  * history's marks) and runs it through `runTurn`; `undefined` when the call is skipped (the
  * planner reported `recovery-skipped`; the caller then calls the model as is). A retry sends the
  * original messages plus the instruction, with the same call options and the turn's signal.
+ * `streaming`: the parts are shown as they come (`runTurn`'s `streaming`: a retry continues after
+ * what an abandoned attempt showed).
  */
 export function recoveryTurn<Raw>(
   settings: RecoverySettings,
   { messages, options, bound, model }: ModelCall,
   attempt: Attempt<Raw>,
+  streaming = false,
 ): RecoveryTurn<Raw> | undefined {
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
@@ -58,6 +61,7 @@ export function recoveryTurn<Raw>(
   if (plan.kind === "skip") return undefined
   const parts = runTurn<Raw>(plan, {
     signal: options.signal,
+    streaming,
     attempt: (_round, context) =>
       attempt(
         context.instruction === undefined

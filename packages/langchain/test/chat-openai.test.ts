@@ -240,6 +240,16 @@ describe("ChatOpenAI({ streaming: true }).invoke", () => {
 })
 
 describe("ChatOpenAI.stream", () => {
+  it("the retry's text starts on a new line after the prose the first attempt showed", async () => {
+    const { model, server } = await harness([
+      { content: `I will run it.${sample.text.slice(safePrefix.length)}`, chunkSize: 4 },
+      { content: "Calling the tool properly.", toolCalls: [call] },
+    ])
+    const chunks = await collect(await model.bindTools(tools).stream(messages))
+    expect(chunks.map((chunk) => chunk.content).join("")).toBe("I will run it.\nCalling the tool properly.")
+    expect(server.requests[1]?.rawBody).toContain("already saw the text before that call")
+  })
+
   it("streams a leak in 1-character chunks: safe text shown, markup never, the retry spliced into the same message", async () => {
     const { model, server, events } = await harness([
       { content: sample.text, chunkSize: 1, usage: { inputTokens: 40, outputTokens: 30 } },

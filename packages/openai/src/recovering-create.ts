@@ -260,6 +260,8 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
       // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
       // without `[DONE]`) was cut short.
       finishRequired: true,
+      // What an abandoned attempt released stays shown: the retry continues after it.
+      streaming: true,
       signal: outer.signal,
       attempt: async (round, context) => {
         if (round === 0) return streamAttempt(first, context.signal, api.streamParts)

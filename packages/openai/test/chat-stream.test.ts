@@ -27,6 +27,16 @@ function wait(ms: number): Promise<void> {
 }
 
 describe("streaming chat completions", () => {
+  it("the retry's text starts on a new line after the prose the first attempt showed", async () => {
+    const { client, server } = await harness([
+      { content: `I will run it.${sample.text.slice(safePrefix.length)}`, chunkSize: 4 },
+      { content: "Calling the tool properly.", toolCalls: [call] },
+    ])
+    const chunks = await collect(await client.chat.completions.create(request()))
+    expect(contentOf(chunks)).toBe("I will run it.\nCalling the tool properly.")
+    expect(server.requests[1]?.rawBody).toContain("already saw the text before that call")
+  })
+
   it("recovers a real leak split into 1-character chunks: safe text shown, markup never, the retry spliced in", async () => {
     const { client, server, events } = await harness([
       { content: sample.text, chunkSize: 1 },
@@ -50,7 +60,10 @@ describe("streaming chat completions", () => {
     expect(isRetryRequest(retry.messages?.[0]?.content)).toBe(true)
     expect(retry.messages).toHaveLength(2)
     expect(sentText(retry)).not.toContain("<function=")
-    expect(sentText(retry)).not.toContain(safePrefix.trim())
+    // The malformed response is no message of the retry; the prose it showed is quoted in the
+    // instruction only, so the model continues after it.
+    expect(sentText(retry.messages?.slice(1))).not.toContain(safePrefix.trim())
+    expect(String(retry.messages?.[0]?.content)).toContain(JSON.stringify(safePrefix))
     expect(retry.tools).toEqual(server.requests[0]!.body!.tools)
     expect(retry.stream).toBe(true)
     expect(events.map((event) => event.type)).toEqual([

@@ -199,7 +199,9 @@ describe("chat completions, streamed", () => {
         tools: sample.tools.map(chatTool),
       })
       const final = await runner.finalChatCompletion()
-      expect(final.choices[0]!.message.content).toBe(`${visible}Calling it.`)
+      // The retry's text starts on a new line after shown text that does not end one.
+      const owed = visible.length > 0 && !visible.endsWith("\n") ? "\n" : ""
+      expect(final.choices[0]!.message.content).toBe(`${visible}${owed}Calling it.`)
       expect(
         final.choices[0]!.message.tool_calls?.map((c) => c.type === "function" && c.function.name),
       ).toEqual([sample.expect.tools[0]])

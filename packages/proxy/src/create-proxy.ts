@@ -2,6 +2,7 @@ import type { RecoveryOptions } from "@tool-rescue/recovery"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
+import { EndedTurns } from "./ended-turns.ts"
 import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
@@ -254,6 +255,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
       apiKey === undefined && authorization === undefined ? undefined : { proxyKey: apiKey, authorization },
     persistFailed,
     logger,
+    endedTurns: new EndedTurns(),
   }
   const guard = createRequestGuard(allowedHosts, apiKey)
   const routeOf = new Map(ROUTES)

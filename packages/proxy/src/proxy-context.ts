@@ -2,6 +2,7 @@ import type { ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { UpstreamCredentials } from "./forward-headers.ts"
 import type { ProxyFailedResponse } from "./proxy-failed-response.ts"
 import type { ProxyLogger } from "./proxy-logger.ts"
+import type { EndedTurns } from "./ended-turns.ts"
 import type { ProxyMetrics } from "./proxy-metrics.ts"
 import type { ByteReader, ByteSource } from "./read-sse.ts"
 import type { ResponseHeaders } from "./response-headers.ts"
@@ -102,6 +103,8 @@ export interface ProxyContext {
   readonly persistFailed: ((failed: ProxyFailedResponse) => void | Promise<void>) | undefined
   /** Where turn lines go (none: silent). */
   readonly logger: ProxyLogger | undefined
+  /** The turns this proxy ended lately: a client's resend of one does not start it afresh. */
+  readonly endedTurns: EndedTurns
 }
 
 /** A 2xx status (`Response.ok`). */

@@ -13,7 +13,7 @@ import {
   runTurn,
   type TurnInput,
 } from "@tool-rescue/recovery"
-import { planTurn, type RecoverPlan } from "@tool-rescue/recovery/adapter"
+import { planTurn, type RecoverPlan, type TurnRequest } from "@tool-rescue/recovery/adapter"
 import {
   isRecord,
   type JsonKind,
@@ -22,6 +22,7 @@ import {
   type SplicerSettings,
 } from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
+import { type EndedTurn, turnKey } from "./ended-turns.ts"
 import {
   type ClientHeaders,
   clientResponseHeaders,
@@ -96,6 +97,8 @@ interface Call {
   readonly sink: StreamSink
   /** The turn's log line, when the proxy has a logger. */
   readonly log: TurnLog | undefined
+  /** The turn's key in `context.endedTurns`, when the request had to compute it already. */
+  readonly key: string | undefined
 }
 
 const encoder = new TextEncoder()
@@ -252,7 +255,7 @@ export async function recoverRequest(
   // The budget is read from the client's history (its marks), the upstream gets the history
   // without them: a stateful upstream knows only the ids it issued.
   const turnRequest = protocol.turnRequest(parsed.body)
-  const plan = planTurn(context.resolved, turnRequest)
+  let plan = planTurn(context.resolved, turnRequest)
   const body = protocol.unmarked(parsed.body)
   const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
@@ -260,6 +263,20 @@ export async function recoverRequest(
     return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
   }
   context.metrics.request(protocol.name, "recovered", plan.model)
+  // A resend of a turn this proxy ended lately: the same error, or the budget it already spent.
+  let key: string | undefined
+  if (!context.endedTurns.empty) {
+    key = await turnKey(protocol, body, credentials(clientHeaders))
+    const ended = context.endedTurns.get(key)
+    if (ended?.error !== undefined) {
+      context.logger?.warn(
+        { outcome: "resent", model: plan.model ?? null, protocol: protocol.name, route: protocol.route },
+        "a client resent a turn the proxy had ended: answered with the same error, not sent upstream",
+      )
+      return errorResponse(protocol, ended.error.status, ended.error.error)
+    }
+    if (ended !== undefined) plan = replanned(context, turnRequest, ended)
+  }
 
   const controller = new AbortController()
   const log =
@@ -281,6 +298,7 @@ export async function recoverRequest(
     controller,
     sink: host.sink ?? webSink,
     log,
+    key,
   }
 
   const sent = context.send(
@@ -307,6 +325,48 @@ export async function recoverRequest(
     return relay(first, host.sink, shutdownEvent(protocol))
   }
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
+}
+
+/** The client's credentials as they go upstream: a turn's key holds them (see `turnKey`). */
+function credentials(clientHeaders: ClientHeaders): string {
+  const headers = upstreamRequestHeaders(clientHeaders)
+  return `${headers.authorization ?? ""}\n${headers["x-api-key"] ?? ""}`
+}
+
+/** The plan of a resend of `ended`: the retries it made are spent already. */
+function replanned(context: ProxyContext, request: TurnRequest, ended: EndedTurn): RecoverPlan {
+  const plan = planTurn(context.resolved, {
+    ...request,
+    recoveriesBefore: (request.recoveriesBefore ?? 0) + ended.recoveries,
+  })
+  if (plan.kind === "skip") throw new Error("tool-rescue proxy: a recovered request's plan changed kind")
+  return plan
+}
+
+/**
+ * Remembers the turn that ended with `error` after `rounds` retries, before the client hears of
+ * it (so its resend finds it): a turn recovery gave up on is answered again with its error; one
+ * that spent retries and then failed otherwise (the upstream, the client leaving) keeps them
+ * spent. A turn that failed before any retry costs a resend nothing more: not remembered.
+ */
+async function rememberTurn(call: Call, rounds: number, error: unknown): Promise<void> {
+  const gaveUp = givenUp(call, error)
+  if (rounds === 0 && gaveUp === undefined) return
+  const key =
+    call.key ??
+    (await turnKey(
+      call.protocol,
+      JSON.parse(decoder.decode(call.bytes)) as Body,
+      credentials(call.clientHeaders),
+    ))
+  call.context.endedTurns.set(key, { recoveries: rounds, error: gaveUp })
+}
+
+/** The proxy's error for a turn recovery gave up on (not one the client left). */
+function givenUp(call: Call, error: unknown): { status: number; error: ProtocolError } | undefined {
+  if (!isToolCallRecoveryError(error) || error.code === "aborted" || call.controller.signal.aborted)
+    return undefined
+  return proxyError(call, error)
 }
 
 /**
@@ -413,6 +473,8 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
   // Both upstream requests take the turn's signal (the first `call.controller`'s, a retry the
   // attempt's): their reads reject at once on abort, so no race per part.
   readonly settlesOnAbort = true
+  // What an abandoned attempt released stays on the client's screen: the retry continues after it.
+  readonly streaming = true
   /** The upstream sent the protocol's `[DONE]` sentinel. */
   private sentinel = false
   /** The attempt's stream sent its last event (its end event, or the sentinel). */
@@ -572,7 +634,11 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
         if (items.length > 0 && this.source?.buffered() !== true) break
       }
     } catch (error) {
-      const frame = call.controller.signal.aborted ? "" : failureFrame(call, error)
+      await rememberTurn(call, this.round, error).catch(() => undefined)
+      const gaveUp = givenUp(call, error)
+      const final = gaveUp === undefined ? undefined : splicer.fail?.(gaveUp.error)
+      const frame = call.controller.signal.aborted ? "" : final === undefined ? failureFrame(call, error) : ""
+      if (final !== undefined) for (const item of final) items.push(item)
       if (frame === undefined) this.end = { error }
       else {
         tail = frame
@@ -627,6 +693,7 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
   } catch (error) {
+    await rememberTurn(call, round, error).catch(() => undefined)
     return failureResponse(call, error)
   }
 }

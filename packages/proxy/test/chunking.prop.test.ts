@@ -41,7 +41,9 @@ describe("split invariance through the proxy", () => {
         // The oracle: the detector's one-shot scan of the whole text (no chunking at all).
         const shown = scan(sample.text, { tools: TOOLS }).text
         const recovered = sample.labels.recoverable
-        expect(visible(sse)).toBe(recovered ? `${shown}Done.` : shown)
+        // A retry's text starts on a new line after shown text that does not end one.
+        const owed = shown.length > 0 && !shown.endsWith("\n") ? "\n" : ""
+        expect(visible(sse)).toBe(recovered ? `${shown}${owed}Done.` : shown)
         expect(harness.turns()).toBe(recovered ? 2 : 1)
       } finally {
         await harness.close()

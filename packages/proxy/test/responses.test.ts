@@ -42,24 +42,35 @@ describe("OpenAI Responses through the proxy (the real openai client)", () => {
     expect(response.output_text).toBe("")
   })
 
-  it("a second leak: an SSE error event with code repeated-markup (streaming), a 422 (not)", async () => {
+  it("a second leak: a terminal response.failed with code invalid_prompt (streaming), a 422 (not); a resend is answered without the upstream", async () => {
     const harness = await startHarness([
-      { content: QWEN_LEAK },
+      { content: `I will run it.${QWEN_LEAK}` },
       { content: QWEN_LEAK },
       { content: QWEN_LEAK },
       { content: QWEN_LEAK },
     ])
-    const streamed = await client(harness)
-      .responses.stream(request)
-      .finalResponse()
-      .catch((error: unknown) => error)
-    expect(streamed).toBeInstanceOf(OpenAI.APIError)
-    expect((streamed as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
-    const plain = await client(harness)
+    const stream = client(harness).responses.stream(request)
+    const types: string[] = []
+    stream.on("event", (event) => types.push(event.type))
+    const streamed = await stream.finalResponse()
+    // The lifecycle's own end, with the error Codex CLI does not retry, and what was shown kept.
+    expect(types.at(-1)).toBe("response.failed")
+    expect(types).not.toContain("error")
+    expect(streamed.status).toBe("failed")
+    expect(streamed.error?.code).toBe("invalid_prompt")
+    expect(streamed.error?.message).toMatch(/^tool-rescue repeated-markup: /)
+    expect(streamed.output_text).toBe("I will run it.")
+    expect(harness.turns()).toBe(2)
+    const resent = await client(harness)
       .responses.create(request)
       .catch((error: unknown) => error)
-    expect((plain as InstanceType<typeof OpenAI.APIError>).status).toBe(422)
-    expect((plain as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
+    expect((resent as InstanceType<typeof OpenAI.APIError>).status).toBe(422)
+    expect((resent as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
+    expect(harness.turns()).toBe(2)
+    const other = await client(harness)
+      .responses.create({ ...request, input: "Show me b.ts" })
+      .catch((error: unknown) => error)
+    expect((other as InstanceType<typeof OpenAI.APIError>).status).toBe(422)
     expect(harness.turns()).toBe(4)
   })
 })

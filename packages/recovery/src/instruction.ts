@@ -25,6 +25,7 @@ const RETRY_MARK =
  * ```
  */
 export function defaultInstruction(context: InstructionContext): string {
+  const shown = shownSentence(context.shown)
   const named = markupNames(context, true)
   const what = named.length === 0 ? "a tool call" : `a call to ${named.join(", ")}`
   if (context.announced !== undefined) {
@@ -32,6 +33,7 @@ export function defaultInstruction(context: InstructionContext): string {
     return (
       `Your previous response said you would call ${name}, but no call was made: no tool was run and that response was discarded. ` +
       `Call ${name} with the structured tool-call format (the tool-calling interface), or answer without it. ` +
+      shown +
       RETRY_MARK
     )
   }
@@ -50,6 +52,7 @@ export function defaultInstruction(context: InstructionContext): string {
       `Your previous response wrote a call to ${JSON.stringify(name)} as plain text, and no tool named ${JSON.stringify(name)} exists.${didYouMean} ${available} ` +
       "No action occurred: no tool was run and that response was discarded. " +
       "If you need a tool, call one of the available tools with the structured tool-call format, or answer without a tool. " +
+      shown +
       RETRY_MARK
     )
   }
@@ -59,6 +62,7 @@ export function defaultInstruction(context: InstructionContext): string {
       "No action occurred: no tool was run and that response was discarded. " +
       "Call the tool again with the structured tool-call format and concise arguments; " +
       "split large content into several smaller steps or calls. " +
+      shown +
       RETRY_MARK
     )
   }
@@ -67,7 +71,21 @@ export function defaultInstruction(context: InstructionContext): string {
     "No action occurred: no tool was run and that response was discarded. " +
     "If you need a tool, call it with the structured tool-call format (the tool-calling interface), " +
     "not as text, XML, JSON or special tokens in your message. " +
+    shown +
     RETRY_MARK
+  )
+}
+
+/**
+ * The sentence that tells the model what the user already saw of the discarded response (a
+ * stream showed it at once): quoted, so that the retry continues after it rather than repeats
+ * it. Empty when nothing was shown.
+ */
+function shownSentence(shown: string | undefined): string {
+  if (shown === undefined || shown.trim().length === 0) return ""
+  return (
+    `The user already saw the text before that call: ${JSON.stringify(shown)}. ` +
+    "Continue after it without repeating it. "
   )
 }
 

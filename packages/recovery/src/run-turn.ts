@@ -11,6 +11,7 @@ import { findAnnouncedCall } from "./find-announced-call.ts"
 import { resolveInstruction } from "./instruction.ts"
 import { type RecoverPlan, recoverPlan } from "./plan-turn.ts"
 import { type ResolvedRecoveryOptions, resolveRecoveryOptions } from "./resolve-options.ts"
+import { ShownText } from "./shown-text.ts"
 import { type MarkupSummary, summarizeMarkup, ToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import { createTurnTelemetry, type TurnTelemetry } from "./turn-telemetry.ts"
 import type {
@@ -195,6 +196,8 @@ class Turn<Raw> implements AttemptScannerOptions {
    * for `persistFailed` once {@link decide} is done (see {@link persistFinal}).
    */
   private final: FailedResponse | undefined
+  /** What a streamed turn has shown (`input.streaming`): a retry continues after it. */
+  readonly shown: ShownText | undefined
 
   constructor(plan: RecoverPlan, input: TurnInput<Raw>, signal: AbortSignal | undefined) {
     const { options } = plan
@@ -208,6 +211,7 @@ class Turn<Raw> implements AttemptScannerOptions {
     this.settlesOnAbort = signal !== undefined && input.settlesOnAbort === true
     this.raced = signal !== undefined && !this.settlesOnAbort
     this.finishRequired = input.finishRequired === true
+    this.shown = input.streaming === true ? new ShownText() : undefined
     this.budget = plan.budget
     this.recoveriesBefore = plan.recoveriesBefore
     this.noRetry = plan.noRetry
@@ -454,12 +458,14 @@ class Turn<Raw> implements AttemptScannerOptions {
         )
       }
     }
+    const shown = this.shown?.retry()
     this.instruction = resolveInstruction(options, {
       round: next,
       markup: recoverable,
       tools,
       truncated: cutOff,
       ...(announced === undefined ? {} : { announced }),
+      ...(shown === undefined ? {} : { shown }),
     })
     return { type: "attempt-start", round: next, discarded: report.discarded }
   }
@@ -523,7 +529,7 @@ class Turn<Raw> implements AttemptScannerOptions {
  * event hook).
  */
 async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, undefined> {
-  const { scanner, out, raced, settlesOnAbort, finishRequired } = t
+  const { scanner, out, raced, settlesOnAbort, finishRequired, shown } = t
   try {
     for (let round = 0; ; round++) {
       // Throws the error that ends the turn, as it is, when the attempt may not start.
@@ -549,9 +555,9 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
             if (part.truncated === true) truncated = true
           } else if (part.type === "other" && part.failed === true) failure ??= { error: part.raw }
           const whole = scanner.push(part, out)
-          if (whole !== undefined) yield whole
+          if (whole !== undefined) yield shown === undefined ? whole : shown.show(whole)
           else if (out.length > 0) {
-            for (let i = 0; i < out.length; i++) yield out[i]!
+            for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
             out.length = 0
           }
         }
@@ -567,7 +573,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
       // provider error (never retried), whatever markup it held.
       if (finishRequired && !sawFinish) failure ??= { error: new Error(CUT_SHORT) }
       const report = scanner.end(out)
-      for (let i = 0; i < out.length; i++) yield out[i]!
+      for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
       out.length = 0
       let retry: Retry | undefined
       try {
@@ -576,7 +582,7 @@ async function* turn<Raw>(t: Turn<Raw>): AsyncGenerator<OutputPart<Raw>, void, u
         if (t.hasFinal()) await t.persistFinal()
         throw error
       }
-      for (let i = 0; i < out.length; i++) yield out[i]!
+      for (let i = 0; i < out.length; i++) yield shown === undefined ? out[i]! : shown.show(out[i]!)
       out.length = 0
       if (retry === undefined) {
         if (t.hasFinal()) await t.persistFinal()

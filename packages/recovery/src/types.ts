@@ -102,6 +102,13 @@ export interface InstructionContext {
    * is then empty.
    */
   readonly announced?: string
+  /**
+   * The text of the discarded attempts the user already saw (a stream shows safe text at once),
+   * its last 500 characters at most; absent when none was shown (nothing
+   * before the markup, or a non-streamed turn, whose result drops it). The default instruction
+   * quotes it and asks the model to continue after it rather than repeat it.
+   */
+  readonly shown?: string
 }
 
 /**
@@ -346,6 +353,14 @@ export interface TurnInput<Raw> {
    * @defaultValue false
    */
   readonly settlesOnAbort?: boolean | undefined
+  /**
+   * The consumer shows the turn as it streams: text an abandoned attempt released stays on
+   * screen. The turn then starts a retry's first text on a new line when the shown text does not
+   * end one (the `text` part carries the `"\n"` first), and passes the shown text to the
+   * instruction (`InstructionContext.shown`). Leave unset where the result drops an abandoned
+   * attempt's text (a non-streamed call). @defaultValue false
+   */
+  readonly streaming?: boolean | undefined
 }
 
 /**

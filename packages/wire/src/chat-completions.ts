@@ -85,6 +85,7 @@ export const chatCompletions: WireProtocol<ChatChunk, ChatRaw, ChatCompletion, C
     tool_choice: ["string", "object"],
     n: ["number"],
   },
+  conversation: ["model", "messages"],
   eventName: () => undefined,
   sentinel: true,
   isStreamError: (event) => isRecord(event) && event.error !== undefined && event.error !== null,

@@ -24,6 +24,7 @@ import { retryId, sumUsage } from "@tool-rescue/recovery/adapter"
 import { isRecord } from "./json.ts"
 import { atOutputLimit, outputText, responseCall } from "./response-parts.ts"
 import { unknownCallErrors } from "./unknown-call-errors.ts"
+import type { WireError } from "./wire-error.ts"
 import type { Splicer, SplicerSettings } from "./wire-protocol.ts"
 
 /**
@@ -37,6 +38,14 @@ export interface ResponseEvent {
 
 type Event = ResponseEvent
 type Item = Record<string, unknown>
+
+/**
+ * The `response.error.code` that ends a turn recovery gave up on: `invalid_prompt`, a code of the
+ * Responses API's own error list that its clients take as final. Codex CLI retries a
+ * `response.failed` with any other code, and an `error` event or a stream that ends without a
+ * terminal event as a dropped connection: five more requests, each a fresh turn.
+ */
+export const FAILED_TURN_CODE = "invalid_prompt"
 
 const LIFECYCLE_START = new Set(["response.created", "response.in_progress", "response.queued"])
 const LIFECYCLE_END = new Set(["response.completed", "response.incomplete", "response.failed"])
@@ -149,6 +158,8 @@ export function createResponsesSplicer(options: SplicerSettings): Splicer<Respon
   /** Usage of the abandoned attempts: the terminal event reports the turn's sum. */
   let spent: unknown
   let responseId: string | undefined
+  /** The first attempt's response as `response.created` gave it: a failed turn's response starts from it. */
+  let created: Record<string, unknown> | undefined
   let lastSeq = -1
   let indexOffset = 0
   let nextIndex = 0
@@ -385,6 +396,7 @@ export function createResponsesSplicer(options: SplicerSettings): Splicer<Respon
           const event = part.raw
           if (LIFECYCLE_START.has(event.type)) {
             if (round > 0) break
+            if (created === undefined && isRecord(event.response)) created = event.response
             if (
               responseId === undefined &&
               isRecord(event.response) &&
@@ -405,6 +417,22 @@ export function createResponsesSplicer(options: SplicerSettings): Splicer<Respon
         default:
           part satisfies never
       }
+      return out.splice(0)
+    },
+    fail(error: WireError) {
+      // What was shown is finished and kept, as a completed response keeps it.
+      abandon()
+      items = new Map()
+      const response: Record<string, unknown> = {
+        ...(created ?? { object: "response" }),
+        ...(responseId === undefined ? {} : { id: responseId }),
+        status: "failed",
+        error: { code: FAILED_TURN_CODE, message: `tool-rescue ${error.code}: ${error.message}` },
+        incomplete_details: null,
+        output: carried.slice(),
+      }
+      if (spent !== undefined) response.usage = spent
+      send({ type: "response.failed", response })
       return out.splice(0)
     },
   }

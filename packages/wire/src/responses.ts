@@ -105,6 +105,7 @@ export const responses: WireProtocol<ResponseEvent, ResponseEvent, ResponseObjec
     tools: ["array"],
     tool_choice: ["string", "object"],
   },
+  conversation: ["model", "instructions", "input", "previous_response_id", "conversation"],
   ...typeNamedEvents,
   isStreamEnd: (event) => RESPONSE_ENDS.has(eventType(event)),
   markCalls: markResponsesCalls,

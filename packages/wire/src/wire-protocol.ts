@@ -1,7 +1,7 @@
 import type { NormalizedPart, OutputPart } from "@tool-rescue/recovery"
 import type { TurnRequest } from "@tool-rescue/recovery/adapter"
 import type { JsonKind, JsonObject } from "./json.ts"
-import type { ErrorShape } from "./wire-error.ts"
+import type { ErrorShape, WireError } from "./wire-error.ts"
 
 /**
  * The recoveries a tool-call id of the request's history was marked with (0 for an unmarked
@@ -38,6 +38,13 @@ export interface SplicerSettings {
 export interface Splicer<Raw, Item> {
   /** The items for one output part: none (withheld, or a part that shares its item), one, or more. */
   push(part: OutputPart<Raw>): Item[]
+  /**
+   * The items that end the stream of a turn recovery gave up on (`repeated-markup`, …), in the
+   * form the protocol's clients treat as final rather than as a dropped connection to reconnect
+   * (Responses: a terminal `response.failed`). Absent: the protocol's error event
+   * ({@link ErrorShape.event}) is that form.
+   */
+  fail?(error: WireError): Item[]
 }
 
 /**
@@ -91,6 +98,12 @@ export interface WireProtocol<StreamItem, StreamRaw, Data, DataRaw> {
    * servers extend the protocols: vLLM's `chat_template_kwargs`, …).
    */
   readonly fields: Readonly<Record<string, readonly JsonKind[]>>
+  /**
+   * The request fields that hold the conversation: what a client sends unchanged when it resends
+   * the same turn (after an error, or without streaming). Transport settings (`stream`, token
+   * limits) are not among them. A front end that remembers turns keys them by these.
+   */
+  readonly conversation: readonly string[]
   /** The `event:` name written before an item's data (Responses and Anthropic name events by type). */
   eventName(item: unknown): string | undefined
   /** The stream ends with `data: [DONE]` (Chat Completions). */

@@ -1,0 +1,90 @@
+/**
+ * The memory of ended turns: bounded in entries (the oldest forgotten first) and in time (a
+ * remembered turn is forgotten once its time is up: the clock is the test's, no timers); and, in
+ * the proxy, a resend is answered from it only for the same client and the same conversation.
+ */
+import OpenAI from "openai"
+import { describe, expect, it } from "vitest"
+import { EndedTurns, turnKey } from "../src/ended-turns.ts"
+import { protocols } from "../src/protocols.ts"
+import { harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
+
+const ended = { recoveries: 1 }
+
+describe("EndedTurns", () => {
+  it("forgets a turn once its time is up", () => {
+    let now = 1000
+    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
+    turns.set("a", ended)
+    now = 1049
+    expect(turns.get("a")).toEqual(ended)
+    now = 1050
+    expect(turns.get("a")).toBeUndefined()
+    expect(turns.empty).toBe(true)
+  })
+
+  it("holds at most maxEntries turns, forgetting the oldest first (a turn set again is the newest)", () => {
+    const turns = new EndedTurns({ maxEntries: 2 })
+    turns.set("a", ended)
+    turns.set("b", ended)
+    turns.set("a", ended)
+    turns.set("c", ended)
+    expect(turns.size).toBe(2)
+    expect(turns.get("b")).toBeUndefined()
+    expect(turns.get("a")).toEqual(ended)
+    expect(turns.get("c")).toEqual(ended)
+  })
+
+  it("a turn's key: the same for a resend streamed or not, another for another client or another conversation", async () => {
+    const body = { model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ_FILE_TOOL] }
+    const key = await turnKey(protocols.chat, { ...body, stream: true }, "Bearer a")
+    expect(await turnKey(protocols.chat, { ...body, stream: false, max_tokens: 5 }, "Bearer a")).toBe(key)
+    expect(await turnKey(protocols.chat, body, "Bearer b")).not.toBe(key)
+    expect(
+      await turnKey(protocols.chat, { ...body, messages: [{ role: "user", content: "ho" }] }, "Bearer a"),
+    ).not.toBe(key)
+  })
+})
+
+const startHarness = harnessPerTest()
+const request = {
+  model: "m",
+  messages: [{ role: "user" as const, content: "Show me a.ts" }],
+  tools: [READ_FILE_TOOL],
+}
+const client = (h: { proxy: { url: string } }, apiKey = "sk-a") =>
+  new OpenAI({ baseURL: h.proxy.url, apiKey, maxRetries: 0 })
+
+describe("the proxy's memory of the turns it ended", () => {
+  it("another client's identical turn is its own turn: it goes upstream", async () => {
+    const harness = await startHarness(() => ({ content: QWEN_LEAK }))
+    const failure = (key: string) =>
+      client(harness, key)
+        .chat.completions.create(request)
+        .catch((error: unknown) => (error as InstanceType<typeof OpenAI.APIError>).code)
+    expect(await failure("sk-a")).toBe("repeated-markup")
+    expect(await failure("sk-a")).toBe("repeated-markup")
+    expect(harness.turns()).toBe(2)
+    expect(await failure("sk-b")).toBe("repeated-markup")
+    expect(harness.turns()).toBe(4)
+  })
+
+  it("a resend of a turn whose retry failed upstream keeps its retry spent: one more request upstream, no retry", async () => {
+    const harness = await startHarness([
+      { content: QWEN_LEAK },
+      { httpError: { status: 500, message: "boom" } },
+      { content: QWEN_LEAK },
+      { content: QWEN_LEAK },
+    ])
+    const first = await client(harness)
+      .chat.completions.create(request)
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>)
+    expect((first as InstanceType<typeof OpenAI.APIError>).status).toBe(500)
+    const resent = await client(harness)
+      .chat.completions.create(request)
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>)
+    expect((resent as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
+    // The leak of the resend ends the turn: its budget was spent on the retry that failed.
+    expect(harness.turns()).toBe(3)
+  })
+})
