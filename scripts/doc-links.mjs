@@ -91,7 +91,9 @@ function* mdReferences(text) {
     const [whole, anchor] = match
     const target = anchor === undefined ? whole : whole.slice(0, -anchor.length)
     const before = text[match.index - 1]
-    if (before === ":" || target.startsWith("/") || /(?:^|\/)\.md$/.test(target)) continue
+    // A shell redirect's target (`… --markdown > leaks.md`) is a file the command writes.
+    const redirect = /> ?$/.test(text.slice(Math.max(0, match.index - 2), match.index))
+    if (before === ":" || redirect || target.startsWith("/") || /(?:^|\/)\.md$/.test(target)) continue
     yield { index: match.index, target, anchor: anchor?.slice(1) }
   }
 }

@@ -576,8 +576,8 @@ describe("the AI SDK's own behaviour is kept", () => {
   test("activeTools: only the tools offered in the step count", async () => {
     const { tools } = globTools()
     // Glob is not active: the leaked call names a tool not offered in this step, so it is not
-    // recoverable and nothing is retried or executed. (Without an envelope marker the detector
-    // leaves a call to an unknown name as text: the step shows what it shows without us.)
+    // recoverable and nothing is retried or executed; its closing envelope token marks it as a
+    // call all the same, so it is withheld and reported (reason not-offered), never shown.
     const inner = scriptedModel([leak])
     const events: RecoveryEvent[] = []
     const result = streamText({
@@ -592,7 +592,20 @@ describe("the AI SDK's own behaviour is kept", () => {
       tools,
       activeTools: ["Read", "Bash"],
     })
-    expect(await result.text).toBe(await bare.text)
+    const shown = await result.text
+    expect(await bare.text).toContain("</tool_call>")
+    expect(shown).not.toContain("<function=")
+    expect(shown).not.toContain("</tool_call>")
+    expect((await bare.text).startsWith(shown.trimEnd())).toBe(true)
+    expect(
+      events.some(
+        (e) =>
+          e.type === "markup-detected" &&
+          !e.recoverable &&
+          e.reason === "not-offered" &&
+          e.markup.toolName === "Glob",
+      ),
+    ).toBe(true)
     expect(inner.doStreamCalls).toHaveLength(1)
     expect(inner.doStreamCalls[0]?.tools?.map((t) => t.name)).toEqual(["Read", "Bash"])
     expect(events.some((e) => e.type === "recovery-started")).toBe(false)
