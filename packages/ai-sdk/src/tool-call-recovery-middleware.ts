@@ -5,7 +5,6 @@ import type {
   LanguageModelV4Middleware,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
-import type { RecoveryOptions } from "@tool-rescue/recovery"
 import {
   planTurn,
   type ResolvedRecoveryOptions,
