@@ -276,14 +276,17 @@ describe("what the server logs", () => {
   })
 
   it("an unexpected failure still surfaces: an upstream event that is not JSON is logged", async () => {
-    const error = vi.spyOn(console, "error").mockImplementation(() => undefined)
+    const lines: Array<Record<string, unknown>> = []
+    const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg })
     const sse = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } })
     harness = await startHarness([], {
       fetch: async () => sse('data: {"id":"c","choices":[]}\n\ndata: {not json\n\n'),
+      logger: { info: at("info"), warn: at("warn"), error: at("error") },
     })
     expect(await failureOf(protocolClients[0]!.stream(harness))).toMatchObject({ api: false })
-    await waitFor(() => error.mock.calls.length > 0)
-    expect(String(error.mock.calls[0]![0])).toContain("not JSON")
+    await waitFor(() => lines.length > 0)
+    // Through the proxy's logger, one line naming the failure's kind.
+    expect(lines).toEqual([expect.objectContaining({ outcome: "upstream-error", kind: "malformed" })])
   })
 })
 

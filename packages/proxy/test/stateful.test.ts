@@ -104,18 +104,30 @@ describe("stateful Responses (store: true, continued by previous_response_id)", 
       ])
       const client = new OpenAI({ baseURL: h.proxy.url, apiKey: "k", maxRetries: 0 })
       const shown: string[] = []
+      // Not streamed: an HTTP 422. Streamed: the stream ends with `response.failed` (the final form
+      // clients do not retry), whose error names why.
+      let failedEvent: { code?: string | null; message?: string } | undefined
       const failure = await (async () => {
         const body = { model: "m", input: "Show me a.ts", tools, conversation: "conv_1" }
         if (!streamed) return client.responses.create(body)
-        for await (const event of await client.responses.create({ ...body, stream: true }))
+        for await (const event of await client.responses.create({ ...body, stream: true })) {
           if (event.type === "response.output_text.delta") shown.push(event.delta)
+          if (event.type === "response.failed") failedEvent = event.response.error ?? {}
+        }
       })().then(
         () => undefined,
         (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
       )
-      expect(failure).toBeInstanceOf(OpenAI.APIError)
-      expect(failure!.message).toMatch(/could not be retried: the request's `conversation` already holds/)
-      if (!streamed) expect(failure!.status).toBe(422)
+      const reason = /could not be retried: the request's `conversation` already holds/
+      if (streamed) {
+        expect(failure).toBeUndefined()
+        expect(failedEvent?.code).toBe("invalid_prompt")
+        expect(failedEvent?.message).toMatch(reason)
+      } else {
+        expect(failure).toBeInstanceOf(OpenAI.APIError)
+        expect(failure!.message).toMatch(reason)
+        expect(failure!.status).toBe(422)
+      }
       expect(shown.join("")).not.toContain("<tool_call>")
       expect(h.turns()).toBe(1)
     },
