@@ -93,7 +93,11 @@ async function serveRoundTrip(node) {
       }),
     })
     const text = await response.text()
-    if (!text.includes('"read_file"') || text.includes("<tool_call>") || upstream.requests.length !== 2)
+    if (
+      !text.includes('"read_file"') ||
+      text.includes("<tool_call>") ||
+      upstream.requests.filter((r) => r.method === "POST").length !== 2
+    )
       throw new Error(`no recovered call through serve:\n${text}`)
   } finally {
     child.kill("SIGTERM")

@@ -125,6 +125,21 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
       code === "EADDRINUSE" ? "the port is in use" : error instanceof Error ? error.message : String(error)
     throw new CliError(`cannot listen on ${options.host}:${options.port}: ${reason}`, ExitCode.error)
   }
+  // Listening for the signals before the URL line: a supervisor (or a test) that stops the proxy
+  // as soon as it reads that line must find the handler in place, not Node's default (an exit
+  // by the signal, with no grace period).
+  const stopped = new Promise<void>((resolve) => {
+    const done = () => {
+      process.off("SIGINT", done)
+      process.off("SIGTERM", done)
+      stop?.removeEventListener("abort", done)
+      resolve()
+    }
+    process.once("SIGINT", done)
+    process.once("SIGTERM", done)
+    if (stop?.aborted === true) done()
+    else stop?.addEventListener("abort", done, { once: true })
+  })
   // The upstream is printed without its credentials, should the URL carry any.
   const shown = new URL(upstream)
   shown.username = ""
@@ -151,18 +166,7 @@ export async function runServe(argv: readonly string[], io: CliIo, stop?: AbortS
   // Said while serving, never awaited before: a server that comes up later is no error.
   const checked = sayUpstreamModels(logger, upstream, upstreamShown)
 
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done)
-      process.off("SIGTERM", done)
-      stop?.removeEventListener("abort", done)
-      resolve()
-    }
-    process.once("SIGINT", done)
-    process.once("SIGTERM", done)
-    if (stop?.aborted === true) done()
-    else stop?.addEventListener("abort", done, { once: true })
-  })
+  await stopped
   logger.info({ graceMs: options.graceMs }, "stopping: in-flight requests get the grace period")
   await server.close()
   await checked

@@ -51,14 +51,19 @@ function serve(args: readonly string[]) {
   return { child, url, exited, lines, output: () => ({ stdout, stderr }) }
 }
 
+// Each call is a new user turn: the proxy answers a resend of a turn it ended (the same request)
+// from its memory, without going upstream, and this test walks the upstream's script.
+let turns = 0
+
 function chat(url: string, stream: boolean, signal?: AbortSignal): Promise<Response> {
+  turns++
   return fetch(`${url}/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: KEY },
     body: JSON.stringify({
       model: "qwen3-coder",
       stream,
-      messages: [{ role: "user", content: PROMPT }],
+      messages: [{ role: "user", content: `${PROMPT} (turn ${turns})` }],
       tools: TOOLS,
     }),
     ...(signal === undefined ? {} : { signal }),
