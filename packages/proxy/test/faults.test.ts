@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { createProxy } from "../src/index.ts"
 import { startProxyServer } from "../src/node.ts"
 import {
+  captureLogger,
   type Harness,
   type HarnessOptions,
   type ProxyEntry,
@@ -276,12 +277,11 @@ describe("what the server logs", () => {
   })
 
   it("an unexpected failure still surfaces: an upstream event that is not JSON is logged", async () => {
-    const lines: Array<Record<string, unknown>> = []
-    const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg })
+    const { logger, lines } = captureLogger()
     const sse = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } })
     harness = await startHarness([], {
       fetch: async () => sse('data: {"id":"c","choices":[]}\n\ndata: {not json\n\n'),
-      logger: { info: at("info"), warn: at("warn"), error: at("error") },
+      logger,
     })
     expect(await failureOf(protocolClients[0]!.stream(harness))).toMatchObject({ api: false })
     await waitFor(() => lines.length > 0)

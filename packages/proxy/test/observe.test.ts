@@ -7,9 +7,9 @@ import { mkdtemp, readFile, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { createProxyMetrics, type ProxyLogger, parseFailedRecord } from "../src/index.ts"
+import { createProxyMetrics, parseFailedRecord } from "../src/index.ts"
 import { type FailedRecord, openFailedLog } from "../src/node.ts"
-import { harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
+import { captureLogger, harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
 
 const start = harnessPerTest()
 const PROMPT = "Show me a.ts, secret prompt words"
@@ -33,13 +33,6 @@ function chat(url: string, stream = false, signal?: AbortSignal): Promise<Respon
     }),
     ...(signal === undefined ? {} : { signal }),
   })
-}
-
-/** A pino-shaped logger that keeps its lines. */
-function capture(): { readonly logger: ProxyLogger; readonly lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = []
-  const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg })
-  return { logger: { info: at("info"), warn: at("warn"), error: at("error") }, lines }
 }
 
 async function records(path: string): Promise<FailedRecord[]> {
@@ -111,7 +104,7 @@ describe("the failed log", () => {
   })
 
   it("a hook that fails is counted in /metrics and said through the logger", async () => {
-    const { logger, lines } = capture()
+    const { logger, lines } = captureLogger()
     const harness = await start([{ content: QWEN_LEAK }], {
       logger,
       persistFailed: () => Promise.reject(new Error("EROFS: read-only file system, open 'failed.jsonl'")),
@@ -129,7 +122,7 @@ describe("the failed log", () => {
 
 describe("the turn lines", () => {
   it("one line per turn worth knowing, with model, protocol, route, format, tools, rounds and ms; none for a clean turn", async () => {
-    const { logger, lines } = capture()
+    const { logger, lines } = captureLogger()
     const harness = await start(
       [
         { content: "Hello." },
@@ -167,7 +160,7 @@ describe("the turn lines", () => {
   })
 
   it("a client that goes away mid-stream gets its line", async () => {
-    const { logger, lines } = capture()
+    const { logger, lines } = captureLogger()
     const harness = await start(
       [{ content: ["Hello ", "there ", "friend."], interrupt: { kind: "stall", afterChunks: 1 } }],
       {

@@ -6,7 +6,7 @@
 import { type IncomingHttpHeaders, request } from "node:http"
 import { brotliCompressSync, gzipSync } from "node:zlib"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
+import { captureLogger, type Harness, QWEN_LEAK, READ_FILE_TOOL, startHarness } from "./support/harness.ts"
 import { startPlainUpstream } from "./support/plain-upstream.ts"
 import { protocolClients } from "./support/protocol-clients.ts"
 
@@ -65,9 +65,7 @@ describe.each(protocolClients)(
 
 describe.each(protocolClients)("$name: an upstream event whose data is not JSON", (client) => {
   it("ends the client's stream with the protocol's error event and one log line, never a reset", async () => {
-    const lines: Array<Record<string, unknown>> = []
-    const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg })
-    const logger = { info: at("info"), warn: at("warn"), error: at("error") }
+    const { logger, lines } = captureLogger()
     const plain = await startPlainUpstream(
       (_, response) => {
         response.writeHead(200, { "content-type": "text/event-stream" })

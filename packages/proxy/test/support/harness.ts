@@ -11,7 +11,12 @@ import type { FailedResponse, RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { afterEach } from "vitest"
 import { createProxy } from "../../src/index.ts"
-import { type ProxyServer, type ProxyServerOptions, startProxyServer } from "../../src/node.ts"
+import {
+  type ProxyLogger,
+  type ProxyServer,
+  type ProxyServerOptions,
+  startProxyServer,
+} from "../../src/node.ts"
 
 /** How the proxy under test is started: the Node entry, or the portable web handler. */
 export type ProxyEntry = "node" | "web"
@@ -121,4 +126,14 @@ export function streamedChat(tools: readonly unknown[] = [READ_FILE_TOOL]): Requ
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "go" }], tools }),
   }
+}
+
+/** A pino-shaped logger that keeps its lines (fields, level and message) for a test to read. */
+export function captureLogger(): {
+  readonly logger: ProxyLogger
+  readonly lines: Array<Record<string, unknown>>
+} {
+  const lines: Array<Record<string, unknown>> = []
+  const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, ...fields, msg })
+  return { logger: { info: at("info"), warn: at("warn"), error: at("error") }, lines }
 }
