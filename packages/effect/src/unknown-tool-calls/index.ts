@@ -77,7 +77,6 @@ export {
   checkUnknownToolCalls,
   type GenerateTextResponse,
   generateText,
-  returningUnknownToolCalls,
   streamText,
   type ToolCallErrorPartOf,
   type UnknownToolCalls,
@@ -91,3 +90,8 @@ export {
   type ToolCallErrorPartEncoded,
   type ToolCallErrorResultPart,
 } from "./tool-call-error-part.ts"
+export {
+  honouringUnknownToolCalls,
+  type WithUnknownToolCalls,
+  withUnknownToolCalls,
+} from "./with-unknown-tool-calls.ts"
