@@ -3,11 +3,12 @@ import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
-import { Chat, LanguageModel } from "effect/ai"
+import { type AiError, Chat, LanguageModel } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
 import {
   effectsHistory,
   failureOf,
+  type Handlers,
   historyShape,
   recordingHandlers,
   runOurs,
@@ -246,6 +247,118 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       }),
     )
   }
+
+  // The per-call form that compiles: `withUnknownToolCalls` around the `Chat` call.
+  for (const stream of [false, true]) {
+    const method = stream ? "streamText" : "generateText"
+    const send = (
+      chat: Chat.Chat,
+      ...modes: ReadonlyArray<ToolCallRecovery.UnknownToolCalls>
+    ): Effect.Effect<ReadonlyArray<unknown>, AiError.AiError, LanguageModel.LanguageModel | Handlers> => {
+      if (stream) {
+        let parts: Stream.Stream<unknown, AiError.AiError, LanguageModel.LanguageModel | Handlers> =
+          chat.streamText({ prompt: "hi", toolkit })
+        for (const mode of modes) parts = parts.pipe(ToolCallRecovery.withUnknownToolCalls(mode))
+        return Effect.map(Stream.runCollect(parts), (all): ReadonlyArray<unknown> => all)
+      }
+      let response: Effect.Effect<
+        { readonly content: ReadonlyArray<unknown> },
+        AiError.AiError,
+        LanguageModel.LanguageModel | Handlers
+      > = chat.generateText({ prompt: "hi", toolkit })
+      for (const mode of modes) response = response.pipe(ToolCallRecovery.withUnknownToolCalls(mode))
+      return Effect.map(response, ({ content }) => content)
+    }
+    const errorNames = (parts: ReadonlyArray<unknown>) =>
+      parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name)
+
+    it.effect(`Chat.${method} under withUnknownToolCalls("return"), on the provider's own model`, () =>
+      withServer([unknownCall, unknownCall], (server, model) => {
+        const { ran, layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          // Effect alone fails the whole call, and runs no handler (issue 28's report).
+          const error = yield* Effect.flip(send(chat))
+          assert.strictEqual(error.reason._tag, "InvalidOutputError")
+          assert.deepStrictEqual(ran, [])
+
+          const parts = yield* send(chat, "return")
+          assert.deepStrictEqual(errorNames(parts), ["DeleteEverything"])
+          assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+          // The history holds both calls and both answers, the failed one included.
+          assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
+            ["c1", "DeleteEverything", true, "ToolNotFoundError"],
+            ["c2", "GetWeather", false, undefined],
+          ])
+          assert.lengthOf(server.requests, 2)
+        }).pipe(Effect.provide(model), Effect.provide(layer))
+      }),
+    )
+
+    it.effect(`Chat.${method} under withUnknownToolCalls("return"), over the layer`, () =>
+      withServer([unknownCall], (server, model) => {
+        const { ran, layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          assert.deepStrictEqual(errorNames(yield* send(chat, "return")), ["DeleteEverything"])
+          assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+          assert.lengthOf(server.requests, 1)
+        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+      }),
+    )
+
+    it.effect(`Chat.${method} under withUnknownToolCalls("error") wins over the layer's "return"`, () =>
+      withServer([unknownCall], (server, model) => {
+        const { ran, layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          const error = yield* Effect.flip(send(chat, "error"))
+          assert.strictEqual(error.reason._tag, "InvalidOutputError")
+          assert.deepStrictEqual(ran, [])
+          assert.lengthOf(server.requests, 1)
+        }).pipe(
+          Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+          Effect.provide(model),
+          Effect.provide(layer),
+        )
+      }),
+    )
+
+    it.effect(`Chat.${method}: the innermost withUnknownToolCalls wins`, () =>
+      withServer([unknownCall, unknownCall], (_server, model) => {
+        const { layer } = recordingHandlers()
+        return Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          assert.deepStrictEqual(errorNames(yield* send(chat, "return", "error")), ["DeleteEverything"])
+          const error = yield* Effect.flip(send(chat, "error", "return"))
+          assert.strictEqual(error.reason._tag, "InvalidOutputError")
+        }).pipe(Effect.provide(model), Effect.provide(layer))
+      }),
+    )
+  }
+
+  it.effect('chat.generateText under withUnknownToolCalls("return"): the response as typed', () =>
+    withServer([unknownCall], (_server, model) =>
+      Effect.gen(function* () {
+        const chat = yield* Chat.empty
+        const response = yield* chat
+          .generateText({ prompt: "hi", toolkit })
+          .pipe(ToolCallRecovery.withUnknownToolCalls("return"))
+        // No cast: `toolCallErrors` is there at run time, as its type says.
+        assert.deepStrictEqual(
+          response.toolCallErrors.map((part) => [part.id, part.name, part.error.reason._tag]),
+          [["c1", "DeleteEverything", "ToolNotFoundError"]],
+        )
+        assert.deepStrictEqual(
+          response.toolResults.map((part) => [part.id, part.isFailure]),
+          [
+            ["c1", true],
+            ["c2", false],
+          ],
+        )
+      }).pipe(Effect.provide(model), Effect.provide(recordingHandlers().layer)),
+    ),
+  )
 
   it.effect("a Chat through the layer: the next turn's history holds the real call, not the leak", () =>
     withServer([...leakThenCall, { content: "It exports a function." }], (server, model) =>
