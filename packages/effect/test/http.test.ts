@@ -189,8 +189,6 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       ),
   )
 
-  // Effect 4.1's `Chat` spreads the caller's options into the service's, as #7574 has it ("Chat
-  // forwards it"); its types do not list the option yet, hence the untyped spread.
   const unknownCall = {
     content: "Let me look.",
     toolCalls: [
@@ -199,62 +197,26 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
     ],
     finishReason: "tool_calls",
   } as const
+  type Sent = Effect.Effect<ReadonlyArray<unknown>, AiError.AiError, LanguageModel.LanguageModel | Handlers>
+  const errorNames = (parts: ReadonlyArray<unknown>) =>
+    parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name)
+
   for (const stream of [false, true]) {
     const method = stream ? "streamText" : "generateText"
-    const send = (chat: Chat.Chat, perCall: {}) => {
+    // Effect 4.1's `Chat` spreads the caller's options into the service's, as #7574 has it ("Chat
+    // forwards it"); its types do not list the option yet, hence the untyped spread.
+    const sendOption = (chat: Chat.Chat, mode: ToolCallRecovery.UnknownToolCalls): Sent => {
+      const perCall: {} = { unknownToolCalls: mode }
       const options = { prompt: "hi", toolkit, ...perCall }
       return stream
         ? Effect.map(Stream.runCollect(chat.streamText(options)), (parts): ReadonlyArray<unknown> => parts)
         : Effect.map(chat.generateText(options), (response): ReadonlyArray<unknown> => response.content)
     }
-
-    it.effect(`Chat.${method}: a per-call unknownToolCalls "return" over the default layer`, () =>
-      withServer([unknownCall], (server, model) => {
-        const { ran, layer } = recordingHandlers()
-        return Effect.gen(function* () {
-          const chat = yield* Chat.empty
-          const parts = yield* send(chat, { unknownToolCalls: "return" })
-          assert.deepStrictEqual(
-            parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
-            ["DeleteEverything"],
-          )
-          assert.deepStrictEqual(ran, ["GetWeather:Paris"])
-          assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
-            ["c1", "DeleteEverything", true, "ToolNotFoundError"],
-            ["c2", "GetWeather", false, undefined],
-          ])
-          // The option is ours: the provider never sees it.
-          assert.lengthOf(server.requests, 1)
-          assert.notProperty(server.requests[0]?.body, "unknownToolCalls")
-        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
-      }),
-    )
-
-    it.effect(`Chat.${method}: a per-call unknownToolCalls "error" wins over the layer's "return"`, () =>
-      withServer([unknownCall], (server, model) => {
-        const { ran, layer } = recordingHandlers()
-        return Effect.gen(function* () {
-          const chat = yield* Chat.empty
-          const error = yield* Effect.flip(send(chat, { unknownToolCalls: "error" }))
-          assert.strictEqual(error.reason._tag, "InvalidOutputError")
-          assert.deepStrictEqual(ran, [])
-          assert.lengthOf(server.requests, 1)
-        }).pipe(
-          Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
-          Effect.provide(model),
-          Effect.provide(layer),
-        )
-      }),
-    )
-  }
-
-  // The per-call form that compiles: `withUnknownToolCalls` around the `Chat` call.
-  for (const stream of [false, true]) {
-    const method = stream ? "streamText" : "generateText"
-    const send = (
+    // The form the types accept: `withUnknownToolCalls` around the call (the first mode innermost).
+    const sendWrapped = (
       chat: Chat.Chat,
       ...modes: ReadonlyArray<ToolCallRecovery.UnknownToolCalls>
-    ): Effect.Effect<ReadonlyArray<unknown>, AiError.AiError, LanguageModel.LanguageModel | Handlers> => {
+    ): Sent => {
       if (stream) {
         let parts: Stream.Stream<unknown, AiError.AiError, LanguageModel.LanguageModel | Handlers> =
           chat.streamText({ prompt: "hi", toolkit })
@@ -269,8 +231,46 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       for (const mode of modes) response = response.pipe(ToolCallRecovery.withUnknownToolCalls(mode))
       return Effect.map(response, ({ content }) => content)
     }
-    const errorNames = (parts: ReadonlyArray<unknown>) =>
-      parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name)
+
+    for (const [form, send] of [
+      ["the Chat option", sendOption],
+      ["withUnknownToolCalls", sendWrapped],
+    ] as const) {
+      it.effect(`Chat.${method}, per call through ${form}: "return" over the default layer`, () =>
+        withServer([unknownCall], (server, model) => {
+          const { ran, layer } = recordingHandlers()
+          return Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            assert.deepStrictEqual(errorNames(yield* send(chat, "return")), ["DeleteEverything"])
+            assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+            assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
+              ["c1", "DeleteEverything", true, "ToolNotFoundError"],
+              ["c2", "GetWeather", false, undefined],
+            ])
+            // The option is ours: the provider never sees it.
+            assert.lengthOf(server.requests, 1)
+            assert.notProperty(server.requests[0]?.body, "unknownToolCalls")
+          }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+        }),
+      )
+
+      it.effect(`Chat.${method}, per call through ${form}: "error" wins over the layer's "return"`, () =>
+        withServer([unknownCall], (server, model) => {
+          const { ran, layer } = recordingHandlers()
+          return Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            const error = yield* Effect.flip(send(chat, "error"))
+            assert.strictEqual(error.reason._tag, "InvalidOutputError")
+            assert.deepStrictEqual(ran, [])
+            assert.lengthOf(server.requests, 1)
+          }).pipe(
+            Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+            Effect.provide(model),
+            Effect.provide(layer),
+          )
+        }),
+      )
+    }
 
     it.effect(`Chat.${method} under withUnknownToolCalls("return"), on the provider's own model`, () =>
       withServer([unknownCall, unknownCall], (server, model) => {
@@ -278,12 +278,11 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
         return Effect.gen(function* () {
           const chat = yield* Chat.empty
           // Effect alone fails the whole call, and runs no handler (issue 28's report).
-          const error = yield* Effect.flip(send(chat))
+          const error = yield* Effect.flip(sendWrapped(chat))
           assert.strictEqual(error.reason._tag, "InvalidOutputError")
           assert.deepStrictEqual(ran, [])
 
-          const parts = yield* send(chat, "return")
-          assert.deepStrictEqual(errorNames(parts), ["DeleteEverything"])
+          assert.deepStrictEqual(errorNames(yield* sendWrapped(chat, "return")), ["DeleteEverything"])
           assert.deepStrictEqual(ran, ["GetWeather:Paris"])
           // The history holds both calls and both answers, the failed one included.
           assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
@@ -295,42 +294,15 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       }),
     )
 
-    it.effect(`Chat.${method} under withUnknownToolCalls("return"), over the layer`, () =>
-      withServer([unknownCall], (server, model) => {
-        const { ran, layer } = recordingHandlers()
-        return Effect.gen(function* () {
-          const chat = yield* Chat.empty
-          assert.deepStrictEqual(errorNames(yield* send(chat, "return")), ["DeleteEverything"])
-          assert.deepStrictEqual(ran, ["GetWeather:Paris"])
-          assert.lengthOf(server.requests, 1)
-        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
-      }),
-    )
-
-    it.effect(`Chat.${method} under withUnknownToolCalls("error") wins over the layer's "return"`, () =>
-      withServer([unknownCall], (server, model) => {
-        const { ran, layer } = recordingHandlers()
-        return Effect.gen(function* () {
-          const chat = yield* Chat.empty
-          const error = yield* Effect.flip(send(chat, "error"))
-          assert.strictEqual(error.reason._tag, "InvalidOutputError")
-          assert.deepStrictEqual(ran, [])
-          assert.lengthOf(server.requests, 1)
-        }).pipe(
-          Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
-          Effect.provide(model),
-          Effect.provide(layer),
-        )
-      }),
-    )
-
     it.effect(`Chat.${method}: the innermost withUnknownToolCalls wins`, () =>
       withServer([unknownCall, unknownCall], (_server, model) => {
         const { layer } = recordingHandlers()
         return Effect.gen(function* () {
           const chat = yield* Chat.empty
-          assert.deepStrictEqual(errorNames(yield* send(chat, "return", "error")), ["DeleteEverything"])
-          const error = yield* Effect.flip(send(chat, "error", "return"))
+          assert.deepStrictEqual(errorNames(yield* sendWrapped(chat, "return", "error")), [
+            "DeleteEverything",
+          ])
+          const error = yield* Effect.flip(sendWrapped(chat, "error", "return"))
           assert.strictEqual(error.reason._tag, "InvalidOutputError")
         }).pipe(Effect.provide(model), Effect.provide(layer))
       }),
