@@ -309,6 +309,46 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
     )
   }
 
+  for (const stream of [false, true]) {
+    it.effect(
+      `both fixes compose: the layer recovers a leak, withUnknownToolCalls returns the unknown call (${stream ? "streamText" : "generateText"})`,
+      () =>
+        withServer(
+          [
+            leakThenCall[0]!,
+            {
+              toolCalls: [
+                { id: "c1", name: "DeleteEverything", arguments: "{}" },
+                { id: "c2", name: "read_file", arguments: '{"path": "src/a.ts"}' },
+              ],
+              finishReason: "tool_calls",
+            },
+          ],
+          (server, model) => {
+            const { read, layer } = fileHandlers()
+            return Effect.gen(function* () {
+              const chat = yield* Chat.empty
+              const returning = ToolCallRecovery.withUnknownToolCalls("return")
+              const parts: ReadonlyArray<unknown> = stream
+                ? yield* Stream.runCollect(
+                    chat.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(returning),
+                  )
+                : (yield* chat.generateText({ prompt: "Read src/a.ts", toolkit: files }).pipe(returning))
+                    .content
+              assert.deepStrictEqual(
+                parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
+                ["DeleteEverything"],
+              )
+              assert.deepStrictEqual(read, ["src/a.ts"])
+              assert.lengthOf(server.requests, 2, "the leak, then the retry")
+              assert.isTrue(isRetryRequest(messagesOf(server, 1)))
+              assert.notInclude(JSON.stringify(yield* Ref.get(chat.history)), "<function=")
+            }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+          },
+        ),
+    )
+  }
+
   it.effect('chat.generateText under withUnknownToolCalls("return"): the response as typed', () =>
     withServer([unknownCall], (_server, model) =>
       Effect.gen(function* () {
