@@ -16,7 +16,7 @@ import {
 import { type HistoryReader, isRetryRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
 import { startReplayServer } from "@tool-rescue/testing/replay"
 import { Schema } from "effect"
-import { Tool, Toolkit } from "effect/ai"
+import { type Chat, Tool, Toolkit } from "effect/ai"
 import OpenAI from "openai"
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
@@ -64,6 +64,17 @@ export type DefaultErrors = Assert<Equal<Success<typeof generated>["toolCallErro
 export type ReturnedErrors = Assert<
   Equal<Success<typeof returned>["toolCallErrors"], Array<ToolCallRecovery.ToolCallErrorPart>>
 >
+// withUnknownToolCalls("return") types Chat's response with the error parts, "error" keeps Effect's.
+declare const chat: Chat.Chat
+const chatReturned = chat
+  .generateText({ prompt: "hi", toolkit })
+  .pipe(ToolCallRecovery.withUnknownToolCalls("return"))
+const chatDefault = chat.generateText({ prompt: "hi", toolkit })
+const chatError = chatDefault.pipe(ToolCallRecovery.withUnknownToolCalls("error"))
+export type ChatReturnedErrors = Assert<
+  Equal<Success<typeof chatReturned>["toolCallErrors"], Array<ToolCallRecovery.ToolCallErrorPart>>
+>
+export type ChatErrorKeeps = Assert<Equal<Success<typeof chatError>, Success<typeof chatDefault>>>
 void layer
 void isToolCallRecoveryError
 

@@ -31,7 +31,7 @@ import { readTurnMark } from "./turn-mark.ts"
 import { turnStream } from "./turn-stream.ts"
 import {
   checkUnknownToolCalls,
-  returningUnknownToolCalls,
+  honouringUnknownToolCalls,
   type UnknownToolCallsOptions,
 } from "./unknown-tool-calls/index.ts"
 import { type AnyOptions, type AnyTools, typed, type UntypedModel, untyped } from "./untyped-model.ts"
@@ -104,38 +104,10 @@ export function decorate(
     )
     // Unknown calls are classified over the recovering service: markup is recovered first (no
     // call runs in that request), then Effect resolves the calls of the recovered response once.
-    const returning = untyped(returningUnknownToolCalls(recovering))
-    const plain = untyped(recovering)
-    // A request's own `unknownToolCalls` wins over the decorator's: `Chat` and Effect's
-    // accessors spread the caller's options into the service's, so the per-call option arrives
-    // here (Effect-TS/effect #7574: "Chat forwards it"). It is taken off before the provider.
-    const route = (request: PerCallRequest) => {
-      const { unknownToolCalls, ...rest } = request
-      const mode = checkUnknownToolCalls(unknownToolCalls) ?? byDefault
-      return { model: mode === "return" ? returning : plain, request: rest }
-    }
-    return typed(
-      {
-        generateText: (request) => {
-          const { model, request: rest } = route(request)
-          return model.generateText(rest)
-        },
-        generateObject: (request) => {
-          const { model, request: rest } = route(request)
-          return model.generateObject(rest)
-        },
-        streamText: (request) => {
-          const { model, request: rest } = route(request)
-          return model.streamText(rest)
-        },
-      },
-      service,
-    )
+    // A request's own `unknownToolCalls` (which `Chat` forwards) wins over the decorator's.
+    return honouringUnknownToolCalls({ fallback: byDefault })(recovering)
   }
 }
-
-/** A request as the decorated service receives it: Effect's options, maybe with the per-call option. */
-type PerCallRequest = AnyOptions & UnknownToolCallsOptions
 
 /**
  * A layer that decorates the `LanguageModel` it is given (see {@link decorate}). Compose it on

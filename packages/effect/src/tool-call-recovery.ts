@@ -6,6 +6,8 @@
  * - {@link generateText}, {@link streamText}: Effect's accessors plus `unknownToolCalls`, which
  *   answers calls to unknown tools with failed tool results and describes them with
  *   {@link ToolCallErrorPart}s (Effect-TS/effect #7574).
+ * - {@link withUnknownToolCalls}: the same option for every call an effect makes, `Chat`'s
+ *   included (effect 4.1's `Chat` types do not take the option per call).
  * - {@link fromResponseParts}: Effect's `Prompt.fromResponseParts`, typed for such a response.
  *
  * @example
@@ -39,4 +41,6 @@ export {
   type ToolCallErrorResultPart,
   type UnknownToolCalls,
   type UnknownToolCallsOptions,
+  type WithUnknownToolCalls,
+  withUnknownToolCalls,
 } from "./unknown-tool-calls/index.ts"

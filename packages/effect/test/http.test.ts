@@ -3,11 +3,12 @@ import { openAiCompatibleModel } from "@tool-rescue/effect-openai-compat"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
-import { Chat, LanguageModel } from "effect/ai"
+import { type AiError, Chat, LanguageModel } from "effect/ai"
 import { ToolCallRecovery } from "../src/index.ts"
 import {
   effectsHistory,
   failureOf,
+  type Handlers,
   historyShape,
   recordingHandlers,
   runOurs,
@@ -188,8 +189,6 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
       ),
   )
 
-  // Effect 4.1's `Chat` spreads the caller's options into the service's, as #7574 has it ("Chat
-  // forwards it"); its types do not list the option yet, hence the untyped spread.
   const unknownCall = {
     content: "Let me look.",
     toolCalls: [
@@ -198,54 +197,180 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
     ],
     finishReason: "tool_calls",
   } as const
+  type Sent = Effect.Effect<ReadonlyArray<unknown>, AiError.AiError, LanguageModel.LanguageModel | Handlers>
+  const errorNames = (parts: ReadonlyArray<unknown>) =>
+    parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name)
+
   for (const stream of [false, true]) {
     const method = stream ? "streamText" : "generateText"
-    const send = (chat: Chat.Chat, perCall: {}) => {
+    // Effect 4.1's `Chat` spreads the caller's options into the service's, as #7574 has it ("Chat
+    // forwards it"); its types do not list the option yet, hence the untyped spread.
+    const sendOption = (chat: Chat.Chat, mode: ToolCallRecovery.UnknownToolCalls): Sent => {
+      const perCall: {} = { unknownToolCalls: mode }
       const options = { prompt: "hi", toolkit, ...perCall }
       return stream
         ? Effect.map(Stream.runCollect(chat.streamText(options)), (parts): ReadonlyArray<unknown> => parts)
         : Effect.map(chat.generateText(options), (response): ReadonlyArray<unknown> => response.content)
     }
+    // The form the types accept: `withUnknownToolCalls` around the call (the first mode innermost).
+    const sendWrapped = (
+      chat: Chat.Chat,
+      ...modes: ReadonlyArray<ToolCallRecovery.UnknownToolCalls>
+    ): Sent => {
+      if (stream) {
+        let parts: Stream.Stream<unknown, AiError.AiError, LanguageModel.LanguageModel | Handlers> =
+          chat.streamText({ prompt: "hi", toolkit })
+        for (const mode of modes) parts = parts.pipe(ToolCallRecovery.withUnknownToolCalls(mode))
+        return Effect.map(Stream.runCollect(parts), (all): ReadonlyArray<unknown> => all)
+      }
+      let response: Effect.Effect<
+        { readonly content: ReadonlyArray<unknown> },
+        AiError.AiError,
+        LanguageModel.LanguageModel | Handlers
+      > = chat.generateText({ prompt: "hi", toolkit })
+      for (const mode of modes) response = response.pipe(ToolCallRecovery.withUnknownToolCalls(mode))
+      return Effect.map(response, ({ content }) => content)
+    }
 
-    it.effect(`Chat.${method}: a per-call unknownToolCalls "return" over the default layer`, () =>
-      withServer([unknownCall], (server, model) => {
+    for (const [form, send] of [
+      ["the Chat option", sendOption],
+      ["withUnknownToolCalls", sendWrapped],
+    ] as const) {
+      it.effect(`Chat.${method}, per call through ${form}: "return" over the default layer`, () =>
+        withServer([unknownCall], (server, model) => {
+          const { ran, layer } = recordingHandlers()
+          return Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            assert.deepStrictEqual(errorNames(yield* send(chat, "return")), ["DeleteEverything"])
+            assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+            assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
+              ["c1", "DeleteEverything", true, "ToolNotFoundError"],
+              ["c2", "GetWeather", false, undefined],
+            ])
+            // The option is ours: the provider never sees it.
+            assert.lengthOf(server.requests, 1)
+            assert.notProperty(server.requests[0]?.body, "unknownToolCalls")
+          }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+        }),
+      )
+
+      it.effect(`Chat.${method}, per call through ${form}: "error" wins over the layer's "return"`, () =>
+        withServer([unknownCall], (server, model) => {
+          const { ran, layer } = recordingHandlers()
+          return Effect.gen(function* () {
+            const chat = yield* Chat.empty
+            const error = yield* Effect.flip(send(chat, "error"))
+            assert.strictEqual(error.reason._tag, "InvalidOutputError")
+            assert.deepStrictEqual(ran, [])
+            assert.lengthOf(server.requests, 1)
+          }).pipe(
+            Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
+            Effect.provide(model),
+            Effect.provide(layer),
+          )
+        }),
+      )
+    }
+
+    it.effect(`Chat.${method} under withUnknownToolCalls("return"), on the provider's own model`, () =>
+      withServer([unknownCall, unknownCall], (server, model) => {
         const { ran, layer } = recordingHandlers()
         return Effect.gen(function* () {
           const chat = yield* Chat.empty
-          const parts = yield* send(chat, { unknownToolCalls: "return" })
-          assert.deepStrictEqual(
-            parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
-            ["DeleteEverything"],
-          )
+          // Effect alone fails the whole call, and runs no handler (issue 28's report).
+          const error = yield* Effect.flip(sendWrapped(chat))
+          assert.strictEqual(error.reason._tag, "InvalidOutputError")
+          assert.deepStrictEqual(ran, [])
+
+          assert.deepStrictEqual(errorNames(yield* sendWrapped(chat, "return")), ["DeleteEverything"])
           assert.deepStrictEqual(ran, ["GetWeather:Paris"])
+          // The history holds both calls and both answers, the failed one included.
           assert.deepStrictEqual([...historyShape(yield* Ref.get(chat.history)).results].sort(), [
             ["c1", "DeleteEverything", true, "ToolNotFoundError"],
             ["c2", "GetWeather", false, undefined],
           ])
-          // The option is ours: the provider never sees it.
-          assert.lengthOf(server.requests, 1)
-          assert.notProperty(server.requests[0]?.body, "unknownToolCalls")
-        }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+          assert.lengthOf(server.requests, 2)
+        }).pipe(Effect.provide(model), Effect.provide(layer))
       }),
     )
 
-    it.effect(`Chat.${method}: a per-call unknownToolCalls "error" wins over the layer's "return"`, () =>
-      withServer([unknownCall], (server, model) => {
-        const { ran, layer } = recordingHandlers()
+    it.effect(`Chat.${method}: the innermost withUnknownToolCalls wins`, () =>
+      withServer([unknownCall, unknownCall], (_server, model) => {
+        const { layer } = recordingHandlers()
         return Effect.gen(function* () {
           const chat = yield* Chat.empty
-          const error = yield* Effect.flip(send(chat, { unknownToolCalls: "error" }))
+          assert.deepStrictEqual(errorNames(yield* sendWrapped(chat, "return", "error")), [
+            "DeleteEverything",
+          ])
+          const error = yield* Effect.flip(sendWrapped(chat, "error", "return"))
           assert.strictEqual(error.reason._tag, "InvalidOutputError")
-          assert.deepStrictEqual(ran, [])
-          assert.lengthOf(server.requests, 1)
-        }).pipe(
-          Effect.provide(ToolCallRecovery.layer({ unknownToolCalls: "return" })),
-          Effect.provide(model),
-          Effect.provide(layer),
-        )
+        }).pipe(Effect.provide(model), Effect.provide(layer))
       }),
     )
   }
+
+  for (const stream of [false, true]) {
+    it.effect(
+      `both fixes compose: the layer recovers a leak, withUnknownToolCalls returns the unknown call (${stream ? "streamText" : "generateText"})`,
+      () =>
+        withServer(
+          [
+            leakThenCall[0]!,
+            {
+              toolCalls: [
+                { id: "c1", name: "DeleteEverything", arguments: "{}" },
+                { id: "c2", name: "read_file", arguments: '{"path": "src/a.ts"}' },
+              ],
+              finishReason: "tool_calls",
+            },
+          ],
+          (server, model) => {
+            const { read, layer } = fileHandlers()
+            return Effect.gen(function* () {
+              const chat = yield* Chat.empty
+              const returning = ToolCallRecovery.withUnknownToolCalls("return")
+              const parts: ReadonlyArray<unknown> = stream
+                ? yield* Stream.runCollect(
+                    chat.streamText({ prompt: "Read src/a.ts", toolkit: files }).pipe(returning),
+                  )
+                : (yield* chat.generateText({ prompt: "Read src/a.ts", toolkit: files }).pipe(returning))
+                    .content
+              assert.deepStrictEqual(
+                parts.filter(ToolCallRecovery.isToolCallErrorPart).map((part) => part.name),
+                ["DeleteEverything"],
+              )
+              assert.deepStrictEqual(read, ["src/a.ts"])
+              assert.lengthOf(server.requests, 2, "the leak, then the retry")
+              assert.isTrue(isRetryRequest(messagesOf(server, 1)))
+              assert.notInclude(JSON.stringify(yield* Ref.get(chat.history)), "<function=")
+            }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model), Effect.provide(layer))
+          },
+        ),
+    )
+  }
+
+  it.effect('chat.generateText under withUnknownToolCalls("return"): the response as typed', () =>
+    withServer([unknownCall], (_server, model) =>
+      Effect.gen(function* () {
+        const chat = yield* Chat.empty
+        const response = yield* chat
+          .generateText({ prompt: "hi", toolkit })
+          .pipe(ToolCallRecovery.withUnknownToolCalls("return"))
+        // No cast: `toolCallErrors` is there at run time, as its type says.
+        assert.deepStrictEqual(
+          response.toolCallErrors.map((part) => [part.id, part.name, part.error.reason._tag]),
+          [["c1", "DeleteEverything", "ToolNotFoundError"]],
+        )
+        assert.deepStrictEqual(
+          response.toolResults.map((part) => [part.id, part.isFailure]),
+          [
+            ["c1", true],
+            ["c2", false],
+          ],
+        )
+      }).pipe(Effect.provide(model), Effect.provide(recordingHandlers().layer)),
+    ),
+  )
 
   it.effect("a Chat through the layer: the next turn's history holds the real call, not the leak", () =>
     withServer([...leakThenCall, { content: "It exports a function." }], (server, model) =>

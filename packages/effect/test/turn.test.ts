@@ -5,7 +5,7 @@ import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { type ReplayScript, type ReplayServer, startReplayServer } from "@tool-rescue/testing"
 import { Effect, type Layer, Ref, Schema, Stream } from "effect"
 import { Chat, type LanguageModel, type Prompt, type Response, Tool, Toolkit } from "effect/ai"
-import { isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
+import { type FailedResponse, isToolCallRecoveryError, ToolCallRecovery } from "../src/index.ts"
 import { type Mode, modes } from "./support/fixtures.ts"
 import { fileHandlers, files, qwenLeak } from "./support/leaks.ts"
 
@@ -203,6 +203,43 @@ for (const mode of modes) {
         }).pipe(Effect.provide(ToolCallRecovery.layer()), Effect.provide(model)),
       ),
     )
+
+    it("the error guard and FailedResponse work on what Effect hands the user (Effect.runPromise)", async () => {
+      const failed: FailedResponse[] = []
+      const server = await startReplayServer({ script: [leak, leak, { content: "unreachable" }] })
+      try {
+        const program = Effect.gen(function* () {
+          const chat = yield* Chat.empty
+          return yield* send(chat, mode, { prompt: "Read src/a.ts", toolkit: files })
+        }).pipe(
+          Effect.provide(fileHandlers().layer),
+          Effect.provide(ToolCallRecovery.layer({ persistFailed: (response) => void failed.push(response) })),
+          Effect.provide(openAiCompatibleModel({ baseURL: server.url, model: "replay" })),
+        )
+        // What a user's `try { await Effect.runPromise(...) } catch (error) {}` gets.
+        const error: unknown = await Effect.runPromise(program).then(
+          () => undefined,
+          (rejected: unknown) => rejected,
+        )
+        assert.isTrue(isToolCallRecoveryError(error))
+        assert.strictEqual(
+          isToolCallRecoveryError(error) ? error.reason.metadata.toolRescue?.code : undefined,
+          "repeated-markup",
+        )
+        assert.lengthOf(server.requests, 2, "one retry, no third request")
+        // The hook got each malformed response as recovery's FailedResponse.
+        assert.deepStrictEqual(
+          failed.map(({ round, outcome, format, tools }) => ({ round, outcome, format, tools })),
+          [
+            { round: 0, outcome: "retried", format: "qwen3-coder", tools: ["read_file"] },
+            { round: 1, outcome: "repeated", format: "qwen3-coder", tools: ["read_file"] },
+          ],
+        )
+        assert.isTrue(failed.every((response) => response.text.includes(qwenLeak)))
+      } finally {
+        await server.close()
+      }
+    })
 
     it.effect('recoveryScope "step" gives every model call of the turn its own recovery', () =>
       withServer([...loopScript.slice(0, 3), { content: "It exports a function." }], (server, model) =>

@@ -34,7 +34,9 @@
  * ignores a part it does not know, each error part travels with a standard `tool-call` and a
  * failed `tool-result` (`tool-call-error-part.ts`); `fromResponseParts` only types that for the
  * caller. `decorate`'s `unknownToolCalls` option applies the same paths to a whole service
- * (`returningUnknownToolCalls`).
+ * (`returningUnknownToolCalls`), and so does `withUnknownToolCalls` for one effect or stream
+ * (`honouringUnknownToolCalls`, which both use: a request's own option wins), the per-call form
+ * for `Chat`, whose 4.1 types reject the option.
  *
  * ## Removal path, when Effect ships #7574
  *
@@ -44,7 +46,7 @@
  *
  * 1. Raise the `effect` peer range to the first version with the option.
  * 2. Delete this folder. Nothing outside it depends on it except these imports: `decorate.ts`
- *    (`checkUnknownToolCalls`, `returningUnknownToolCalls`, `UnknownToolCallsOptions`) and
+ *    (`checkUnknownToolCalls`, `honouringUnknownToolCalls`, `UnknownToolCallsOptions`) and
  *    `tool-call-recovery.ts` (the public re-exports). `approved-calls.ts`, `untyped-model.ts` and
  *    `resolve-toolkit.ts` stay: the markup recovery uses them too.
  * 3. Switch, with a changeset (deprecated aliases for one minor, then gone):
@@ -54,6 +56,8 @@
  *      `ToolCallErrorCallPart`, `ToolCallErrorResultPart`), `GenerateTextResponse`,
  *      `ToolCallErrorPartOf`, `UnknownToolCalls(Options)` → Effect's part and types;
  *    - `fromResponseParts` → `Prompt.fromResponseParts`;
+ *    - `withUnknownToolCalls(mode)` → the option on the `Chat` call itself (Effect's `Chat`
+ *      forwards it); `test/http.test.ts` ("under withUnknownToolCalls") proves the switch;
  *    - `decorate`'s `unknownToolCalls: "return"` → put the option on every request the decorated
  *      service receives that does not set it (the README promises that);
  *    - the default option with `disableToolCallResolution: true` (a known tool's `failureMode`
@@ -77,7 +81,6 @@ export {
   checkUnknownToolCalls,
   type GenerateTextResponse,
   generateText,
-  returningUnknownToolCalls,
   streamText,
   type ToolCallErrorPartOf,
   type UnknownToolCalls,
@@ -91,3 +94,8 @@ export {
   type ToolCallErrorPartEncoded,
   type ToolCallErrorResultPart,
 } from "./tool-call-error-part.ts"
+export {
+  honouringUnknownToolCalls,
+  type WithUnknownToolCalls,
+  withUnknownToolCalls,
+} from "./with-unknown-tool-calls.ts"

@@ -51,7 +51,8 @@ export function recordingHandlers(): { readonly ran: string[]; readonly layer: L
   return { ran, layer }
 }
 
-type Handlers = Tool.HandlersFor<Toolkit.Tools<typeof toolkit>>
+/** The services the handlers of `toolkit` provide. */
+export type Handlers = Tool.HandlersFor<Toolkit.Tools<typeof toolkit>>
 
 export type Mode = "generateText" | "streamText"
 export const modes: readonly Mode[] = ["generateText", "streamText"]
