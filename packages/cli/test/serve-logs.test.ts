@@ -191,7 +191,9 @@ describe("tool-rescue serve: its log lines", () => {
       await run.url
       await expect
         .poll(() => run.lines().find((line) => line.level === 40)?.msg, { timeout: 8000 })
-        .toMatch(/^upstream not reachable \(connection refused\)/)
+        .toMatch(
+          /^upstream not reachable: connection refused: nothing is listening at http:\/\/127\.0\.0\.1:\d+\/v1\/models/,
+        )
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
     } finally {

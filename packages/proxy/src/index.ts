@@ -1,3 +1,4 @@
+export { basicCredentials } from "./basic-credentials.ts"
 export { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
 export {
   type FailedRecord,
