@@ -8,7 +8,7 @@ import { main } from "../src/main.ts"
 import { parseRequestsWithTools } from "../src/report/proxy-metrics-reader.ts"
 import type { ReportData } from "../src/report/report-data.ts"
 import { parseSince } from "../src/report-command.ts"
-import { testIo } from "./support.ts"
+import { closedPort, testIo } from "./support.ts"
 
 let dir: string
 beforeEach(async () => {
@@ -196,7 +196,7 @@ describe("report --metrics", () => {
     const run = await report([path, "--metrics", url])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("no leak rates: no requests-with-tools series with a model label")
-    const closed = await freePort()
+    const closed = await closedPort()
     const down = await report([path, "--metrics", `http://127.0.0.1:${closed}/metrics`, "--json"])
     expect(down.code).toBe(0)
     expect((JSON.parse(down.stdout) as ReportData).metrics?.error).toBe(
@@ -207,15 +207,6 @@ describe("report --metrics", () => {
     )
   })
 })
-
-/** A port nothing listens on: bound, then released. */
-async function freePort(): Promise<number> {
-  const blocker = createServer()
-  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
-  const { port } = blocker.address() as AddressInfo
-  await new Promise<void>((resolve) => blocker.close(() => resolve()))
-  return port
-}
 
 describe("report --html", () => {
   async function page(): Promise<{ html: string; json: ReportData }> {

@@ -4,14 +4,13 @@
  * line checked for the fields it must name and for what it must never hold.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises"
-import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chatTurns } from "@tool-rescue/proxy/test-support"
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
 import { main } from "../src/main.ts"
-import { serve, testIo } from "./support.ts"
+import { closedPort, serve, testIo } from "./support.ts"
 
 const LEAK =
   "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
@@ -134,11 +133,7 @@ describe("tool-rescue serve: its log lines", () => {
   })
 
   it("an upstream that cannot be reached is a warning at start, not a refusal", async () => {
-    // A port nothing listens on: one the system gave us, closed again.
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const { port } = closed.address() as AddressInfo
-    await new Promise((resolve) => closed.close(resolve))
+    const port = await closedPort()
     const run = serve(["--upstream", `http://127.0.0.1:${port}/v1`])
     try {
       await run.url

@@ -1,4 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { PassThrough, Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import type { CliIo } from "../src/io.ts"
@@ -95,6 +97,15 @@ export function serve(args: readonly string[], env: Record<string, string> = {})
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     output: () => ({ stdout, stderr }),
   }
+}
+
+/** A port nothing listens on: one the system gave us, released again. */
+export async function closedPort(): Promise<number> {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+  const { port } = blocker.address() as AddressInfo
+  await new Promise<void>((resolve) => blocker.close(() => resolve()))
+  return port
 }
 
 export { PassThrough }

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { modelOwners } from "../src/probe/model-owners.ts"
 import { upstreamModels } from "../src/upstream-models.ts"
+import { closedPort } from "./support.ts"
 
 /** What the server saw: path and Authorization header of each request. */
 const seen: { path: string; authorization: string | undefined }[] = []
@@ -82,10 +83,7 @@ describe("upstreamModels", () => {
       kind: "unreachable",
       reason: `no answer from http://${base}/slow/models within 0.3 s`,
     })
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const { port } = closed.address() as AddressInfo
-    await new Promise((resolve) => closed.close(resolve))
+    const port = await closedPort()
     expect(await upstreamModels(`http://127.0.0.1:${port}/v1`, { timeoutMs: 10_000 })).toEqual({
       kind: "unreachable",
       reason: `connection refused: nothing is listening at http://127.0.0.1:${port}/v1/models (is the server running, on that port?)`,

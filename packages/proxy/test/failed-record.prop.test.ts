@@ -3,47 +3,42 @@
  * (strict), and an older or partial line reads leniently with the fields it lacked named.
  */
 import { fc, it } from "@fast-check/vitest"
+import { scan } from "@tool-rescue/detector"
+import { leakedCall } from "@tool-rescue/testing"
 import { describe, expect } from "vitest"
 import { failedLine } from "../src/failed-log.ts"
 import { type FailedRecordField, parseFailedRecord } from "../src/index.ts"
 import type { ProxyFailedResponse } from "../src/proxy-failed-response.ts"
 
+const TOOLS = ["read_file", "bash"]
 const count = fc.nat({ max: 5 })
+/** What the proxy hands the log: a real leak, its markup as the detector reports it. */
 const failed: fc.Arbitrary<ProxyFailedResponse> = fc
   .record({
+    leak: leakedCall({ tools: TOOLS, format: ["qwen3-coder", "hermes", "glm"] }),
     model: fc.option(fc.string(), { nil: undefined }),
     protocol: fc.constantFrom("chat", "responses", "messages"),
     route: fc.constantFrom("/v1/chat/completions", "/v1/responses", "/v1/messages"),
-    format: fc.constantFrom("hermes", "qwen3-coder", "glm"),
-    tools: fc.array(fc.string(), { maxLength: 3 }),
     outcome: fc.constantFrom("retried", "repeated", "truncated", "not-offered"),
     round: count,
     recoveriesBefore: count,
-    text: fc.string(),
     reasoning: fc.string(),
-    toolName: fc.option(fc.string(), { nil: undefined }),
   })
-  .map(({ model, toolName, ...rest }) => {
-    const markup = {
-      format: rest.format,
-      toolName,
-      offered: true,
-      opening: true,
-      closing: true,
-      structured: true,
-      complete: true,
-      inReasoning: false,
-      answerFollows: false,
-      start: 0,
-      end: rest.text.length,
-    }
-    return {
-      ...rest,
-      ...(model === undefined ? {} : { model }),
-      rounds: rest.round + 1,
-      markup: [markup],
-    } as ProxyFailedResponse
-  })
+  .map(({ leak, model, ...rest }) => ({
+    ...rest,
+    text: leak.text,
+    markup: scan(leak.text, { tools: TOOLS }).markup,
+    model,
+  }))
+  .filter((response) => response.markup.length > 0)
+  .map(({ model, markup, ...rest }) => ({
+    ...rest,
+    ...(model === undefined ? {} : { model }),
+    format: markup[0]!.format,
+    tools: TOOLS,
+    rounds: rest.round + 1,
+    markup,
+  }))
 
 /** The fields a line may lack, the ones that fill in from others left aside. */
 const DROPPABLE: readonly FailedRecordField[] = ["time", "model", "protocol", "route", "tools", "outcome"]
@@ -76,21 +71,24 @@ describe("parseFailedRecord", () => {
     },
   )
 
-  it("reads the first log generation leniently, its new fields missing", () => {
-    const old = {
-      time: "2026-11-29T08:00:00.000Z",
-      round: 0,
-      text: "x",
-      reasoning: "",
-      markup: [{ format: "hermes", toolName: "bash" }],
-    }
-    expect(parseFailedRecord(old, { lenient: true })).toEqual({
-      kind: "record",
-      record: { ...old, recoveriesBefore: 0, rounds: 1, format: "hermes" },
-      missing: ["model", "protocol", "route", "tools", "outcome"],
-    })
-    expect(parseFailedRecord(old)).toEqual({ kind: "invalid", reason: `"model" is missing` })
-  })
+  it.prop([failed])(
+    "reads a line of the first log generation leniently, its later fields missing",
+    (response) => {
+      // The first generation wrote the library's FailedResponse and a time: no model, protocol,
+      // route, format, tools, outcome or rounds.
+      const { time, round, text, reasoning, markup } = JSON.parse(failedLine(response)) as Record<
+        string,
+        unknown
+      >
+      const old = { time, round, text, reasoning, markup }
+      expect(parseFailedRecord(old, { lenient: true })).toEqual({
+        kind: "record",
+        record: { ...old, recoveriesBefore: 0, rounds: response.rounds, format: response.format },
+        missing: ["model", "protocol", "route", "tools", "outcome"],
+      })
+      expect(parseFailedRecord(old)).toEqual({ kind: "invalid", reason: `"model" is missing` })
+    },
+  )
 
   it("keeps model: null (a request that named no model) as a value", () => {
     const parsed = parseFailedRecord({ text: "x", model: null }, { lenient: true })
