@@ -4,6 +4,7 @@
  * (no Node built-in), so a reader anywhere parses it with {@link parseFailedRecord}.
  */
 import type { FailedOutcome, FailedResponse } from "@tool-rescue/recovery"
+import { isRecord } from "@tool-rescue/wire"
 import type { ProtocolName } from "./protocol.ts"
 
 /**
@@ -149,11 +150,9 @@ function isMarkupList(value: unknown): boolean {
     Array.isArray(value) &&
     value.every(
       (markup) =>
-        typeof markup === "object" &&
-        markup !== null &&
-        isString((markup as { format?: unknown }).format) &&
-        ((markup as { toolName?: unknown }).toolName === undefined ||
-          isString((markup as { toolName?: unknown }).toolName)),
+        isRecord(markup) &&
+        isString(markup.format) &&
+        (markup.toolName === undefined || isString(markup.toolName)),
     )
   )
 }
