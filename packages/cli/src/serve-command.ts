@@ -197,11 +197,15 @@ async function openLog(path: string): Promise<FailedLog> {
 
 /** Asks the upstream for its models and says the answer: reachable and what it serves, or why not. */
 async function sayUpstreamModels(logger: Logger, upstream: string, shown: string): Promise<void> {
-  const answer = await upstreamModels(upstream, 5000)
+  const answer = await upstreamModels(upstream, { timeoutMs: 5000 })
   switch (answer.kind) {
     case "models":
       logger.info(
-        { upstream: shown, models: answer.models.slice(0, 20), count: answer.models.length },
+        {
+          upstream: shown,
+          models: answer.models.slice(0, 20).map((model) => model.id),
+          count: answer.models.length,
+        },
         `upstream reachable: ${plural(answer.models.length, "model")}`,
       )
       return
@@ -217,7 +221,7 @@ async function sayUpstreamModels(logger: Logger, upstream: string, shown: string
     case "unreachable":
       logger.warn(
         { upstream: shown, reason: answer.reason },
-        `upstream not reachable (${answer.reason}): requests will fail until it is`,
+        `upstream not reachable: ${answer.reason}; requests will fail until it is`,
       )
       return
     default:

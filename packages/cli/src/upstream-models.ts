@@ -1,36 +1,67 @@
 /**
- * What `serve` says about its upstream at start: `GET <upstream>/models` answered, and the
- * models it lists — or why not. A warning at most: the server may come up later, or not list
- * models without a key the proxy does not have (clients bring theirs).
+ * `GET <base URL>/models`, the one reader of it in the CLI: `serve` says at start what its
+ * upstream answered (a warning at most: the server may come up later, or not list models without
+ * a key the proxy does not have — clients bring theirs), and `probe`'s doctor reads who owns the
+ * model (`modelOwners`). The body is read by `@tool-rescue/wire`'s `readModelList`.
  */
+import { basicCredentials } from "@tool-rescue/proxy"
+import { type ListedModel, readModelList } from "@tool-rescue/wire"
+import { describeConnectionError } from "./connection-error.ts"
 
-/** The answer to `GET <upstream>/models`. */
+/**
+ * The answer to `GET <base URL>/models`.
+ *
+ * @example
+ * ```ts
+ * const ids = (answer: UpstreamModels) => (answer.kind === "models" ? answer.models.map((m) => m.id) : [])
+ * ```
+ */
 export type UpstreamModels =
-  | { readonly kind: "models"; readonly models: readonly string[] }
+  | { readonly kind: "models"; readonly models: readonly ListedModel[] }
   | { readonly kind: "status"; readonly status: number }
   | { readonly kind: "not-a-list" }
   | { readonly kind: "unreachable"; readonly reason: string }
 
+/** Options of {@link upstreamModels}. */
+export interface UpstreamModelsOptions {
+  readonly timeoutMs: number
+  /** Sent as `Authorization: Bearer …` (credentials in the URL go as Basic auth instead). */
+  readonly apiKey?: string
+}
+
 /**
- * Asks `upstream` for its models, within `timeoutMs`. Credentials in the URL go as Basic auth
- * (fetch refuses a URL that carries them).
+ * Asks `baseURL` for its models, within `timeoutMs`. Credentials in the URL go as Basic auth, as
+ * the proxy sends them (fetch refuses a URL that carries them). Never rejects: a failure is an
+ * answer, with why.
+ *
+ * @example
+ * ```ts
+ * const answer = await upstreamModels("http://127.0.0.1:8000/v1", { timeoutMs: 5_000 })
+ * if (answer.kind === "unreachable") console.warn(answer.reason)
+ * ```
  */
-export async function upstreamModels(upstream: string, timeoutMs: number): Promise<UpstreamModels> {
-  const url = new URL(upstream)
+export async function upstreamModels(
+  baseURL: string,
+  { timeoutMs, apiKey }: UpstreamModelsOptions,
+): Promise<UpstreamModels> {
+  const url = new URL(baseURL)
   const headers: Record<string, string> = { accept: "application/json" }
-  if (url.username !== "" || url.password !== "") {
-    const user = decodeURIComponent(url.username)
-    const password = decodeURIComponent(url.password)
-    headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`
-    url.username = ""
-    url.password = ""
+  let basic: string | undefined
+  try {
+    basic = basicCredentials(url)
+  } catch (error) {
+    return { kind: "unreachable", reason: error instanceof Error ? error.message : String(error) }
   }
+  if (basic !== undefined) headers.authorization = basic
+  else if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`
+  url.username = ""
+  url.password = ""
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/models`
   let response: Response
   try {
     response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) })
   } catch (error) {
-    return { kind: "unreachable", reason: reasonOf(error, timeoutMs) }
+    return { kind: "unreachable", reason: describeConnectionError(error, url.href, timeoutMs) }
   }
   if (!response.ok) {
     await response.body?.cancel()
@@ -39,25 +70,12 @@ export async function upstreamModels(upstream: string, timeoutMs: number): Promi
   let body: unknown
   try {
     body = await response.json()
-  } catch {
+  } catch (error) {
+    // The body timed out or broke off, or is not JSON.
+    if (error instanceof Error && error.name === "TimeoutError")
+      return { kind: "unreachable", reason: describeConnectionError(error, url.href, timeoutMs) }
     return { kind: "not-a-list" }
   }
-  const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined
-  if (!Array.isArray(data)) return { kind: "not-a-list" }
-  const models = data.flatMap((model: unknown) => {
-    const id = typeof model === "object" && model !== null ? (model as { id?: unknown }).id : undefined
-    return typeof id === "string" ? [id] : []
-  })
-  return { kind: "models", models }
-}
-
-/** Why a request failed, in a few words (undici's `fetch failed` hides it in `cause`). */
-function reasonOf(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
-    return `no answer within ${timeoutMs / 1000} s`
-  const cause = error instanceof Error ? error.cause : undefined
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
-  if (typeof code === "string") return code === "ECONNREFUSED" ? "connection refused" : code
-  if (cause instanceof Error) return cause.message
-  return error instanceof Error ? error.message : String(error)
+  const models = readModelList(body)
+  return models === undefined ? { kind: "not-a-list" } : { kind: "models", models }
 }

@@ -149,14 +149,16 @@ describe("the doctor, each server × format against the replay server", () => {
   it("names the parser of the leaked format for vLLM and SGLang, and the template elsewhere", () => {
     for (const info of formats) {
       const parsers = TOOL_PARSERS[info.id]
-      expect(SERVERS.vllm.fix(info.id).check).toBe(
-        parsers.vllm === undefined
-          ? "`--tool-call-parser`"
-          : `\`--enable-auto-tool-choice --tool-call-parser ${parsers.vllm}\``,
-      )
-      expect(SERVERS.sglang.fix(info.id).check).toBe(
-        parsers.sglang === undefined ? "`--tool-call-parser`" : `\`--tool-call-parser ${parsers.sglang}\``,
-      )
+      if (typeof parsers.vllm !== "object")
+        expect(SERVERS.vllm.fix(info.id).check).toBe(
+          parsers.vllm === undefined
+            ? "`--tool-call-parser`"
+            : `\`--enable-auto-tool-choice --tool-call-parser ${parsers.vllm}\``,
+        )
+      if (typeof parsers.sglang !== "object")
+        expect(SERVERS.sglang.fix(info.id).check).toBe(
+          parsers.sglang === undefined ? "`--tool-call-parser`" : `\`--tool-call-parser ${parsers.sglang}\``,
+        )
       expect(SERVERS.llamacpp.fix(info.id).steps.join(" ")).toContain("`--jinja`")
       expect(SERVERS.ollama.fix(info.id).steps.join(" ")).toContain("`ollama show --template <model>`")
       expect(SERVERS.lmstudio.fix(info.id).check).toBe("the prompt template")
@@ -167,6 +169,18 @@ describe("the doctor, each server × format against the replay server", () => {
       "`--enable-auto-tool-choice --tool-call-parser qwen3_coder`",
     )
     expect(SERVERS.sglang.fix("hermes").check).toBe("`--tool-call-parser hermes`")
+  })
+
+  it("names each Hunyuan generation's own parser: vLLM hy_v3 and hy_v4, SGLang hunyuan for HY3 only", () => {
+    // vLLM's `hunyuan_a13b` reads Hunyuan-A13B's JSON list, not the HY3 / HY v4 tags
+    // (vllm/tool_parsers/__init__.py registers `hy_v3` and `hy_v4` for those).
+    expect(SERVERS.vllm.fix("hunyuan").check).toBe(
+      "`--enable-auto-tool-choice --tool-call-parser hy_v3` (HY3) or `--enable-auto-tool-choice --tool-call-parser hy_v4` (HY v4)",
+    )
+    expect(SERVERS.vllm.fix("hunyuan").steps.join(" ")).not.toContain("hunyuan_a13b")
+    const sglang = SERVERS.sglang.fix("hunyuan")
+    expect(sglang.check).toBe("`--tool-call-parser hunyuan` (HY3)")
+    expect(sglang.steps[1]).toContain("SGLang has no tool parser for HY v4")
   })
 
   it("an occasional leak is the model's slip: no server fix", async () => {

@@ -13,13 +13,15 @@ type Line =
       format: string
       outcome: string
       timed: boolean
+      /** The line lacks a field of the current record (an old one, or one without a time). */
+      partial: boolean
     }
   | { kind: "malformed"; text: string }
   | { kind: "blank"; text: string }
 
 const name = fc.constantFrom("qwen3-coder", "glm-4.6", "llama|3", "mödel", "a b")
 const format = fc.constantFrom("qwen3-coder", "hermes", "glm", "kimi-k2")
-const outcome = fc.constantFrom("retried", "repeated", "truncated", "not-offered", "persist-failed")
+const outcome = fc.constantFrom("retried", "repeated", "truncated", "not-offered")
 const time = fc.integer({ min: Date.parse("2026-01-01"), max: Date.parse("2026-03-01") })
 
 /** A record of the first log generation (no model, outcome or format field) or of the later one. */
@@ -45,6 +47,7 @@ const record: fc.Arbitrary<Line> = fc
           format: r.format,
           tools: ["read_file", "bash"],
           outcome: r.outcome,
+          round: r.rounds - 1,
           rounds: r.rounds,
           text: "<tool_call>",
           markup,
@@ -57,6 +60,7 @@ const record: fc.Arbitrary<Line> = fc
       format: r.old ? (r.markupFormat ?? "unknown") : r.format,
       outcome: r.old ? "unknown" : r.outcome,
       timed: r.time !== undefined,
+      partial: r.old || r.time === undefined,
     }
   })
 
@@ -69,6 +73,7 @@ const malformed: fc.Arbitrary<Line> = fc
     '{"text":"x","time":"yesterday"}',
     '{"text":"x","tools":"bash"}',
     '{"text":"x","rounds":-1}',
+    '{"text":"x","outcome":"persist-failed"}',
   )
   .map((text) => ({ kind: "malformed", text }))
 
@@ -103,6 +108,7 @@ test.prop([fc.array(fc.oneof({ weight: 6, arbitrary: record }, malformed, blank)
       0,
     )
     expect(timeline).toBe(records.filter((line) => line.timed).length)
+    expect(data.partialRecords).toBe(records.filter((line) => line.partial).length)
     const bad = lines.flatMap((line, index) => (line.kind === "malformed" ? [index + 1] : []))
     expect(data.malformedLines).toBe(bad.length)
     expect(data.malformed.map((line) => line.line)).toEqual(bad.slice(0, 50))

@@ -3,18 +3,15 @@
  * stderr not a terminal so JSON lines), each outcome provoked against the replay server, every
  * line checked for the fields it must name and for what it must never hold.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
-import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { chatTurns } from "@tool-rescue/proxy/test-support"
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
 import { main } from "../src/main.ts"
-import { testIo } from "./support.ts"
+import { closedPort, serve, testIo } from "./support.ts"
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 const LEAK =
   "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
 const CUT = '<tool_call>\n{"name": "read_file", "arguments": {"path": "aaaaaaaa'
@@ -23,52 +20,7 @@ const PROMPT = "please read the private-prompt-words file"
 const KEY = "Bearer sk-never-in-a-log-line"
 const TOOLS = [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }]
 
-function serve(args: readonly string[]) {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ["--conditions=@tool-rescue/source", bin, "serve", "--port", "0", ...args],
-    { env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] },
-  )
-  let stdout = ""
-  let stderr = ""
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-      const found = /listening on (\S+)/.exec(stdout)
-      if (found !== null) resolve(found[1]!)
-    })
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-  })
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8")
-  })
-  const lines = (): Array<Record<string, unknown>> =>
-    stderr
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-  return { child, url, exited, lines, output: () => ({ stdout, stderr }) }
-}
-
-// Each call is a new user turn: the proxy answers a resend of a turn it ended (the same request)
-// from its memory, without going upstream, and this test walks the upstream's script.
-let turns = 0
-
-function chat(url: string, stream: boolean, signal?: AbortSignal): Promise<Response> {
-  turns++
-  return fetch(`${url}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: KEY },
-    body: JSON.stringify({
-      model: "qwen3-coder",
-      stream,
-      messages: [{ role: "user", content: `${PROMPT} (turn ${turns})` }],
-      tools: TOOLS,
-    }),
-    ...(signal === undefined ? {} : { signal }),
-  })
-}
+const chat = chatTurns({ prompt: PROMPT, authorization: KEY, tools: TOOLS })
 
 /** Nothing the user or the model wrote, and no credential, in any line. */
 function expectClean(text: string): void {
@@ -181,17 +133,15 @@ describe("tool-rescue serve: its log lines", () => {
   })
 
   it("an upstream that cannot be reached is a warning at start, not a refusal", async () => {
-    // A port nothing listens on: one the system gave us, closed again.
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
-    const { port } = closed.address() as AddressInfo
-    await new Promise((resolve) => closed.close(resolve))
+    const port = await closedPort()
     const run = serve(["--upstream", `http://127.0.0.1:${port}/v1`])
     try {
       await run.url
       await expect
         .poll(() => run.lines().find((line) => line.level === 40)?.msg, { timeout: 8000 })
-        .toMatch(/^upstream not reachable \(connection refused\)/)
+        .toMatch(
+          /^upstream not reachable: connection refused: nothing is listening at http:\/\/127\.0\.0\.1:\d+\/v1\/models/,
+        )
       run.child.kill("SIGTERM")
       expect(await run.exited).toBe(0)
     } finally {

@@ -1,41 +1,14 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { request as httpRequest, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
 import { main } from "../src/main.ts"
-import { testIo } from "./support.ts"
+import { serve, testIo } from "./support.ts"
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 const LEAK =
   "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
-
-/** Starts `tool-rescue serve` as a user would and resolves with the URL it prints. */
-function serve(args: readonly string[], env: Record<string, string> = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ["--conditions=@tool-rescue/source", bin, "serve", ...args],
-    { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] },
-  )
-  let stdout = ""
-  let stderr = ""
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-      const found = /listening on (\S+)/.exec(stdout)
-      if (found !== null) resolve(found[1]!)
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8")
-    })
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)))
-  })
-  return { child, url, exited, output: () => ({ stdout, stderr }) }
-}
 
 describe("tool-rescue serve", () => {
   it("prints its URL on 127.0.0.1, recovers a leak, logs it to --failed-log, and exits 0 on SIGTERM", async () => {
@@ -44,7 +17,7 @@ describe("tool-rescue serve", () => {
     })
     const dir = await mkdtemp(join(tmpdir(), "tool-rescue-serve-"))
     const log = join(dir, "failed.jsonl")
-    const run = serve(["--upstream", upstream.url, "--port", "0", "--failed-log", log])
+    const run = serve(["--upstream", upstream.url, "--failed-log", log])
     try {
       const url = await run.url
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
@@ -85,7 +58,7 @@ describe("tool-rescue serve", () => {
 
   it("takes the upstream from TOOL_RESCUE_UPSTREAM", async () => {
     const upstream = await startReplayServer({ script: [] })
-    const run = serve(["--port", "0"], { TOOL_RESCUE_UPSTREAM: upstream.url })
+    const run = serve([], { TOOL_RESCUE_UPSTREAM: upstream.url })
     try {
       const url = await run.url
       const models = (await (await fetch(`${url}/models`)).json()) as { data: Array<{ id: string }> }
@@ -102,7 +75,7 @@ describe("tool-rescue serve", () => {
     const upstream = await startReplayServer({
       script: [{ content: "never whole", interrupt: { kind: "stall", afterChunks: 0 } }],
     })
-    const run = serve(["--port", "0", "--upstream", upstream.url], { TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT: "1" })
+    const run = serve(["--upstream", upstream.url], { TOOL_RESCUE_UPSTREAM_IDLE_TIMEOUT: "1" })
     try {
       const url = await run.url
       const response = await fetch(`${url}/chat/completions`, {
@@ -132,7 +105,7 @@ describe("tool-rescue serve", () => {
 
   it("cuts a request body that goes silent after --request-idle-timeout with a 408, nothing sent upstream", async () => {
     const upstream = await startReplayServer({ script: [] })
-    const run = serve(["--port", "0", "--upstream", upstream.url, "--request-idle-timeout", "1"])
+    const run = serve(["--upstream", upstream.url, "--request-idle-timeout", "1"])
     try {
       const url = await run.url
       const status = await new Promise<number>((resolve, reject) => {
@@ -178,16 +151,7 @@ describe("tool-rescue serve", () => {
   it("serves only the Host names it knows (--allowed-host adds one), and an --api-key client, without forwarding the key", async () => {
     const upstream = await startReplayServer({ script: () => ({ content: "ok" }) })
     const run = serve(
-      [
-        "--upstream",
-        upstream.url,
-        "--port",
-        "0",
-        "--allowed-host",
-        "proxy.lan",
-        "--allowed-host",
-        ".corp.example",
-      ],
+      ["--upstream", upstream.url, "--allowed-host", "proxy.lan", "--allowed-host", ".corp.example"],
       {
         TOOL_RESCUE_API_KEY: "shared-key",
       },
@@ -216,7 +180,7 @@ describe("tool-rescue serve", () => {
 
   it("warns on stderr at start when bound to a non-loopback address, naming the risk", async () => {
     const upstream = await startReplayServer({ script: [] })
-    const run = serve(["--upstream", upstream.url, "--port", "0", "--host", "0.0.0.0"])
+    const run = serve(["--upstream", upstream.url, "--host", "0.0.0.0"])
     try {
       await run.url
       // Everything it printed at start is in once it has exited.
@@ -233,7 +197,7 @@ describe("tool-rescue serve", () => {
 
   it("sends the credentials of --upstream as Basic auth", async () => {
     const upstream = await startReplayServer({ script: () => ({ content: "ok" }) })
-    const run = serve(["--upstream", upstream.url.replace("http://", "http://me:s3cret@"), "--port", "0"])
+    const run = serve(["--upstream", upstream.url.replace("http://", "http://me:s3cret@")])
     try {
       const url = await run.url
       expect(run.output().stdout).not.toContain("s3cret")

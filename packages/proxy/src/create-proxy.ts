@@ -2,6 +2,7 @@ import type { RecoveryOptions } from "@tool-rescue/recovery"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
+import { basicCredentials } from "./basic-credentials.ts"
 import { EndedTurns } from "./ended-turns.ts"
 import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
@@ -132,23 +133,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (!Number.isFinite(value) || value <= 0)
     throw new TypeError(`tool-rescue proxy: ${name} must be a positive number`)
   return value
-}
-
-/**
- * `user:pass@` of the upstream URL as a `Basic` `Authorization` header (RFC 7617; fetch refuses a
- * URL with credentials, and undici would drop them), or undefined for a URL without them.
- */
-function basicCredentials(url: URL): string | undefined {
-  if (url.username === "" && url.password === "") return undefined
-  let pair: string
-  try {
-    pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
-  } catch {
-    throw new TypeError("tool-rescue proxy: the upstream URL's user:password is not valid percent-encoding")
-  }
-  let binary = ""
-  for (const byte of new TextEncoder().encode(pair)) binary += String.fromCharCode(byte)
-  return `Basic ${btoa(binary)}`
 }
 
 function isLogger(value: unknown): value is ProxyLogger {

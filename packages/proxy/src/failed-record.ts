@@ -4,6 +4,7 @@
  * (no Node built-in), so a reader anywhere parses it with {@link parseFailedRecord}.
  */
 import type { FailedOutcome, FailedResponse } from "@tool-rescue/recovery"
+import { isRecord } from "@tool-rescue/wire"
 import type { ProtocolName } from "./protocol.ts"
 
 /**
@@ -50,6 +51,64 @@ export type ParsedFailedRecord =
   | { readonly kind: "record"; readonly record: FailedRecord }
   | { readonly kind: "invalid"; readonly reason: string }
 
+/** The fields of a {@link FailedRecord} a line may lack when read leniently. */
+export type FailedRecordField = Exclude<keyof FailedRecord, "text" | "reasoning" | "recoveriesBefore">
+
+/**
+ * A record read leniently: an older or partial line. Only `text` is sure; `reasoning`,
+ * `recoveriesBefore` and `markup` default to empty; any other field may be absent.
+ *
+ * @example
+ * ```ts
+ * import type { PartialFailedRecord } from "@tool-rescue/proxy"
+ *
+ * const model = (record: PartialFailedRecord) => record.model ?? "unknown"
+ * ```
+ */
+export type PartialFailedRecord = Partial<Pick<FailedRecord, Exclude<FailedRecordField, "markup">>> &
+  Pick<FailedRecord, "text" | "reasoning" | "recoveriesBefore" | "markup">
+
+/**
+ * A failed-log line as `parseFailedRecord(line, { lenient: true })` read it: the record and the
+ * fields it lacked (to tell the reader what is unknown), or why the line is not one.
+ *
+ * @example
+ * ```ts
+ * import type { ParsedPartialFailedRecord } from "@tool-rescue/proxy"
+ *
+ * const lacks = (parsed: ParsedPartialFailedRecord) => (parsed.kind === "record" ? parsed.missing : [])
+ * ```
+ */
+export type ParsedPartialFailedRecord =
+  | {
+      readonly kind: "record"
+      readonly record: PartialFailedRecord
+      /** The fields the line did not carry and that could not be derived, in record order. */
+      readonly missing: readonly FailedRecordField[]
+    }
+  | { readonly kind: "invalid"; readonly reason: string }
+
+/**
+ * Options of {@link parseFailedRecord}.
+ *
+ * @example
+ * ```ts
+ * import { type FailedRecordOptions, parseFailedRecord } from "@tool-rescue/proxy"
+ *
+ * const options: FailedRecordOptions = { lenient: true }
+ * parseFailedRecord('{"text":"<tool_call>…"}', options)
+ * ```
+ */
+export interface FailedRecordOptions {
+  /**
+   * Read older or partial lines: a field the line lacks is left out (and named in `missing`)
+   * rather than making the line invalid. Only `text` is required. A field present with the wrong
+   * type still makes the line invalid: a log is written by one program, so a wrong type means a
+   * damaged line, not a dialect.
+   */
+  readonly lenient?: boolean
+}
+
 const OUTCOMES: ReadonlySet<string> = new Set<FailedOutcome>([
   "retried",
   "repeated",
@@ -58,20 +117,78 @@ const OUTCOMES: ReadonlySet<string> = new Set<FailedOutcome>([
 ])
 const PROTOCOLS: ReadonlySet<string> = new Set<ProtocolName>(["chat", "responses", "messages"])
 
+/** Whether a present field's value is right, and what it must be when it is not. */
+interface FieldRule {
+  readonly valid: (value: unknown) => boolean
+  readonly expected: string
+}
+
+const isString = (value: unknown): value is string => typeof value === "string"
+const isCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+
 /**
- * Reads one line of a failed log (a JSON text, or the value `JSON.parse` made of it). A line that
- * is not JSON, or lacks a field of {@link FailedRecord}, is `invalid` with the reason (the first
- * field that is wrong); unknown fields are kept, so later versions' lines still read.
+ * The record's fields as data, in the order the writer writes them. `null` is a value only for
+ * `model` (a request that named none); for the others it reads as absent.
+ */
+const RULES: ReadonlyMap<FailedRecordField, FieldRule> = new Map<FailedRecordField, FieldRule>([
+  ["time", { valid: (v) => isString(v) && !Number.isNaN(Date.parse(v)), expected: "an ISO 8601 date" }],
+  ["model", { valid: (v) => v === null || isString(v), expected: "a string or null" }],
+  ["protocol", { valid: (v) => isString(v) && PROTOCOLS.has(v), expected: "chat, responses or messages" }],
+  ["route", { valid: isString, expected: "a string" }],
+  ["format", { valid: isString, expected: "a string" }],
+  ["tools", { valid: (v) => Array.isArray(v) && v.every(isString), expected: "a list of names" }],
+  ["outcome", { valid: (v) => isString(v) && OUTCOMES.has(v), expected: "a failed outcome" }],
+  ["round", { valid: isCount, expected: "a count" }],
+  ["rounds", { valid: isCount, expected: "a count" }],
+  ["markup", { valid: isMarkupList, expected: "a list of markup objects" }],
+])
+
+/** Markup as the writer writes it: objects with a string `format` (a tool name when one was read). */
+function isMarkupList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (markup) =>
+        isRecord(markup) &&
+        isString(markup.format) &&
+        (markup.toolName === undefined || isString(markup.toolName)),
+    )
+  )
+}
+
+/**
+ * Reads one line of a failed log (a JSON text, or the value `JSON.parse` made of it) — the one
+ * reader of the format {@link createFailedLog} writes, for the proxy's tests and the CLI's
+ * `report` alike. A line that is not JSON, lacks a field of {@link FailedRecord}, or has one of
+ * the wrong type is `invalid` with the reason (the first field that is wrong); unknown fields
+ * are kept, so later versions' lines still read. With `{ lenient: true }` a line of an older log
+ * (the first wrote only `time`, `round`, `text`, `reasoning`, `markup`) or a partial one reads
+ * too: absent fields are left out and listed in `missing`; `rounds` is derived from `round`
+ * (`round + 1`) and `format` from the first markup's when the line lacks them.
  *
  * @example
  * ```ts
  * import { parseFailedRecord } from "@tool-rescue/proxy"
  *
- * const parsed = parseFailedRecord('{"time":"2026-01-01T00:00:00.000Z"}')
- * parsed.kind // "invalid" (reason: "no model")
+ * parseFailedRecord('{"time":"2026-01-01T00:00:00.000Z","text":"x"}').kind // "invalid" ("model" is missing)
+ * const old = parseFailedRecord('{"round":0,"text":"x","markup":[]}', { lenient: true })
+ * old.kind === "record" && old.record.rounds // 1; old.missing: ["time", "model", …]
  * ```
  */
-export function parseFailedRecord(line: string | unknown): ParsedFailedRecord {
+export function parseFailedRecord(line: unknown): ParsedFailedRecord
+export function parseFailedRecord(
+  line: unknown,
+  options: FailedRecordOptions & { readonly lenient: true },
+): ParsedPartialFailedRecord
+export function parseFailedRecord(
+  line: unknown,
+  options?: FailedRecordOptions,
+): ParsedFailedRecord | ParsedPartialFailedRecord
+export function parseFailedRecord(
+  line: unknown,
+  options: FailedRecordOptions = {},
+): ParsedFailedRecord | ParsedPartialFailedRecord {
   let value: unknown = line
   if (typeof line === "string") {
     try {
@@ -82,41 +199,53 @@ export function parseFailedRecord(line: string | unknown): ParsedFailedRecord {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return invalid("not a JSON object")
   const r = value as Record<string, unknown>
-  if (typeof r.time !== "string") return invalid("no time")
-  if (r.model !== null && typeof r.model !== "string") return invalid("no model")
-  if (typeof r.protocol !== "string" || !PROTOCOLS.has(r.protocol)) return invalid("no protocol")
-  if (typeof r.route !== "string") return invalid("no route")
-  if (typeof r.format !== "string") return invalid("no format")
-  if (!Array.isArray(r.tools) || !r.tools.every((tool) => typeof tool === "string"))
-    return invalid("no tools")
-  if (typeof r.outcome !== "string" || !OUTCOMES.has(r.outcome)) return invalid("no outcome")
-  if (!isCount(r.round)) return invalid("no round")
-  if (!isCount(r.rounds)) return invalid("no rounds")
-  if (typeof r.text !== "string") return invalid("no text")
-  if (!Array.isArray(r.markup)) return invalid("no markup")
-  const record: FailedRecord = {
-    ...(r as object),
-    time: r.time,
-    model: r.model,
-    protocol: r.protocol as ProtocolName,
-    route: r.route,
-    format: r.format as FailedResponse["format"],
-    tools: r.tools as string[],
-    outcome: r.outcome as FailedOutcome,
-    round: r.round,
-    rounds: r.rounds,
-    recoveriesBefore: isCount(r.recoveriesBefore) ? r.recoveriesBefore : 0,
-    text: r.text,
-    reasoning: typeof r.reasoning === "string" ? r.reasoning : "",
-    markup: r.markup as FailedResponse["markup"],
+  // Without its text a line is something else, whatever the mode.
+  if (!isString(r.text)) return invalid(`no "text" (not a failed-log record)`)
+  if (r.reasoning !== undefined && r.reasoning !== null && !isString(r.reasoning))
+    return invalid(`"reasoning" is not a string`)
+  if (r.recoveriesBefore !== undefined && r.recoveriesBefore !== null && !isCount(r.recoveriesBefore))
+    return invalid(`"recoveriesBefore" is not a count`)
+  const fields: Partial<Record<FailedRecordField, unknown>> = {}
+  const missing: FailedRecordField[] = []
+  for (const [name, rule] of RULES) {
+    const field = r[name]
+    if (field === undefined || (field === null && name !== "model")) {
+      missing.push(name)
+      continue
+    }
+    if (!rule.valid(field)) return invalid(`"${name}" is not ${rule.expected}`)
+    fields[name] = field
   }
-  return { kind: "record", record }
+  // Only a lenient read fills in what an older line implies; a strict read wants it written.
+  if (options.lenient === true) derive(fields)
+  const lacking = missing.filter((name) => fields[name] === undefined)
+  const record: Record<string, unknown> = {
+    ...r,
+    ...fields,
+    reasoning: isString(r.reasoning) ? r.reasoning : "",
+    recoveriesBefore: isCount(r.recoveriesBefore) ? r.recoveriesBefore : 0,
+    markup: fields.markup ?? [],
+  }
+  for (const name of lacking) if (name !== "markup") delete record[name]
+  if (options.lenient === true)
+    return { kind: "record", record: record as unknown as PartialFailedRecord, missing: lacking }
+  const first = lacking[0]
+  if (first !== undefined) return invalid(`"${first}" is missing`)
+  return { kind: "record", record: record as unknown as FailedRecord }
 }
 
-function invalid(reason: string): ParsedFailedRecord {
+/**
+ * Fills what an older line implies: `rounds` from `round` (the first log generation wrote only
+ * `round`, 0 = the client's own request) and `format` from the first markup's.
+ */
+function derive(fields: Partial<Record<FailedRecordField, unknown>>): void {
+  if (fields.rounds === undefined && isCount(fields.round)) fields.rounds = fields.round + 1
+  if (fields.format === undefined && Array.isArray(fields.markup)) {
+    const first: unknown = fields.markup[0]
+    if (first !== undefined) fields.format = (first as { format: string }).format
+  }
+}
+
+function invalid(reason: string): { readonly kind: "invalid"; readonly reason: string } {
   return { kind: "invalid", reason }
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0
 }

@@ -1,7 +1,12 @@
+export { basicCredentials } from "./basic-credentials.ts"
 export { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
 export {
   type FailedRecord,
+  type FailedRecordField,
+  type FailedRecordOptions,
   type ParsedFailedRecord,
+  type ParsedPartialFailedRecord,
+  type PartialFailedRecord,
   parseFailedRecord,
 } from "./failed-record.ts"
 export type { ProtocolError, ProtocolName } from "./protocol.ts"

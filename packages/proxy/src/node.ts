@@ -1,8 +1,13 @@
+export { basicCredentials } from "./basic-credentials.ts"
 export { createProxy, type ProxyOptions, type ToolRescueProxy } from "./create-proxy.ts"
 export { createFailedLog, type FailedLog, openFailedLog } from "./failed-log.ts"
 export {
   type FailedRecord,
+  type FailedRecordField,
+  type FailedRecordOptions,
   type ParsedFailedRecord,
+  type ParsedPartialFailedRecord,
+  type PartialFailedRecord,
   parseFailedRecord,
 } from "./failed-record.ts"
 export type { ProxyFailedResponse } from "./proxy-failed-response.ts"

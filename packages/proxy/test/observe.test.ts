@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { createProxyMetrics, parseFailedRecord } from "../src/index.ts"
 import { type FailedRecord, openFailedLog } from "../src/node.ts"
+import { chatTurns } from "./support/chat-turns.ts"
 import { captureLogger, harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
 
 const start = harnessPerTest()
@@ -16,24 +17,7 @@ const PROMPT = "Show me a.ts, secret prompt words"
 const KEY = "Bearer sk-secret-key-123"
 const UNKNOWN_LEAK = '<tool_call>\n{"name": "launch_rockets", "arguments": {}}\n</tool_call>'
 
-// Each call is a new user turn: the proxy answers a resend of a turn it ended from its memory,
-// without going upstream (ended-turns.ts), and these tests count upstream answers.
-let turns = 0
-
-function chat(url: string, stream = false, signal?: AbortSignal): Promise<Response> {
-  turns++
-  return fetch(`${url}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: KEY },
-    body: JSON.stringify({
-      model: "qwen3-coder",
-      stream,
-      messages: [{ role: "user", content: `${PROMPT} (turn ${turns})` }],
-      tools: [READ_FILE_TOOL],
-    }),
-    ...(signal === undefined ? {} : { signal }),
-  })
-}
+const chat = chatTurns({ prompt: PROMPT, authorization: KEY, tools: [READ_FILE_TOOL] })
 
 async function records(path: string): Promise<FailedRecord[]> {
   const text = await readFile(path, "utf8")

@@ -19,6 +19,7 @@ export {
 } from "./json.ts"
 export { messages } from "./messages.ts"
 export type { MessageObject, MessageRef, MessagesEvent } from "./messages-parts.ts"
+export { type ListedModel, readModelList } from "./model-list.ts"
 export type { ResponseEvent } from "./response-event-parts.ts"
 export type { ResponseObject, ResponseRef } from "./response-parts.ts"
 export {

@@ -9,6 +9,7 @@ import {
   isResponseCallItem,
   isResponseEvent,
   isResponseObject,
+  readModelList,
   readResponseEvent,
   readResponseOutput,
 } from "../src/index.ts"
@@ -72,5 +73,25 @@ describe("readResponseEvent", () => {
     })
     const response = { id: "r", output: [] }
     expect(readResponseEvent({ type: "response.failed", response })).toEqual({ kind: "end", response })
+  })
+})
+
+describe("the model list (GET /models)", () => {
+  it("reads ids and owners, leaving out entries without an id", () => {
+    expect(
+      readModelList({
+        object: "list",
+        data: [{ id: "qwen3-coder", owned_by: "vllm" }, { id: "llama" }, { id: 3 }, null, "x"],
+      }),
+    ).toEqual([
+      { id: "qwen3-coder", ownedBy: "vllm" },
+      { id: "llama", ownedBy: undefined },
+    ])
+  })
+
+  it("says a body without a data list is not a model list", () => {
+    for (const body of [null, [], { data: {} }, { models: [] }, "list"])
+      expect(readModelList(body)).toBeUndefined()
+    expect(readModelList({ data: [] })).toEqual([])
   })
 })

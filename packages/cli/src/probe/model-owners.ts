@@ -1,4 +1,4 @@
-import { isRecord } from "@tool-rescue/wire"
+import { upstreamModels } from "../upstream-models.ts"
 
 /**
  * The `owned_by` values `GET {baseURL}/models` gives for `model` (or for every listed model when
@@ -17,19 +17,9 @@ export async function modelOwners(
   apiKey: string,
   timeoutMs: number,
 ): Promise<string[]> {
-  try {
-    const response = await fetch(`${baseURL}/models`, {
-      headers: { authorization: `Bearer ${apiKey}` },
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    if (!response.ok) return []
-    const body: unknown = await response.json()
-    const list = isRecord(body) && Array.isArray(body.data) ? body.data.filter(isRecord) : []
-    const owner = (entry: Record<string, unknown>) =>
-      typeof entry.owned_by === "string" ? [entry.owned_by] : []
-    const own = list.filter((entry) => entry.id === model).flatMap(owner)
-    return [...new Set(own.length > 0 ? own : list.flatMap(owner))]
-  } catch {
-    return []
-  }
+  const answer = await upstreamModels(baseURL, { timeoutMs, apiKey })
+  if (answer.kind !== "models") return []
+  const owners = (list: typeof answer.models) => list.flatMap((entry) => entry.ownedBy ?? [])
+  const own = owners(answer.models.filter((entry) => entry.id === model))
+  return [...new Set(own.length > 0 ? own : owners(answer.models))]
 }

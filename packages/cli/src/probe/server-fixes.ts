@@ -25,10 +25,29 @@ export const SERVER_IDS = ["vllm", "sglang", "llamacpp", "ollama", "lmstudio"] a
 /** One of {@link SERVER_IDS}. */
 export type ServerId = (typeof SERVER_IDS)[number]
 
+/**
+ * A server's parser for some of a format's models, when one format's models need different
+ * parsers (Hunyuan HY3 and HY v4 write one format, and vLLM parses each with its own). No
+ * `parser`: the server has none for those models.
+ *
+ * @example
+ * ```ts
+ * const hy4: ModelParser = { models: "HY v4", parser: "hy_v4" }
+ * ```
+ */
+export interface ModelParser {
+  /** The models, as the format's `models` names them. */
+  readonly models: string
+  readonly parser?: string
+}
+
+/** A server's `--tool-call-parser` value for a format: one for all its models, or one per model. */
+export type FormatParser = string | readonly ModelParser[]
+
 /** The tool parser each server has for a format (its `--tool-call-parser` value). */
 export interface FormatParsers {
-  readonly vllm?: string
-  readonly sglang?: string
+  readonly vllm?: FormatParser
+  readonly sglang?: FormatParser
 }
 
 /**
@@ -62,7 +81,15 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   internlm: { vllm: "internlm", sglang: "interns1" },
   jamba: { vllm: "jamba" },
   "phi4-functools": { vllm: "phi4_mini_json" },
-  hunyuan: { vllm: "hunyuan_a13b", sglang: "hunyuan" },
+  // vLLM's `hunyuan_a13b` and SGLang's first `hunyuan` read Hunyuan-A13B's JSON list, not these
+  // tags; SGLang's `hunyuan` now reads HY3's (its `<tool_sep>` required), and nothing of SGLang's HY v4's.
+  hunyuan: {
+    vllm: [
+      { models: "HY3", parser: "hy_v3" },
+      { models: "HY v4", parser: "hy_v4" },
+    ],
+    sglang: [{ models: "HY3", parser: "hunyuan" }, { models: "HY v4" }],
+  },
   lfm2: { vllm: "lfm2", sglang: "lfm2" },
   olmo3: { vllm: "olmo3" },
   nemotron: {},
@@ -101,10 +128,29 @@ export function formatModels(format: FormatId): string {
 
 const KEEP = "Until then, `tool-rescue serve` in front of the server recovers the leaked calls."
 
-function parserFix(server: "vllm" | "sglang", format: FormatId): ServerFix {
+/**
+ * A format's parser in one server as a list, one entry per model group (one entry with no
+ * `parser` when the server has none for the format).
+ *
+ * @example
+ * ```ts
+ * modelParsers("hunyuan", "vllm") // [{ models: "HY3", parser: "hy_v3" }, { models: "HY v4", parser: "hy_v4" }]
+ * ```
+ */
+export function modelParsers(format: FormatId, server: "vllm" | "sglang"): readonly ModelParser[] {
   const parser = TOOL_PARSERS[format][server]
+  if (parser === undefined) return [{ models: formatModels(format) }]
+  return typeof parser === "string" ? [{ models: formatModels(format), parser }] : parser
+}
+
+function parserFix(server: "vllm" | "sglang", format: FormatId): ServerFix {
   const name = server === "vllm" ? "vLLM" : "SGLang"
-  if (parser === undefined) {
+  const parsers = modelParsers(format, server)
+  const parsed = parsers.flatMap((entry) =>
+    entry.parser === undefined ? [] : [{ ...entry, parser: entry.parser }],
+  )
+  const unparsed = parsers.filter((entry) => entry.parser === undefined).map((entry) => entry.models)
+  if (parsed.length === 0) {
     return {
       check: "`--tool-call-parser`",
       steps: [
@@ -113,14 +159,26 @@ function parserFix(server: "vllm" | "sglang", format: FormatId): ServerFix {
       ],
     }
   }
-  const flags =
+  const flags = (parser: string) =>
     server === "vllm"
       ? `--enable-auto-tool-choice --tool-call-parser ${parser}`
       : `--tool-call-parser ${parser}`
+  const single = parsed.length === 1 && unparsed.length === 0
+  const check = single
+    ? `\`${flags(parsed[0]!.parser)}\``
+    : parsed.map((entry) => `\`${flags(entry.parser)}\` (${entry.models})`).join(" or ")
+  const start = single
+    ? `\`${flags(parsed[0]!.parser)}\``
+    : parsed.map((entry) => `\`${flags(entry.parser)}\` for ${entry.models}`).join(", ")
   return {
-    check: `\`${flags}\``,
+    check,
     steps: [
-      `Start ${name} with \`${flags}\`: the model writes the ${format} format (${formatModels(format)}).`,
+      `Start ${name} with ${start}: the model writes the ${format} format (${formatModels(format)}).`,
+      ...(unparsed.length === 0
+        ? []
+        : [
+            `${name} has no tool parser for ${unparsed.join(", ")}: it returns their calls as text (serve it with another server, or keep \`tool-rescue serve\` in front).`,
+          ]),
       `If the parser is set, check the chat template: it must render the tools and the ${format} call syntax (pass the model's own template with \`--chat-template <file>\`).`,
       KEEP,
     ],

@@ -4,12 +4,18 @@
  * compares them with the page (and rewrites them with `TOOL_RESCUE_UPDATE_DOCS=1`).
  */
 import { formats } from "@tool-rescue/detector"
-import { SERVER_IDS, SERVERS, TOOL_PARSERS } from "./server-fixes.ts"
+import { type FormatParser, SERVER_IDS, SERVERS, TOOL_PARSERS } from "./server-fixes.ts"
 
 /** The format the per-server sections use as their example: the raw XML users see most. */
 const EXAMPLE_FORMAT = "qwen3-coder"
 
 const code = (text: string | undefined): string => (text === undefined ? "–" : `\`${text}\``)
+
+/** A table cell: the parser, or one per model group with the models it serves. */
+const cell = (parser: FormatParser | undefined): string =>
+  typeof parser === "object"
+    ? parser.map((entry) => `${code(entry.parser)} (${entry.models})`).join(", ")
+    : code(parser)
 
 /**
  * The parser table: each format, the models that write it, and vLLM's and SGLang's
@@ -23,7 +29,7 @@ const code = (text: string | undefined): string => (text === undefined ? "–" :
 export function parserTable(): string {
   const rows = formats.map((info) => {
     const parsers = TOOL_PARSERS[info.id]
-    return `| \`${info.id}\` | ${info.models.replace(/\|/g, "\\|")} | ${code(parsers.vllm)} | ${code(parsers.sglang)} |`
+    return `| \`${info.id}\` | ${info.models.replace(/\|/g, "\\|")} | ${cell(parsers.vllm)} | ${cell(parsers.sglang)} |`
   })
   return [
     "| format | written by | vLLM `--tool-call-parser` | SGLang `--tool-call-parser` |",

@@ -4,7 +4,7 @@
  * `model` label) leaves the map empty, and lines it does not understand are skipped.
  */
 
-import { describeConnectionError } from "../probe/endpoint-error.ts"
+import { describeConnectionError } from "../connection-error.ts"
 
 /** A sample line: `name{label="value",…} number` (Prometheus text format 0.0.4). */
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/
@@ -77,10 +77,6 @@ export async function fetchRequestsWithTools(
       error: requestsWithTools.size === 0 ? "no requests-with-tools series with a model label" : null,
     }
   } catch (error) {
-    const reason =
-      error instanceof DOMException && error.name === "TimeoutError"
-        ? `no answer from ${url} within ${timeoutMs / 1000} s`
-        : describeConnectionError(error, url)
-    return { requestsWithTools: new Map(), error: reason }
+    return { requestsWithTools: new Map(), error: describeConnectionError(error, url, timeoutMs) }
   }
 }

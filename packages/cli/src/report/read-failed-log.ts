@@ -1,10 +1,12 @@
+import { parseFailedRecord } from "@tool-rescue/proxy"
 import type { LinePiece } from "../scan/line-reader.ts"
-import { readFailedRecord } from "./failed-record.ts"
 import type { ReportAggregator } from "./report-data.ts"
 
 /**
  * Feeds the lines of one failed log to `aggregator`: each non-empty line is parsed as JSON and read
- * with `readFailedRecord`; a line that is not a record is reported with its number. Memory stays
+ * by the proxy's own reader, leniently (`parseFailedRecord(value, { lenient: true })`: older logs
+ * lack fields, which the report counts and names); a line that is not a record is reported with
+ * its number and skipped. Memory stays
  * bounded by one line (an overlong line, read in pieces, is reported once and skipped).
  *
  * @example
@@ -37,8 +39,8 @@ export async function readFailedLog(
       )
       continue
     }
-    const record = readFailedRecord(value)
-    if (typeof record === "string") aggregator.malformed(piece.number, record)
-    else aggregator.record(record)
+    const parsed = parseFailedRecord(value, { lenient: true })
+    if (parsed.kind === "invalid") aggregator.malformed(piece.number, parsed.reason)
+    else aggregator.record(parsed.record, parsed.missing)
   }
 }

@@ -3,7 +3,10 @@
  * distinct models, formats, tools, outcomes and hours — never by the number of records — and
  * computed once for every rendering (terminal, Markdown, JSON, HTML).
  */
-import type { FailedRecord } from "./failed-record.ts"
+import type { FailedRecordField, PartialFailedRecord } from "@tool-rescue/proxy"
+
+/** What a field the record does not carry reads as. */
+export const UNKNOWN = "unknown"
 
 /** One row of the main table: a (model, format, outcome) with its records. Each record is in exactly one row. */
 export interface ReportRow {
@@ -99,6 +102,12 @@ export interface ReportData {
   /** Records left out by `--since` (older, or without a time). */
   readonly excluded: number
   readonly malformedLines: number
+  /**
+   * Records of an older or partial log, counted with their missing fields as "unknown", and the
+   * fields they lacked (most often first).
+   */
+  readonly partialRecords: number
+  readonly missingFields: readonly Count[]
   /** The first malformed lines (at most {@link MAX_MALFORMED_SHOWN}). */
   readonly malformed: readonly MalformedLine[]
   readonly rows: readonly ReportRow[]
@@ -142,7 +151,8 @@ export interface ReportAggregator {
   file(name: string): void
   /** Counts one line read (records and malformed lines call this themselves). */
   line(number: number): void
-  record(record: FailedRecord): void
+  /** Counts a record read leniently, with the fields its line lacked. */
+  record(record: PartialFailedRecord, missing?: readonly FailedRecordField[]): void
   malformed(line: number, reason: string): void
   readonly records: number
   result(metrics?: MetricsInput): ReportData
@@ -185,12 +195,24 @@ function recovery(retries: number, failedRetries: number): RecoveryFigures {
 }
 
 /** A `repeated` or `truncated` response after the first: a retry that leaked again. */
-function isFailedRetry(record: FailedRecord): boolean {
+function isFailedRetry(record: PartialFailedRecord): boolean {
   return (
     (record.outcome === "repeated" || record.outcome === "truncated") &&
     record.rounds !== undefined &&
     record.rounds > 1
   )
+}
+
+/** A record's dimensions as the report counts them: each a name, {@link UNKNOWN} when absent. */
+function dimensions(record: PartialFailedRecord) {
+  return {
+    time: record.time === undefined ? undefined : Date.parse(record.time),
+    model: record.model ?? UNKNOWN,
+    format: record.format ?? UNKNOWN,
+    outcome: record.outcome ?? UNKNOWN,
+    // The leaked tool: the one the first markup names.
+    tool: record.markup[0]?.toolName ?? UNKNOWN,
+  }
 }
 
 /**
@@ -207,6 +229,8 @@ export function createReportAggregator(options: ReportAggregatorOptions = {}): R
   const rows = new Map<string, ReportRow & { records: number }>()
   const malformed: MalformedLine[] = []
   let malformedLines = 0
+  let partialRecords = 0
+  const missingFields = new Map<string, number>()
   let records = 0
   let excluded = 0
   let minHour = Number.POSITIVE_INFINITY
@@ -248,20 +272,23 @@ export function createReportAggregator(options: ReportAggregatorOptions = {}): R
       const file = current()
       file.lines = Math.max(file.lines, number)
     },
-    record(record) {
+    record(failed, missing = []) {
+      const record = dimensions(failed)
       if (options.since !== undefined && (record.time === undefined || record.time < options.since)) {
         excluded++
         return
       }
       records++
       current().records++
+      if (missing.length > 0) partialRecords++
+      for (const field of missing) bump(missingFields, field)
       const state = modelState(record.model)
       state.records++
       bump(state.formats, record.format)
       bump(state.outcomes, record.outcome)
       bump(state.tools, record.tool)
       if (record.outcome === "retried") state.retries++
-      if (isFailedRetry(record)) state.failedRetries++
+      if (isFailedRetry(failed)) state.failedRetries++
       const key = JSON.stringify([record.model, record.format, record.outcome])
       const row = rows.get(key)
       if (row === undefined)
@@ -314,6 +341,8 @@ export function createReportAggregator(options: ReportAggregatorOptions = {}): R
         excluded,
         malformedLines,
         malformed: [...malformed],
+        partialRecords,
+        missingFields: counts(missingFields),
         rows: [...rows.values()]
           .map((row) => ({ ...row }))
           .sort(

@@ -130,11 +130,19 @@ function summaryLines(data: ReportData): string[] {
       (data.since === null
         ? ""
         : `; since ${data.since}, ${formatCount(data.excluded)} earlier or undated left out`),
+  ]
+  if (data.partialRecords > 0) {
+    lines.push(
+      `${plural(data.partialRecords, "record")} from an older or partial log, counted with ` +
+        `${data.missingFields.map((field) => field.name).join(", ")} unknown`,
+    )
+  }
+  lines.push(
     data.recovery.retries === 0
       ? "recovery: no retry in the log"
       : `recovery: ${formatCount(data.recovery.recovered)} of ${plural(data.recovery.retries, "retry", "retries")} ` +
-        `recovered (${rate(data.recovery.rate)}); ${formatCount(data.recovery.failedRetries)} leaked again`,
-  ]
+          `recovered (${rate(data.recovery.rate)}); ${formatCount(data.recovery.failedRetries)} leaked again`,
+  )
   if (data.metrics !== null) {
     lines.push(
       data.metrics.error === null
