@@ -9,10 +9,8 @@ import esbuild from "rollup-plugin-esbuild"
 const pkg = JSON.parse(readFileSync(resolve("package.json"), "utf8"))
 
 /** @type {Array<{ name: string, source: string, js: string, types: string }>} */
-// A subpath with no `default` is the workspace's only (a test-only entry, left out of the published
-// `exports`): nothing to build.
 const entries = Object.values(pkg.exports)
-  .filter((target) => typeof target === "object" && target["@tool-rescue/source"] && target.default)
+  .filter((target) => typeof target === "object" && target["@tool-rescue/source"])
   .map((target) => ({
     name: basename(target.default, extname(target.default)),
     source: target["@tool-rescue/source"],

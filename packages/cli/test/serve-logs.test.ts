@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chatTurns } from "@tool-rescue/proxy/test-support"
+import { chatTurns } from "../../proxy/test/support/chat-turns.ts"
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
 import { main } from "../src/main.ts"

@@ -1,8 +1,7 @@
 /**
  * Chat Completions requests as an agent sends them, each a new user turn, for the tests that
  * count what the proxy and its upstream did: the proxy's own and the CLI's `serve` tests (through
- * `@tool-rescue/proxy/test-support`, a subpath only the workspace's source condition resolves:
- * it is not in the published `exports`).
+ * a relative import: test code, never published).
  */
 
 /** What every request of a {@link chatTurns} sender carries. */
