@@ -11,7 +11,7 @@ import { formatJson, formatMarkdown, formatTable, passed } from "./live-report.t
 import { type AdapterId, adapterIds } from "./live-turn.ts"
 
 const usage =
-  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy] [--turn-timeout S] [--keep] [--markdown | --json]\n" +
+  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy,opencode] [--turn-timeout S] [--keep] [--markdown | --json]\n" +
   "       (or TOOL_RESCUE_LIVE_URL, TOOL_RESCUE_LIVE_MODEL, TOOL_RESCUE_LIVE_API_KEY)"
 
 async function main(argv: readonly string[]): Promise<number> {
