@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { afterToolResult, agentCli, isInstalled, offersTools } from "@tool-rescue/agent-clis"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
 import { passed } from "../src/live-report.ts"
 import { liveTasks } from "../src/live-turn.ts"
@@ -47,19 +48,17 @@ describe("tool-rescue serve as a process", () => {
     const serve = await startServe(upstream.url, sourceServe)
     cleanups.push(() => serve.close())
     expect(await serve.counts()).toEqual({ leaks: 0, recoveries: 0, errors: {} })
-    const response = await fetch(`${serve.url}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "m",
-        stream: true,
-        messages: [{ role: "user", content: "read a.ts" }],
-        tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
-      }),
+    const client = new OpenAI({ baseURL: serve.url, apiKey: "test", maxRetries: 0 })
+    const completion = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "read a.ts" }],
+      tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
     })
-    const text = await response.text()
-    expect(text).toContain('"read_file"')
-    expect(text).not.toContain("<function=")
+    const [choice] = completion.choices
+    expect(choice?.message.content ?? "").not.toContain("<function=")
+    expect(choice?.message.tool_calls?.map((call) => call.type === "function" && call.function.name)).toEqual(
+      ["read_file"],
+    )
     expect(await serve.counts()).toEqual({ leaks: 1, recoveries: 1, errors: {} })
   })
 
