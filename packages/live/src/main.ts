@@ -1,9 +1,9 @@
 /**
  * `pnpm e2e:live --base-url URL --model M [--api-key K] [--only a,b] [--keep] [--markdown | --json]`
  *
- * The ADR's opt-in integration test: every adapter's agent loop, and the proxy, against a live
- * OpenAI-compatible endpoint, with real file tools in a disposable workspace behind an approval
- * gate. Skipped (exit 0) without a URL. Exit 1 when a turn failed for another reason than a
+ * The ADR's opt-in integration test: every adapter's agent loop, the proxy, and an agent CLI
+ * (opencode, through `tool-rescue serve`) against a live OpenAI-compatible endpoint, with real
+ * file tools in a disposable workspace behind an approval gate. Skipped (exit 0) without a URL. Exit 1 when a turn failed for another reason than a
  * tool-call recovery error, or a denied write ran; 2 on bad arguments.
  */
 import { parseArgs } from "node:util"

@@ -77,33 +77,40 @@ describe("tool-rescue serve as a process", () => {
   })
 })
 
-/** opencode's tools: `read` and `write` take `filePath`, `glob` a `pattern`. */
-function opencodeScript(request: ReplayRequest): ReplayStep {
-  if (!offersTools(request)) return { content: "A title" }
-  const task = liveTasks.find((t) => request.rawBody.includes(t.prompt))?.id
-  const results = (request.body?.messages ?? []).filter((message) => message.role === "tool").length
-  const write = (filePath: string) => ({
-    toolCalls: [{ name: "write", arguments: JSON.stringify({ filePath, content: "A static-site server." }) }],
-  })
-  if (task === "summarize") {
-    if (results === 0) return { toolCalls: [{ name: "glob", arguments: '{"pattern":"**/*"}' }] }
-    if (results === 1) return { toolCalls: [{ name: "read", arguments: '{"filePath":"README.md"}' }] }
-    if (results === 2) return write("summary.txt")
-    return { content: "Done." }
+/**
+ * opencode's tools: `read` and `write` take `filePath`, `glob` a `pattern`. The read task leaks
+ * its call as text; the retry gets it structured, or (`leakTwice`) a second leak.
+ */
+const opencodeScript =
+  ({ leakTwice = false } = {}) =>
+  (request: ReplayRequest): ReplayStep => {
+    if (!offersTools(request)) return { content: "A title" }
+    const task = liveTasks.find((t) => request.rawBody.includes(t.prompt))?.id
+    const results = (request.body?.messages ?? []).filter((message) => message.role === "tool").length
+    const write = (filePath: string) => ({
+      toolCalls: [
+        { name: "write", arguments: JSON.stringify({ filePath, content: "A static-site server." }) },
+      ],
+    })
+    if (task === "summarize") {
+      if (results === 0) return { toolCalls: [{ name: "glob", arguments: '{"pattern":"**/*"}' }] }
+      if (results === 1) return { toolCalls: [{ name: "read", arguments: '{"filePath":"README.md"}' }] }
+      if (results === 2) return write("summary.txt")
+      return { content: "Done." }
+    }
+    if (afterToolResult(request)) return { content: task === "read" ? ANSWER : "Done." }
+    if (task === "escape") return write("../outside.txt")
+    if (!isRetryRequest(request.rawBody) || leakTwice)
+      return { content: leak("read", "filePath", "config.json"), chunkSize: 7 }
+    return { toolCalls: [{ name: "read", arguments: '{"filePath":"config.json"}' }] }
   }
-  if (afterToolResult(request)) return { content: task === "read" ? ANSWER : "Done." }
-  if (task === "escape") return write("../outside.txt")
-  if (!isRetryRequest(request.rawBody))
-    return { content: leak("read", "filePath", "config.json"), chunkSize: 7 }
-  return { toolCalls: [{ name: "read", arguments: '{"filePath":"config.json"}' }] }
-}
 
 const prefix = process.env.TOOL_RESCUE_AGENTS_PREFIX
 const optIn = prefix !== undefined && isInstalled(agentCli("opencode"), prefix)
 
 describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE_AGENTS_PREFIX)", () => {
   it("the leak is recovered, the read ran once, the approved write ran, the denied one did not", async () => {
-    const upstream = await startReplayServer({ script: opencodeScript })
+    const upstream = await startReplayServer({ script: opencodeScript() })
     cleanups.push(() => upstream.close())
     const report = await runLive({
       target: { baseURL: upstream.url, model: "replay-model", apiKey: "test" },
@@ -133,5 +140,26 @@ describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE
     expect(readFileSync(join(report.root, "opencode", "summary.txt"), "utf8")).toBe("A static-site server.")
     expect(existsSync(join(report.root, "outside.txt"))).toBe(false)
     expect(passed(report)).toBe(true)
-  }, 600_000) // three opencode runs of about 8 s each, on a loaded machine
+  }, 600_000) // three opencode runs of 8–20 s each, on a loaded machine
+
+  it("a second leak ends the turn with an explicit error, and no tool ran", async () => {
+    const upstream = await startReplayServer({ script: opencodeScript({ leakTwice: true }) })
+    cleanups.push(() => upstream.close())
+    const report = await runLive({
+      target: { baseURL: upstream.url, model: "replay-model", apiKey: "test" },
+      adapters: ["opencode"],
+      tasks: liveTasks.slice(0, 1),
+      serveCommand: sourceServe,
+    })
+    const [opencode] = report.adapters
+    expect(opencode, JSON.stringify(opencode?.tasks)).toMatchObject({
+      recoveries: 0,
+      errors: { "repeated-markup": 1 },
+      failures: 0,
+      toolRuns: {},
+    })
+    expect(opencode?.leaks).toBeGreaterThanOrEqual(1)
+    expect(opencode?.tasks[0]).toMatchObject({ outcome: "recovery-error", code: "repeated-markup" })
+    expect(passed(report)).toBe(true)
+  }, 300_000)
 })
