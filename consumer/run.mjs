@@ -26,6 +26,9 @@ const pinned = JSON.parse(readFileSync(join(here, "package.json"), "utf8")).devD
 const packages = publishedPackages(root)
 const snippets = readmeSnippets(root, packages)
 
+// pnpm's own setting, which the npm and npx run here would warn about (it is not npm's).
+delete process.env.npm_config_verify_deps_before_run
+
 const problems = []
 const fail = (message) => problems.push(message)
 const started = performance.now()
