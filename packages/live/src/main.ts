@@ -57,6 +57,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // Loaded only now: the frameworks take seconds to import, a skipped run needs none of them.
   const { runLive } = await import("./run-live.ts")
+  if (only.includes("opencode")) {
+    // Installed before the run (once; hundreds of MB), so that its time is no turn's.
+    const { agentCli, agentsPrefix, installAgentCli } = await import("@tool-rescue/agent-clis")
+    installAgentCli(agentCli("opencode"), agentsPrefix())
+  }
   const report = await runLive({
     target: {
       baseURL: baseURL.replace(/\/+$/, ""),
