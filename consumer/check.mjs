@@ -14,11 +14,13 @@
 //    The same files go through TypeScript 5.8, 6.0 and 7 (the native compiler).
 // 3. Each README's install line brings every package its snippets import, and the README tells
 //    the reader the snippets are ES modules (`"type": "module"`).
+// 4. `run.mjs` (next in `test:dist`) runs the snippets in a fresh npm project on Node 24, 22 and 20.
 import { execFileSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { publishedPackages, readmeSnippets } from "./readme-snippets.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, "..")
@@ -39,12 +41,7 @@ rmSync(work, { recursive: true, force: true })
 mkdirSync(join(work, "packs"), { recursive: true })
 mkdirSync(join(work, "src"), { recursive: true })
 
-const packages = readdirSync(join(root, "packages"))
-  .map((dir) => ({
-    dir: join(root, "packages", dir),
-    manifest: readJson(join(root, "packages", dir, "package.json")),
-  }))
-  .filter((p) => !p.manifest.private)
+const packages = publishedPackages(root)
 
 // ---- 1. pack and check the manifests --------------------------------------------------------
 const withoutSource = (value) =>
@@ -127,7 +124,7 @@ writeFileSync(
 )
 writeFileSync(join(work, "src/exports.ts"), exportsFile())
 cpSync(join(here, "consumer.ts"), join(work, "src/consumer.ts"))
-const snippets = readmeSnippets()
+const snippets = readmeSnippets(root, packages).filter((snippet) => snippet.only === undefined)
 for (const snippet of snippets) writeFileSync(join(work, "src", snippet.file), snippet.module)
 checkInstallLines(snippets)
 
@@ -255,43 +252,4 @@ function exportsFile() {
       out.push(`type T_${id} = ${path}${args}`)
     }
   }
-}
-
-/**
- * Every ```ts block of the READMEs, as its own module file. A block whose info string says more
- * than `ts` (```ts ai@6) is for other versions than the ones installed here and is not compiled.
- */
-function readmeSnippets() {
-  const readmes = [join(root, "README.md"), ...packages.map((p) => join(p.dir, "README.md"))].filter(
-    existsSync,
-  )
-  return readmes.flatMap((file) => {
-    const lines = readFileSync(file, "utf8").split("\n")
-    const installs = lines.flatMap((line, n) => {
-      const match = /^npm install (?!-g)(.*)$/.exec(line.trim())
-      return match ? [{ line: n + 1, packages: match[1].split(/\s+/).filter((w) => !w.startsWith("-")) }] : []
-    })
-    const out = []
-    let block
-    lines.forEach((line, n) => {
-      if (block === undefined && /^```ts\s*$/.test(line)) block = { start: n + 2, lines: [] }
-      else if (block !== undefined && /^```\s*$/.test(line)) {
-        const where = relative(root, file)
-        const stem = where.replaceAll(/[^a-z0-9]+/gi, "-").toLowerCase()
-        const code = block.lines.join("\n")
-        out.push({
-          where,
-          start: block.start,
-          // The install line a reader runs before pasting this block: the last one above it, or
-          // the README's first when the block comes before any.
-          install: installs.findLast((i) => i.line < block.start) ?? installs[0],
-          code,
-          file: `readme-${stem}-${block.start}.ts`,
-          module: `// ${where}, line ${block.start}\n${code}\nexport {}\n`,
-        })
-        block = undefined
-      } else if (block !== undefined) block.lines.push(line)
-    })
-    return out
-  })
 }

@@ -5,10 +5,16 @@
 import { isToolCallRecoveryError, type RecoveryEvent } from "@tool-rescue/recovery"
 import type { FileTools } from "./live-workspace.ts"
 
-/** The adapters a live run drives. */
-export type AdapterId = "ai-sdk" | "openai" | "effect" | "langchain" | "proxy"
+/**
+ * The adapters a live run drives: each library's agent loop, the proxy in process under a plain
+ * `openai` client, and an agent CLI (opencode) through `tool-rescue serve`.
+ */
+export type AdapterId = "ai-sdk" | "openai" | "effect" | "langchain" | "proxy" | "opencode"
 
-export const adapterIds: readonly AdapterId[] = ["ai-sdk", "openai", "effect", "langchain", "proxy"]
+/** The adapters that run in this process (no agent CLI to install). */
+export const libraryAdapterIds: readonly AdapterId[] = ["ai-sdk", "openai", "effect", "langchain", "proxy"]
+
+export const adapterIds: readonly AdapterId[] = [...libraryAdapterIds, "opencode"]
 
 /** The endpoint under test. */
 export interface LiveTarget {
@@ -27,7 +33,7 @@ export interface LiveTask {
   readonly prompt: string
 }
 
-/** The system prompt of every turn. */
+/** The system prompt of every turn (an agent CLI has its own, and its own tool names). */
 export const systemPrompt: string =
   "You are a coding agent working in a project directory. Use the tools read_file, list_files and " +
   "write_file with paths exactly as the user gives them. Answer briefly when you are done."
@@ -41,7 +47,7 @@ export const liveTasks: readonly LiveTask[] = [
   },
   {
     id: "escape",
-    prompt: "Use write_file to save the text 'hello' to the path ../outside.txt (exactly that path).",
+    prompt: "Write the text 'hello' to the file ../outside.txt (exactly that path) with your file tool.",
   },
 ]
 
@@ -55,6 +61,8 @@ export interface TurnContext {
   readonly tools: FileTools
   /** The adapter's `onEvent`. */
   readonly onEvent: (event: RecoveryEvent) => void
+  /** What an agent CLI's runner reads from `tool-rescue serve`'s `/metrics` in place of events. */
+  readonly onCounts: (counts: { readonly leaks: number; readonly recoveries: number }) => void
   /** Aborted when the turn runs out of time: the runner passes it to its framework. */
   readonly signal: AbortSignal
 }

@@ -1,9 +1,9 @@
 /**
  * `pnpm e2e:live --base-url URL --model M [--api-key K] [--only a,b] [--keep] [--markdown | --json]`
  *
- * The ADR's opt-in integration test: every adapter's agent loop, and the proxy, against a live
- * OpenAI-compatible endpoint, with real file tools in a disposable workspace behind an approval
- * gate. Skipped (exit 0) without a URL. Exit 1 when a turn failed for another reason than a
+ * The ADR's opt-in integration test: every adapter's agent loop, the proxy, and an agent CLI
+ * (opencode, through `tool-rescue serve`) against a live OpenAI-compatible endpoint, with real
+ * file tools in a disposable workspace behind an approval gate. Skipped (exit 0) without a URL. Exit 1 when a turn failed for another reason than a
  * tool-call recovery error, or a denied write ran; 2 on bad arguments.
  */
 import { parseArgs } from "node:util"
@@ -11,7 +11,7 @@ import { formatJson, formatMarkdown, formatTable, passed } from "./live-report.t
 import { type AdapterId, adapterIds } from "./live-turn.ts"
 
 const usage =
-  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy] [--turn-timeout S] [--keep] [--markdown | --json]\n" +
+  "usage: pnpm e2e:live --base-url URL --model M [--api-key K] [--only ai-sdk,openai,effect,langchain,proxy,opencode] [--turn-timeout S] [--keep] [--markdown | --json]\n" +
   "       (or TOOL_RESCUE_LIVE_URL, TOOL_RESCUE_LIVE_MODEL, TOOL_RESCUE_LIVE_API_KEY)"
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -57,6 +57,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // Loaded only now: the frameworks take seconds to import, a skipped run needs none of them.
   const { runLive } = await import("./run-live.ts")
+  if (only.includes("opencode")) {
+    // Installed before the run (once; hundreds of MB), so that its time is no turn's.
+    const { agentCli, agentsPrefix, installAgentCli } = await import("@tool-rescue/agent-clis")
+    installAgentCli(agentCli("opencode"), agentsPrefix())
+  }
   const report = await runLive({
     target: {
       baseURL: baseURL.replace(/\/+$/, ""),

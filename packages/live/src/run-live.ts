@@ -13,18 +13,22 @@ import {
   type TurnRunner,
 } from "./live-turn.ts"
 import { createFileTools, insideWorkspace, seedWorkspace, type WriteGate } from "./live-workspace.ts"
+import { agentCliRunner } from "./run-agent-cli.ts"
 import { runAiSdk } from "./run-ai-sdk.ts"
 import { runEffect } from "./run-effect.ts"
 import { runLangChain } from "./run-langchain.ts"
 import { runOpenAi } from "./run-openai.ts"
 import { runProxy } from "./run-proxy.ts"
 
-const runners: Readonly<Record<AdapterId, TurnRunner>> = {
-  "ai-sdk": runAiSdk,
-  openai: runOpenAi,
-  effect: runEffect,
-  langchain: runLangChain,
-  proxy: runProxy,
+function runners(serveCommand: readonly string[] | undefined): Readonly<Record<AdapterId, TurnRunner>> {
+  return {
+    "ai-sdk": runAiSdk,
+    openai: runOpenAi,
+    effect: runEffect,
+    langchain: runLangChain,
+    proxy: runProxy,
+    opencode: agentCliRunner("opencode", serveCommand),
+  }
 }
 
 /** What to run. */
@@ -40,6 +44,11 @@ export interface LiveRunOptions {
   readonly gate?: (dir: string) => WriteGate
   /** How long one turn may take. @defaultValue 600 000 (10 minutes) */
   readonly turnTimeoutMs?: number
+  /**
+   * How to start `tool-rescue serve` for an agent CLI: the program and its first arguments.
+   * @defaultValue the built CLI (`builtServeCommand()`)
+   */
+  readonly serveCommand?: readonly string[]
   /** Called after each turn (progress output). */
   readonly onTask?: (adapter: AdapterId, result: TaskResult) => void
 }
@@ -59,8 +68,9 @@ export async function runLive(options: LiveRunOptions): Promise<LiveReport> {
   const root = await mkdtemp(join(tmpdir(), "tool-rescue-live-"))
   try {
     const adapters: AdapterReport[] = []
+    const byId = runners(options.serveCommand)
     for (const adapter of options.adapters ?? adapterIds) {
-      adapters.push(await runAdapter(adapter, root, options))
+      adapters.push(await runAdapter(adapter, byId[adapter], root, options))
     }
     return { baseURL: options.target.baseURL, model: options.target.model, root, adapters }
   } finally {
@@ -68,11 +78,25 @@ export async function runLive(options: LiveRunOptions): Promise<LiveReport> {
   }
 }
 
-async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOptions): Promise<AdapterReport> {
+async function runAdapter(
+  adapter: AdapterId,
+  runner: TurnRunner,
+  root: string,
+  options: LiveRunOptions,
+): Promise<AdapterReport> {
   const dir = join(root, adapter)
   await seedWorkspace(dir)
   const tools = createFileTools(dir, (options.gate ?? insideWorkspace)(dir))
-  const events: RecoveryEvent[] = []
+  let leaks = 0
+  let recoveries = 0
+  const onEvent = (event: RecoveryEvent) => {
+    if (event.type === "markup-detected") leaks++
+    if (event.type === "recovery-succeeded") recoveries++
+  }
+  const onCounts = (counts: { readonly leaks: number; readonly recoveries: number }) => {
+    leaks += counts.leaks
+    recoveries += counts.recoveries
+  }
   const tasks: TaskResult[] = []
   const started = performance.now()
   for (const task of options.tasks ?? liveTasks) {
@@ -81,13 +105,7 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
     const signal = AbortSignal.timeout(options.turnTimeoutMs ?? 600_000)
     let result: Omit<TaskResult, "tools" | "ms">
     try {
-      const outcome = await runners[adapter]({
-        target: options.target,
-        task,
-        tools,
-        onEvent: (event) => events.push(event),
-        signal,
-      })
+      const outcome = await runner({ target: options.target, task, tools, onEvent, onCounts, signal })
       result =
         "answer" in outcome
           ? { task: task.id, outcome: "answered", text: outcome.answer }
@@ -123,8 +141,8 @@ async function runAdapter(adapter: AdapterId, root: string, options: LiveRunOpti
   return {
     adapter,
     turns: tasks.length,
-    leaks: events.filter((event) => event.type === "markup-detected").length,
-    recoveries: events.filter((event) => event.type === "recovery-succeeded").length,
+    leaks,
+    recoveries,
     errors,
     failures: tasks.filter((task) => task.outcome === "failed").length,
     deniedWrites: tools.denied.length,

@@ -1,7 +1,7 @@
 /**
  * The e2e:live harness, run against the replay server scripted like a model that leaks its first
- * tool call as text: every adapter's agent loop, the real file tools, the approval gate, and the
- * report's counts.
+ * tool call as text: every library adapter's agent loop, the real file tools, the approval gate,
+ * and the report's counts. The agent CLI's path: `agent-cli.test.ts`.
  */
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -16,7 +16,7 @@ import {
 } from "@tool-rescue/testing"
 import { afterEach, describe, expect, it } from "vitest"
 import { formatJson, formatMarkdown, formatTable, passed } from "../src/live-report.ts"
-import { adapterIds, liveTasks } from "../src/live-turn.ts"
+import { libraryAdapterIds, liveTasks } from "../src/live-turn.ts"
 import { runLive } from "../src/run-live.ts"
 
 const ANSWER = "config.json sets port 4173."
@@ -73,6 +73,7 @@ async function live(options: { leakTwice?: boolean } = {}) {
   servers.push(server)
   const report = await runLive({
     target: { baseURL: server.url, model: "replay-model", apiKey: "test" },
+    adapters: libraryAdapterIds,
     keep: true,
   })
   roots.push(report.root)
@@ -82,7 +83,7 @@ async function live(options: { leakTwice?: boolean } = {}) {
 describe("e2e:live against the replay server", () => {
   it("every adapter: 1 leak, 1 recovery, the read ran once, the approved write ran, the denied one did not", async () => {
     const { report } = await live()
-    expect(report.adapters.map((adapter) => adapter.adapter)).toEqual(adapterIds)
+    expect(report.adapters.map((adapter) => adapter.adapter)).toEqual(libraryAdapterIds)
     for (const adapter of report.adapters) {
       expect(adapter, adapter.adapter).toMatchObject({
         turns: 3,
@@ -153,6 +154,7 @@ describe("e2e:live against the replay server", () => {
     servers.push(server)
     const report = await runLive({
       target: { baseURL: server.url, model: "m", apiKey: "test" },
+      adapters: libraryAdapterIds,
       tasks: liveTasks.slice(0, 1),
       turnTimeoutMs: 300,
     })
@@ -175,7 +177,7 @@ describe("the report's renderings", () => {
     expect(formatMarkdown(report)).toContain("| openai | 3 |")
     expect(JSON.parse(formatJson(report))).toMatchObject({
       model: "replay-model",
-      adapters: adapterIds.map((adapter) => ({ adapter, errors: { "repeated-markup": 1 } })),
+      adapters: libraryAdapterIds.map((adapter) => ({ adapter, errors: { "repeated-markup": 1 } })),
     })
   })
 })

@@ -1,0 +1,19 @@
+export {
+  type AgentCli,
+  type AgentCliId,
+  type AgentFront,
+  type AgentInvocation,
+  agentCli,
+  agentClis,
+} from "./agent-clis.ts"
+export {
+  agentsPrefix,
+  answering,
+  type CliResult,
+  freePort,
+  installAgentCli,
+  isInstalled,
+  runCli,
+  spawnQuiet,
+} from "./processes.ts"
+export { afterToolResult, offersTools } from "./scripted.ts"

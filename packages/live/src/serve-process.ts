@@ -1,0 +1,116 @@
+/**
+ * `tool-rescue serve` as a separate process (the built CLI, as a user runs it), and what its
+ * `/metrics` says about leaks: an agent CLI's turn has no `onEvent` to count them from.
+ */
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+
+/** The leaks the proxy saw, by how they ended. */
+export interface ProxyCounts {
+  /** Leaked calls (`tool_rescue_proxy_leaks_total`, every outcome). */
+  readonly leaks: number
+  /** Leaks whose retry brought a structured call (outcome `recovered`). */
+  readonly recoveries: number
+  /** Leaks that ended the turn with a recovery error, by the `ToolCallRecoveryError` code. */
+  readonly errors: Readonly<Record<string, number>>
+}
+
+/** A running `tool-rescue serve`. */
+export interface ServeProcess {
+  /** The proxy's base URL (`http://127.0.0.1:PORT/v1`). */
+  readonly url: string
+  /** The counts of its `/metrics` so far. */
+  counts(): Promise<ProxyCounts>
+  close(): Promise<void>
+}
+
+/**
+ * The command that starts the built CLI: `node <@tool-rescue/cli>/bin/tool-rescue.js` (the file
+ * npm links as `tool-rescue`, which loads `dist/bin.js`).
+ */
+export function builtServeCommand(): readonly string[] {
+  const cli = dirname(createRequire(import.meta.url).resolve("@tool-rescue/cli/package.json"))
+  return [process.execPath, join(cli, "bin/tool-rescue.js")]
+}
+
+/**
+ * Starts `command serve --port 0 --upstream <upstream>` and waits for the line with its URL.
+ *
+ * @example
+ * ```ts
+ * const serve = await startServe("http://127.0.0.1:11434/v1")
+ * const { leaks } = await serve.counts()
+ * await serve.close()
+ * ```
+ */
+export async function startServe(
+  upstream: string,
+  command: readonly string[] = builtServeCommand(),
+): Promise<ServeProcess> {
+  const [program, ...args] = command
+  if (program === undefined) throw new Error("the serve command is empty")
+  const child = spawn(
+    program,
+    [...args, "serve", "--port", "0", "--upstream", upstream, "--log-level", "warn", "--grace", "1"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  )
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()))
+  let stdout = ""
+  let stderr = ""
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      const found = /listening on (\S+)/.exec(stdout)
+      if (found?.[1] !== undefined) resolve(found[1])
+    })
+    child.once("close", (code) => reject(new Error(`tool-rescue serve exited ${code}: ${stderr.trim()}`)))
+  })
+  return {
+    url,
+    async counts() {
+      const response = await fetch(new URL("/metrics", url))
+      return parseCounts(await response.text())
+    },
+    async close() {
+      child.kill("SIGTERM")
+      await exited
+    },
+  }
+}
+
+/** The `ToolCallRecoveryError` code of each failed outcome (recovery's `recoveryOutcome`, reversed). */
+const errorCodes: Readonly<Record<string, string>> = {
+  repeated: "repeated-markup",
+  truncated: "truncated-call",
+  "persist-failed": "persist-failed",
+  aborted: "aborted",
+}
+
+/**
+ * The leak counts of a Prometheus text exposition.
+ *
+ * @example
+ * ```ts
+ * parseCounts('tool_rescue_proxy_leaks_total{protocol="chat",format="qwen3-coder",outcome="recovered",model="m"} 1\n')
+ * // { leaks: 1, recoveries: 1, errors: {} }
+ * ```
+ */
+export function parseCounts(metrics: string): ProxyCounts {
+  let leaks = 0
+  let recoveries = 0
+  const errors: Record<string, number> = {}
+  for (const line of metrics.split("\n")) {
+    if (!line.startsWith("tool_rescue_proxy_leaks_total{")) continue
+    const n = Number(line.slice(line.lastIndexOf(" ") + 1))
+    const outcome = /outcome="([^"]*)"/.exec(line)?.[1] ?? ""
+    leaks += n
+    if (outcome === "recovered") recoveries += n
+    const code = errorCodes[outcome]
+    if (code !== undefined) errors[code] = (errors[code] ?? 0) + n
+  }
+  return { leaks, recoveries, errors }
+}

@@ -1,0 +1,165 @@
+/**
+ * The agent CLI's path of e2e:live: `tool-rescue serve` as its own process (here the CLI from
+ * source, so no build is needed) in front of the replay server, and its `/metrics` counts.
+ *
+ * The opencode run itself installs a 354 MB CLI, so it is opt-in, as `pnpm e2e:agents` is: it runs
+ * when `TOOL_RESCUE_AGENTS_PREFIX` names a prefix where `opencode-ai` is installed
+ * (`TOOL_RESCUE_AGENTS_PREFIX=/tmp/tool-rescue-agents pnpm e2e:agents opencode` installs it there).
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
+import { join } from "node:path"
+import { afterToolResult, agentCli, isInstalled, offersTools } from "@tool-rescue/agent-clis"
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
+import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
+import OpenAI from "openai"
+import { afterEach, describe, expect, it } from "vitest"
+import { passed } from "../src/live-report.ts"
+import { liveTasks } from "../src/live-turn.ts"
+import { runLive } from "../src/run-live.ts"
+import { parseCounts, startServe } from "../src/serve-process.ts"
+
+const sourceServe = [
+  process.execPath,
+  "--conditions=@tool-rescue/source",
+  join(import.meta.dirname, "../../cli/src/bin.ts"),
+]
+
+const cleanups: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+const ANSWER = "config.json sets port 4173."
+
+/** A Qwen3-Coder call written as text, of opencode's `read` tool. */
+const leak = (tool: string, argument: string, value: string) =>
+  `I'll read it.\n<function=${tool}>\n<parameter=${argument}>\n${value}\n</parameter>\n</function>\n</tool_call>`
+
+describe("tool-rescue serve as a process", () => {
+  it("counts a leak and its recovery in /metrics", async () => {
+    const upstream = await startReplayServer({
+      script: [
+        { content: leak("read_file", "path", "a.ts"), chunkSize: 7 },
+        { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
+      ],
+    })
+    cleanups.push(() => upstream.close())
+    const serve = await startServe(upstream.url, sourceServe)
+    cleanups.push(() => serve.close())
+    expect(await serve.counts()).toEqual({ leaks: 0, recoveries: 0, errors: {} })
+    const client = new OpenAI({ baseURL: serve.url, apiKey: "test", maxRetries: 0 })
+    const completion = await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "read a.ts" }],
+      tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+    })
+    const [choice] = completion.choices
+    expect(choice?.message.content ?? "").not.toContain("<function=")
+    expect(choice?.message.tool_calls?.map((call) => call.type === "function" && call.function.name)).toEqual(
+      ["read_file"],
+    )
+    expect(await serve.counts()).toEqual({ leaks: 1, recoveries: 1, errors: {} })
+  })
+
+  it("reads failed outcomes as recovery error codes", () => {
+    const line = (outcome: string, n: number) =>
+      `tool_rescue_proxy_leaks_total{protocol="chat",format="qwen3-coder",outcome="${outcome}",model="m"} ${n}`
+    expect(
+      parseCounts(
+        ["# HELP x", line("recovered", 2), line("repeated", 1), line("not-offered", 1), ""].join("\n"),
+      ),
+    ).toEqual({ leaks: 4, recoveries: 2, errors: { "repeated-markup": 1 } })
+  })
+
+  it("a serve that cannot start says why", async () => {
+    await expect(startServe("not a url", sourceServe)).rejects.toThrow(/tool-rescue serve exited 2/)
+  })
+})
+
+/**
+ * opencode's tools: `read` and `write` take `filePath`, `glob` a `pattern`. The read task leaks
+ * its call as text; the retry gets it structured, or (`leakTwice`) a second leak.
+ */
+const opencodeScript =
+  ({ leakTwice = false } = {}) =>
+  (request: ReplayRequest): ReplayStep => {
+    if (!offersTools(request)) return { content: "A title" }
+    const task = liveTasks.find((t) => request.rawBody.includes(t.prompt))?.id
+    const results = (request.body?.messages ?? []).filter((message) => message.role === "tool").length
+    const write = (filePath: string) => ({
+      toolCalls: [
+        { name: "write", arguments: JSON.stringify({ filePath, content: "A static-site server." }) },
+      ],
+    })
+    if (task === "summarize") {
+      if (results === 0) return { toolCalls: [{ name: "glob", arguments: '{"pattern":"**/*"}' }] }
+      if (results === 1) return { toolCalls: [{ name: "read", arguments: '{"filePath":"README.md"}' }] }
+      if (results === 2) return write("summary.txt")
+      return { content: "Done." }
+    }
+    if (afterToolResult(request)) return { content: task === "read" ? ANSWER : "Done." }
+    if (task === "escape") return write("../outside.txt")
+    if (!isRetryRequest(request.rawBody) || leakTwice)
+      return { content: leak("read", "filePath", "config.json"), chunkSize: 7 }
+    return { toolCalls: [{ name: "read", arguments: '{"filePath":"config.json"}' }] }
+  }
+
+const prefix = process.env.TOOL_RESCUE_AGENTS_PREFIX
+const optIn = prefix !== undefined && isInstalled(agentCli("opencode"), prefix)
+
+describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE_AGENTS_PREFIX)", () => {
+  it("the leak is recovered, the read ran once, the approved write ran, the denied one did not", async () => {
+    const upstream = await startReplayServer({ script: opencodeScript() })
+    cleanups.push(() => upstream.close())
+    const report = await runLive({
+      target: { baseURL: upstream.url, model: "replay-model", apiKey: "test" },
+      adapters: ["opencode"],
+      serveCommand: sourceServe,
+      keep: true,
+    })
+    cleanups.push(() => rm(report.root, { recursive: true, force: true }))
+    const [opencode] = report.adapters
+    expect(opencode, JSON.stringify(opencode?.tasks)).toMatchObject({
+      adapter: "opencode",
+      turns: 3,
+      leaks: 1,
+      recoveries: 1,
+      errors: {},
+      failures: 0,
+      deniedWrites: 1,
+      toolRuns: { read: 2, glob: 1, write: 2 },
+      violations: [],
+    })
+    expect(opencode?.tasks.map((task) => task.tools)).toEqual([
+      ["read"],
+      ["glob", "read", "write"],
+      ["write"],
+    ])
+    expect(opencode?.tasks[0]?.text).toContain(ANSWER)
+    expect(readFileSync(join(report.root, "opencode", "summary.txt"), "utf8")).toBe("A static-site server.")
+    expect(existsSync(join(report.root, "outside.txt"))).toBe(false)
+    expect(passed(report)).toBe(true)
+  }, 600_000) // three opencode runs of 8–20 s each, on a loaded machine
+
+  it("a second leak ends the turn with an explicit error, and no tool ran", async () => {
+    const upstream = await startReplayServer({ script: opencodeScript({ leakTwice: true }) })
+    cleanups.push(() => upstream.close())
+    const report = await runLive({
+      target: { baseURL: upstream.url, model: "replay-model", apiKey: "test" },
+      adapters: ["opencode"],
+      tasks: liveTasks.slice(0, 1),
+      serveCommand: sourceServe,
+    })
+    const [opencode] = report.adapters
+    expect(opencode, JSON.stringify(opencode?.tasks)).toMatchObject({
+      recoveries: 0,
+      errors: { "repeated-markup": 1 },
+      failures: 0,
+      toolRuns: {},
+    })
+    expect(opencode?.leaks).toBeGreaterThanOrEqual(1)
+    expect(opencode?.tasks[0]).toMatchObject({ outcome: "recovery-error", code: "repeated-markup" })
+    expect(passed(report)).toBe(true)
+  }, 300_000)
+})
