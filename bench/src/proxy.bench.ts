@@ -376,7 +376,7 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
           const { samples } = await cell(protocol, fresh, CELL_REQUESTS)
           const key = `${protocol} ${fresh}`
           const sofar = pooled.get(key) ?? urls.map(() => [])
-          samples.forEach((list, path) => sofar[path]!.push(...list))
+          for (const [path, list] of samples.entries()) sofar[path]!.push(...list)
           pooled.set(key, sofar)
         }
     const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
