@@ -370,7 +370,8 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
     for (const protocol of PROTOCOLS) await cell(protocol, false, WARM_UP, UNPACED_SHORT)
     const pooled = new Map<string, ClientSample[][]>()
     const [floorBefore, proxyBefore] = await Promise.all([floor.cost(), proxy.cost()])
-    for (let round = 0; round < TTFB_ROUNDS; round++)
+    for (let round = 0; round < TTFB_ROUNDS; round++) {
+      await endTurn(proxy.url)
       for (const protocol of PROTOCOLS)
         for (const fresh of [false, true]) {
           const { samples } = await cell(protocol, fresh, CELL_REQUESTS)
@@ -379,6 +380,7 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
           for (const [path, list] of samples.entries()) sofar[path]!.push(...list)
           pooled.set(key, sofar)
         }
+    }
     const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
     const requests = TTFB_ROUNDS * PROTOCOLS.length * 2 * CELL_REQUESTS
     const cells = [...pooled].map(([key, [direct, viaFloor, viaProxy]]) => {
@@ -401,6 +403,17 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
     await client.close()
     await floor.close()
   }
+}
+
+/**
+ * A turn the proxy ends (a tool call written as text, retried, written again): its memory of
+ * ended turns then holds one for a minute, as a proxy's does after any turn it failed lately.
+ */
+async function endTurn(proxyUrl: string): Promise<void> {
+  const leak: Workload = { kind: "leak", deltas: 1, size: 0, everyMs: 0 }
+  const response = await fetch(`${proxyUrl}/chat/completions`, request(leak, `ended${streams++}`, true))
+  const text = await response.text()
+  if (!text.includes("repeated-markup")) throw new Error(`bench: the proxy did not end the turn: ${text}`)
 }
 
 /** The warm-up's answers: a few deltas as fast as the upstream writes. */
@@ -468,7 +481,7 @@ function ttfbTable(matrix: TtfbMatrix): string {
   const cost = (c: PerRequest) =>
     `${c.cpu.toFixed(0)} µs of CPU and ${c.youngGcsPer1000.toFixed(1)} young GCs per 1000 requests`
   const lines = [
-    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). The upstream writes its headers and the first text delta at once, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
+    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers and the first text delta at once, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
     "",
     "| protocol | connection | headers p50 direct (ms) | headers added floor / proxy (ms) | first text p50 direct (ms) | first text added floor / proxy (ms) | first text p90 floor / proxy (ms) | later delta added floor / proxy (ms) |",
     "|---|---|---:|---:|---:|---:|---:|---:|",

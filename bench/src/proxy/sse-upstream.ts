@@ -8,7 +8,9 @@
  * - `paced`: `deltas` deltas of `size` characters, the first at once, then one every `everyMs`
  *   (a model generating);
  * - `unpaced`: each delta written as soon as the previous one was flushed (the proxy's CPU cost);
- * - `idle`: a few deltas, then nothing until the client leaves (memory of an open stream).
+ * - `idle`: a few deltas, then nothing until the client leaves (memory of an open stream);
+ * - `leak`: a tool call written as text, in one delta, to every attempt: the proxy retries once,
+ *   then ends the turn (repeated markup) and remembers it.
  *
  * `GET /written?id=…` answers a stream's write times as JSON (epoch ms), for a client in a
  * process of its own (`ttfb-client-process.ts`); the bench process asks over IPC instead.
@@ -18,7 +20,7 @@ import type { AddressInfo } from "node:net"
 import { setTimeout as sleep } from "node:timers/promises"
 
 export interface Workload {
-  readonly kind: "paced" | "unpaced" | "idle"
+  readonly kind: "paced" | "unpaced" | "idle" | "leak"
   readonly deltas: number
   readonly size: number
   readonly everyMs: number
@@ -33,6 +35,9 @@ export interface SseUpstream {
 }
 
 const SENTENCE = "The parser keeps a small state machine per stream and releases text as soon as it can. "
+
+const LEAK =
+  "<tool_call>\n<function=read_file>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>"
 
 /** The text of delta `k` of `size` characters (the same in every stream). */
 export function deltaText(k: number, size: number): string {
@@ -178,7 +183,7 @@ export async function startSseUpstream(): Promise<SseUpstream> {
       else await new Promise<void>((resolve) => setImmediate(resolve))
       if (response.destroyed) return
       times.push(performance.timeOrigin + performance.now())
-      const delta = deltaText(k, workload.size)
+      const delta = workload.kind === "leak" ? LEAK : deltaText(k, workload.size)
       text += delta
       if (!response.write(events.text(id, delta)))
         await new Promise<void>((resolve) => response.once("drain", resolve))

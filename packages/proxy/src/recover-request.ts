@@ -262,7 +262,16 @@ export async function recoverRequest(
   const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough", turnRequest.model)
-    return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
+    return passThrough(
+      request,
+      context,
+      bytes,
+      clientHeaders,
+      host.sink,
+      target,
+      shutdownEvent(protocol),
+      protocol.wire,
+    )
   }
   context.metrics.request(protocol.name, "recovered", plan.model)
   // A resend of a turn this proxy ended lately: the same error, or the budget it already spent.
@@ -328,7 +337,7 @@ export async function recoverRequest(
     first.headers.get("content-encoding") !== null
   ) {
     if (!isOk(first)) log?.upstreamError(undefined, first.status)
-    return relay(first, host.sink, shutdownEvent(protocol))
+    return relay(first, host.sink, shutdownEvent(protocol), protocol.wire)
   }
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
