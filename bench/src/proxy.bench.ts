@@ -411,7 +411,10 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
  */
 async function endTurn(proxyUrl: string): Promise<void> {
   const leak: Workload = { kind: "leak", deltas: 1, size: 0, everyMs: 0 }
-  const response = await fetch(`${proxyUrl}/chat/completions`, request(leak, `ended${streams++}`, true))
+  const init = request(leak, `ended${streams++}`, true)
+  // Another conversation than the measured requests' (an identical one would be its resend).
+  const body = String(init.body).replace("Explain the parser.", "Show me a.ts.")
+  const response = await fetch(`${proxyUrl}/chat/completions`, { ...init, body })
   const text = await response.text()
   if (!text.includes("repeated-markup")) throw new Error(`bench: the proxy did not end the turn: ${text}`)
 }
