@@ -235,7 +235,7 @@ export async function recoverRequest(
   const arrived = performance.now()
   let received: Awaited<ReturnType<typeof readBody>>
   try {
-    received = await readBody(request, context.maxBodyBytes)
+    received = await readBody(request, context.maxBodyBytes, clientHeaders)
   } catch {
     // The client's body failed (its connection closed, or the Node entry cut its silence): the
     // answer is likely never read, and this is no failure of the proxy to log.
