@@ -304,13 +304,13 @@ function perRequest(before: Cost, after: Cost, requests: number): PerRequest {
 }
 
 const PROTOCOLS: readonly ProtocolName[] = ["chat", "responses", "messages"]
-/** A short answer: the first text delta with the headers' turn, then one every 2 ms. */
+/** A short answer: the first text delta right after the headers, then one every 2 ms. */
 const FIRST_BYTE: Workload = { kind: "paced", deltas: 8, size: 4, everyMs: 2 }
 /** Requests per path of each protocol, on kept-alive connections, before the measured ones. */
 const WARM_UP = 150
 /** Requests per path and cell in a round (the audit's 40), and the rounds. */
 const CELL_REQUESTS = 40
-const TTFB_ROUNDS = 3
+const TTFB_ROUNDS = 5
 
 /** One cell's figures per path: p50 and p90 of headers and first text delta, p50 of later deltas' lag. */
 interface PathTtfb {
@@ -484,7 +484,7 @@ function ttfbTable(matrix: TtfbMatrix): string {
   const cost = (c: PerRequest) =>
     `${c.cpu.toFixed(0)} µs of CPU and ${c.youngGcsPer1000.toFixed(1)} young GCs per 1000 requests`
   const lines = [
-    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers and the first text delta at once, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
+    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers with the stream's opening events, the first text delta on its event loop's next turn, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
     "",
     "| protocol | connection | headers p50 direct (ms) | headers added floor / proxy (ms) | first text p50 direct (ms) | first text added floor / proxy (ms) | first text p90 floor / proxy (ms) | later delta added floor / proxy (ms) |",
     "|---|---|---:|---:|---:|---:|---:|---:|",
