@@ -3,6 +3,7 @@
  * remembered turn is forgotten once its time is up: the clock is the test's, no timers); and, in
  * the proxy, a resend is answered from it only for the same client and the same conversation.
  */
+import fc from "fast-check"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
 import { EndedTurns, turnKey, turnShape } from "../src/ended-turns.ts"
@@ -55,6 +56,44 @@ describe("EndedTurns", () => {
     expect(turnShape(protocols.chat, { ...body, messages: more })).not.toBe(shape)
     const other = [{ role: "user", content: "hello" }]
     expect(turnShape(protocols.chat, { ...body, messages: other })).not.toBe(shape)
+  })
+
+  it("a resend always has its turn's shape: the shape depends on the conversation fields only, as the key does (property)", () => {
+    const names = Object.keys(protocols) as (keyof typeof protocols)[]
+    // Fields a resend may change: anything but the protocol's conversation fields.
+    const transport = (name: keyof typeof protocols) =>
+      fc
+        .dictionary(fc.string(), fc.jsonValue())
+        .map((fields) =>
+          Object.fromEntries(
+            Object.entries(fields).filter(
+              ([field]) => !protocols[name].wire.conversation.includes(field) && field !== "__proto__",
+            ),
+          ),
+        )
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...names)
+          .chain((name) =>
+            fc.tuple(
+              fc.constant(name),
+              fc.record(
+                Object.fromEntries(protocols[name].wire.conversation.map((field) => [field, fc.jsonValue()])),
+                { requiredKeys: [] },
+              ),
+              transport(name),
+              transport(name),
+            ),
+          ),
+        ([name, conversation, first, resend]) => {
+          const protocol = protocols[name]
+          expect(turnShape(protocol, { ...resend, ...conversation })).toBe(
+            turnShape(protocol, { ...first, ...conversation }),
+          )
+        },
+      ),
+    )
   })
 
   it("holds at most maxEntries turns, forgetting the oldest first (a turn set again is the newest)", () => {
