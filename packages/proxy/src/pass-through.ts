@@ -79,7 +79,7 @@ export function relay(
  * read and dropped, and an upstream that keeps its response open after it is cut shortly after
  * (see `readSse`), instead of holding the client's response until the idle timeout.
  */
-export function untilStreamEnd(body: ByteSource, wire: AnyWireProtocol): ByteReader {
+function untilStreamEnd(body: ByteSource, wire: AnyWireProtocol): ByteReader {
   return new StreamEndWatch(body, wire)
 }
 
