@@ -28,6 +28,7 @@
 import { type ChildProcess, fork } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import type { SseUpstream, Workload } from "./proxy/sse-upstream.ts"
+import type { Cell, Sample as ClientSample, ProtocolName } from "./proxy/ttfb-client-process.ts"
 import { median, registerSuite } from "./suite.ts"
 
 const TOOLS = [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }]
@@ -289,33 +290,11 @@ function formatIdleMemory(memory: IdleMemory): string {
   return `Memory per idle stream in the proxy process (heap after GC, ${memory.idleStreams} streams held open mid-answer, minus the heap with none): **${kb(memory.idleRecovered)} KB recovered**; ${kb(memory.idlePassThrough)} KB for a request without tools (passed through: the proxy's HTTP hop); ${kb(memory.idleFloor)} KB for a bare node:http server piping an undici request, measured the same way (the HTTP hop at best).`
 }
 
-/** Time to first byte of one stream at a time, direct and through the proxy in alternation. */
-interface Percentiles {
-  readonly p50: number
-  readonly p99: number
-}
-
-/** A server's work per request over a round: CPU time (µs) and young GCs per 1000 requests. */
+/** A server's work per request over the matrix: CPU time (µs) and young GCs per 1000 requests. */
 interface PerRequest {
   readonly cpu: number
   readonly youngGcsPer1000: number
 }
-
-interface Sequential {
-  readonly requests: number
-  readonly direct: Percentiles
-  /** Through the floor (`proxy/floor-process.ts`): a bare HTTP hop, what any proxy adds at best. */
-  readonly floor: Percentiles
-  readonly proxy: Percentiles
-  readonly floorCost: PerRequest
-  readonly proxyCost: PerRequest
-}
-
-const FIRST_BYTE: Workload = { kind: "unpaced", deltas: 3, size: 4, everyMs: 0 }
-/** Sequential requests each way before the measured ones. */
-const WARM_UP = 1000
-/** Measured rounds of sequential requests. */
-const TTFB_ROUNDS = 5
 
 function perRequest(before: Cost, after: Cost, requests: number): PerRequest {
   return {
@@ -324,60 +303,127 @@ function perRequest(before: Cost, after: Cost, requests: number): PerRequest {
   }
 }
 
-/**
- * `requests` streams through each path — direct, the floor, the proxy — one at a time, in
- * alternation: noise hits all three alike. The floor's and the proxy's processes report their
- * CPU time and young GCs around the round.
- */
-async function sequentialTtfb(
-  upstream: SseUpstream,
-  floor: ProxyProcess,
-  proxy: ProxyProcess,
-  requests: number,
-): Promise<Sequential> {
-  const direct: number[] = []
-  const viaFloor: number[] = []
-  const viaProxy: number[] = []
-  const [floorBefore, proxyBefore] = await Promise.all([floor.cost(), proxy.cost()])
-  for (let i = 0; i < requests; i++) {
-    direct.push((await stream(upstream, upstream.url, FIRST_BYTE)).ttfb)
-    viaFloor.push((await stream(upstream, floor.url, FIRST_BYTE)).ttfb)
-    viaProxy.push((await stream(upstream, proxy.url, FIRST_BYTE)).ttfb)
-  }
-  const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
-  const figures = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) })
+const PROTOCOLS: readonly ProtocolName[] = ["chat", "responses", "messages"]
+/** A short answer: the first text delta right after the headers, then one every 2 ms. */
+const FIRST_BYTE: Workload = { kind: "paced", deltas: 8, size: 4, everyMs: 2 }
+/** Requests per path of each protocol, on kept-alive connections, before the measured ones. */
+const WARM_UP = 150
+/** Requests per path and cell in a round (the audit's 40), and the rounds. */
+const CELL_REQUESTS = 40
+const TTFB_ROUNDS = 5
+
+/** One cell's figures per path: p50 and p90 of headers and first text delta, p50 of later deltas' lag. */
+interface PathTtfb {
+  readonly headers50: number
+  readonly headers90: number
+  readonly text50: number
+  readonly text90: number
+  readonly lag50: number
+}
+
+interface TtfbCell {
+  readonly protocol: ProtocolName
+  readonly fresh: boolean
+  readonly direct: PathTtfb
+  readonly floor: PathTtfb
+  readonly proxy: PathTtfb
+}
+
+export interface TtfbMatrix {
+  readonly cells: readonly TtfbCell[]
+  readonly requests: number
+  readonly floorCost: PerRequest
+  readonly proxyCost: PerRequest
+}
+
+function pathTtfb(samples: readonly ClientSample[]): PathTtfb {
+  const headers = samples.map((s) => s.headers)
+  const text = samples.map((s) => s.firstText)
   return {
-    requests,
-    direct: figures(direct),
-    floor: figures(viaFloor),
-    proxy: figures(viaProxy),
-    floorCost: perRequest(floorBefore, floorAfter, requests),
-    proxyCost: perRequest(proxyBefore, proxyAfter, requests),
+    headers50: percentile(headers, 50),
+    headers90: percentile(headers, 90),
+    text50: percentile(text, 50),
+    text90: percentile(text, 90),
+    lag50: percentile(
+      samples.flatMap((s) => s.lags),
+      50,
+    ),
   }
 }
 
 /**
- * The time-to-first-byte rounds: the floor is started beside the proxy for them only (its memory
- * is measured in fresh processes), warmed up with {@link WARM_UP} requests each way, then
- * {@link TTFB_ROUNDS} rounds of 500.
+ * The audit's matrix: each protocol, streaming with tools, on fresh and kept-alive connections,
+ * from a client in its own process (`proxy/ttfb-client-process.ts`): direct, through the floor and
+ * through the proxy in alternation, request by request. {@link WARM_UP} requests per protocol and
+ * path first, then {@link TTFB_ROUNDS} rounds of {@link CELL_REQUESTS} per cell and path, pooled.
+ * The floor is started beside the proxy for them only (its memory is measured in fresh processes).
  */
-async function ttfbRounds(upstream: SseUpstream, proxy: ProxyProcess): Promise<Sequential[]> {
+async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<TtfbMatrix> {
   const floor = await startProxyProcess(upstream.url, "./proxy/floor-process.ts")
+  const client = await startChild("./proxy/ttfb-client-process.ts", [upstream.url], [])
+  const urls = [upstream.url, floor.url, proxy.url]
+  const cell = (protocol: ProtocolName, fresh: boolean, requests: number, workload = FIRST_BYTE) => {
+    const message: Cell = { type: "cell", protocol, fresh, urls, requests, workload }
+    return client.ask<{ samples: ClientSample[][] }>(message, "cell")
+  }
   try {
-    await sequentialTtfb(upstream, floor, proxy, WARM_UP)
-    // Rounds of 500 each way: one round's p99 is its 5th slowest request, so one scheduling
-    // hiccup of this shared VM moves it by milliseconds; the report gives each round and their median.
-    const sequential: Sequential[] = []
-    for (let round = 0; round < TTFB_ROUNDS; round++)
-      sequential.push(await sequentialTtfb(upstream, floor, proxy, 500))
-    return sequential
+    for (const protocol of PROTOCOLS) await cell(protocol, false, WARM_UP, UNPACED_SHORT)
+    const pooled = new Map<string, ClientSample[][]>()
+    const [floorBefore, proxyBefore] = await Promise.all([floor.cost(), proxy.cost()])
+    for (let round = 0; round < TTFB_ROUNDS; round++) {
+      await endTurn(proxy.url)
+      for (const protocol of PROTOCOLS)
+        for (const fresh of [false, true]) {
+          const { samples } = await cell(protocol, fresh, CELL_REQUESTS)
+          const key = `${protocol} ${fresh}`
+          const sofar = pooled.get(key) ?? urls.map(() => [])
+          for (const [path, list] of samples.entries()) sofar[path]!.push(...list)
+          pooled.set(key, sofar)
+        }
+    }
+    const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
+    const requests = TTFB_ROUNDS * PROTOCOLS.length * 2 * CELL_REQUESTS
+    const cells = [...pooled].map(([key, [direct, viaFloor, viaProxy]]) => {
+      const [protocol, fresh] = key.split(" ")
+      return {
+        protocol: protocol as ProtocolName,
+        fresh: fresh === "true",
+        direct: pathTtfb(direct!),
+        floor: pathTtfb(viaFloor!),
+        proxy: pathTtfb(viaProxy!),
+      }
+    })
+    return {
+      cells,
+      requests: TTFB_ROUNDS * CELL_REQUESTS,
+      floorCost: perRequest(floorBefore, floorAfter, requests),
+      proxyCost: perRequest(proxyBefore, proxyAfter, requests),
+    }
   } finally {
+    await client.close()
     await floor.close()
   }
 }
 
+/**
+ * A turn the proxy ends (a tool call written as text, retried, written again): its memory of
+ * ended turns then holds one for a minute, as a proxy's does after any turn it failed lately.
+ */
+async function endTurn(proxyUrl: string): Promise<void> {
+  const leak: Workload = { kind: "leak", deltas: 1, size: 0, everyMs: 0 }
+  const init = request(leak, `ended${streams++}`, true)
+  // Another conversation than the measured requests' (an identical one would be its resend).
+  const body = String(init.body).replace("Explain the parser.", "Show me a.ts.")
+  const response = await fetch(`${proxyUrl}/chat/completions`, { ...init, body })
+  const text = await response.text()
+  if (!text.includes("repeated-markup")) throw new Error(`bench: the proxy did not end the turn: ${text}`)
+}
+
+/** The warm-up's answers: a few deltas as fast as the upstream writes. */
+const UNPACED_SHORT: Workload = { kind: "unpaced", deltas: 3, size: 4, everyMs: 0 }
+
 export interface ProxyBench {
-  readonly sequential: readonly Sequential[]
+  readonly ttfb: TtfbMatrix
   readonly rows: Row[]
   readonly memory: IdleMemory
 }
@@ -408,7 +454,7 @@ async function warmUp(upstream: SseUpstream, proxy: ProxyProcess): Promise<void>
 export function benchProxy(): Promise<ProxyBench> {
   return withProcesses(async (upstream, proxy) => {
     await warmUp(upstream, proxy)
-    const sequential = await ttfbRounds(upstream, proxy)
+    const ttfb = await ttfbMatrix(upstream, proxy)
     const rows: Row[] = []
     const plan: [Workload, number, number][] = [
       [PACED, 1, 8],
@@ -424,27 +470,34 @@ export function benchProxy(): Promise<ProxyBench> {
       const viaProxy = await measure(upstream, proxy.url, workload, concurrency, rounds)
       rows.push({ workload: workload.kind, concurrency, direct, proxy: viaProxy })
     }
-    return { sequential, rows, memory: await idleMemory(upstream, proxy) }
+    return { ttfb, rows, memory: await idleMemory(upstream, proxy) }
   })
 }
 
 const ms = (value: number) => value.toFixed(2)
 
-/** The sequential rounds: the median round's figures (by added p99), and every round's added p99. */
-function ttfbLine(rounds: readonly Sequential[]): string {
-  const added = (r: Sequential) => r.proxy.p99 - r.direct.p99
-  const floorAdded = (r: Sequential) => r.floor.p99 - r.direct.p99
-  const sorted = [...rounds].sort((a, b) => added(a) - added(b))
-  const mid = sorted[Math.floor(sorted.length / 2)]!
-  const cost = (pick: (r: Sequential) => PerRequest) => {
-    const costs = rounds.map(pick)
-    return `${median(costs.map((c) => c.cpu)).toFixed(0)} µs of CPU and ${median(costs.map((c) => c.youngGcsPer1000)).toFixed(1)} young GCs per 1000 requests`
-  }
-  return [
-    `Time to first byte, one stream at a time (${rounds.length} rounds of ${mid.requests} requests each way — direct, through the floor, through the proxy — in alternation, after ${WARM_UP} each way to warm up). Median round: p50 ${ms(mid.direct.p50)} ms direct / ${ms(mid.proxy.p50)} ms through the proxy; p99 ${ms(mid.direct.p99)} / ${ms(mid.proxy.p99)} ms — **added p99 ${ms(added(mid))} ms** (added p50 ${ms(mid.proxy.p50 - mid.direct.p50)} ms). Added p99 of each round: ${rounds.map((r) => ms(added(r))).join(", ")} ms.`,
+const added = (path: PathTtfb, direct: PathTtfb, pick: (p: PathTtfb) => number) =>
+  ms(pick(path) - pick(direct))
+
+/** The matrix as a table: per cell, p50 of each path and what the floor and the proxy add. */
+function ttfbTable(matrix: TtfbMatrix): string {
+  const cost = (c: PerRequest) =>
+    `${c.cpu.toFixed(0)} µs of CPU and ${c.youngGcsPer1000.toFixed(1)} young GCs per 1000 requests`
+  const lines = [
+    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers with the stream's opening events, the first text delta on its event loop's next turn, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
     "",
-    `The floor — a bare node:http server piping an undici request (\`proxy/floor-process.ts\`), the HTTP hop any proxy in its own process adds at best — in the same rounds: added p99 ${ms(median(rounds.map(floorAdded)))} ms (median round; each round: ${rounds.map((r) => ms(floorAdded(r))).join(", ")} ms), added p50 ${ms(median(rounds.map((r) => r.floor.p50 - r.direct.p50)))} ms. Work per request in each server's process (median round): the proxy ${cost((r) => r.proxyCost)}; the floor ${cost((r) => r.floorCost)}.`,
-  ].join("\n")
+    "| protocol | connection | headers p50 direct (ms) | headers added floor / proxy (ms) | first text p50 direct (ms) | first text added floor / proxy (ms) | first text p90 floor / proxy (ms) | later delta added floor / proxy (ms) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+  ]
+  for (const { protocol, fresh, direct: d, floor: f, proxy: p } of matrix.cells)
+    lines.push(
+      `| ${protocol} | ${fresh ? "fresh" : "kept alive"} | ${ms(d.headers50)} | ${added(f, d, (x) => x.headers50)} / ${added(p, d, (x) => x.headers50)} | ${ms(d.text50)} | ${added(f, d, (x) => x.text50)} / ${added(p, d, (x) => x.text50)} | ${ms(f.text90)} / ${ms(p.text90)} | ${added(f, d, (x) => x.lag50)} / ${added(p, d, (x) => x.lag50)} |`,
+    )
+  lines.push(
+    "",
+    `Work per request in each server's process over the measured rounds: the proxy ${cost(matrix.proxyCost)}; the floor ${cost(matrix.floorCost)}.`,
+  )
+  return lines.join("\n")
 }
 
 export function formatProxyBench(result: ProxyBench): string {
@@ -453,7 +506,7 @@ export function formatProxyBench(result: ProxyBench): string {
     "",
     `Chat Completions streams through \`startProxyServer\` in its own process, beside the same client reading the same upstream directly; a tool offered (the detector runs on every delta), clean prose. paced: ${PACED.deltas} deltas of ${PACED.size} characters, one every ${PACED.everyMs} ms (50 tokens/s per stream); unpaced: ${UNPACED.deltas} deltas of ${UNPACED.size} characters as fast as the upstream writes (CPU cost). Delta latency: the upstream's write to the client's read. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.`,
     "",
-    ttfbLine(result.sequential),
+    ttfbTable(result.ttfb),
     "",
     "| upstream | streams | TTFB p50 direct / proxy (ms) | TTFB p99 direct / proxy (ms) | added TTFB p99 (ms) | delta latency p50 direct / proxy (ms) | delta latency p99 direct / proxy (ms) | throughput proxy / direct |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -481,8 +534,8 @@ registerSuite({
   run: () =>
     withProcesses(async (upstream, proxy) => {
       await warmUp(upstream, proxy)
-      const rounds = await ttfbRounds(upstream, proxy)
-      return `# proxy-ttfb\n\nThe time-to-first-byte part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.\n\n${ttfbLine(rounds)}`
+      const matrix = await ttfbMatrix(upstream, proxy)
+      return `# proxy-ttfb\n\nThe time-to-first-byte part of the \`proxy\` suite, run alone. Node ${process.versions.node}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.\n\n${ttfbTable(matrix)}`
     }),
 })
 

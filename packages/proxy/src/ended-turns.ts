@@ -28,9 +28,14 @@ export interface EndedTurnsLimits {
   readonly now?: () => number
 }
 
-/** A memory of ended turns, keyed by {@link turnKey}. */
+/** A memory of ended turns, keyed by {@link turnKey}, with each turn's {@link turnShape}. */
 export class EndedTurns {
-  private readonly entries = new Map<string, { readonly turn: EndedTurn; readonly until: number }>()
+  private readonly entries = new Map<
+    string,
+    { readonly turn: EndedTurn; readonly until: number; readonly shape: string }
+  >()
+  /** The shapes of the turns remembered, and how many turns each. */
+  private readonly shapes = new Map<string, number>()
   private readonly maxEntries: number
   private readonly ttlMs: number
   private readonly now: () => number
@@ -41,8 +46,13 @@ export class EndedTurns {
     this.now = now
   }
 
-  /** Nothing remembered: a request need not compute its key (the hot path of every turn). */
+  /**
+   * Nothing remembered (turns whose time is up forgotten first): a request need not look
+   * further (the hot path of every turn). Without the sweep, one failed turn made every later
+   * request of the proxy's life compute its key before going upstream.
+   */
   get empty(): boolean {
+    this.sweep(this.now())
     return this.entries.size === 0
   }
 
@@ -50,28 +60,83 @@ export class EndedTurns {
     return this.entries.size
   }
 
+  /**
+   * Whether a turn of `shape` may be remembered: only then is the request's key (a SHA-256 of its
+   * conversation, computed off the thread) worth computing before it goes upstream.
+   */
+  mayHold(shape: string): boolean {
+    return this.shapes.has(shape)
+  }
+
   /** The turn `key` ended as, while it is remembered. */
   get(key: string): EndedTurn | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     if (entry.until <= this.now()) {
-      this.entries.delete(key)
+      this.forget(key)
       return undefined
     }
     return entry.turn
   }
 
-  /** Remembers how the turn `key` ended (the newest, so the last to be forgotten). */
-  set(key: string, turn: EndedTurn): void {
+  /** Remembers how the turn `key` (of `shape`) ended (the newest, so the last to be forgotten). */
+  set(key: string, turn: EndedTurn, shape = ""): void {
     const now = this.now()
-    this.entries.delete(key)
-    this.entries.set(key, { turn, until: now + this.ttlMs })
+    this.forget(key)
+    this.entries.set(key, { turn, until: now + this.ttlMs, shape })
+    this.shapes.set(shape, (this.shapes.get(shape) ?? 0) + 1)
+    this.sweep(now)
+  }
+
+  /** Forgets the oldest turns while there are too many or their time is up. */
+  private sweep(now: number): void {
     // Map order is insertion order: the first entries are the oldest.
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.maxEntries && entry.until > now) break
-      this.entries.delete(oldest)
+      this.forget(oldest)
     }
   }
+
+  private forget(key: string): void {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return
+    this.entries.delete(key)
+    const count = this.shapes.get(entry.shape) ?? 1
+    if (count > 1) this.shapes.set(entry.shape, count - 1)
+    else this.shapes.delete(entry.shape)
+  }
+}
+
+/**
+ * The size of a conversation field, to a few characters: a string's length, an object's
+ * characters in its string values (one for any other value), an array's length and the size of
+ * its last item (the newest message). Bounded work: an array is followed into its last item only.
+ */
+function sizeOf(value: unknown): string {
+  let shape = ""
+  let item = value
+  for (let depth = 0; depth < 8 && Array.isArray(item); depth++) {
+    shape += `a${item.length}.`
+    item = item.at(-1)
+  }
+  if (typeof item === "string") return `${shape}s${item.length}`
+  if (typeof item !== "object" || item === null) return `${shape}${String(item)}`
+  let characters = 0
+  for (const field of Object.values(item)) characters += typeof field === "string" ? field.length : 1
+  return `${shape}o${characters}`
+}
+
+/**
+ * The cheap part of a turn's identity, computed for every recovered request (a few lengths, no
+ * hashing): the protocol and the sizes of its conversation fields. A resend repeats its
+ * conversation, so it has the shape of the turn it resends; the next request of an agent's turn
+ * (one message more) has another. Only a request whose shape is remembered computes its
+ * {@link turnKey}.
+ */
+export function turnShape(protocol: Protocol, body: JsonObject): string {
+  let shape = protocol.name
+  for (const field of protocol.wire.conversation) shape += `|${sizeOf(body[field])}`
+  return shape
 }
 
 const encoder = new TextEncoder()

@@ -1,3 +1,6 @@
+import type { ClientHeaders } from "./forward-headers.ts"
+import { clientHeader } from "./request-guard.ts"
+
 /**
  * The request body as bytes, or `"too-large"` once it passes `limit` (the rest is not read).
  * A body with a declared length within the limit is read whole (`arrayBuffer()`: on Node,
@@ -7,8 +10,11 @@
 export async function readBody(
   request: Request,
   limit: number,
+  headers: ClientHeaders = request.headers,
 ): Promise<Uint8Array<ArrayBuffer> | "too-large"> {
-  const length = request.headers.get("content-length")
+  // From the headers the host gave (Node's `rawHeaders`): on Node, `request.headers` would make a
+  // web `Headers` of every header for this one, before the request can go upstream.
+  const length = clientHeader(headers, "content-length")
   const declared = length === null ? Number.NaN : Number(length)
   if (declared > limit) return "too-large"
   if (Number.isSafeInteger(declared) && declared >= 0) {

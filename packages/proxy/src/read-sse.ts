@@ -71,8 +71,9 @@ export interface SseMapper<T> {
    * Called with each network chunk before its events are mapped, and with `undefined` when the
    * body ends. `whole`: the chunk starts and ends at an event boundary, so its bytes are the wire
    * text of the events mapped next (and of any comment or field line among them), nothing more.
+   * May push items to `out` (before those of the chunk's events).
    */
-  received?(bytes: Uint8Array | undefined, whole: boolean): void
+  received?(bytes: Uint8Array | undefined, whole: boolean, out: T[]): void
   /**
    * Whether the events mapped so far include the protocol's last (its end event or sentinel):
    * the items end with that chunk's, whether or not the upstream closes its body (see
@@ -221,20 +222,19 @@ class SseReader<T> implements SseItems<T> {
 
   /** The next item once `chunk` (a read of the body) is parsed, or the next read's. */
   private chunk(chunk: Chunk): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> {
-    const { mapper } = this
+    const { mapper, items, events } = this
+    items.length = 0
+    this.index = 0
     if (chunk.done) {
       this.ended = true
       this.feed(undefined)
-      mapper.received?.(undefined, false)
+      mapper.received?.(undefined, false, items)
     } else {
       // At rest before and after the feed: the chunk began and ended at an event boundary.
       const boundary = this.parsing === undefined
       this.feed(chunk.value)
-      mapper.received?.(chunk.value, boundary && this.parsing === undefined)
+      mapper.received?.(chunk.value, boundary && this.parsing === undefined, items)
     }
-    const { items, events } = this
-    items.length = 0
-    this.index = 0
     try {
       for (const event of events) mapper.toItems(event, items)
     } catch (error) {

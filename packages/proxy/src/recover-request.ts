@@ -22,7 +22,7 @@ import {
   type SplicerSettings,
 } from "@tool-rescue/wire"
 import { upstreamText } from "./bound-upstream-body.ts"
-import { type EndedTurn, turnKey } from "./ended-turns.ts"
+import { type EndedTurn, turnKey, turnShape } from "./ended-turns.ts"
 import {
   type ClientHeaders,
   clientResponseHeaders,
@@ -99,6 +99,8 @@ interface Call {
   readonly log: TurnLog | undefined
   /** The turn's key in `context.endedTurns`, when the request had to compute it already. */
   readonly key: string | undefined
+  /** The turn's shape (`turnShape`): remembered with its key should the turn end. */
+  readonly shape: string
 }
 
 const encoder = new TextEncoder()
@@ -233,7 +235,7 @@ export async function recoverRequest(
   const arrived = performance.now()
   let received: Awaited<ReturnType<typeof readBody>>
   try {
-    received = await readBody(request, context.maxBodyBytes)
+    received = await readBody(request, context.maxBodyBytes, clientHeaders)
   } catch {
     // The client's body failed (its connection closed, or the Node entry cut its silence): the
     // answer is likely never read, and this is no failure of the proxy to log.
@@ -260,12 +262,24 @@ export async function recoverRequest(
   const bytes = body === parsed.body ? received : encoder.encode(JSON.stringify(body))
   if (plan.kind === "skip") {
     context.metrics.request(protocol.name, "passthrough", turnRequest.model)
-    return passThrough(request, context, bytes, clientHeaders, host.sink, target, shutdownEvent(protocol))
+    return passThrough(
+      request,
+      context,
+      bytes,
+      clientHeaders,
+      host.sink,
+      target,
+      shutdownEvent(protocol),
+      protocol.wire,
+    )
   }
   context.metrics.request(protocol.name, "recovered", plan.model)
   // A resend of a turn this proxy ended lately: the same error, or the budget it already spent.
+  // Only a request shaped like a remembered turn computes its key (a SHA-256 of its
+  // conversation, off the thread) before it goes upstream: every other request goes at once.
   let key: string | undefined
-  if (!context.endedTurns.empty) {
+  const shape = turnShape(protocol, body)
+  if (!context.endedTurns.empty && context.endedTurns.mayHold(shape)) {
     key = await turnKey(protocol, body, credentials(clientHeaders))
     const ended = context.endedTurns.get(key)
     if (ended?.error !== undefined) {
@@ -299,6 +313,7 @@ export async function recoverRequest(
     sink: host.sink ?? webSink,
     log,
     key,
+    shape,
   }
 
   const sent = context.send(
@@ -322,7 +337,7 @@ export async function recoverRequest(
     first.headers.get("content-encoding") !== null
   ) {
     if (!isOk(first)) log?.upstreamError(undefined, first.status)
-    return relay(first, host.sink, shutdownEvent(protocol))
+    return relay(first, host.sink, shutdownEvent(protocol), protocol.wire)
   }
   return streaming ? recoverStream(call, first) : recoverJson(call, first)
 }
@@ -359,7 +374,7 @@ async function rememberTurn(call: Call, rounds: number, error: unknown): Promise
       JSON.parse(decoder.decode(call.bytes)) as Body,
       credentials(call.clientHeaders),
     ))
-  call.context.endedTurns.set(key, { recoveries: rounds, error: gaveUp })
+  call.context.endedTurns.set(key, { recoveries: rounds, error: gaveUp }, call.shape)
 }
 
 /** The proxy's error for a turn recovery gave up on (not one the client left). */

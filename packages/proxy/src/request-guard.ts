@@ -10,6 +10,7 @@
  * `localhost` and `*.localhost`, any IP address (a rebinding attack needs a name of its own),
  * the name the server was bound to, and the names the user adds.
  */
+import type { ClientHeaders } from "./forward-headers.ts"
 import type { ProxyEnv } from "./proxy-context.ts"
 
 /**
@@ -69,11 +70,11 @@ function hostAndPath(url: string): { readonly hostname: string; readonly path: s
   return { hostname: colon === -1 ? host : host.slice(0, colon), path }
 }
 
-/** One header of the client's request, from Node's `rawHeaders` when the host gives them. */
-function clientHeader(request: Request, env: ProxyEnv | undefined, name: string): string | null {
-  const raw = env?.rawHeaders
-  if (raw === undefined) return request.headers.get(name)
-  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1]!
+/** One header of a client's request (lower-case `name`; the first, of raw headers), or null. */
+export function clientHeader(headers: ClientHeaders, name: string): string | null {
+  if (!Array.isArray(headers)) return (headers as Headers).get(name)
+  for (let i = 0; i + 1 < headers.length; i += 2)
+    if (headers[i]!.toLowerCase() === name) return headers[i + 1]!
   return null
 }
 
@@ -122,8 +123,10 @@ export function createRequestGuard(allowed: AllowedHosts, apiKey: string | undef
           message: `The proxy does not serve the Host '${hostname}' (a guard against DNS rebinding): add it with --allowed-host (allowedHosts).`,
         }
       if (apiKey === undefined || path === "/healthz") return undefined
-      const authorization = clientHeader(request, env, "authorization")
-      const xApiKey = clientHeader(request, env, "x-api-key")
+      // Node's `rawHeaders` when the host gives them: no web `Headers` made for the request.
+      const headers = env?.rawHeaders ?? request.headers
+      const authorization = clientHeader(headers, "authorization")
+      const xApiKey = clientHeader(headers, "x-api-key")
       if (
         (authorization !== null && carriesKey("authorization", authorization, apiKey)) ||
         (xApiKey !== null && carriesKey("x-api-key", xApiKey, apiKey))

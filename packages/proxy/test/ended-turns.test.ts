@@ -3,9 +3,10 @@
  * remembered turn is forgotten once its time is up: the clock is the test's, no timers); and, in
  * the proxy, a resend is answered from it only for the same client and the same conversation.
  */
+import fc from "fast-check"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
-import { EndedTurns, turnKey } from "../src/ended-turns.ts"
+import { EndedTurns, turnKey, turnShape } from "../src/ended-turns.ts"
 import { protocols } from "../src/protocols.ts"
 import { harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
 
@@ -21,6 +22,78 @@ describe("EndedTurns", () => {
     now = 1050
     expect(turns.get("a")).toBeUndefined()
     expect(turns.empty).toBe(true)
+  })
+
+  it("is empty again once every turn's time is up, with no lookup of them (a failed turn does not slow every later request)", () => {
+    let now = 1000
+    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
+    turns.set("a", ended, "chat|a1")
+    expect(turns.empty).toBe(false)
+    expect(turns.mayHold("chat|a1")).toBe(true)
+    now = 1050
+    expect(turns.empty).toBe(true)
+    expect(turns.mayHold("chat|a1")).toBe(false)
+  })
+
+  it("may hold a turn only of a shape it remembers, while one turn of that shape is remembered", () => {
+    const turns = new EndedTurns({ maxEntries: 2 })
+    turns.set("a", ended, "x")
+    turns.set("b", ended, "x")
+    expect(turns.mayHold("x")).toBe(true)
+    expect(turns.mayHold("y")).toBe(false)
+    turns.set("c", ended, "y")
+    turns.set("d", ended, "y")
+    expect(turns.mayHold("x")).toBe(false)
+    expect(turns.mayHold("y")).toBe(true)
+  })
+
+  it("a turn's shape: the same for a resend streamed or not, another with one message more or another last message", () => {
+    const body = { model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ_FILE_TOOL] }
+    const shape = turnShape(protocols.chat, { ...body, stream: true })
+    expect(turnShape(protocols.chat, { ...body, stream: false, max_tokens: 5 })).toBe(shape)
+    expect(turnShape(protocols.responses, { ...body, input: body.messages })).not.toBe(shape)
+    const more = [...body.messages, { role: "assistant", content: "ho" }]
+    expect(turnShape(protocols.chat, { ...body, messages: more })).not.toBe(shape)
+    const other = [{ role: "user", content: "hello" }]
+    expect(turnShape(protocols.chat, { ...body, messages: other })).not.toBe(shape)
+  })
+
+  it("a resend always has its turn's shape: the shape depends on the conversation fields only, as the key does (property)", () => {
+    const names = Object.keys(protocols) as (keyof typeof protocols)[]
+    // Fields a resend may change: anything but the protocol's conversation fields.
+    const transport = (name: keyof typeof protocols) =>
+      fc
+        .dictionary(fc.string(), fc.jsonValue())
+        .map((fields) =>
+          Object.fromEntries(
+            Object.entries(fields).filter(
+              ([field]) => !protocols[name].wire.conversation.includes(field) && field !== "__proto__",
+            ),
+          ),
+        )
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...names)
+          .chain((name) =>
+            fc.tuple(
+              fc.constant(name),
+              fc.record(
+                Object.fromEntries(protocols[name].wire.conversation.map((field) => [field, fc.jsonValue()])),
+                { requiredKeys: [] },
+              ),
+              transport(name),
+              transport(name),
+            ),
+          ),
+        ([name, conversation, first, resend]) => {
+          const protocol = protocols[name]
+          expect(turnShape(protocol, { ...resend, ...conversation })).toBe(
+            turnShape(protocol, { ...first, ...conversation }),
+          )
+        },
+      ),
+    )
   })
 
   it("holds at most maxEntries turns, forgetting the oldest first (a turn set again is the newest)", () => {

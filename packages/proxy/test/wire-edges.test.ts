@@ -63,6 +63,47 @@ describe.each(protocolClients)(
   },
 )
 
+/** Each protocol's stream of one text delta and its end event, as a plain upstream writes it. */
+const ENDED_STREAMS: Readonly<Record<(typeof protocolClients)[number]["name"], string>> = {
+  chat:
+    'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Done."},"finish_reason":"stop"}]}\n\n' +
+    "data: [DONE]\n\n",
+  // No `event:` lines: the end event is known by its data's type.
+  responses:
+    'data: {"type":"response.output_text.delta","item_id":"m1","output_index":0,"content_index":0,"delta":"Done."}\n\n' +
+    'data: {"type":"response.completed","response":{"id":"r1","object":"response","status":"completed","output":[]}}\n\n',
+  messages:
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done."}}\n\n' +
+    'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+}
+
+describe.each(protocolClients)(
+  "$name: a passed-through stream (no tools) whose upstream keeps its response open after the end event",
+  (client) => {
+    it("ends the client's response at the end event, while the upstream's is still open", async () => {
+      let upstreamOpen = true
+      const plain = await startPlainUpstream((_, response) => {
+        response.once("close", () => {
+          upstreamOpen = false
+        })
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.write(ENDED_STREAMS[client.name])
+      })
+      closePlain = plain.close
+      const { tools: _, ...withoutTools } = client.body
+      const response = await fetch(`${plain.proxy.url}${client.path}`, {
+        ...streamed(client),
+        body: JSON.stringify({ ...withoutTools, stream: true }),
+      })
+      const text = await response.text()
+      expect(text).toBe(ENDED_STREAMS[client.name])
+      // The proxy ended the client's response on the end event, not on the upstream's close.
+      expect(upstreamOpen).toBe(true)
+      expect(plain.seen).toHaveLength(1)
+    })
+  },
+)
+
 describe.each(protocolClients)("$name: an upstream event whose data is not JSON", (client) => {
   it("ends the client's stream with the protocol's error event and one log line, never a reset", async () => {
     const { logger, lines } = captureLogger()
