@@ -50,6 +50,16 @@ export interface Scanner {
   /** 1 when a non-ASCII second character may follow `first` (`<｜`). */
   readonly wide: Uint8Array
   /**
+   * The non-ASCII characters a literal starts with (`‹` of `‹｜DSML｜…`): a scan stops at each.
+   * Looked at only for a non-ASCII character between the least and the greatest of them (ASCII
+   * prose pays nothing, and CJK text or fullwidth forms one comparison more).
+   */
+  readonly wideFirsts: readonly number[]
+  /** The least of {@link wideFirsts} (none: above every code unit). */
+  readonly wideMin: number
+  /** The greatest of {@link wideFirsts}. */
+  readonly wideMax: number
+  /**
    * The non-letter trigger characters, found with one search: a global regular expression of their
    * class (irregexp scans a character class in one native pass; `indexOf` once per character had
    * each search stop at every `<`, `>` and backtick of tag-heavy text, one after the other).
@@ -116,8 +126,13 @@ export function makeScanner(
   const thirdsOf = new Map<number, Set<number> | undefined>()
   // Characters that stop before anything (a one-character literal, a backtick, a line feed).
   const openFirst = new Uint8Array(128)
+  const wideFirsts: number[] = []
   for (const literal of unique) {
     const first = literal.charCodeAt(0)
+    if (first >= 128) {
+      if (!wideFirsts.includes(first)) wideFirsts.push(first)
+      continue
+    }
     trigger[first] = 1
     if (literal.length === 1) {
       pairs.fill(1, first << 7, (first + 1) << 7)
@@ -213,7 +228,7 @@ export function makeScanner(
         if (anchor + 1 < literal.length) look.ahead.set(literal.charCodeAt(anchor + 1), undefined)
         else look.behind.add(literal.slice(0, anchor + 1))
       }
-    return searchOf(looks)
+    return searchOf(looks, wideFirsts)
   }
   const search = searchWith(pairs)
   const scanner = {
@@ -222,6 +237,9 @@ export function makeScanner(
     thirds,
     wideThirds,
     wide,
+    wideFirsts,
+    wideMin: wideFirsts.length === 0 ? 0x10000 : Math.min(...wideFirsts),
+    wideMax: wideFirsts.length === 0 ? 0 : Math.max(...wideFirsts),
     chars: search,
     literals: searched.map((w) => words[w]!),
     anchors: searched.map((w) => anchors[w]!),
@@ -296,7 +314,7 @@ const WIDE = -1
  * plain text is, not checked one by one in JS. The search stops wherever `stops` or a rider may (a
  * superset, which the property test checks); they decide.
  */
-function searchOf(looks: ReadonlyMap<number, Look>): RegExp {
+function searchOf(looks: ReadonlyMap<number, Look>, wideFirsts: readonly number[]): RegExp {
   const hex = (c: number): string => (c === WIDE ? "[^\\x00-\\x7f]" : `\\x${c.toString(16).padStart(2, "0")}`)
   const set = (cs: readonly number[]): string =>
     `[${cs
@@ -323,7 +341,9 @@ function searchOf(looks: ReadonlyMap<number, Look>): RegExp {
     const behind = [...look.behind].map((b) => `(?<=${[...b].map((ch) => hex(ch.charCodeAt(0))).join("")})`)
     parts.push(`${hex(c)}(?:${[`(?=${ahead.join("|")})`, ...behind].join("|")})`)
   }
-  if (alone.length > 0) parts.unshift(set(alone))
+  // A literal's non-ASCII first character: anywhere (`\\u2039`; irregexp still passes ASCII natively).
+  const wides = wideFirsts.map((c) => `\\u${c.toString(16).padStart(4, "0")}`).join("")
+  if (alone.length > 0 || wides.length > 0) parts.unshift(`[${alone.map(hex).join("")}${wides}]`)
   // Where there is nothing to search for, a class that matches nothing.
   return new RegExp(parts.length === 0 ? "[^\\s\\S]" : parts.join("|"), "g")
 }
@@ -394,7 +414,9 @@ export function skipNear(text: string, i: number, end: number, scanner: Scanner)
   const trigger = scanner.trigger
   for (; i < end; i++) {
     const c = text.charCodeAt(i)
-    if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
+    if (c < 128) {
+      if (trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
+    } else if (c >= scanner.wideMin && c <= scanner.wideMax && scanner.wideFirsts.includes(c)) return i
   }
   return end
 }
@@ -465,6 +487,8 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
     }
     if (at >= literal) return literal < len ? riderAround(text, literal, start, scanner) : len
     const c = text.charCodeAt(at)
+    // A literal's non-ASCII first character (the only non-ASCII character the search finds).
+    if (c >= 128) return at
     // A letter literal riding on this character starts before it (and after `start`: the search
     // has passed every position between them, none of which stopped).
     const riders = scanner.riders[c]!
