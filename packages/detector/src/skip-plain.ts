@@ -461,7 +461,7 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
     memo.searchedText = text
     memo.byChars.clear()
   }
-  // `chars` is shared by a scanner and its quiet twin: they search for the same things.
+  // One set of searches per search (a scanner and its quiet twin each have their own).
   let searches = memo.byChars.get(chars)
   if (searches === undefined) {
     const count = scanner.literals.length
