@@ -494,9 +494,10 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
     const riders = scanner.riders[c]!
     const rider = riders.length === 0 ? -1 : riderAt(text, at, start, riders)
     if (rider >= 0) return rider
-    // A trigger matters only with a fitting follower (an anchor that is no trigger never).
+    // A trigger matters only with a fitting follower (an anchor that is no trigger never). The
+    // characters searched for are no letters: only a space may stand inside a rider.
     if (scanner.trigger[c] === 1 && (at + 1 >= len || stops(text, at, c, scanner)))
-      return riderAround(text, at, start, scanner)
+      return c === SPACE ? riderAround(text, at, start, scanner) : at
     i = at + 1
   }
 }
