@@ -12,11 +12,13 @@
  * a line feed before what a line start can hold, `<t` before the third characters of the literals
  * through it, `<` before an XML prefix and its colon): a global regular expression that matches
  * one character, with a bounded look around it and constant work at each position, which irregexp
- * runs in one native pass. A literal that starts with a letter (`function<`, `to=functions.`) is checked backwards
- * where the search finds its first character that is neither a letter nor a space (its anchor);
- * one whose anchor is not ASCII, or that has none, is searched for with `indexOf`. Each next
- * position is remembered, so that every search covers the text once. The search stops where the
- * table loop would, and never passes a position that matters (`test/skip-plain.prop.test.ts`).
+ * runs in one native pass. A literal that starts with a non-ASCII character (`‹｜DSML｜…`) stops
+ * both scans at that character. A literal that starts with a letter (`function<`, `to=functions.`)
+ * is checked backwards where the search finds its first character that is neither a letter nor a
+ * space (its anchor); one whose anchor is not ASCII, or that has none, is searched for with
+ * `indexOf`. Each next position is remembered, so that every search covers the text once. The
+ * search stops where the table loop would, and never passes a position that matters
+ * (`test/skip-plain.prop.test.ts`, `test/wide-first.prop.test.ts`).
  */
 import {
   BACKTICK,
@@ -315,7 +317,7 @@ const WIDE = -1
  * superset, which the property test checks); they decide.
  */
 function searchOf(looks: ReadonlyMap<number, Look>, wideFirsts: readonly number[]): RegExp {
-  const hex = (c: number): string => (c === WIDE ? "[^\\x00-\\x7f]" : `\\x${c.toString(16).padStart(2, "0")}`)
+  const hex = (c: number): string => `\\x${c.toString(16).padStart(2, "0")}`
   const set = (cs: readonly number[]): string =>
     `[${cs
       .filter((c) => c !== WIDE)
@@ -341,7 +343,7 @@ function searchOf(looks: ReadonlyMap<number, Look>, wideFirsts: readonly number[
     const behind = [...look.behind].map((b) => `(?<=${[...b].map((ch) => hex(ch.charCodeAt(0))).join("")})`)
     parts.push(`${hex(c)}(?:${[`(?=${ahead.join("|")})`, ...behind].join("|")})`)
   }
-  // A literal's non-ASCII first character: anywhere (`\\u2039`; irregexp still passes ASCII natively).
+  // A literal's non-ASCII first character (`‹`): anywhere (irregexp still passes ASCII natively).
   const wides = wideFirsts.map((c) => `\\u${c.toString(16).padStart(4, "0")}`).join("")
   if (alone.length > 0 || wides.length > 0) parts.unshift(`[${alone.map(hex).join("")}${wides}]`)
   // Where there is nothing to search for, a class that matches nothing.
