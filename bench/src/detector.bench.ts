@@ -624,8 +624,8 @@ async function releaseRow(
   chunkSize: number,
   rounds: number,
 ): Promise<ReleaseRow> {
-  const url = process.env[RELEASE_ENV]
-  if (url === undefined) throw new Error(`bench: ${RELEASE_ENV} is not set`)
+  // Set by the suite for every row; a row run on its own (see `JOB_ENV`) builds it here.
+  const url = process.env[RELEASE_ENV] ?? (await buildFromGit("detector", RELEASE))
   const release = (await import(url)) as { readonly createDetector: typeof createDetector }
   const chunks = chunk(text, chunkSize)
   const chars = floorChars()
@@ -759,7 +759,14 @@ async function runJob(job: Job): Promise<unknown> {
   }
 }
 
-/** Set in a child process: the job it runs (JSON). */
+/**
+ * Set in a child process: the job it runs (JSON). Also a way to run one row alone while working
+ * on the detector (it prints the row as JSON), e.g. dense Markdown at 4-character deltas beside
+ * the previous release and the floor:
+ *
+ *   cd bench && TOOL_RESCUE_DETECTOR_BENCH_JOB='{"kind":"release","name":"dense Markdown (`<`, backticks, HTML, fences), 4 MB","chunk":4}' \
+ *     node --expose-gc --conditions=@tool-rescue/source src/detector.bench.ts
+ */
 const JOB_ENV = "TOOL_RESCUE_DETECTOR_BENCH_JOB"
 
 /**

@@ -68,9 +68,14 @@ export interface TrieNode<T> {
 
 /** Literals indexed by their characters. */
 export interface LiteralIndex<T> {
-  /** The trie's first level, by first character (every literal starts with an ASCII character). */
+  /** The trie's first level, by first character: the literals that start with an ASCII one. */
   readonly firsts: readonly (TrieNode<T> | undefined)[]
-  /** 1 where some literal starts with the character. */
+  /**
+   * The literals that start with a non-ASCII character (`‹｜DSML｜…`, a special token's `<` written
+   * as U+2039): few, and read only where the scan stops at one (see `Scanner.wideFirsts`).
+   */
+  readonly wideFirsts: ReadonlyMap<number, TrieNode<T>>
+  /** 1 where some literal starts with the (ASCII) character. */
   readonly trigger: Uint8Array
   /** Literals that also match with an XML namespace prefix (`<x:invoke`), longest first. */
   readonly ns: readonly LiteralEntry<T>[]
@@ -179,18 +184,18 @@ function buildIndex<T>(
   namespaced: (item: T) => boolean = () => false,
 ): LiteralIndex<T> {
   const firsts: (Building<T> | undefined)[] = new Array(128).fill(undefined)
+  const wideFirsts = new Map<number, Building<T>>()
   const trigger = new Uint8Array(128)
   const entries: LiteralEntry<T>[] = []
   for (const [literal, item] of pairs) {
     const first = literal.charCodeAt(0)
-    // Every literal starts with an ASCII character; the trigger table relies on it.
-    if (!(first < 128))
-      throw new Error(`tool-rescue: literal ${JSON.stringify(literal)} must start with ASCII`)
-    trigger[first] = 1
-    let node: Building<T> | undefined = firsts[first]
+    const ascii = first < 128
+    if (ascii) trigger[first] = 1
+    let node: Building<T> | undefined = ascii ? firsts[first] : wideFirsts.get(first)
     if (node === undefined) {
       node = newNode(undefined)
-      firsts[first] = node
+      if (ascii) firsts[first] = node
+      else wideFirsts.set(first, node)
     }
     for (let k = 1; k < literal.length; k++) {
       const c = literal.charCodeAt(k)
@@ -212,8 +217,8 @@ function buildIndex<T>(
     .filter(({ literal, items }) => literal.startsWith("<") && items.some(namespaced))
     .map(({ literal, items }) => ({ literal, items: items.filter(namespaced) }))
     .sort((a, b) => b.literal.length - a.literal.length)
-  for (const node of firsts) if (node !== undefined) indexWide(node)
-  return { firsts, trigger, ns }
+  for (const node of [...firsts, ...wideFirsts.values()]) if (node !== undefined) indexWide(node)
+  return { firsts, wideFirsts, trigger, ns }
 }
 
 /**

@@ -394,29 +394,17 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
 }
 
 /**
- * Prose that needs no state handler (most deltas): the held text and the delta together have no
- * position that matters, so all of it is released; or the only one is the last character, the
+ * Prose that needs no state handler (a delta with no position that matters and nothing held is
+ * released by `pushDelta` itself): the held text and the delta together have no position that
+ * matters, so all of it is released; or the only one is the last character, the
  * first character of some opener (`t` of `to=functions.`, `<`), which is held as `stateText`
  * would hold it (its match needs the next character); or the delta only extends a held marker
- * prefix; or the push ends in a marker prefix that only needs more ({@link markerPush}). A held
+ * prefix; or the push ends in a marker prefix that only needs more. A held
  * prefix that the delta disproves is not scanned or matched again. `undefined`: the machine must
- * run on `buf` from `pos`, which the delta was appended to.
+ * run on `buf` from `pos`, which the delta was appended to. `stop`: where `pushDelta`'s table loop
+ * stopped in the delta, when nothing was held (-1: it did not scan).
  */
-function plainPush(m: Machine, delta: string): DetectorResult | undefined {
-  const n = delta.length
-  if (
-    m.buf.length === 0 &&
-    n < FAR &&
-    skipNear(delta, 0, n, textScanner(m)) === n &&
-    !isHighSurrogate(delta.charCodeAt(n - 1))
-  ) {
-    // Nothing held and no position that matters (most token-sized deltas): released as it came.
-    m.prevCode2 = n > 1 ? delta.charCodeAt(n - 2) : m.prevCode
-    m.prevCode = delta.charCodeAt(n - 1)
-    m.base += n
-    m.outEnd = m.base
-    return result(m, delta, m.base)
-  }
+function plainPush(m: Machine, delta: string, stop: number): DetectorResult | undefined {
   const held = m.buf.length > 0 ? heldMarker(m, delta) : "undecided"
   if (held === "goes-on") {
     // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)
@@ -435,19 +423,30 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
     from = 1
   }
   const len = text.length
-  const at = skipPlain(text, from, textScanner(m), m)
   let to = len
-  if (at !== len) {
+  // Nothing was held: where the table loop stopped in the delta (`pushDelta`), or the scan.
+  for (let at = stop >= 0 ? stop : skipPlain(text, from, textScanner(m), m); at !== len; ) {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
-    if (at !== len - 1) return markerPush(m, at)
-    if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
-    m.pos = 0
-    to = at
+    if (at === len - 1) {
+      if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
+      to = at
+      break
+    }
+    // The candidate, matched as `stateText` matches it: a marker prefix cut off by the end of the
+    // input is held without the machine (`<｜tool▁ca` then `<｜t` ends the push: the machine would
+    // only match it and stop); a hit is matched again by the machine, which acts on it; where
+    // nothing starts (`[i]`, `<b>`), the scan goes on after it, as `stateText` goes on.
+    const hit = markerAt(m, at)
+    if (hit === MORE) return settle(m)
+    if (hit !== FAIL) return
+    at = skipPlain(text, at + 1, textScanner(m), m)
   }
   if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return
+  // Released without the machine: `buf` keeps only the held tail.
+  m.pos = 0
   forgetSearches(m)
   const released = to === len ? text : text.slice(0, to)
   m.buf = to === len ? "" : text.slice(to)
@@ -458,19 +457,6 @@ function plainPush(m: Machine, delta: string): DetectorResult | undefined {
   m.base += to
   m.outEnd = m.base
   return result(m, released, m.base)
-}
-
-/**
- * The candidate the scan stopped at in prose, matched as `stateText` matches it: a marker prefix
- * cut off by the end of the input is held without the machine (`<｜tool▁ca` then `<｜t` ends the
- * push: the machine would only match it and stop); where nothing starts, the machine starts after
- * it (as `stateText` goes on); a hit is matched again by the machine, which acts on it.
- */
-function markerPush(m: Machine, at: number): DetectorResult | undefined {
-  const hit = markerAt(m, at)
-  if (hit === MORE) return settle(m)
-  if (hit === FAIL) m.pos = at + 1
-  return undefined
 }
 
 /**
@@ -513,8 +499,19 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
   if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
+    // Nothing held (most token-sized deltas): where the table loop stops in the delta, if it is short.
+    const n = delta.length
+    const stop = m.buf.length === 0 && n < FAR ? skipNear(delta, 0, n, textScanner(m)) : -1
+    if (stop === n && !isHighSurrogate(delta.charCodeAt(n - 1))) {
+      // No position that matters: released as it came, here (the one check most pushes make).
+      m.prevCode2 = n > 1 ? delta.charCodeAt(n - 2) : m.prevCode
+      m.prevCode = delta.charCodeAt(n - 1)
+      m.base += n
+      m.outEnd = m.base
+      return result(m, delta, m.base)
+    }
     // `plainPush` appends the delta: released, or left in `buf` for the machine.
-    const plain = plainPush(m, delta)
+    const plain = plainPush(m, delta, stop)
     if (plain !== undefined) return plain
     run(m)
     return settle(m)

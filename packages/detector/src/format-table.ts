@@ -397,7 +397,11 @@ const DSML = [...BARS, "‖"]
  * vllm-project/vllm-ascend#13794).
  */
 const DSML_ENVELOPES = ["function_calls", "tool_calls", "calls", "tool_use", "toolcall"]
-const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}>`))
+/** The envelope opener's `<`, or `‹` (U+2039) in its place (`‹｜DSML｜ calls>`, zed-industries/zed#59503). */
+const DSML_ANGLES = ["<", "‹"]
+const DSML_OPEN = DSML_ANGLES.flatMap((angle) =>
+  DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `${angle}${d}${tag}>`)),
+)
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
 const dsmlEntries: BodyEntry[] = [
   ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),

@@ -27,7 +27,7 @@ export function stateTags(m: Machine, d: Draft): boolean {
     else {
       for (; i < len; i++) {
         const c = m.buf.charCodeAt(i)
-        if (c < 128 && (trigger[c] !== 0 || closing[c] !== 0)) break
+        if (c < 128 ? trigger[c] !== 0 || closing[c] !== 0 : body.scan.wideFirsts.includes(c)) break
       }
     }
     m.pos = i

@@ -90,7 +90,7 @@ type Accept<T, H> = (
  */
 function matchIndex<T, H>(m: Machine, index: LiteralIndex<T>, i: number, accept: Accept<T, H>): Matched<H> {
   const first = m.buf.charCodeAt(i)
-  const root = first < 128 ? index.firsts[first] : undefined
+  const root = first < 128 ? index.firsts[first] : index.wideFirsts.get(first)
   if (root === undefined) return FAIL
   let node: TrieNode<T> = root
   let j = i + 1

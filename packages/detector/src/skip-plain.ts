@@ -8,15 +8,17 @@
  *
  * A short stretch (a token-sized delta) is scanned one `charCodeAt` at a time against a 128-entry
  * table and a 128×128 pair table. A long stretch (a big chunk, a long parameter value) is skipped
- * with one search for every trigger character that is not a letter, each with the characters that
- * may follow it (`>>`, a line feed before what a line start can hold): a global regular
- * expression that matches one character (a class, or a character and a one-character lookahead),
- * constant work at each position and no backtracking beyond it, which irregexp runs in one native
- * pass. A literal that starts with a letter (`function<`, `to=functions.`) is checked backwards
- * where the search finds its first character that is neither a letter nor a space (its anchor);
- * one whose anchor is not ASCII, or that has none, is searched for with `indexOf`. Each next
- * position is remembered, so that every search covers the text once. The search stops where the
- * table loop would, and never passes a position that matters (`test/skip-plain.prop.test.ts`).
+ * with one search for every trigger character that is not a letter, each where it may matter (`>>`,
+ * a line feed before what a line start can hold, `<t` before the third characters of the literals
+ * through it, `<` before an XML prefix and its colon): a global regular expression that matches
+ * one character, with a bounded look around it and constant work at each position, which irregexp
+ * runs in one native pass. A literal that starts with a non-ASCII character (`‹｜DSML｜…`) stops
+ * both scans at that character. A literal that starts with a letter (`function<`, `to=functions.`)
+ * is checked backwards where the search finds its first character that is neither a letter nor a
+ * space (its anchor); one whose anchor is not ASCII, or that has none, is searched for with
+ * `indexOf`. Each next position is remembered, so that every search covers the text once. The
+ * search stops where the table loop would, and never passes a position that matters
+ * (`test/skip-plain.prop.test.ts`, `test/wide-first.prop.test.ts`).
  */
 import {
   BACKTICK,
@@ -49,6 +51,16 @@ export interface Scanner {
   readonly wideThirds: Uint8Array
   /** 1 when a non-ASCII second character may follow `first` (`<｜`). */
   readonly wide: Uint8Array
+  /**
+   * The non-ASCII characters a literal starts with (`‹` of `‹｜DSML｜…`): a scan stops at each.
+   * Looked at only for a non-ASCII character between the least and the greatest of them (ASCII
+   * prose pays nothing, and CJK text or fullwidth forms one comparison more).
+   */
+  readonly wideFirsts: readonly number[]
+  /** The least of {@link wideFirsts} (none: above every code unit). */
+  readonly wideMin: number
+  /** The greatest of {@link wideFirsts}. */
+  readonly wideMax: number
   /**
    * The non-letter trigger characters, found with one search: a global regular expression of their
    * class (irregexp scans a character class in one native pass; `indexOf` once per character had
@@ -116,8 +128,13 @@ export function makeScanner(
   const thirdsOf = new Map<number, Set<number> | undefined>()
   // Characters that stop before anything (a one-character literal, a backtick, a line feed).
   const openFirst = new Uint8Array(128)
+  const wideFirsts: number[] = []
   for (const literal of unique) {
     const first = literal.charCodeAt(0)
+    if (first >= 128) {
+      if (!wideFirsts.includes(first)) wideFirsts.push(first)
+      continue
+    }
     trigger[first] = 1
     if (literal.length === 1) {
       pairs.fill(1, first << 7, (first + 1) << 7)
@@ -176,37 +193,55 @@ export function makeScanner(
       searchedFor[on] = 1
     }
   })
-  // What may follow each searched character where it matters: a pair's second character, a
-  // rider's next one (the next character of its literal, any when the literal ends there).
-  const followers = new Map<number, Set<number> | undefined>()
-  for (let c = 0; c < 128; c++) {
-    if (trigger[c] !== 1 || searchedFor[c] !== 1) continue
-    // A non-ASCII second character, or a namespaced tag's prefix: any follower.
-    if (wide[c] === 1 || (c === LT && nsTags !== "none")) {
-      followers.set(c, undefined)
-      continue
+  // Where each searched character matters, by the pair table (the quiet one differs).
+  const searchWith = (table: Uint8Array): RegExp => {
+    const looks = new Map<number, Look>()
+    const lookOf = (c: number): Look => {
+      let look = looks.get(c)
+      if (look === undefined) {
+        look = { any: false, ahead: new Map(), wide: false, prefix: false, behind: new Set() }
+        looks.set(c, look)
+      }
+      return look
     }
-    const next = new Set<number>()
-    for (let d = 0; d < 128; d++) if (pairs[(c << 7) | d] !== 0) next.add(d)
-    followers.set(c, next)
+    for (let c = 0; c < 128; c++) {
+      if (trigger[c] !== 1 || searchedFor[c] !== 1) continue
+      const look = lookOf(c)
+      look.any = wide[c] === 1 && openFirst[c] === 1
+      look.wide = wide[c] === 1
+      look.prefix = c === LT && nsTags !== "none"
+      for (let d = 0; d < 128; d++) {
+        const pair = table[(c << 7) | d]!
+        if (pair === 0) continue
+        if (pair === 1) {
+          look.ahead.set(d, undefined)
+          continue
+        }
+        const slot = pair - 2
+        const next: number[] = []
+        for (let e = 0; e < 128; e++) if (thirds[(slot << 7) | e] === 1) next.push(e)
+        if (wideThirds[slot] === 1) next.push(WIDE)
+        look.ahead.set(d, next)
+      }
+    }
+    for (const [c, list] of riders.entries())
+      for (const { literal, anchor } of list) {
+        const look = lookOf(c)
+        if (anchor + 1 < literal.length) look.ahead.set(literal.charCodeAt(anchor + 1), undefined)
+        else look.behind.add(literal.slice(0, anchor + 1))
+      }
+    return searchOf(looks, wideFirsts)
   }
-  for (const [c, list] of riders.entries())
-    for (const { literal, anchor } of list) {
-      const known = followers.has(c) ? followers.get(c) : new Set<number>()
-      followers.set(
-        c,
-        anchor + 1 < literal.length && known !== undefined
-          ? known.add(literal.charCodeAt(anchor + 1))
-          : undefined,
-      )
-    }
-  const search = searchOf(followers)
+  const search = searchWith(pairs)
   const scanner = {
     trigger,
     pairs,
     thirds,
     wideThirds,
     wide,
+    wideFirsts,
+    wideMin: wideFirsts.length === 0 ? 0x10000 : Math.min(...wideFirsts),
+    wideMax: wideFirsts.length === 0 ? 0 : Math.max(...wideFirsts),
     chars: search,
     literals: searched.map((w) => words[w]!),
     anchors: searched.map((w) => anchors[w]!),
@@ -222,7 +257,7 @@ export function makeScanner(
     quietPairs[(LF << 7) | LF] = 0
     quietPairs[(LF << 7) | CR] = 0
     // A quiet scanner is its own quiet twin.
-    const quiet = { ...scanner, pairs: quietPairs }
+    const quiet = { ...scanner, pairs: quietPairs, chars: searchWith(quietPairs) }
     quiet.quiet = quiet
     scanner.quiet = quiet
   }
@@ -249,23 +284,68 @@ function nsPrefixAt(text: string, i: number, closing: boolean): boolean {
   return j > from && j - from <= MAX_XML_PREFIX && text.charCodeAt(j) === COLON
 }
 
+/** Where a searched character matters (see {@link searchOf}). */
+interface Look {
+  /** Anywhere. */
+  any: boolean
+  /**
+   * Before one of these characters (keys; or at the end of the text, where it may be a prefix),
+   * when one of their thirds follows them (values, {@link WIDE} for any non-ASCII one), or the end
+   * of the text; `undefined`: whatever follows.
+   */
+  readonly ahead: Map<number, readonly number[] | undefined>
+  /** Before a non-ASCII character. */
+  wide: boolean
+  /** Before an XML prefix and its colon (or the end of the text inside one). */
+  prefix: boolean
+  /** After one of these, which end with the character (a rider that ends with it: `function<`). */
+  readonly behind: Set<string>
+}
+
+/** In a {@link Look}'s thirds: any non-ASCII character. */
+const WIDE = -1
+
 /**
- * One search for the characters, each with the characters that may follow it where that is known
- * (`>>`, `]<`, a line feed before what a line start can hold: irregexp then passes the `>` of
- * HTML and the line feed before a word as it passes plain text), or alone: a global regular
- * expression (irregexp scans a character class, and such pairs, in one native pass).
+ * One search for the characters, each where it may matter (`>>`, `]<`, a line feed before what a
+ * line start can hold, `<t` before the third characters of the literals through it, `<` before
+ * an XML prefix and its colon, `<` after `function`), or anywhere: a global regular expression
+ * that matches one character (its position is `lastIndex - 1`), with a bounded look around it (at
+ * most {@link MAX_XML_PREFIX} + 1 characters ahead, a rider's length behind), which irregexp runs
+ * in one native pass. So the line feed between paragraphs, the `>` of HTML and the `<` of `<div>`,
+ * `<b>`, `<template>` or `Array<number>` (a third of the stops in dense Markdown) are passed as
+ * plain text is, not checked one by one in JS. The search stops wherever `stops` or a rider may (a
+ * superset, which the property test checks); they decide.
  */
-function searchOf(followers: ReadonlyMap<number, ReadonlySet<number> | undefined>): RegExp {
+function searchOf(looks: ReadonlyMap<number, Look>, wideFirsts: readonly number[]): RegExp {
   const hex = (c: number): string => `\\x${c.toString(16).padStart(2, "0")}`
+  const set = (cs: readonly number[]): string =>
+    `[${cs
+      .filter((c) => c !== WIDE)
+      .map(hex)
+      .join("")}${cs.includes(WIDE) ? "\\u0080-\\uffff" : ""}]`
   const alone: number[] = []
-  const pairs: string[] = []
-  for (const [c, next] of followers) {
-    if (next === undefined) alone.push(c)
-    // The follower is looked ahead at, not matched: a match is one character long (its position
-    // is `lastIndex - 1`). The last character of the text always matters (it may be a prefix).
-    else pairs.push(`${hex(c)}(?=[${[...next].map(hex).join("")}]|$)`)
+  const parts: string[] = []
+  for (const [c, look] of looks) {
+    if (look.any) {
+      alone.push(c)
+      continue
+    }
+    const open: number[] = []
+    const ahead = ["$"]
+    for (const [d, next] of look.ahead) {
+      if (next === undefined) open.push(d)
+      else ahead.push(`${hex(d)}(?:${set(next)}|$)`)
+    }
+    if (open.length > 0) ahead.unshift(set(open))
+    if (look.wide) ahead.push(set([WIDE]))
+    // `/`: a closing tag's prefix (`</x:`); what a prefix starts with is checked by `stops`.
+    if (look.prefix) ahead.push(`\\/?[\\w-]{0,${MAX_XML_PREFIX + 1}}(?::|$)`)
+    const behind = [...look.behind].map((b) => `(?<=${[...b].map((ch) => hex(ch.charCodeAt(0))).join("")})`)
+    parts.push(`${hex(c)}(?:${[`(?=${ahead.join("|")})`, ...behind].join("|")})`)
   }
-  const parts = alone.length === 0 ? pairs : [`[${alone.map(hex).join("")}]`, ...pairs]
+  // A literal's non-ASCII first character (`‹`): anywhere (irregexp still passes ASCII natively).
+  const wides = wideFirsts.map((c) => `\\u${c.toString(16).padStart(4, "0")}`).join("")
+  if (alone.length > 0 || wides.length > 0) parts.unshift(`[${alone.map(hex).join("")}${wides}]`)
   // Where there is nothing to search for, a class that matches nothing.
   return new RegExp(parts.length === 0 ? "[^\\s\\S]" : parts.join("|"), "g")
 }
@@ -336,7 +416,9 @@ export function skipNear(text: string, i: number, end: number, scanner: Scanner)
   const trigger = scanner.trigger
   for (; i < end; i++) {
     const c = text.charCodeAt(i)
-    if (c < 128 && trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
+    if (c < 128) {
+      if (trigger[c] === 1 && (i + 1 === len || stops(text, i, c, scanner))) return i
+    } else if (c >= scanner.wideMin && c <= scanner.wideMax && scanner.wideFirsts.includes(c)) return i
   }
   return end
 }
@@ -381,7 +463,7 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
     memo.searchedText = text
     memo.byChars.clear()
   }
-  // `chars` is shared by a scanner and its quiet twin: they search for the same things.
+  // One set of searches per search (a scanner and its quiet twin each have their own).
   let searches = memo.byChars.get(chars)
   if (searches === undefined) {
     const count = scanner.literals.length
@@ -407,14 +489,17 @@ function skipFar(text: string, start: number, scanner: Scanner, memo: SearchMemo
     }
     if (at >= literal) return literal < len ? riderAround(text, literal, start, scanner) : len
     const c = text.charCodeAt(at)
+    // A literal's non-ASCII first character (the only non-ASCII character the search finds).
+    if (c >= 128) return at
     // A letter literal riding on this character starts before it (and after `start`: the search
     // has passed every position between them, none of which stopped).
     const riders = scanner.riders[c]!
     const rider = riders.length === 0 ? -1 : riderAt(text, at, start, riders)
     if (rider >= 0) return rider
-    // A trigger matters only with a fitting follower (an anchor that is no trigger never).
+    // A trigger matters only with a fitting follower (an anchor that is no trigger never). The
+    // characters searched for are no letters: only a space may stand inside a rider.
     if (scanner.trigger[c] === 1 && (at + 1 >= len || stops(text, at, c, scanner)))
-      return riderAround(text, at, start, scanner)
+      return c === SPACE ? riderAround(text, at, start, scanner) : at
     i = at + 1
   }
 }

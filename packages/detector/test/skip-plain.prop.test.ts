@@ -79,6 +79,17 @@ const pieces = [
     "1",
     "<div>",
     "<x:invoke",
+    // XML prefixes as the far search looks ahead for them: closing, long (the bound is 32), odd characters.
+    "</",
+    "x-1_:",
+    "antml:",
+    "a".repeat(31),
+    "a".repeat(33),
+    ":",
+    // Third characters: `<te` and `<sl` of HTML beside `<tool_call>` and `<seed:`.
+    "<te",
+    "<sl",
+    "< ",
   ]),
 ]
 const text = fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 80 }).map((p) => p.join(""))
