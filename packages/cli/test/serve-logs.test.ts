@@ -6,9 +6,9 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chatTurns } from "../../proxy/test/support/chat-turns.ts"
 import { startReplayServer } from "@tool-rescue/testing"
 import { describe, expect, it } from "vitest"
+import { chatTurns } from "../../proxy/test/support/chat-turns.ts"
 import { main } from "../src/main.ts"
 import { closedPort, serve, testIo } from "./support.ts"
 
