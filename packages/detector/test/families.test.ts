@@ -37,9 +37,44 @@ describe("token families", () => {
     expect(detect(inside, ["bash"]).raw.map((m) => m.inReasoning)).toEqual([true])
   })
 
-  test("a suffix on a tag of a format without that family, or in prose, is not a call", () => {
+  test("the plain tags in prose are text; alone, a suffixed one is a token, withheld in its plain tag's role", () => {
     expect(detect("Wrap it in <tool_calls> <tool_call> tool </tool_call> tags.", ["tool"]).markup).toEqual([])
-    expect(detect("See <tool_call:opensource> in the vocabulary.", ["bash"]).markup).toEqual([])
+    // HY v4's suffixed tags are special tokens of its vocabulary: never the user's text.
+    for (const [tag, role] of [
+      ["<tool_calls:opensource>", "open,cut"],
+      ["<tool_call:v2>", "cut"],
+      ["</tool_call:opensource>", "close"],
+      ["</tool_calls:x1>", "close"],
+      ["<arg_value:opensource>", "cut"],
+    ]) {
+      expect(detect(`See ${tag} in the vocabulary.`, ["bash"])).toMatchObject({
+        text: "See  in the vocabulary.",
+        markup: [`hunyuan:?(not offered) ${role}`],
+      })
+    }
+    // An offered tool in the call tag's name slot is reported (and stays on screen).
+    expect(detect("Then <tool_call:opensource> bash, later.", ["bash"]).markup).toEqual(["hunyuan:bash cut"])
+  })
+
+  test("HY v4 tags around a call behave as the plain ones: repeats and orphan closers join it", () => {
+    const S = ":opensource"
+    const call = `<tool_call${S}>bash<arg_key${S}>c</arg_key${S}><arg_value${S}>ls</arg_value${S}></tool_call${S}>`
+    for (const tail of [`</tool_call${S}>`, `</tool_calls${S}>`])
+      expect(detect(`${call}\n${tail}\nDone.`, ["bash"])).toMatchObject({
+        text: "\nDone.",
+        markup: ["hunyuan:bash open,close,struct"],
+      })
+    // Cut off right after the name: withheld for an offered tool, as GLM's plain `<tool_call>NAME` is.
+    expect(detect(`Ok <tool_call${S}>bash`, ["bash"])).toMatchObject({
+      text: "Ok ",
+      markup: ["hunyuan:bash open,cut"],
+    })
+    // The call's tag dropped: its arguments to its close are withheld (the name already went out).
+    const args = detect(`bash<arg_key${S}>c</arg_key${S}><arg_value${S}>ls</arg_value${S}></tool_call${S}>`, [
+      "bash",
+    ])
+    expect(args.text).toBe("bash")
+    expect(args.raw).toMatchObject([{ format: "hunyuan", toolName: undefined, complete: true }])
   })
 
   test("code is content: a suffixed call in a fence or inline code is an example", () => {
