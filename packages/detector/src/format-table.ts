@@ -256,6 +256,11 @@ const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): 
 /** Stands for the offered tool's name in the literals of a `perTool` row. */
 export const TOOL = "{tool}"
 
+/**
+ * A stray `<tool_call>` right before GLM's (or HY's) real one (`text <tool_call><tool_call>NAME…`,
+ * vLLM `tests/parser/engine/test_glm47_stray_tool_call.py`): read over, part of the call.
+ */
+const AGAIN: Pattern = opt(seq(ws, lit("<tool_call>")))
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
 /** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
@@ -478,6 +483,22 @@ const DSML_NAMED_PAYLOAD: Pattern = seq(
   opt(FENCE_OPEN),
   ws,
   peek(lit("{")),
+)
+/**
+ * `<｜DSML｜TAG>`, TAG being no DSML tag (its literals are longer, so they are tried first): a call
+ * of the tool TAG with its arguments as child elements, Cline's shape in DSML's token
+ * (`<｜DSML｜aio-webcontent>\n <url>…</url>…</｜DSML｜aio-webcontent>`, apmantza/pi-free#376).
+ */
+const DSML_TAG = DSML.map((d) => `<${d}`)
+const DSML_TAG_END = DSML.map((d) => `</${d}`)
+const DSML_TAG_NAME: Pattern = seq(name("ident"), ws, lit(">"))
+const dsmlTagBody: TagsBody = tags(
+  structure("<"),
+  DSML_TAG_END.map((literal) => ({
+    literal,
+    role: "closer" as const,
+    pattern: seq(word("ident"), ws, lit(">")),
+  })),
 )
 /**
  * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
@@ -856,6 +877,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(
       ["<tool_call>"],
       seq(
+        AGAIN,
         opt(lit("\n")),
         name("ident"),
         // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
@@ -898,7 +920,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // writes no `<tool_sep>` (`<tool_call:opensource>NAME<arg_key:opensource>…`: GLM 4.7's shape, told
     // apart by the family's suffix). Without its section, a call ends at its own close.
     // A repeat of the call's close, or the section's orphan closer, joins it.
-    opener(["<tool_call>"], HUNYUAN_CALL_NAME, HUNYUAN_BARE),
+    opener(["<tool_call>"], seq(AGAIN, HUNYUAN_CALL_NAME), HUNYUAN_BARE),
     // With its section tag, and a call in it (prose names both tags: `Wrap it in <tool_calls> <tool_call> tags`).
     opener(
       ["<tool_calls>"],
@@ -1087,11 +1109,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
+    opener(DSML_TAG, seq(DSML_TAG_NAME, ws, peek(lit("<"))), dsmlTagBody, { structured: true }),
     token("open", DSML_OPEN, seq(ws, name("ident")), DSML_OPEN_END),
     token("call", DSML_INVOKE, INVOKE_NAME),
     token("call", DSML_PARAMETER),
     // Its closers too: a DSML token is never prose, even as a closing tag.
     token("close", [...DSML_END, ...DSML.flatMap((d) => [`</${d}invoke>`, `</${d}parameter>`])]),
+    // Any other tag in DSML's token, alone.
+    token("call", DSML_TAG, undefined, DSML_TAG_NAME),
+    token("close", DSML_TAG_END, undefined, seq(word("ident"), ws, lit(">"))),
   ],
   harmony: [
     // Harmony: a message addressed to a function, with or without special tokens.
@@ -1150,6 +1176,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener([M3_INVOKE], seq(QUOTED_NAME, ws, lit(">")), bareTags(m3Entries, [`${NS}</tool_call>`]), {
       opening: false,
     }),
+    // Its tags alone: the namespace token is never prose.
+    token("open", [`${NS}<tool_call>`]),
+    token("call", [M3_INVOKE], QUOTED_NAME),
+    token("close", [`${NS}</tool_call>`, `${NS}</invoke>`]),
   ],
   granite: [
     // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
@@ -1282,6 +1312,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
+    // Its markers alone: `<|open|>` and `<|close|>` are special tokens, never prose.
+    token("open", K3_SECTION),
+    token("call", K3_CALLS, QUOTED_NAME),
+    token("call", k3("<|open|>", "argument")),
+    token("close", [
+      ...K3_SECTION_END,
+      ...k3("<|close|>", "call", "<|sep|>"),
+      ...k3("<|close|>", "argument", "<|sep|>"),
+    ]),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
@@ -1415,6 +1454,8 @@ function familyTokens(rows: readonly FormatRow[], family: Family | undefined): F
     for (const t of row.body.bare?.tails ?? []) note(t.literal, "close")
   }
   for (const row of rows) for (const literal of row.literals) note(literal, row.opening ? "open" : "call")
+  // Each tag's closing tag too (`</arg_key:…>`, which no body needs to read).
+  for (const literal of [...roles.keys()]) if (!literal.startsWith("</")) note(`</${literal.slice(1)}`, "close")
   return [...roles].map(([literal, { role, slot }]) => {
     const spelled = suffixedLiteral(literal, undefined)
     return token(role, [spelled.literal], slot === undefined ? undefined : suffixed(slot), spelled.pattern)
