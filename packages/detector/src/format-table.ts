@@ -1455,7 +1455,8 @@ function familyTokens(rows: readonly FormatRow[], family: Family | undefined): F
   }
   for (const row of rows) for (const literal of row.literals) note(literal, row.opening ? "open" : "call")
   // Each tag's closing tag too (`</arg_key:…>`, which no body needs to read).
-  for (const literal of [...roles.keys()]) if (!literal.startsWith("</")) note(`</${literal.slice(1)}`, "close")
+  for (const literal of [...roles.keys()])
+    if (!literal.startsWith("</")) note(`</${literal.slice(1)}`, "close")
   return [...roles].map(([literal, { role, slot }]) => {
     const spelled = suffixedLiteral(literal, undefined)
     return token(role, [spelled.literal], slot === undefined ? undefined : suffixed(slot), spelled.pattern)
