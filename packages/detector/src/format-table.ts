@@ -500,6 +500,11 @@ const dsmlTagBody: TagsBody = tags(
     pattern: seq(word("ident"), ws, lit(">")),
   })),
 )
+/** What joins a bare invoke after its close: a repeat of the close (then perhaps the envelope's closer), or the envelope's closer. */
+const DSML_INVOKE_TAILS: readonly BareTail[] = [
+  ...DSML.map((d) => ({ literal: `</${d}invoke>`, pattern: opt(seq(ws, alt(...DSML_END.map(lit)))) })),
+  ...DSML_END.map((literal) => ({ literal })),
+]
 /**
  * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
  * as a parameter): each parameter runs to its own close, and the invoke's and the envelope's orphan
@@ -507,13 +512,7 @@ const dsmlTagBody: TagsBody = tags(
  */
 const dsmlParameterBody: TagsBody = bareTags(
   [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
-  [
-    ...DSML.map((d) => ({
-      literal: `</${d}invoke>`,
-      pattern: opt(seq(ws, alt(...DSML_END.map(lit)))),
-    })),
-    ...DSML_END,
-  ],
+  DSML_INVOKE_TAILS,
 )
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
@@ -1105,7 +1104,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(DSML_OPEN, DSML_JSON_CALLS, dsmlJson("keys")),
     opener(DSML_OPEN, DSML_NAMED_PAYLOAD, dsmlJson("none"), { structured: true }),
     // Without its envelope: the DSML token is a special token, so prose never holds it.
-    opener(DSML_INVOKE, seq(INVOKE_NAME, lit(">")), bareTags(dsmlEntries, DSML_END), {
+    opener(DSML_INVOKE, seq(INVOKE_NAME, lit(">")), bareTags(dsmlEntries, DSML_INVOKE_TAILS), {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),

@@ -134,6 +134,36 @@ describe("tokens left on screen", () => {
       }
   })
 
+  test("a DSML envelope around a call's JSON, fenced or not, is withheld whole with its closer", () => {
+    const object = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    for (const tag of ["toolcall", "tool_calls", "calls"])
+      for (const body of [
+        `\`\`\`json\n${object}\n\`\`\``,
+        object,
+        `get_weather\n\`\`\`json\n{"city": "Paris"}\n\`\`\``,
+      ]) {
+        const text = `Sure.\n<｜DSML｜${tag}>\n${body}\n</｜DSML｜${tag}>\nDone.`
+        expect(detect(text, ["get_weather"])).toMatchObject({
+          text: "Sure.\n\nDone.",
+          markup: ["deepseek-dsml:get_weather open,close,struct"],
+        })
+      }
+    // As an example in a fence, it is shown.
+    const example = `\`\`\`\`\n<｜DSML｜toolcall>\n\`\`\`json\n${object}\n\`\`\`\n</｜DSML｜toolcall>\n\`\`\`\`\n`
+    expect(detect(example, ["get_weather"])).toMatchObject({ text: example, markup: [] })
+  })
+
+  test("DSML and Kimi K3 and MiniMax M3 tokens alone are withheld", () => {
+    for (const [token, format] of [
+      ["</｜DSML｜tool_calls>", "deepseek-dsml"],
+      ["<‖DSML‖toolcalls >", "deepseek-dsml"],
+      ["<|close|> call <|sep|>", "kimi-k3"],
+      ["<|open|>tools<|sep|>", "kimi-k3"],
+      ["]<]minimax[>[</tool_call>", "minimax-m3"],
+    ])
+      expect(detect(`Done ${token} here.`, ["bash"]).raw).toMatchObject([{ format, toolName: undefined }])
+  })
+
   test("Kimi K3 with spaces in its markers, or the section's boundary lost", () => {
     const lost =
       '<|open|>toolscall tool="StrReplace" index="1"<|sep|><|open|>argument key="old" type="string"<|sep|>a<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>'
