@@ -168,7 +168,8 @@ const STEP3 = {
   callEnd: "<｜tool_call_end｜>",
 }
 const MM3 = "]<]minimax[>["
-const DSML_ENVELOPES = [
+/** DSML's envelope names and marker spellings (FORMATS.md, deepseek-dsml; internal, also for `strayTokens`). */
+export const DSML_ENVELOPES: readonly string[] = [
   "function_calls",
   "tool_calls",
   "calls",
@@ -178,7 +179,14 @@ const DSML_ENVELOPES = [
   "tool",
   "call",
 ]
-const DSML_MARKERS = ["｜DSML｜", "‖DSML‖", "｜｜DSML｜｜ ", " | DSML | ", "｜DSML｜ ", " | | DSML | | "]
+export const DSML_MARKERS: readonly string[] = [
+  "｜DSML｜",
+  "‖DSML‖",
+  "｜｜DSML｜｜ ",
+  " | DSML | ",
+  "｜DSML｜ ",
+  " | | DSML | | ",
+]
 
 const always = (): boolean => true
 const never = (): boolean => false

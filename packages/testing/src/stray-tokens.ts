@@ -8,6 +8,7 @@
 import type { FormatId } from "@tool-rescue/detector"
 import fc from "fast-check"
 import type { Labels, Sample } from "./labels.ts"
+import { DSML_ENVELOPES, DSML_MARKERS } from "./leak-formats.ts"
 import { noLabels, words } from "./prose.ts"
 
 /** What a lone token leaves due: an opener or a call's own token leaves its envelope open; a closer ends it. */
@@ -66,35 +67,10 @@ const hunyuan: fc.Arbitrary<StrayToken> = fc
     text: `<${closing ? "/" : ""}${tag}${sfx}>`,
   }))
 
-/**
- * DSML's marker as V3.2/V4 write it and as it degrades (FORMATS.md, deepseek-dsml: ASCII and `‖`
- * bars, doubled, spaced, V4.1's `｜DSML｜ `), around its envelope names (`function_calls`,
- * `tool_calls`, V4.1's `calls`, and `tool_use`, `toolcall`, `toolcalls`, `tool`, `call` seen in
- * the wild), or closing an invoke or a parameter.
- */
-const dsmlMarker = fc
-  .tuple(fc.constantFrom("｜", "|", "‖"), fc.constantFrom(1, 2), fc.constantFrom(0, 1, 2))
-  .map(([bar, n, spacing]) => {
-    const bars = bar.repeat(n)
-    return spacing === 0
-      ? `${bars}DSML${bars}`
-      : spacing === 1
-        ? `${bars}DSML${bars} `
-        : ` ${bars} DSML ${bars} `
-  })
-const DSML_ENVELOPES = [
-  "function_calls",
-  "tool_calls",
-  "calls",
-  "tool_use",
-  "toolcall",
-  "toolcalls",
-  "tool",
-  "call",
-]
+/** DSML's marker spellings around its envelope names, or closing an invoke or a parameter (FORMATS.md, deepseek-dsml). */
 const dsml: fc.Arbitrary<StrayToken> = fc
   .tuple(
-    dsmlMarker,
+    fc.constantFrom(...DSML_MARKERS),
     fc.constantFrom(...DSML_ENVELOPES, "invoke", "parameter"),
     fc.boolean(),
     fc.constantFrom("", " "),
