@@ -1321,6 +1321,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...k3("<|close|>", "argument", "<|sep|>"),
     ]),
   ],
+  lmstudio: [
+    // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
+    // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
+    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
+    token("open", ["[TOOL_REQUEST]"]),
+    token("close", ["[END_TOOL_REQUEST]"]),
+  ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
     opener([`<${TOOL}>`], EMPTY, tags(structure("<"), closers(`</${TOOL}>`)), {

@@ -1915,4 +1915,21 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: [],
     tools: ["get_weather"],
   },
+  // --- LM Studio's own convention ------------------------------------------------------------------
+  {
+    source: "a text-tool-call parser's tests (`test_lm_studios_own`: LM Studio's [TOOL_REQUEST] convention)",
+    text: '[TOOL_REQUEST]{"name": "get_weather", "arguments": {"location": "Leeds"}}[END_TOOL_REQUEST]',
+    markup: ["lmstudio:get_weather"],
+    visible: "",
+  },
+  {
+    // A known limit: the bracketed-name form is read from its closer on only (the name and the
+    // arguments before it went out as text); the closer alone is a token of the format.
+    source: "openclaw/openclaw#66178 (LM Studio: a bracketed tool name, its JSON, then [END_TOOL_REQUEST])",
+    text: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n[END_TOOL_REQUEST]',
+    markup: ["lmstudio:?"],
+    tools: ["mempalace_mempalace_search"],
+    recover: [],
+    visible: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n',
+  },
 ]

@@ -758,6 +758,10 @@ const RENDERERS: Record<FormatId, Renderer> = {
       }
     },
   }),
+  lmstudio: row({
+    // LM Studio's own convention (its tool-use prompt): one call object a request.
+    render: (calls) => jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+  }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.
     nameGated: true,

@@ -108,9 +108,16 @@ const minimaxM3: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "minimax-m3", role: "close", text: "]<]minimax[>[</invoke>" },
 )
 
+/** LM Studio's request markers (its tool-use prompt's own convention). */
+const lmstudio: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "lmstudio", role: "open", text: "[TOOL_REQUEST]" },
+  { format: "lmstudio", role: "close", text: "[END_TOOL_REQUEST]" },
+)
+
 const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<FormatId, fc.Arbitrary<StrayToken>>(
   [
     ["hunyuan", hunyuan],
+    ["lmstudio", lmstudio],
     ["deepseek-dsml", dsml],
     ["kimi-k3", kimiK3],
     ["minimax-m3", minimaxM3],

@@ -306,6 +306,8 @@ describe("strayTokens", () => {
         "hunyuan:open",
         "kimi-k3:close",
         "kimi-k3:open",
+        "lmstudio:close",
+        "lmstudio:open",
         "minimax-m3:close",
         "minimax-m3:open",
       ].sort(),
