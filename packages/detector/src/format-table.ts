@@ -412,22 +412,49 @@ const DSML = [...BARS, "‖"].flatMap((bar) => [
  * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, V4.1's `calls`, and the names V4
  * also writes in the wild: `tool_use` (AgentFlocks/flocks PR #687), `toolcall`
  * (vllm-project/vllm-ascend#13794), `toolcalls` and `tool` (vllm-project/vllm#51914, #56141), `call`
- * (V4.1 with its wrapper cut short, vLLM's `test_deepseek_v41.py`).
+ * (V4.1 with its wrapper cut short, vLLM's `test_deepseek_v41.py`). Longest first: an `alt` takes the
+ * first that matches, and each is followed by the tag's end.
  */
 const DSML_ENVELOPES = [
   "function_calls",
   "tool_calls",
-  "calls",
+  "toolcalls",
   "tool_use",
   "toolcall",
-  "toolcalls",
+  "calls",
   "tool",
   "call",
 ]
-/** An envelope's opening tag up to its `>`, which may come after spaces (`<|DSML|function_calls >`). */
+const DSML_ENVELOPE: Pattern = alt(...DSML_ENVELOPES.map(lit))
+/**
+ * An envelope's opening tag up to its `>`, which may come after spaces (`<|DSML|function_calls >`):
+ * one literal a spelling, so that a cut-off marker (`<｜DSML｜too`) is decided by the literal walk.
+ */
 const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}`))
 const DSML_OPEN_END: Pattern = seq(ws, lit(">"))
-const DSML_END = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `</${d}${tag}>`))
+/**
+ * Any DSML tag, by its `<` (or `</`) and marker, its name read by a pattern: closing tags (a list of
+ * every marker with every name would hold hundreds of body literals) and tags named after a tool.
+ */
+const DSML_TAG = DSML.map((d) => `<${d}`)
+const DSML_TAG_END = DSML.map((d) => `</${d}`)
+/** An envelope's closing tag, after its `</` and marker. */
+const DSML_END_TAIL: Pattern = seq(DSML_ENVELOPE, ws, lit(">"))
+/** The envelope's closer as body entries and as a bare call's tails. */
+const DSML_END_ENTRIES: BodyEntry[] = DSML_TAG_END.map((literal) => ({
+  literal,
+  role: "closer",
+  pattern: DSML_END_TAIL,
+}))
+const DSML_END_TAILS: readonly BareTail[] = DSML_TAG_END.map((literal) => ({
+  literal,
+  pattern: DSML_END_TAIL,
+}))
+/** (Longest first: `</||DSML||` would take the start of `</||DSML|| tool_calls>` and fail it.) */
+const DSML_END: Pattern = seq(
+  alt(...[...DSML_TAG_END].sort((a, b) => b.length - a.length).map(lit)),
+  DSML_END_TAIL,
+)
 /**
  * An invoke's `name` attribute, as the peers accept it: spaces around the `=`, single or curly
  * quotes (`name = 'x'`, `name=“x”`); then the tag's end (a self-closing `<…invoke name="k"
@@ -455,17 +482,17 @@ const dsmlEntries: BodyEntry[] = [
   ...structure(...DSML_PARAMETER, "<parameter"),
   ...callEnds(...DSML.map((d) => `</${d}invoke>`), "</invoke>"),
 ]
-const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
+const dsmlBody: BodySpec = tags(dsmlEntries, DSML_END_ENTRIES)
 /**
  * A call's JSON inside the envelope, bare or in a ```` ```json ```` fence (SGLang's V3.2 detector
  * reads a JSON payload in an invoke; V4 also writes one straight in the envelope): call objects, or
  * a name then its arguments (`NAME\n```json\n{…}\n````, DeepSeek V3's call shape). The fence's
- * close or the envelope's closer ends it; the envelope's closer after a fence joins it.
+ * close ends it, and the envelope's closer after the fence (or right after the JSON) joins it.
  */
 const FENCE_OPEN: Pattern = seq(lit("```"), opt(word("letters")))
 const dsmlJson = (names: "keys" | "none"): JsonBody => ({
-  ...json(names, "```", ...DSML_END),
-  bare: { tails: DSML_END.map((literal) => ({ literal })) },
+  ...json(names, "```"),
+  bare: { tails: DSML_END_TAILS },
 })
 const DSML_JSON_CALLS: Pattern = seq(
   DSML_OPEN_END,
@@ -485,13 +512,17 @@ const DSML_NAMED_PAYLOAD: Pattern = seq(
   peek(lit("{")),
 )
 /**
- * `<｜DSML｜TAG>`, TAG being no DSML tag (its literals are longer, so they are tried first): a call
- * of the tool TAG with its arguments as child elements, Cline's shape in DSML's token
- * (`<｜DSML｜aio-webcontent>\n <url>…</url>…</｜DSML｜aio-webcontent>`, apmantza/pi-free#376).
+ * `<｜DSML｜TAG>`, TAG being no DSML tag: a call of the tool TAG with its arguments as child elements,
+ * Cline's shape in DSML's token (`<｜DSML｜aio-webcontent>\n <url>…</url>…</｜DSML｜aio-webcontent>`,
+ * apmantza/pi-free#376).
  */
-const DSML_TAG = DSML.map((d) => `<${d}`)
-const DSML_TAG_END = DSML.map((d) => `</${d}`)
 const DSML_TAG_NAME: Pattern = seq(name("ident"), ws, lit(">"))
+/** A tag named after a tool, with a child element: checked before the name is captured (a capture allocates). */
+const DSML_TOOL_TAG: Pattern = seq(
+  not(seq(alt(DSML_ENVELOPE, lit("invoke"), lit("parameter")), ws, lit(">"))),
+  peek(seq(word("ident"), ws, lit(">"), ws, lit("<"))),
+  DSML_TAG_NAME,
+)
 const dsmlTagBody: TagsBody = tags(
   structure("<"),
   DSML_TAG_END.map((literal) => ({
@@ -502,8 +533,8 @@ const dsmlTagBody: TagsBody = tags(
 )
 /** What joins a bare invoke after its close: a repeat of the close (then perhaps the envelope's closer), or the envelope's closer. */
 const DSML_INVOKE_TAILS: readonly BareTail[] = [
-  ...DSML.map((d) => ({ literal: `</${d}invoke>`, pattern: opt(seq(ws, alt(...DSML_END.map(lit)))) })),
-  ...DSML_END.map((literal) => ({ literal })),
+  ...DSML.map((d) => ({ literal: `</${d}invoke>`, pattern: opt(seq(ws, DSML_END)) })),
+  ...DSML_END_TAILS,
 ]
 /**
  * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
@@ -1108,14 +1139,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
-    opener(DSML_TAG, seq(DSML_TAG_NAME, ws, peek(lit("<"))), dsmlTagBody, { structured: true }),
+    opener(DSML_TAG, DSML_TOOL_TAG, dsmlTagBody, { structured: true }),
+    // Its tags alone, closers too: a DSML token is never prose. An envelope opens; an invoke counts
+    // once its `name=` shows (its prefix alone is as likely a stream cut off).
     token("open", DSML_OPEN, seq(ws, name("ident")), DSML_OPEN_END),
-    token("call", DSML_INVOKE, INVOKE_NAME),
+    token("call", DSML_INVOKE, INVOKE_NAME, peek(seq(ws, lit("name"), ws, lit("=")))),
     token("call", DSML_PARAMETER),
-    // Its closers too: a DSML token is never prose, even as a closing tag.
-    token("close", [...DSML_END, ...DSML.flatMap((d) => [`</${d}invoke>`, `</${d}parameter>`])]),
-    // Any other tag in DSML's token, alone.
-    token("call", DSML_TAG, undefined, DSML_TAG_NAME),
+    token("call", DSML_TAG, undefined, seq(word("ident"), ws, lit(">"))),
     token("close", DSML_TAG_END, undefined, seq(word("ident"), ws, lit(">"))),
   ],
   harmony: [
