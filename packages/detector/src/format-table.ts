@@ -427,16 +427,23 @@ const DSML_ENVELOPES = [
 ]
 const DSML_ENVELOPE: Pattern = alt(...DSML_ENVELOPES.map(lit))
 /**
- * An envelope's opening tag up to its `>`, which may come after spaces (`<|DSML|function_calls >`):
- * one literal a spelling, so that a cut-off marker (`<｜DSML｜too`) is decided by the literal walk.
+ * An envelope's opening tag, one literal a spelling with its `>`, so that a cut-off marker
+ * (`<｜DSML｜tool_ca`) is decided by the literal walk alone, as in prose it mostly is.
  */
-const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}`))
-const DSML_OPEN_END: Pattern = seq(ws, lit(">"))
+const DSML_OPEN = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `<${d}${tag}>`))
 /**
- * Any DSML tag, by its `<` (or `</`) and marker, its name read by a pattern: closing tags (a list of
- * every marker with every name would hold hundreds of body literals) and tags named after a tool.
+ * The same tag drifted: its `>` after a space (`<|DSML|function_calls >`, a DSML proxy's
+ * whitespace-drift tests) or missing, a line break before the first invoke (`<｜DSML｜tool_calls⏎<｜DSML｜invoke …`,
+ * anomalyco/opencode#24566).
  */
-const DSML_TAG = DSML.map((d) => `<${d}`)
+const DSML_OPEN_DRIFT = DSML.flatMap((d) =>
+  DSML_ENVELOPES.flatMap((tag) => [`<${d}${tag} `, `<${d}${tag}\n`]),
+)
+/**
+ * A closing tag inside a call, by its `</` and marker, its name read by a pattern (a list of every
+ * marker with every name would hold hundreds of body literals). Not in prose: there a literal that
+ * ends at the marker would be matched at every cut-off marker of a stream.
+ */
 const DSML_TAG_END = DSML.map((d) => `</${d}`)
 /** An envelope's closing tag, after its `</` and marker. */
 const DSML_END_TAIL: Pattern = seq(DSML_ENVELOPE, ws, lit(">"))
@@ -475,6 +482,10 @@ const INVOKE_NAME: Pattern = seq(
   peek(lit(">")),
 )
 const DSML_INVOKE = DSML.map((d) => `<${d}invoke`)
+/** An invoke's tag starts here, with or without its marker (one `<`, then the rest by its next character). */
+const INVOKE_AHEAD: Pattern = peek(
+  seq(lit("<"), alt(...[...DSML_INVOKE, "<invoke"].map((t) => lit(t.slice(1))))),
+)
 const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
 /** SGLang's V3.2 detector also reads the tags without their marker inside a DSML envelope (`<invoke name=…>`). */
 const dsmlEntries: BodyEntry[] = [
@@ -495,14 +506,12 @@ const dsmlJson = (names: "keys" | "none"): JsonBody => ({
   bare: { tails: DSML_END_TAILS },
 })
 const DSML_JSON_CALLS: Pattern = seq(
-  DSML_OPEN_END,
   ws,
   opt(FENCE_OPEN),
   ws,
   peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))),
 )
 const DSML_NAMED_PAYLOAD: Pattern = seq(
-  DSML_OPEN_END,
   ws,
   alt(seq(lit("function"), alt(DS_SEP_ANY, lit(".")), name("ident")), name("ident")),
   opt(DS_SEP_ANY),
@@ -510,26 +519,6 @@ const DSML_NAMED_PAYLOAD: Pattern = seq(
   opt(FENCE_OPEN),
   ws,
   peek(lit("{")),
-)
-/**
- * `<｜DSML｜TAG>`, TAG being no DSML tag: a call of the tool TAG with its arguments as child elements,
- * Cline's shape in DSML's token (`<｜DSML｜aio-webcontent>\n <url>…</url>…</｜DSML｜aio-webcontent>`,
- * apmantza/pi-free#376).
- */
-const DSML_TAG_NAME: Pattern = seq(name("ident"), ws, lit(">"))
-/** A tag named after a tool, with a child element: checked before the name is captured (a capture allocates). */
-const DSML_TOOL_TAG: Pattern = seq(
-  not(seq(alt(DSML_ENVELOPE, lit("invoke"), lit("parameter")), ws, lit(">"))),
-  peek(seq(word("ident"), ws, lit(">"), ws, lit("<"))),
-  DSML_TAG_NAME,
-)
-const dsmlTagBody: TagsBody = tags(
-  structure("<"),
-  DSML_TAG_END.map((literal) => ({
-    literal,
-    role: "closer" as const,
-    pattern: seq(word("ident"), ws, lit(">")),
-  })),
 )
 /** What joins a bare invoke after its close: a repeat of the close (then perhaps the envelope's closer), or the envelope's closer. */
 const DSML_INVOKE_TAILS: readonly BareTail[] = [
@@ -1124,29 +1113,29 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("close", [...DS_CALL_END, ...DS_CALLS_END]),
   ],
   "deepseek-dsml": [
-    // DeepSeek V3.2 / V4 DSML; the envelope's `>` may be missing before the first invoke
-    // (`<｜DSML｜tool_calls\n<｜DSML｜invoke …`, anomalyco/opencode#24566).
-    opener(
-      DSML_OPEN,
-      seq(ws, opt(lit(">")), ws, peek(alt(...DSML_INVOKE.map(lit), lit("<invoke")))),
-      dsmlBody,
-    ),
+    // DeepSeek V3.2 / V4 DSML, also with its envelope's `>` drifted.
+    opener(DSML_OPEN, seq(ws, INVOKE_AHEAD), dsmlBody),
+    opener(DSML_OPEN_DRIFT, seq(ws, opt(lit(">")), ws, INVOKE_AHEAD), dsmlBody),
     // A JSON payload in the envelope, fenced or not (see dsmlJson).
     opener(DSML_OPEN, DSML_JSON_CALLS, dsmlJson("keys")),
     opener(DSML_OPEN, DSML_NAMED_PAYLOAD, dsmlJson("none"), { structured: true }),
+    opener(DSML_OPEN_DRIFT, seq(ws, lit(">"), DSML_JSON_CALLS), dsmlJson("keys")),
+    opener(DSML_OPEN_DRIFT, seq(ws, lit(">"), DSML_NAMED_PAYLOAD), dsmlJson("none"), { structured: true }),
     // Without its envelope: the DSML token is a special token, so prose never holds it.
     opener(DSML_INVOKE, seq(INVOKE_NAME, lit(">")), bareTags(dsmlEntries, DSML_INVOKE_TAILS), {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
-    opener(DSML_TAG, DSML_TOOL_TAG, dsmlTagBody, { structured: true }),
-    // Its tags alone, closers too: a DSML token is never prose. An envelope opens; an invoke counts
-    // once its `name=` shows (its prefix alone is as likely a stream cut off).
-    token("open", DSML_OPEN, seq(ws, name("ident")), DSML_OPEN_END),
+    // Its tags alone, closers too: a DSML token is never prose. An invoke counts once its `name=`
+    // shows (its prefix alone is as likely a stream cut off).
+    token("open", DSML_OPEN, seq(ws, name("ident"))),
+    token("open", DSML_OPEN_DRIFT, seq(ws, name("ident")), seq(ws, lit(">"))),
     token("call", DSML_INVOKE, INVOKE_NAME, peek(seq(ws, lit("name"), ws, lit("=")))),
     token("call", DSML_PARAMETER),
-    token("call", DSML_TAG, undefined, seq(word("ident"), ws, lit(">"))),
-    token("close", DSML_TAG_END, undefined, seq(word("ident"), ws, lit(">"))),
+    token(
+      "close",
+      DSML.flatMap((d) => [...DSML_ENVELOPES, "invoke", "parameter"].map((tag) => `</${d}${tag}>`)),
+    ),
   ],
   harmony: [
     // Harmony: a message addressed to a function, with or without special tokens.

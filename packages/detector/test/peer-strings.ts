@@ -1890,11 +1890,14 @@ export const PEER_STRINGS: readonly PeerString[] = [
     visible: "",
   },
   {
-    source: "apmantza/pi-free#376 (a DSML tag named after the tool, its arguments as child elements)",
+    // A known limit: a DSML tag named after the tool is not read (a literal that ends at the marker,
+    // to read any tag name after it, would be matched at every cut-off DSML marker of a stream).
+    source: "apmantza/pi-free#376 (a DSML tag named after the tool, its arguments as child elements: shown)",
     text: "<｜DSML｜aio-webcontent>\n <url>https://github.com/runningZ1/union-search-skill</url>\n <budgetTokens>3000</budgetTokens>\n <diff>false</diff>\n</｜DSML｜aio-webcontent>",
-    markup: ["deepseek-dsml:aio-webcontent"],
-    visible: "",
+    markup: [],
+    tools: ["aio-webcontent"],
   },
+
   {
     source:
       "sgl-project/sglang python/sglang/srt/function_call/deepseekv32_detector.py (format 2: JSON in the invoke)",
