@@ -53,6 +53,7 @@ export const FORMAT_IDS = [
   "longcat",
   "gigachat3",
   "kimi-k3",
+  "lmstudio",
   "cline-xml",
 ] as const
 

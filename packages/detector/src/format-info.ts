@@ -194,6 +194,11 @@ const CATALOGUE: Record<FormatId, Entry> = {
     exampleTool: "get_weather",
     example: 'function call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
   },
+  lmstudio: {
+    models: "LM Studio's tool-use prompt (models without a native format)",
+    exampleTool: "get_weather",
+    example: '[TOOL_REQUEST]{"name": "get_weather", "arguments": {"city": "Paris"}}[END_TOOL_REQUEST]',
+  },
   "kimi-k3": {
     models: "Moonshot Kimi K3 (XTML)",
     exampleTool: "get_weather",

@@ -163,6 +163,11 @@ export interface FormatRow {
   readonly perTool: boolean
   /** Off unless the `formats` option names the row's format (intentional content for some clients). */
   readonly optIn: boolean
+  /**
+   * Only the format's {@link Family} spelling of the row counts (`<arg_key:opensource>`): the plain
+   * spelling is a tag prose writes, the family's a special token that only a leak holds.
+   */
+  readonly familyOnly: boolean
   readonly body: BodySpec
 }
 
@@ -216,6 +221,7 @@ const opener = (
   token: extra.token,
   perTool: extra.perTool ?? false,
   optIn: extra.optIn ?? false,
+  familyOnly: extra.familyOnly ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -250,6 +256,11 @@ const bareTags = (entries: BodyEntry[], tails: readonly (string | BareTail)[]): 
 /** Stands for the offered tool's name in the literals of a `perTool` row. */
 export const TOOL = "{tool}"
 
+/**
+ * A stray `<tool_call>` right before GLM's (or HY's) real one (`text <tool_call><tool_call>NAME…`,
+ * vLLM `tests/parser/engine/test_glm47_stray_tool_call.py`): read over, part of the call.
+ */
+const AGAIN: Pattern = opt(seq(ws, lit("<tool_call>")))
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
 /** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
@@ -386,31 +397,138 @@ const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name
 /**
  * The DSML marker as V4 writes it (`｜DSML｜`, U+FF5C) and as it degrades in the wild: ASCII bars,
  * doubled bars (`<||DSML||tool_calls>`, `<｜｜DSML｜｜…`, deepseek-ai/DeepSeek-V3#1244, AgentFlocks/flocks
- * PR #687), and a space before the tag name (`<||DSML|| invoke name=…>`).
+ * PR #687), a space before the tag name (`<||DSML|| invoke name=…>`; V4.1 writes `<｜DSML｜ calls>`,
+ * vLLM `tests/parser/engine/test_deepseek_v41.py`), and spaced doubled bars (`< | | DSML | | invoke`).
  */
-const DSML = [...BARS, "‖"]
-  .flatMap((bar) => [bar, bar + bar])
-  .flatMap((bars) => [`${bars}DSML${bars}`, `${bars}DSML${bars} `, ` ${bars} DSML ${bars} `])
+const DSML = [...BARS, "‖"].flatMap((bar) => [
+  ...[bar, bar + bar].flatMap((bars) => [
+    `${bars}DSML${bars}`,
+    `${bars}DSML${bars} `,
+    ` ${bars} DSML ${bars} `,
+  ]),
+  ` ${bar} ${bar} DSML ${bar} ${bar} `,
+])
 /**
- * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, and the names V4 also writes in
- * the wild (`calls`, zed-industries/zed#59503; `tool_use`, AgentFlocks/flocks PR #687; `toolcall`,
- * vllm-project/vllm-ascend#13794).
+ * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, V4.1's `calls`, and the names V4
+ * also writes in the wild: `tool_use` (AgentFlocks/flocks PR #687), `toolcall`
+ * (vllm-project/vllm-ascend#13794), `toolcalls` and `tool` (vllm-project/vllm#51914, #56141), `call`
+ * (V4.1 with its wrapper cut short, vLLM's `test_deepseek_v41.py`). Longest first: an `alt` takes the
+ * first that matches, and each is followed by the tag's end.
  */
-const DSML_ENVELOPES = ["function_calls", "tool_calls", "calls", "tool_use", "toolcall"]
+const DSML_ENVELOPES = [
+  "function_calls",
+  "tool_calls",
+  "toolcalls",
+  "tool_use",
+  "toolcall",
+  "calls",
+  "tool",
+  "call",
+]
+const DSML_ENVELOPE: Pattern = alt(...DSML_ENVELOPES.map(lit))
+/**
+ * An envelope's opening tag, one literal a spelling with its `>`, so that a cut-off marker
+ * (`<｜DSML｜tool_ca`) is decided by the literal walk alone, as in prose it mostly is.
+ */
 /** The envelope opener's `<`, or `‹` (U+2039) in its place (`‹｜DSML｜ calls>`, zed-industries/zed#59503). */
 const DSML_ANGLES = ["<", "‹"]
 const DSML_OPEN = DSML_ANGLES.flatMap((angle) =>
   DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `${angle}${d}${tag}>`)),
 )
-const DSML_INVOKE = DSML.map((d) => `<${d}invoke name="`)
-const dsmlEntries: BodyEntry[] = [
-  ...DSML_INVOKE.map((literal) => call(literal, QUOTED_NAME)),
-  ...structure(...DSML.map((d) => `<${d}parameter`)),
-  ...callEnds(...DSML.map((d) => `</${d}invoke>`)),
-]
-const DSML_END = DSML.flatMap((d) => DSML_ENVELOPES.map((tag) => `</${d}${tag}>`))
-const dsmlBody: BodySpec = tags(dsmlEntries, closers(...DSML_END))
+/**
+ * The same tag drifted: its `>` after a space (`<|DSML|function_calls >`, a DSML proxy's
+ * whitespace-drift tests) or missing, a line break before the first invoke (`<｜DSML｜tool_calls⏎<｜DSML｜invoke …`,
+ * anomalyco/opencode#24566).
+ */
+const DSML_OPEN_DRIFT = DSML.flatMap((d) =>
+  DSML_ENVELOPES.flatMap((tag) => [`<${d}${tag} `, `<${d}${tag}\n`]),
+)
+/**
+ * A closing tag inside a call, by its `</` and marker, its name read by a pattern (a list of every
+ * marker with every name would hold hundreds of body literals). Not in prose: there a literal that
+ * ends at the marker would be matched at every cut-off marker of a stream.
+ */
+const DSML_TAG_END = DSML.map((d) => `</${d}`)
+/** An envelope's closing tag, after its `</` and marker. */
+const DSML_END_TAIL: Pattern = seq(DSML_ENVELOPE, ws, lit(">"))
+/** The envelope's closer as body entries and as a bare call's tails. */
+const DSML_END_ENTRIES: BodyEntry[] = DSML_TAG_END.map((literal) => ({
+  literal,
+  role: "closer",
+  pattern: DSML_END_TAIL,
+}))
+const DSML_END_TAILS: readonly BareTail[] = DSML_TAG_END.map((literal) => ({
+  literal,
+  pattern: DSML_END_TAIL,
+}))
+/** (Longest first: `</||DSML||` would take the start of `</||DSML|| tool_calls>` and fail it.) */
+const DSML_END: Pattern = seq(
+  alt(...[...DSML_TAG_END].sort((a, b) => b.length - a.length).map(lit)),
+  DSML_END_TAIL,
+)
+/**
+ * An invoke's `name` attribute, as the peers accept it: spaces around the `=`, single or curly
+ * quotes (`name = 'x'`, `name=“x”`); then the tag's end (a self-closing `<…invoke name="k"
+ * string="v" />`, which V4 writes for a parameter, is not a call: codex-relay PR #49).
+ */
+const INVOKE_NAME: Pattern = seq(
+  ws,
+  lit("name"),
+  ws,
+  lit("="),
+  ws,
+  alt(
+    seq(lit('"'), QUOTED_NAME),
+    seq(lit("'"), name("ident"), lit("'")),
+    seq(lit("\u201c"), name("ident"), lit("\u201d")),
+  ),
+  ws,
+  peek(lit(">")),
+)
+const DSML_INVOKE = DSML.map((d) => `<${d}invoke`)
+/** An invoke's tag starts here, with or without its marker (one `<`, then the rest by its next character). */
+const INVOKE_AHEAD: Pattern = peek(
+  seq(lit("<"), alt(...[...DSML_INVOKE, "<invoke"].map((t) => lit(t.slice(1))))),
+)
 const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
+/** SGLang's V3.2 detector also reads the tags without their marker inside a DSML envelope (`<invoke name=…>`). */
+const dsmlEntries: BodyEntry[] = [
+  ...[...DSML_INVOKE, "<invoke"].map((literal) => call(literal, INVOKE_NAME)),
+  ...structure(...DSML_PARAMETER, "<parameter"),
+  ...callEnds(...DSML.map((d) => `</${d}invoke>`), "</invoke>"),
+]
+const dsmlBody: BodySpec = tags(dsmlEntries, DSML_END_ENTRIES)
+/**
+ * A call's JSON inside the envelope, bare or in a ```` ```json ```` fence (SGLang's V3.2 detector
+ * reads a JSON payload in an invoke; V4 also writes one straight in the envelope): call objects, or
+ * a name then its arguments (`NAME\n```json\n{…}\n````, DeepSeek V3's call shape). The fence's
+ * close ends it, and the envelope's closer after the fence (or right after the JSON) joins it.
+ */
+const FENCE_OPEN: Pattern = seq(lit("```"), opt(word("letters")))
+const dsmlJson = (names: "keys" | "none"): JsonBody => ({
+  ...json(names, "```"),
+  bare: { tails: DSML_END_TAILS },
+})
+const DSML_JSON_CALLS: Pattern = seq(
+  ws,
+  opt(FENCE_OPEN),
+  ws,
+  peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))),
+)
+const DSML_NAMED_PAYLOAD: Pattern = seq(
+  ws,
+  alt(seq(lit("function"), alt(DS_SEP_ANY, lit(".")), name("ident")), name("ident")),
+  opt(DS_SEP_ANY),
+  ws,
+  opt(FENCE_OPEN),
+  ws,
+  peek(lit("{")),
+)
+/** What joins a bare invoke after its close: a repeat of the close (then perhaps the envelope's closer), or the envelope's closer. */
+const DSML_INVOKE_TAILS: readonly BareTail[] = [
+  ...DSML.map((d) => ({ literal: `</${d}invoke>`, pattern: opt(seq(ws, DSML_END)) })),
+  ...DSML_END_TAILS,
+]
 /**
  * A parameter written without its invoke (anomalyco/opencode#50206: DeepSeek V4 writes the invoke
  * as a parameter): each parameter runs to its own close, and the invoke's and the envelope's orphan
@@ -418,13 +536,7 @@ const DSML_PARAMETER = DSML.map((d) => `<${d}parameter`)
  */
 const dsmlParameterBody: TagsBody = bareTags(
   [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
-  [
-    ...DSML.map((d) => ({
-      literal: `</${d}invoke>`,
-      pattern: opt(seq(ws, alt(...DSML_END.map(lit)))),
-    })),
-    ...DSML_END,
-  ],
+  DSML_INVOKE_TAILS,
 )
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
@@ -542,6 +654,8 @@ const HUNYUAN_CALL_NAME = seq(name("ident"), peek(alt(lit("<tool_sep>"), lit("<a
 /** The same, capturing nothing (a section's confirm: the body's `<tool_call>` starts each call). */
 const HUNYUAN_CALL = seq(word("ident", 256), alt(lit("<tool_sep>"), lit("<arg_"), lit("</tool_call>")))
 const glmBody = tags(argTags, closers("</tool_call>"))
+/** A Hunyuan call without its section: it ends at its own close, which a repeat of it or the section's orphan closer joins. */
+const HUNYUAN_BARE = bareTags([...argTags, ...callEnds("</tool_call>")], ["</tool_call>", "</tool_calls>"])
 
 /**
  * `: "NAME", "parameters": {` (or `"arguments"`) after a `"name"` key: the keys that make a JSON
@@ -611,12 +725,20 @@ export type TokenRole = "open" | "call" | "close" | "frame"
  * A family's special token on its own (ARCHITECTURE.md#policy: an envelope token with no call after it): withheld and reported, never shown.
  * `slot`: the family's name slot right after the token; an offered tool there is reported.
  *
+ * `head`: the rest of the token after its literal (a vocabulary suffix and its `>`).
+ *
  * Tag-like markers that prose writes too (`<tool_call>`, `<function_calls>`) are never tokens:
- * without a call they stay text; a stray closer right after a call is absorbed into it instead. No
- * token starts with `</`: prose is full of closing tags, and each would stop the scan.
+ * without a call they stay text; a stray closer right after a call is absorbed into it instead. A
+ * `</…` token is one no prose writes (`</｜DSML｜tool_calls>`, HY v4's `</tool_call:opensource>`),
+ * and the scan stops only where `</` is followed by one of its third characters (`t`, `a`, a bar).
  */
-const token = (role: TokenRole, literals: readonly string[], slot?: Pattern): FormatRow =>
-  opener(literals, slot === undefined ? EMPTY : opt(peek(seq(ws, slot))), json("none"), {
+const token = (
+  role: TokenRole,
+  literals: readonly string[],
+  slot?: Pattern,
+  head: Pattern = EMPTY,
+): FormatRow =>
+  opener(literals, slot === undefined ? head : seq(head, opt(peek(seq(ws, slot)))), json("none"), {
     token: role,
     opening: role === "open",
   })
@@ -778,6 +900,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(
       ["<tool_call>"],
       seq(
+        AGAIN,
         opt(lit("\n")),
         name("ident"),
         // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
@@ -819,11 +942,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Hunyuan HY3: its per-call tag without its section, after Qwen3-Coder's, Hermes' and GLM's; HY v4
     // writes no `<tool_sep>` (`<tool_call:opensource>NAME<arg_key:opensource>…`: GLM 4.7's shape, told
     // apart by the family's suffix). Without its section, a call ends at its own close.
-    opener(
-      ["<tool_call>"],
-      HUNYUAN_CALL_NAME,
-      bareTags([...argTags, ...callEnds("</tool_call>")], ["</tool_calls>"]),
-    ),
+    // A repeat of the call's close, or the section's orphan closer, joins it.
+    opener(["<tool_call>"], seq(AGAIN, HUNYUAN_CALL_NAME), HUNYUAN_BARE),
     // With its section tag, and a call in it (prose names both tags: `Wrap it in <tool_calls> <tool_call> tags`).
     opener(
       ["<tool_calls>"],
@@ -835,6 +955,16 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         closers("</tool_calls>"),
       ),
     ),
+    // HY v4's spelling only (its tokens are never prose; the plain tags are GLM's or prose's): a call
+    // cut off right after its name, for an offered tool, as GLM's plain one is read ...
+    opener(["<tool_call>"], seq(name("ident"), end), HUNYUAN_BARE, { gate: true, familyOnly: true }),
+    // ... and a call's arguments without its `<tool_call:…>NAME` (the name went out as text): from the
+    // first argument tag to the call's close, unnamed.
+    opener(["<arg_key>"], seq(word("quoted"), lit("</arg_key>"), ws, lit("<arg_value>")), HUNYUAN_BARE, {
+      opening: false,
+      bodyAt: 0,
+      familyOnly: true,
+    }),
   ],
   "llama3-json": [
     // Llama 3.x: `<|python_tag|>` then JSON or `tool.call(…)`; bare JSON at the start.
@@ -987,15 +1117,29 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("close", [...DS_CALL_END, ...DS_CALLS_END]),
   ],
   "deepseek-dsml": [
-    // DeepSeek V3.2 / V4 DSML.
-    opener(DSML_OPEN, seq(ws, peek(alt(...DSML.map((d) => lit(`<${d}invoke`))))), dsmlBody),
+    // DeepSeek V3.2 / V4 DSML, also with its envelope's `>` drifted.
+    opener(DSML_OPEN, seq(ws, INVOKE_AHEAD), dsmlBody),
+    opener(DSML_OPEN_DRIFT, seq(ws, opt(lit(">")), ws, INVOKE_AHEAD), dsmlBody),
+    // A JSON payload in the envelope, fenced or not (see dsmlJson).
+    opener(DSML_OPEN, DSML_JSON_CALLS, dsmlJson("keys")),
+    opener(DSML_OPEN, DSML_NAMED_PAYLOAD, dsmlJson("none"), { structured: true }),
+    opener(DSML_OPEN_DRIFT, seq(ws, lit(">"), DSML_JSON_CALLS), dsmlJson("keys")),
+    opener(DSML_OPEN_DRIFT, seq(ws, lit(">"), DSML_NAMED_PAYLOAD), dsmlJson("none"), { structured: true }),
     // Without its envelope: the DSML token is a special token, so prose never holds it.
-    opener(DSML_INVOKE, seq(QUOTED_NAME, ws, lit(">")), bareTags(dsmlEntries, DSML_END), {
+    opener(DSML_INVOKE, seq(INVOKE_NAME, lit(">")), bareTags(dsmlEntries, DSML_INVOKE_TAILS), {
       opening: false,
     }),
-    opener(DSML_PARAMETER, seq(ws, lit("name=")), dsmlParameterBody, { opening: false }),
+    opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
+    // Its tags alone, closers too: a DSML token is never prose. An invoke counts once its `name=`
+    // shows (its prefix alone is as likely a stream cut off).
     token("open", DSML_OPEN, seq(ws, name("ident"))),
-    token("call", [...DSML_INVOKE, ...DSML_PARAMETER], QUOTED_NAME),
+    token("open", DSML_OPEN_DRIFT, seq(ws, name("ident")), seq(ws, lit(">"))),
+    token("call", DSML_INVOKE, INVOKE_NAME, peek(seq(ws, lit("name"), ws, lit("=")))),
+    token("call", DSML_PARAMETER),
+    token(
+      "close",
+      DSML.flatMap((d) => [...DSML_ENVELOPES, "invoke", "parameter"].map((tag) => `</${d}${tag}>`)),
+    ),
   ],
   harmony: [
     // Harmony: a message addressed to a function, with or without special tokens.
@@ -1054,6 +1198,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener([M3_INVOKE], seq(QUOTED_NAME, ws, lit(">")), bareTags(m3Entries, [`${NS}</tool_call>`]), {
       opening: false,
     }),
+    // Its tags alone: the namespace token is never prose.
+    token("open", [`${NS}<tool_call>`]),
+    token("call", [M3_INVOKE], QUOTED_NAME),
+    token("close", [`${NS}</tool_call>`, `${NS}</invoke>`]),
   ],
   granite: [
     // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
@@ -1186,6 +1334,22 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
+    // Its markers alone: `<|open|>` and `<|close|>` are special tokens, never prose.
+    token("open", K3_SECTION),
+    token("call", K3_CALLS, QUOTED_NAME),
+    token("call", k3("<|open|>", "argument")),
+    token("close", [
+      ...K3_SECTION_END,
+      ...k3("<|close|>", "call", "<|sep|>"),
+      ...k3("<|close|>", "argument", "<|sep|>"),
+    ]),
+  ],
+  lmstudio: [
+    // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
+    // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
+    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
+    token("open", ["[TOOL_REQUEST]"]),
+    token("close", ["[END_TOOL_REQUEST]"]),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
@@ -1287,14 +1451,45 @@ function suffixedBody(body: BodySpec): BodySpec {
  * the family's spellings, then (if any of its literals is a tag) the row for its suffixed literals.
  */
 function familyRows(row: FormatRow, family: Family | undefined): FormatRow[] {
-  if (family === undefined || !family.suffix) return [row]
+  if (family === undefined || !family.suffix) return row.familyOnly ? [] : [row]
   const body = suffixedBody(row.body)
   const confirm = suffixed(row.confirm)
   const own: FormatRow = { ...row, confirm, body }
   const tagged = row.literals.filter((literal) => TAG.test(literal))
-  if (tagged.length === 0 || row.bodyAt !== undefined) return [own]
+  // A body that starts past the literal (`functools[`) would count from the plain spelling's length.
+  if (tagged.length === 0 || (row.bodyAt ?? 0) !== 0) return row.familyOnly ? [] : [own]
   const derived = tagged.map((literal) => suffixedLiteral(literal, confirm))
-  return [own, { ...own, literals: derived.map((d) => d.literal), confirm: derived[0]!.pattern }]
+  const spelled: FormatRow = { ...own, literals: derived.map((d) => d.literal), confirm: derived[0]!.pattern }
+  return row.familyOnly ? [spelled] : [own, spelled]
+}
+
+/**
+ * A suffix family's spelling of every tag of its format, as a lone token (ARCHITECTURE.md#policy):
+ * `<tool_calls:opensource>` is a special token of HY v4's vocabulary, never prose, so alone it is
+ * withheld as its plain tag's role says: a call's own tag (and the name slot its body reads after
+ * it) or a parameter tag is a `call` token, an opening literal `open`, any `</…>` `close`. The
+ * plain tags stay text alone (prose names `<tool_call>`).
+ */
+function familyTokens(rows: readonly FormatRow[], family: Family | undefined): FormatRow[] {
+  if (family === undefined || !family.suffix) return []
+  const roles = new Map<string, { role: TokenRole; slot: Pattern | undefined }>()
+  const note = (literal: string, role: TokenRole, slot?: Pattern): void => {
+    if (!TAG.test(literal) || roles.has(literal)) return
+    roles.set(literal, { role: literal.startsWith("</") ? "close" : role, slot })
+  }
+  for (const row of rows) {
+    if (row.body.kind !== "tags") continue
+    for (const e of row.body.entries) note(e.literal, "call", e.role === "call" ? e.pattern : undefined)
+    for (const t of row.body.bare?.tails ?? []) note(t.literal, "close")
+  }
+  for (const row of rows) for (const literal of row.literals) note(literal, row.opening ? "open" : "call")
+  // Each tag's closing tag too (`</arg_key:…>`, which no body needs to read).
+  for (const literal of [...roles.keys()])
+    if (!literal.startsWith("</")) note(`</${literal.slice(1)}`, "close")
+  return [...roles].map(([literal, { role, slot }]) => {
+    const spelled = suffixedLiteral(literal, undefined)
+    return token(role, [spelled.literal], slot === undefined ? undefined : suffixed(slot), spelled.pattern)
+  })
 }
 
 /**
@@ -1322,15 +1517,17 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   token: row.token,
   perTool: row.perTool,
   optIn: row.optIn,
+  familyOnly: row.familyOnly,
 })
 
 /** Every row with its format, in priority order. */
 const ROWS: readonly OpenerRow[] =
   // `Object.keys` is typed `string[]`; the keys of `FORMAT_ROWS` are exactly the format ids.
   (Object.keys(FORMAT_ROWS) as FormatId[]).flatMap((format) =>
-    FORMAT_ROWS[format]
-      .flatMap((row) => familyRows(row, FAMILIES[format]))
-      .map((row) => withFormat(format, row)),
+    [
+      ...FORMAT_ROWS[format].flatMap((row) => familyRows(row, FAMILIES[format])),
+      ...familyTokens(FORMAT_ROWS[format], FAMILIES[format]),
+    ].map((row) => withFormat(format, row)),
   )
 
 /** Markup openers, in priority order. */

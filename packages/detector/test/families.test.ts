@@ -37,9 +37,44 @@ describe("token families", () => {
     expect(detect(inside, ["bash"]).raw.map((m) => m.inReasoning)).toEqual([true])
   })
 
-  test("a suffix on a tag of a format without that family, or in prose, is not a call", () => {
+  test("the plain tags in prose are text; alone, a suffixed one is a token, withheld in its plain tag's role", () => {
     expect(detect("Wrap it in <tool_calls> <tool_call> tool </tool_call> tags.", ["tool"]).markup).toEqual([])
-    expect(detect("See <tool_call:opensource> in the vocabulary.", ["bash"]).markup).toEqual([])
+    // HY v4's suffixed tags are special tokens of its vocabulary: never the user's text.
+    for (const [tag, role] of [
+      ["<tool_calls:opensource>", "open,cut"],
+      ["<tool_call:v2>", "cut"],
+      ["</tool_call:opensource>", "close"],
+      ["</tool_calls:x1>", "close"],
+      ["<arg_value:opensource>", "cut"],
+    ]) {
+      expect(detect(`See ${tag} in the vocabulary.`, ["bash"])).toMatchObject({
+        text: "See  in the vocabulary.",
+        markup: [`hunyuan:?(not offered) ${role}`],
+      })
+    }
+    // An offered tool in the call tag's name slot is reported (and stays on screen).
+    expect(detect("Then <tool_call:opensource> bash, later.", ["bash"]).markup).toEqual(["hunyuan:bash cut"])
+  })
+
+  test("HY v4 tags around a call behave as the plain ones: repeats and orphan closers join it", () => {
+    const S = ":opensource"
+    const call = `<tool_call${S}>bash<arg_key${S}>c</arg_key${S}><arg_value${S}>ls</arg_value${S}></tool_call${S}>`
+    for (const tail of [`</tool_call${S}>`, `</tool_calls${S}>`])
+      expect(detect(`${call}\n${tail}\nDone.`, ["bash"])).toMatchObject({
+        text: "\nDone.",
+        markup: ["hunyuan:bash open,close,struct"],
+      })
+    // Cut off right after the name: withheld for an offered tool, as GLM's plain `<tool_call>NAME` is.
+    expect(detect(`Ok <tool_call${S}>bash`, ["bash"])).toMatchObject({
+      text: "Ok ",
+      markup: ["hunyuan:bash open,cut"],
+    })
+    // The call's tag dropped: its arguments to its close are withheld (the name already went out).
+    const args = detect(`bash<arg_key${S}>c</arg_key${S}><arg_value${S}>ls</arg_value${S}></tool_call${S}>`, [
+      "bash",
+    ])
+    expect(args.text).toBe("bash")
+    expect(args.raw).toMatchObject([{ format: "hunyuan", toolName: undefined, complete: true }])
   })
 
   test("code is content: a suffixed call in a fence or inline code is an example", () => {
@@ -97,6 +132,36 @@ describe("tokens left on screen", () => {
         const text = `<${d}${tag}><${d}invoke name="exec"><${d}parameter name="c" string="true">ls</${d}parameter></${d}invoke></${d}${tag}>`
         expect(detect(text, ["exec"]).markup).toEqual(["deepseek-dsml:exec open,close,struct"])
       }
+  })
+
+  test("a DSML envelope around a call's JSON, fenced or not, is withheld whole with its closer", () => {
+    const object = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    for (const tag of ["toolcall", "tool_calls", "calls"])
+      for (const body of [
+        `\`\`\`json\n${object}\n\`\`\``,
+        object,
+        `get_weather\n\`\`\`json\n{"city": "Paris"}\n\`\`\``,
+      ]) {
+        const text = `Sure.\n<｜DSML｜${tag}>\n${body}\n</｜DSML｜${tag}>\nDone.`
+        expect(detect(text, ["get_weather"])).toMatchObject({
+          text: "Sure.\n\nDone.",
+          markup: ["deepseek-dsml:get_weather open,close,struct"],
+        })
+      }
+    // As an example in a fence, it is shown.
+    const example = `\`\`\`\`\n<｜DSML｜toolcall>\n\`\`\`json\n${object}\n\`\`\`\n</｜DSML｜toolcall>\n\`\`\`\`\n`
+    expect(detect(example, ["get_weather"])).toMatchObject({ text: example, markup: [] })
+  })
+
+  test("DSML and Kimi K3 and MiniMax M3 tokens alone are withheld", () => {
+    for (const [token, format] of [
+      ["</｜DSML｜tool_calls>", "deepseek-dsml"],
+      ["<‖DSML‖toolcalls >", "deepseek-dsml"],
+      ["<|close|> call <|sep|>", "kimi-k3"],
+      ["<|open|>tools<|sep|>", "kimi-k3"],
+      ["]<]minimax[>[</tool_call>", "minimax-m3"],
+    ])
+      expect(detect(`Done ${token} here.`, ["bash"]).raw).toMatchObject([{ format, toolName: undefined }])
   })
 
   test("Kimi K3 with spaces in its markers, or the section's boundary lost", () => {

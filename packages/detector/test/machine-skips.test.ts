@@ -110,7 +110,9 @@ describe("HTML tags in prose are skipped by the scan, not matched as possible na
     ["void tags and keys", `Then ${repeat("see <br/> and <Enter> then ", 12_000)}`],
   ])("%s", (_name, text) => {
     const { pushes, shown } = pushInFours(text)
-    expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.3)
+    // (0.303 since the family closers `</tool_call:…>` and `</｜DSML｜…>` are tokens: a push that
+    // ends in `</` is held now.)
+    expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.31)
     expect(shown()).toBe(text)
   })
 
@@ -130,13 +132,14 @@ describe("a held marker prefix that the next delta disproves is not matched agai
     // The bench's per-format partial markers (every proper prefix of every marker, eight times
     // each), fullwidth-bar tokens. Before: 0.66 and 0.77 opener matches, 1.19 and 1.18 scans a push
     // (a disproved prefix was scanned and matched again, and the machine ran to hold the next one);
-    // now 0.48 and 0.45, 0.67 and 0.50.
+    // now 0.48 and 0.45, 0.67 and 0.50 (Step3's 0.59 since a push that ends in `</` is held: the
+    // family closers `</tool_call:…>` and `</｜DSML｜…>` are tokens; its `</steptml:…` prefixes end so).
     ["Step3's markers", "step3"],
     ["DeepSeek-V3's markers", "deepseek-v3"],
   ] as const)("%s", (_name, format) => {
     const text = partialMarkersOf(format, 40_000)
     const { pushes, shown } = pushInFours(text)
-    expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.55)
+    expect(starts.mock.calls.length / pushes).toBeLessThanOrEqual(0.6)
     expect(scans.mock.calls.length / pushes).toBeLessThanOrEqual(0.8)
     expect(shown()).toBe(scan(text, { tools: ["read_file"] }).text)
   })

@@ -1833,4 +1833,106 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["glm:exec"],
     visible: "",
   },
+  // --- DSML's other spellings (vLLM tests/parser/engine, and proxies' own test suites) ----------------
+  {
+    source: `${VLLM} tests/parser/engine/test_deepseek_v41.py (V4.1: a space after the marker, \`calls\`)`,
+    text: 'Checking.\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name="get_weather">\n<｜DSML｜ parameter name="city" string="true">杭州</｜DSML｜ parameter>\n<｜DSML｜ parameter name="count" string="false">42</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n<｜DSML｜ invoke name="add">\n<｜DSML｜ parameter name="x" string="false">1.5</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>',
+    markup: ["deepseek-dsml:get_weather", "deepseek-dsml:add"],
+    visible: "Checking.\n\n",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_deepseek_v41.py (the wrapper cut short to \`call\`)`,
+    text: 'Checking.\n\n<｜DSML｜ call>\n<｜DSML｜ invoke name="get_weather">\n<｜DSML｜ parameter name="city" string="true">杭州</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "Checking.\n\n",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_deepseek_v4_malformed_recovery.py (\`toolcalls\`, #51914)`,
+    text: '<｜DSML｜toolcalls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Seoul</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "",
+  },
+  {
+    source:
+      "a DSML proxy's tests (whitespace drift: `>` after a space, single quotes, attributes in any order)",
+    text: "checking<|DSML|function_calls ><|DSML|invoke name='lookup_weather'><|DSML|parameter name='city' string='true'>Shanghai</|DSML|parameter><|DSML|parameter string='false'name='days'>2</|DSML|parameter></|DSML|invoke></|DSML|function_calls>",
+    markup: ["deepseek-dsml:lookup_weather"],
+    visible: "checking",
+  },
+  {
+    source: "a DSML proxy's tests (`toolcalls`, a space after the marker, curly quotes)",
+    text: "checking<｜DSML｜toolcalls> <｜DSML｜ invoke name=“lookup_weather”> <｜DSML｜ parameter name=“city” string=“true”>Shanghai</｜DSML｜ parameter> </｜DSML｜ invoke> </｜DSML｜tool_calls>",
+    markup: ["deepseek-dsml:lookup_weather"],
+    visible: "checking",
+  },
+  {
+    source: "a DSML proxy's tests (`<｜DSML｜tool>`, vllm-project/vllm#56141)",
+    text: 'checking<｜DSML｜tool><｜DSML｜invoke name="lookup_weather"><｜DSML｜parameter name="city" string="true">Shanghai</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>',
+    markup: ["deepseek-dsml:lookup_weather"],
+    visible: "checking",
+  },
+  {
+    source: "a DSML proxy's tests (spaced doubled bars, a repeated invoke close, no envelope opener)",
+    text: '< | | DSML | | invoke name="skill">< | | DSML | | parameter name="name" string="true">anima-tagger</ | | DSML | | parameter></ | | DSML | | invoke></ | | DSML | | invoke>< | | DSML | | invoke name="read_image">< | | DSML | | parameter name="file_path" string="true">C:\\images\\sample.png</ | | DSML | | parameter></ | | DSML | | invoke></ | | DSML | | calls>',
+    markup: ["deepseek-dsml:skill", "deepseek-dsml:read_image"],
+    visible: "",
+  },
+  {
+    source: "anomalyco/opencode#24566 (DeepSeek V4 Flash: the envelope's `>` missing)",
+    text: '<｜DSML｜tool_calls\n<｜DSML｜invoke name="question">\n<｜DSML｜parameter name="questions" string="false">[{"question": "xxx：", "options": {"label": "xxx", "description": "xxx"}}]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>',
+    markup: ["deepseek-dsml:question"],
+    visible: "",
+  },
+  {
+    source: "MetaFARS/codex-relay PR #49 (V4 Flash: a parameter written as a self-closing invoke)",
+    text: '<｜｜DSML｜｜tool_calls>\n<｜｜DSML｜｜invoke name="exec_command">\n<｜｜DSML｜｜invoke name="cmd" string="echo alpha" />\n</｜｜DSML｜｜invoke>\n</｜｜DSML｜｜tool_calls>',
+    markup: ["deepseek-dsml:exec_command"],
+    visible: "",
+  },
+  {
+    // A known limit: a DSML tag named after the tool is not read (a literal that ends at the marker,
+    // to read any tag name after it, would be matched at every cut-off DSML marker of a stream).
+    source: "apmantza/pi-free#376 (a DSML tag named after the tool, its arguments as child elements: shown)",
+    text: "<｜DSML｜aio-webcontent>\n <url>https://github.com/runningZ1/union-search-skill</url>\n <budgetTokens>3000</budgetTokens>\n <diff>false</diff>\n</｜DSML｜aio-webcontent>",
+    markup: [],
+    tools: ["aio-webcontent"],
+  },
+
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/deepseekv32_detector.py (format 2: JSON in the invoke)",
+    text: '<｜DSML｜function_calls>\n    <｜DSML｜invoke name="get_favorite_tourist_spot">\n    {\n        "city": "San Francisco"\n    }\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    markup: ["deepseek-dsml:get_favorite_tourist_spot"],
+    visible: "",
+  },
+  // --- vLLM tests/parser/engine/test_glm47_stray_tool_call.py ---------------------------------------
+  {
+    source: `${VLLM} tests/parser/engine/test_glm47_stray_tool_call.py (a stray <tool_call> before the call)`,
+    text: "prose <tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_value>BJ</arg_value></tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "prose ",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_glm47_stray_tool_call.py (a lone stray <tool_call>: text)`,
+    text: "text <tool_call>",
+    markup: [],
+    tools: ["get_weather"],
+  },
+  // --- LM Studio's own convention ------------------------------------------------------------------
+  {
+    source: "a text-tool-call parser's tests (`test_lm_studios_own`: LM Studio's [TOOL_REQUEST] convention)",
+    text: '[TOOL_REQUEST]{"name": "get_weather", "arguments": {"location": "Leeds"}}[END_TOOL_REQUEST]',
+    markup: ["lmstudio:get_weather"],
+    visible: "",
+  },
+  {
+    // A known limit: the bracketed-name form is read from its closer on only (the name and the
+    // arguments before it went out as text); the closer alone is a token of the format.
+    source: "openclaw/openclaw#66178 (LM Studio: a bracketed tool name, its JSON, then [END_TOOL_REQUEST])",
+    text: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n[END_TOOL_REQUEST]',
+    markup: ["lmstudio:?"],
+    tools: ["mempalace_mempalace_search"],
+    recover: [],
+    visible: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n',
+  },
 ]

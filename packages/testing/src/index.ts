@@ -46,6 +46,13 @@ export {
   type TagMentionLabels,
 } from "./step-tools.ts"
 export {
+  type StrayToken,
+  type StrayTokenLabels,
+  type StrayTokenRole,
+  type StrayTokensOptions,
+  strayTokens,
+} from "./stray-tokens.ts"
+export {
   reasoningDelimiters,
   type ThinkingBlockOptions,
   type ThinkingLabels,

@@ -168,6 +168,25 @@ const STEP3 = {
   callEnd: "<｜tool_call_end｜>",
 }
 const MM3 = "]<]minimax[>["
+/** DSML's envelope names and marker spellings (FORMATS.md, deepseek-dsml; internal, also for `strayTokens`). */
+export const DSML_ENVELOPES: readonly string[] = [
+  "function_calls",
+  "tool_calls",
+  "calls",
+  "tool_use",
+  "toolcall",
+  "toolcalls",
+  "tool",
+  "call",
+]
+export const DSML_MARKERS: readonly string[] = [
+  "｜DSML｜",
+  "‖DSML‖",
+  "｜｜DSML｜｜ ",
+  " | DSML | ",
+  "｜DSML｜ ",
+  " | | DSML | | ",
+]
 
 const always = (): boolean => true
 const never = (): boolean => false
@@ -346,18 +365,31 @@ const RENDERERS: Record<FormatId, Renderer> = {
     },
   }),
   "deepseek-dsml": row({
-    // Styles: the envelope's tag (0 V3.2 `function_calls`, 1 V4 `tool_calls`, 2 `calls`), then the
-    // family's marker spellings (zed-industries/zed#59503, AgentFlocks/flocks PR #687, lsdefine/GenericAgent#804):
-    // `｜DSML｜`, `‖DSML‖`, doubled bars with a space, spaced ASCII bars.
+    // Styles: the envelope's tag (V3.2 `function_calls`, V4 `tool_calls`, V4.1 `calls`, and the names
+    // seen in the wild: `tool_use`, `toolcall`, `toolcalls`, `tool`, V4.1's truncated `call`; vLLM
+    // #56141, tests/parser/engine/test_deepseek_v41.py), the family's marker spellings
+    // (zed-industries/zed#59503, AgentFlocks/flocks PR #687, lsdefine/GenericAgent#804, V4.1's
+    // `｜DSML｜ `, spaced doubled bars), whitespace drift (`name = '…'`, `<…tool_calls >`), and a
+    // call's JSON in a ```json fence straight in the envelope (styles 3, 7, 11).
     styles: 12,
-    innerHeader: always,
+    innerHeader: (style) => style % 4 !== 3,
     render: (calls, style) => {
-      const kind = (["function_calls", "tool_calls", "calls"] as const)[style % 3]!
-      const d = (["｜DSML｜", "‖DSML‖", "｜｜DSML｜｜ ", " | DSML | "] as const)[Math.floor(style / 3) % 4]!
+      const kind = DSML_ENVELOPES[style % DSML_ENVELOPES.length]!
+      const d = DSML_MARKERS[style % DSML_MARKERS.length]!
+      const gap = style % 5 === 2 ? " " : ""
+      if (style % 4 === 3) {
+        return {
+          head: [open(`<${d}${kind}${gap}>\n\`\`\`json\n`)],
+          calls: calls.map((call) => jsonCall(call, "arguments", true)),
+          separator: "\n",
+          tail: [close(`\n\`\`\`\n</${d}${kind}>`)],
+        }
+      }
+      const nameAttr = (name: string): string => (style % 5 === 1 ? `name = '${name}'` : `name="${name}"`)
       return {
-        head: [open(`<${d}${kind}>\n`)],
+        head: [open(`<${d}${kind}${gap}>\n`)],
         calls: calls.map((call) => [
-          syntax(`<${d}invoke name="${call.name}">\n`),
+          syntax(`<${d}invoke ${nameAttr(call.name)}>\n`),
           ...namedParams(call.args, `${d}parameter`, `${d}parameter`, "\n", true),
           syntax(`</${d}invoke>`),
         ]),
@@ -725,6 +757,10 @@ const RENDERERS: Record<FormatId, Renderer> = {
         tail: [close(tag("<|close|>", "tools"))],
       }
     },
+  }),
+  lmstudio: row({
+    // LM Studio's own convention (its tool-use prompt): one call object a request.
+    render: (calls) => jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.

@@ -53,7 +53,8 @@ const ENVELOPED: readonly LeakVariant[] = [
 /**
  * A leak that carries an envelope token, and the tools offered in the step it was written in: any
  * subset of the toolkit, often without the tool the call names (the AI SDK's `activeTools`, a
- * tool removed since the last turn). The labels are relative to that step: a call naming a tool
+ * tool removed since the last turn), but always with the tool of a call cut off before its closer
+ * (its opener alone, a tag prose writes, is no envelope token). The labels are relative to that step: a call naming a tool
  * outside it is reported with `offered: false` and is not recoverable; every envelope token is
  * withheld all the same. Bare headers and start-anchored calls, which carry no envelope token,
  * are not drawn.
@@ -85,7 +86,12 @@ export function offeredInStep(options: OfferedInStepOptions): fc.Arbitrary<Sampl
       leakedCall({ tools: options.tools, format, variants: ENVELOPED, anchored: "exclude" }),
       fc.subarray([...options.tools]),
     )
-    .map(([leak, offered]) => {
+    .map(([leak, drawn]) => {
+      // A call cut off before its closer carries only its opener and name; where the opener is a tag
+      // prose writes (GLM's `<tool_call>NAME` at the end of the stream), only an offered name makes
+      // it a call. So the step offers the tool of a call that lost its closer.
+      const cut = leak.labels.variant === "missing-closing" ? leak.labels.calls.at(-1)?.toolName : undefined
+      const offered = cut === undefined || drawn.includes(cut) ? drawn : [...drawn, cut]
       const calls = leak.labels.calls.map(
         (call): CallLabel => ({
           ...call,

@@ -14,6 +14,7 @@ import {
   leakVariants,
   prose,
   response,
+  strayTokens,
   thinkingBlock,
 } from "../src/index.ts"
 import { type CallSpec, formatSpecs } from "../src/leak-formats.ts"
@@ -269,6 +270,49 @@ describe("thinkingBlock / response", () => {
       expect(labels.formats).toEqual(labels.calls.map((call) => call.format))
     },
   )
+})
+
+describe("strayTokens", () => {
+  test.prop([strayTokens()])(
+    "the visible text is the text without its tokens, in order; each token stands alone between words",
+    ({ text, labels }) => {
+      let rest = text
+      let shown = ""
+      for (const token of labels.tokens) {
+        const at = rest.indexOf(token.text)
+        expect(at).toBeGreaterThan(0)
+        expect(rest[at - 1]).toBe(" ")
+        expect(rest[at + token.text.length]).toBe(" ")
+        shown += rest.slice(0, at)
+        rest = rest.slice(at + token.text.length)
+      }
+      expect(shown + rest).toBe(labels.visible)
+      expect(labels.calls).toEqual([])
+    },
+  )
+
+  it("draws every family in every role it has", () => {
+    const seen = new Set(
+      fc
+        .sample(strayTokens(), { numRuns: 400, seed: 7 })
+        .flatMap(({ labels }) => labels.tokens.map((t) => `${t.format}:${t.role}`)),
+    )
+    expect([...seen].sort()).toEqual(
+      [
+        "deepseek-dsml:close",
+        "deepseek-dsml:open",
+        "hunyuan:call",
+        "hunyuan:close",
+        "hunyuan:open",
+        "kimi-k3:close",
+        "kimi-k3:open",
+        "lmstudio:close",
+        "lmstudio:open",
+        "minimax-m3:close",
+        "minimax-m3:open",
+      ].sort(),
+    )
+  })
 })
 
 describe("chunked", () => {

@@ -22,6 +22,7 @@ import {
   proseTagMentions,
   response,
   type Sample,
+  strayTokens,
 } from "../src/index.ts"
 import { variantsOf } from "../src/leaked-call.ts"
 
@@ -182,6 +183,32 @@ describe("the detector against the arbitraries", () => {
         at = m.end
       }
       expect(result.text).toBe(outside + text.slice(at))
+    },
+  )
+
+  test.prop([withChunks(strayTokens())])(
+    "a family's special token alone, in any spelling, is withheld and reported in its role; the prose around it is shown",
+    ([{ labels }, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(result.text).toBe(labels.visible)
+      expect(
+        result.markup.map((m) => ({
+          format: m.format,
+          toolName: m.toolName,
+          opening: m.opening,
+          closing: m.closing,
+          complete: m.complete,
+        })),
+      ).toEqual(
+        labels.tokens.map((t) => ({
+          format: t.format,
+          toolName: undefined,
+          opening: t.role === "open",
+          closing: t.role === "close",
+          complete: t.role === "close",
+        })),
+      )
+      expect(result.markup.some((m) => isRecoverable(m))).toBe(false)
     },
   )
 
