@@ -32,6 +32,15 @@ const routes = new Map<string, (res: ServerResponse) => void>([
   ["/slow/models", (res) => res.writeHead(200).flushHeaders()],
   // The connection closed before any answer (undici's \`UND_ERR_SOCKET\`: "other side closed").
   ["/closed/models", (res) => res.socket?.destroy()],
+  // Headers and part of the list, then the connection closes: no list, and not for want of one.
+  [
+    "/cut/models",
+    (res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" })
+      res.write('{"object":"list","data":[')
+      setTimeout(() => res.socket?.destroy(), 50)
+    },
+  ],
 ])
 
 let server: Server
@@ -89,6 +98,10 @@ describe("upstreamModels", () => {
     expect(await upstreamModels(`http://${base}/closed`, { timeoutMs: 10_000 })).toEqual({
       kind: "unreachable",
       reason: `the connection to http://${base}/closed/models was closed before a complete answer`,
+    })
+    expect(await upstreamModels(`http://${base}/cut`, { timeoutMs: 10_000 })).toEqual({
+      kind: "unreachable",
+      reason: `the connection to http://${base}/cut/models was closed before a complete answer`,
     })
     const port = await closedPort()
     expect(await upstreamModels(`http://127.0.0.1:${port}/v1`, { timeoutMs: 10_000 })).toEqual({
