@@ -65,7 +65,7 @@ export interface CliResult {
 /**
  * Runs a CLI to its end with stdin closed (Codex and opencode wait on an open stdin forever) and
  * only `PATH` and `env` in its environment; kills it after `timeoutMs` (default 180 s), or when
- * `signal` aborts.
+ * `signal` aborts. A CLI that cannot start ends with code `null` and the reason in `stderr`.
  *
  * @example
  * ```ts
@@ -93,11 +93,15 @@ export function runCli(
     const kill = () => child.kill("SIGKILL")
     const timer = setTimeout(kill, options.timeoutMs ?? 180_000)
     options.signal?.addEventListener("abort", kill, { once: true })
-    child.on("close", (code) => {
+    const done = (code: number | null, error?: Error) => {
       clearTimeout(timer)
       options.signal?.removeEventListener("abort", kill)
-      resolve({ code, stdout, stderr })
-    })
+      resolve({ code, stdout, stderr: error === undefined ? stderr : `${stderr}${error.message}\n` })
+    }
+    // A binary that cannot start (gone from the prefix, not executable) emits `error` and no
+    // `close`: without this the run would wait forever and the error would end the process.
+    child.once("error", (error) => done(null, error))
+    child.on("close", (code) => done(code))
   })
 }
 

@@ -3,12 +3,18 @@
  * server (probe, report's `--metrics`, serve's start-up models check) says it the same way.
  */
 
+/**
+ * A network error code: the system's (`ECONNREFUSED`), the resolver's (`EAI_AGAIN`) or undici's
+ * (`UND_ERR_SOCKET`: the other side closed the connection). Not Node's `ERR_…` codes of API misuse.
+ */
+const NETWORK_CODE = /^(?:E[A-Z]+|EAI_[A-Z]+|UND_ERR_[A-Z_]+)$/
+
 /** The network error code somewhere in an error's `cause` chain (`ECONNREFUSED`, …). */
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error
   for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
     const code = (current as { code?: unknown }).code
-    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code
+    if (typeof code === "string" && NETWORK_CODE.test(code)) return code
     // undici wraps several attempts (IPv4, IPv6) in an AggregateError.
     const errors = (current as { errors?: unknown }).errors
     if (Array.isArray(errors) && errors.length > 0) current = errors[0]

@@ -67,13 +67,17 @@ export async function upstreamModels(
     await response.body?.cancel()
     return { kind: "status", status: response.status }
   }
+  // Read, then parsed: a body that timed out or broke off is no answer, one that is not JSON no list.
+  let text: string
+  try {
+    text = await response.text()
+  } catch (error) {
+    return { kind: "unreachable", reason: describeConnectionError(error, url.href, timeoutMs) }
+  }
   let body: unknown
   try {
-    body = await response.json()
-  } catch (error) {
-    // The body timed out or broke off, or is not JSON.
-    if (error instanceof Error && error.name === "TimeoutError")
-      return { kind: "unreachable", reason: describeConnectionError(error, url.href, timeoutMs) }
+    body = JSON.parse(text)
+  } catch {
     return { kind: "not-a-list" }
   }
   const models = readModelList(body)

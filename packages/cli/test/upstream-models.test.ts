@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describeConnectionError } from "../src/connection-error.ts"
 import { modelOwners } from "../src/probe/model-owners.ts"
 import { upstreamModels } from "../src/upstream-models.ts"
 import { closedPort } from "./support.ts"
@@ -29,6 +30,17 @@ const routes = new Map<string, (res: ServerResponse) => void>([
   ["/object/models", (res) => res.writeHead(200).end(JSON.stringify({ models: ["a"] }))],
   // Headers, then nothing: the client's timeout must end the wait.
   ["/slow/models", (res) => res.writeHead(200).flushHeaders()],
+  // The connection closed before any answer (undici's \`UND_ERR_SOCKET\`: "other side closed").
+  ["/closed/models", (res) => res.socket?.destroy()],
+  // Headers and part of the list, then the connection closes: no list, and not for want of one.
+  [
+    "/cut/models",
+    (res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" })
+      res.write('{"object":"list","data":[')
+      setTimeout(() => res.socket?.destroy(), 50)
+    },
+  ],
 ])
 
 let server: Server
@@ -83,6 +95,14 @@ describe("upstreamModels", () => {
       kind: "unreachable",
       reason: `no answer from http://${base}/slow/models within 0.3 s`,
     })
+    expect(await upstreamModels(`http://${base}/closed`, { timeoutMs: 10_000 })).toEqual({
+      kind: "unreachable",
+      reason: `the connection to http://${base}/closed/models was closed before a complete answer`,
+    })
+    expect(await upstreamModels(`http://${base}/cut`, { timeoutMs: 10_000 })).toEqual({
+      kind: "unreachable",
+      reason: `the connection to http://${base}/cut/models was closed before a complete answer`,
+    })
     const port = await closedPort()
     expect(await upstreamModels(`http://127.0.0.1:${port}/v1`, { timeoutMs: 10_000 })).toEqual({
       kind: "unreachable",
@@ -96,5 +116,17 @@ describe("modelOwners reads the same list", () => {
     expect(await modelOwners(`http://${base}/v1`, "qwen3-coder", "k", 10_000)).toEqual(["vllm"])
     expect(await modelOwners(`http://${base}/v1`, "missing", "k", 10_000)).toEqual(["vllm", "someone"])
     expect(await modelOwners(`http://${base}/down`, "qwen3-coder", "k", 10_000)).toEqual([])
+  })
+})
+
+describe("describeConnectionError", () => {
+  it("reads a resolver's temporary failure as a host that does not resolve (EAI_AGAIN, not reproducible on demand)", () => {
+    // The shape of undici's rejection when getaddrinfo fails without DNS: `fetch failed`, its cause
+    // Node's resolver error with the code.
+    const cause = Object.assign(new Error("getaddrinfo EAI_AGAIN upstream.lan"), { code: "EAI_AGAIN" })
+    const error = new TypeError("fetch failed", { cause })
+    expect(describeConnectionError(error, "http://upstream.lan/v1/models")).toBe(
+      "cannot resolve the host of http://upstream.lan/v1/models (check its spelling)",
+    )
   })
 })

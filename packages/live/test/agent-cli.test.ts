@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { join } from "node:path"
-import { afterToolResult, agentCli, isInstalled, offersTools } from "@tool-rescue/agent-clis"
+import { afterToolResult, agentCli, isInstalled, offersTools, runCli } from "@tool-rescue/agent-clis"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
 import OpenAI from "openai"
@@ -162,4 +162,13 @@ describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE
     expect(opencode?.tasks[0]).toMatchObject({ outcome: "recovery-error", code: "repeated-markup" })
     expect(passed(report)).toBe(true)
   }, 300_000)
+})
+
+describe("runCli", () => {
+  it("answers a CLI that cannot start (its binary gone) with its error, instead of throwing out of the run", async () => {
+    const missing = join(import.meta.dirname, "no-such-cli")
+    const result = await runCli(missing, ["run"], {}, import.meta.dirname)
+    expect(result.code).toBeNull()
+    expect(result.stderr).toContain("ENOENT")
+  })
 })

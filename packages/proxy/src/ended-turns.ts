@@ -79,11 +79,19 @@ export class EndedTurns {
     return entry.turn
   }
 
-  /** Remembers how the turn `key` (of `shape`) ended (the newest, so the last to be forgotten). */
+  /**
+   * Remembers how the turn `key` (of `shape`) ended (the newest, so the last to be forgotten).
+   * A turn still remembered is a resend's: its retries add to those remembered (`turn.recoveries`
+   * counts only the resend's own), so every resend spends from one budget. Otherwise, with
+   * `maxRecoveries` 2 and a retry that fails upstream or a client that leaves during it, each
+   * resend would get one more retry, without end.
+   */
   set(key: string, turn: EndedTurn, shape = ""): void {
     const now = this.now()
+    const before = this.get(key)
     this.forget(key)
-    this.entries.set(key, { turn, until: now + this.ttlMs, shape })
+    const spent = before === undefined ? turn : { ...turn, recoveries: before.recoveries + turn.recoveries }
+    this.entries.set(key, { turn: spent, until: now + this.ttlMs, shape })
     this.shapes.set(shape, (this.shapes.get(shape) ?? 0) + 1)
     this.sweep(now)
   }

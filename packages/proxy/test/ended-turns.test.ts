@@ -3,6 +3,8 @@
  * remembered turn is forgotten once its time is up: the clock is the test's, no timers); and, in
  * the proxy, a resend is answered from it only for the same client and the same conversation.
  */
+
+import type { ReplayStep } from "@tool-rescue/testing"
 import fc from "fast-check"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
@@ -104,8 +106,25 @@ describe("EndedTurns", () => {
     turns.set("c", ended)
     expect(turns.size).toBe(2)
     expect(turns.get("b")).toBeUndefined()
-    expect(turns.get("a")).toEqual(ended)
+    expect(turns.get("a")).toEqual({ recoveries: 2 })
     expect(turns.get("c")).toEqual(ended)
+  })
+
+  it("adds a resend's retries to those its turn spent while it is remembered, and starts again once forgotten", () => {
+    let now = 1000
+    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
+    turns.set("a", { recoveries: 1 })
+    turns.set("a", { recoveries: 1 })
+    expect(turns.get("a")).toEqual({ recoveries: 2 })
+    const error = {
+      status: 422,
+      error: { message: "again", type: "tool_call_recovery_error", code: "repeated-markup" },
+    }
+    turns.set("a", { recoveries: 0, error })
+    expect(turns.get("a")).toEqual({ recoveries: 2, error })
+    now = 1050
+    turns.set("a", { recoveries: 1 })
+    expect(turns.get("a")).toEqual({ recoveries: 1 })
   })
 
   it("a turn's key: the same for a resend streamed or not, another for another client or another conversation", async () => {
@@ -159,5 +178,23 @@ describe("the proxy's memory of the turns it ended", () => {
     expect((resent as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
     // The leak of the resend ends the turn: its budget was spent on the retry that failed.
     expect(harness.turns()).toBe(3)
+  })
+
+  it("resends spend one budget: with maxRecoveries 2 and retries that fail upstream, the third send gets no retry", async () => {
+    const script: ReplayStep[] = []
+    for (let i = 0; i < 4; i++)
+      script.push({ content: QWEN_LEAK }, { httpError: { status: 500, message: "boom" } })
+    const harness = await startHarness(script, { maxRecoveries: 2 })
+    const sent = []
+    for (let i = 0; i < 4; i++)
+      sent.push(
+        await client(harness)
+          .chat.completions.create(request)
+          .catch((error: unknown) => (error as InstanceType<typeof OpenAI.APIError>).status),
+      )
+    // A leak and its retry (500), a resend's leak and its retry (500): two retries spent. The
+    // third send's leak ends the turn (422) and the fourth gets that error from the memory.
+    expect(sent).toEqual([500, 500, 422, 422])
+    expect(harness.turns()).toBe(5)
   })
 })

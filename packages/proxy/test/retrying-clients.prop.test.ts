@@ -3,9 +3,11 @@
  * `maxRecoveries + 1` = 2 upstream requests per user turn, however the client resends the turn
  * the proxy failed — on an error, on a stream that ended without its success event (as Codex
  * CLI takes an `error` event), N times, streamed or not (as Claude Code falls back to a
- * non-streamed request when its router drops an error chunk). Over real HTTP, raw `fetch`, against
- * the replay server.
+ * non-streamed request when its router drops an error chunk). With `maxRecoveries` 2 and retries
+ * that fail upstream, the resends share the turn's two retries. Over real HTTP, raw `fetch`,
+ * against the replay server.
  */
+import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Harness, QWEN_LEAK, startHarness } from "./support/harness.ts"
@@ -84,6 +86,45 @@ describe("any client retry policy: upstream requests per turn ≤ 2", () => {
           expect(upstream).toBeLessThanOrEqual(2)
         }),
         { numRuns: 15 },
+      )
+    })
+  }
+})
+
+describe("maxRecoveries 2, every retry failing upstream: retries per turn ≤ 2, however the client resends", () => {
+  let harness: Harness
+  beforeAll(async () => {
+    // The model leaks every time; the upstream fails every retry (a provider error is final:
+    // the client may resend, and each resend's own request goes upstream, but never a retry
+    // beyond the turn's budget, which resends share).
+    harness = await startHarness(
+      (request) =>
+        isRetryRequest(request.body)
+          ? { httpError: { status: 500, message: "boom" } }
+          : { content: `I will run it.${QWEN_LEAK}`, chunkSize: 7 },
+      { maxRecoveries: 2 },
+    )
+  })
+  afterAll(() => harness.close())
+
+  let turn = 0
+  for (const client of protocolClients) {
+    it(`${client.name}: resend on error, on close, always; N times; streamed or not`, async () => {
+      await fc.assert(
+        fc.asyncProperty(aPolicy, async ({ when, resends: streams }) => {
+          const prompt = `Show me b.ts (turn ${turn++})`
+          const body = withPrompt(client.name, client.body, prompt)
+          let seen = await send(harness, client.path, body, true)
+          for (const stream of streams) {
+            if (!resends(when, seen)) break
+            seen = await send(harness, client.path, body, stream)
+          }
+          const retries = harness.upstream.requests.filter(
+            (r) => r.rawBody.includes(prompt) && isRetryRequest(r.body),
+          ).length
+          expect(retries).toBeLessThanOrEqual(2)
+        }),
+        { numRuns: 10 },
       )
     })
   }

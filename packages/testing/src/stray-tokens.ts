@@ -11,10 +11,28 @@ import type { Labels, Sample } from "./labels.ts"
 import { DSML_ENVELOPES, DSML_MARKERS } from "./leak-formats.ts"
 import { noLabels, words } from "./prose.ts"
 
-/** What a lone token leaves due: an opener or a call's own token leaves its envelope open; a closer ends it. */
+/**
+ * What a lone token leaves due: an opener or a call's own token leaves its envelope open; a closer ends it.
+ *
+ * @example
+ * ```ts
+ * import type { StrayTokenRole } from "@tool-rescue/testing"
+ *
+ * const closes = (role: StrayTokenRole) => role === "close"
+ * ```
+ */
 export type StrayTokenRole = "open" | "call" | "close"
 
-/** One lone token in a {@link strayTokens} value. */
+/**
+ * One lone token in a {@link strayTokens} value.
+ *
+ * @example
+ * ```ts
+ * import type { StrayToken } from "@tool-rescue/testing"
+ *
+ * const token: StrayToken = { format: "hunyuan", role: "close", text: "</tool_call:opensource>" }
+ * ```
+ */
 export interface StrayToken {
   readonly format: FormatId
   readonly role: StrayTokenRole
@@ -22,7 +40,16 @@ export interface StrayToken {
   readonly text: string
 }
 
-/** Labels of a {@link strayTokens} value: no call, the tokens to withhold and the prose to show. */
+/**
+ * Labels of a {@link strayTokens} value: no call, the tokens to withhold and the prose to show.
+ *
+ * @example
+ * ```ts
+ * import type { StrayTokenLabels } from "@tool-rescue/testing"
+ *
+ * const formats = (labels: StrayTokenLabels) => labels.tokens.map((token) => token.format)
+ * ```
+ */
 export interface StrayTokenLabels extends Labels {
   readonly calls: readonly []
   /** Every lone token, in order: each is withheld and reported as one markup of its format, naming no tool. */
