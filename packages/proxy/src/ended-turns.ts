@@ -105,6 +105,11 @@ export class EndedTurns {
     }
   }
 
+  /** Forgets the turn `key`: it ended with an answer, so an identical request is a new turn. */
+  delete(key: string): void {
+    this.forget(key)
+  }
+
   private forget(key: string): void {
     const entry = this.entries.get(key)
     if (entry === undefined) return

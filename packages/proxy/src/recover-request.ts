@@ -97,8 +97,11 @@ interface Call {
   readonly sink: StreamSink
   /** The turn's log line, when the proxy has a logger. */
   readonly log: TurnLog | undefined
-  /** The turn's key in `context.endedTurns`, when the request had to compute it already. */
-  readonly key: string | undefined
+  /**
+   * The turn's key in `context.endedTurns`, once computed: before the request went upstream
+   * (its shape was remembered) or when its first retry started.
+   */
+  key: string | undefined
   /** The turn's shape (`turnShape`): remembered with its key should the turn end. */
   readonly shape: string
 }
@@ -358,23 +361,39 @@ function replanned(context: ProxyContext, request: TurnRequest, ended: EndedTurn
   return plan
 }
 
+/** The turn's key (see `turnKey`), computed once per request. */
+async function keyOf(call: Call): Promise<string> {
+  call.key ??= await turnKey(
+    call.protocol,
+    JSON.parse(decoder.decode(call.bytes)) as Body,
+    credentials(call.clientHeaders),
+  )
+  return call.key
+}
+
 /**
- * Remembers the turn that ended with `error` after `rounds` retries, before the client hears of
- * it (so its resend finds it): a turn recovery gave up on is answered again with its error; one
- * that spent retries and then failed otherwise (the upstream, the client leaving) keeps them
- * spent. A turn that failed before any retry costs a resend nothing more: not remembered.
+ * Counts a retry against the turn before it is sent: a resend that arrives while it runs (a
+ * client that reconnected) finds it spent, not a fresh budget. The retry is rare, so computing
+ * the key first costs the common path nothing.
  */
-async function rememberTurn(call: Call, rounds: number, error: unknown): Promise<void> {
+async function spendRetry(call: Call): Promise<void> {
+  call.context.endedTurns.set(await keyOf(call), { recoveries: 1, error: undefined }, call.shape)
+}
+
+/**
+ * Settles the turn in the memory once it ended, before the client hears of it (so its resend
+ * finds it). A turn recovery gave up on is answered again with its error; one that failed
+ * otherwise (the upstream, the client leaving) keeps the retries it spent (counted as each
+ * started); one that ended with an answer is forgotten, so asking again is a new turn.
+ */
+async function settleTurn(call: Call, error?: unknown): Promise<void> {
+  const { endedTurns } = call.context
+  if (error === undefined) {
+    if (call.key !== undefined) endedTurns.delete(call.key)
+    return
+  }
   const gaveUp = givenUp(call, error)
-  if (rounds === 0 && gaveUp === undefined) return
-  const key =
-    call.key ??
-    (await turnKey(
-      call.protocol,
-      JSON.parse(decoder.decode(call.bytes)) as Body,
-      credentials(call.clientHeaders),
-    ))
-  call.context.endedTurns.set(key, { recoveries: rounds, error: gaveUp }, call.shape)
+  if (gaveUp !== undefined) endedTurns.set(await keyOf(call), { recoveries: 0, error: gaveUp }, call.shape)
 }
 
 /** The proxy's error for a turn recovery gave up on (not one the client left). */
@@ -437,6 +456,7 @@ async function sendRetry(
   signal: AbortSignal,
   contentType: string,
 ) {
+  await spendRetry(call)
   const body = JSON.parse(decoder.decode(call.bytes)) as Body
   const retry = call.protocol.wire.retryBody(body, instruction ?? "", call.plan.placement)
   const headers = {
@@ -639,6 +659,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
         const step = await turn.next()
         if (step.done === true) {
           if (call.protocol.wire.sentinel && this.sentinel) tail = "data: [DONE]\n\n"
+          await settleTurn(call)
           this.end = {}
           break
         }
@@ -649,7 +670,7 @@ class RecoveredStream implements ByteReader, SseMapper<NormalizedPart<unknown>>,
         if (items.length > 0 && this.source?.buffered() !== true) break
       }
     } catch (error) {
-      await rememberTurn(call, this.round, error).catch(() => undefined)
+      await settleTurn(call, error).catch(() => undefined)
       const gaveUp = givenUp(call, error)
       const final = gaveUp === undefined ? undefined : splicer.fail?.(gaveUp.error)
       const frame = call.controller.signal.aborted ? "" : final === undefined ? failureFrame(call, error) : ""
@@ -705,10 +726,11 @@ async function recoverJson(call: Call, first: UpstreamResponse): Promise<Respons
   })
   try {
     const result = recovered(call, await api.result(turn, splicerSettings(call)), round)
+    await settleTurn(call)
     const headers = clientResponseHeaders(first.headers)
     return new Response(JSON.stringify(result), { status: first.status, headers })
   } catch (error) {
-    await rememberTurn(call, round, error).catch(() => undefined)
+    await settleTurn(call, error).catch(() => undefined)
     return failureResponse(call, error)
   }
 }

@@ -7,7 +7,7 @@
 import type { ReplayStep } from "@tool-rescue/testing"
 import fc from "fast-check"
 import OpenAI from "openai"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { EndedTurns, turnKey, turnShape } from "../src/ended-turns.ts"
 import { protocols } from "../src/protocols.ts"
 import { harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
@@ -178,6 +178,43 @@ describe("the proxy's memory of the turns it ended", () => {
     expect((resent as InstanceType<typeof OpenAI.APIError>).code).toBe("repeated-markup")
     // The leak of the resend ends the turn: its budget was spent on the retry that failed.
     expect(harness.turns()).toBe(3)
+  })
+
+  it("a resend that arrives while the turn's retry runs finds the retry spent: no second retry upstream", async () => {
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let requests = 0
+    const harness = await startHarness(async () => {
+      requests += 1
+      // The first send's retry (the second request) waits until the resend has been answered.
+      if (requests === 2) await held
+      return { content: QWEN_LEAK }
+    })
+    const code = (error: unknown) => (error as InstanceType<typeof OpenAI.APIError>).code
+    const first = client(harness).chat.completions.create(request).catch(code)
+    await vi.waitFor(() => expect(harness.turns()).toBe(2), { timeout: 10_000 })
+    // The resend's leak ends the turn at once: its budget went to the retry still running.
+    expect(await client(harness).chat.completions.create(request).catch(code)).toBe("repeated-markup")
+    expect(harness.turns()).toBe(3)
+    release()
+    expect(await first).toBe("repeated-markup")
+    expect(harness.turns()).toBe(3)
+  })
+
+  it("a turn that ended with an answer is forgotten: asking the same again is a new turn with its own retry", async () => {
+    const harness = await startHarness([
+      { content: QWEN_LEAK },
+      { content: "The file is empty." },
+      { content: QWEN_LEAK },
+      { content: "Still empty." },
+    ])
+    const answer = async () =>
+      (await client(harness).chat.completions.create(request)).choices[0]?.message.content
+    expect(await answer()).toContain("The file is empty.")
+    expect(await answer()).toContain("Still empty.")
+    expect(harness.turns()).toBe(4)
   })
 
   it("resends spend one budget: with maxRecoveries 2 and retries that fail upstream, the third send gets no retry", async () => {
