@@ -157,7 +157,9 @@ const encoder = new TextEncoder()
 /**
  * The key of a request's turn: a SHA-256 of the protocol, the client's credentials (so clients of
  * a shared proxy never meet each other's turns) and the request's conversation fields (the
- * protocol's `conversation`: what a resend repeats, whether or not it streams).
+ * protocol's `conversation`: what a resend repeats, whether or not it streams). Objects are
+ * read in key order, so a client that rebuilds its request with its keys in another order resends
+ * the same turn.
  */
 export async function turnKey(
   protocol: Protocol,
@@ -166,8 +168,16 @@ export async function turnKey(
 ): Promise<string> {
   const parts: unknown[] = [protocol.name, credentials ?? null]
   for (const field of protocol.wire.conversation) parts.push(body[field] ?? null)
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(parts)))
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(parts, sortedKeys)))
   let hex = ""
   for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0")
   return hex
+}
+
+/** A `JSON.stringify` replacer that writes each object's keys sorted (arrays keep their order). */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value
+  const sorted: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key]
+  return sorted
 }

@@ -136,6 +136,25 @@ describe("EndedTurns", () => {
       await turnKey(protocols.chat, { ...body, messages: [{ role: "user", content: "ho" }] }, "Bearer a"),
     ).not.toBe(key)
   })
+
+  it("a turn's key does not depend on the order of the keys in its objects (property)", async () => {
+    /** `value` with every object's keys in reverse order. */
+    const reversed = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reversed)
+      if (typeof value !== "object" || value === null) return value
+      return Object.fromEntries(
+        Object.entries(value)
+          .reverse()
+          .map(([key, item]) => [key, reversed(item)]),
+      )
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.dictionary(fc.string(), fc.jsonValue())), async (messages) => {
+        const key = await turnKey(protocols.chat, { messages }, "Bearer a")
+        expect(await turnKey(protocols.chat, { messages: reversed(messages) }, "Bearer a")).toBe(key)
+      }),
+    )
+  })
 })
 
 const startHarness = harnessPerTest()
