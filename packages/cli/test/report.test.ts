@@ -128,6 +128,16 @@ describe("tool-rescue report", () => {
     expect(second.formats).toEqual([{ name: "hermes", records: 1 }])
   })
 
+  it("counts a newer log's outcome under its own name, and an empty one as unknown, not as malformed lines", async () => {
+    const lines = [current({ outcome: "cancelled", protocol: "realtime" }), current({ outcome: "" })]
+    const data = JSON.parse((await report([await log("a.jsonl", lines), "--json"])).stdout) as ReportData
+    expect(data.records).toBe(2)
+    expect(data.outcomes).toEqual([
+      { name: "cancelled", records: 1 },
+      { name: "unknown", records: 1 },
+    ])
+  })
+
   it("--since leaves out earlier and undated records", async () => {
     const path = await log("a.jsonl", [...LOG, { ...old, time: undefined }])
     const data = JSON.parse((await report([path, "--since", "2026-11-30", "--json"])).stdout) as ReportData
