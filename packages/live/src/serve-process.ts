@@ -5,10 +5,14 @@
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { errorCodeOutcomes, type RecoveryOutcome } from "@tool-rescue/recovery/adapter"
 
 /** The leaks the proxy saw, by how they ended. */
 export interface ProxyCounts {
-  /** Leaked calls (`tool_rescue_proxy_leaks_total`, every outcome). */
+  /**
+   * Recoverable markup (`tool_rescue_proxy_leaks_total` but for markup kept as text): what the
+   * in-process adapters count as `markup-detected` events of reason `recoverable`.
+   */
   readonly leaks: number
   /** Leaks whose retry brought a structured call (outcome `recovered`). */
   readonly recoveries: number
@@ -82,13 +86,16 @@ export async function startServe(
   }
 }
 
-/** The `ToolCallRecoveryError` code of each failed outcome (recovery's `recoveryOutcome`, reversed). */
-const errorCodes: Readonly<Record<string, string>> = {
-  repeated: "repeated-markup",
-  truncated: "truncated-call",
-  "persist-failed": "persist-failed",
-  aborted: "aborted",
-}
+/** The `ToolCallRecoveryError` code of each failed outcome: recovery's own mapping, reversed. */
+const errorCodes: ReadonlyMap<string, string> = new Map(
+  Object.entries(errorCodeOutcomes).map(([code, outcome]) => [outcome, code]),
+)
+
+/**
+ * Outcomes of markup kept as text (`not-offered`, `in-reasoning`): the proxy counts it in
+ * `leaks_total`, but it is never retried, so it is not a leak of the report.
+ */
+const KEPT_AS_TEXT: ReadonlySet<string> = new Set<RecoveryOutcome>(["not-offered", "in-reasoning"])
 
 /**
  * The leak counts of a Prometheus text exposition.
@@ -107,9 +114,10 @@ export function parseCounts(metrics: string): ProxyCounts {
     if (!line.startsWith("tool_rescue_proxy_leaks_total{")) continue
     const n = Number(line.slice(line.lastIndexOf(" ") + 1))
     const outcome = /outcome="([^"]*)"/.exec(line)?.[1] ?? ""
+    if (KEPT_AS_TEXT.has(outcome)) continue
     leaks += n
     if (outcome === "recovered") recoveries += n
-    const code = errorCodes[outcome]
+    const code = errorCodes.get(outcome)
     if (code !== undefined) errors[code] = (errors[code] ?? 0) + n
   }
   return { leaks, recoveries, errors }

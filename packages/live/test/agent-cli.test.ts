@@ -37,11 +37,13 @@ const leak = (tool: string, argument: string, value: string) =>
   `I'll read it.\n<function=${tool}>\n<parameter=${argument}>\n${value}\n</parameter>\n</function>\n</tool_call>`
 
 describe("tool-rescue serve as a process", () => {
-  it("counts a leak and its recovery in /metrics", async () => {
+  it("counts a leak and its recovery in /metrics, and not markup kept as text", async () => {
     const upstream = await startReplayServer({
       script: [
         { content: leak("read_file", "path", "a.ts"), chunkSize: 7 },
         { toolCalls: [{ name: "read_file", arguments: '{"path":"a.ts"}' }] },
+        // A tool that is not offered: kept as text, never retried, so not a leak of the report.
+        { content: leak("delete_file", "path", "a.ts"), chunkSize: 7 },
       ],
     })
     cleanups.push(() => upstream.close())
@@ -60,16 +62,31 @@ describe("tool-rescue serve as a process", () => {
       ["read_file"],
     )
     expect(await serve.counts()).toEqual({ leaks: 1, recoveries: 1, errors: {} })
+    await client.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "delete a.ts" }],
+      tools: [{ type: "function", function: { name: "read_file", parameters: { type: "object" } } }],
+    })
+    expect(await serve.counts()).toEqual({ leaks: 1, recoveries: 1, errors: {} })
   })
 
-  it("reads failed outcomes as recovery error codes", () => {
+  it("reads failed outcomes as recovery error codes, and leaves out markup kept as text", () => {
     const line = (outcome: string, n: number) =>
       `tool_rescue_proxy_leaks_total{protocol="chat",format="qwen3-coder",outcome="${outcome}",model="m"} ${n}`
-    expect(
-      parseCounts(
-        ["# HELP x", line("recovered", 2), line("repeated", 1), line("not-offered", 1), ""].join("\n"),
-      ),
-    ).toEqual({ leaks: 4, recoveries: 2, errors: { "repeated-markup": 1 } })
+    const metrics = [
+      "# HELP x",
+      line("recovered", 2),
+      line("repeated", 1),
+      line("truncated", 1),
+      line("not-offered", 1),
+      line("in-reasoning", 3),
+      "",
+    ]
+    expect(parseCounts(metrics.join("\n"))).toEqual({
+      leaks: 4,
+      recoveries: 2,
+      errors: { "repeated-markup": 1, "truncated-call": 1 },
+    })
   })
 
   it("a serve that cannot start says why", async () => {

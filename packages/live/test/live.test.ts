@@ -24,6 +24,11 @@ const ANSWER = "config.json sets port 4173."
 /** A Qwen3-Coder call written as text, the opening `<tool_call>` missing (ollama/ollama#16686). */
 const leak =
   "I'll read the config.\n\n<function=read_file>\n<parameter=path>\nconfig.json\n</parameter>\n</function>\n</tool_call>"
+/**
+ * The answer ends with a call of a tool that is not offered: markup kept as text, never retried,
+ * so not a leak of the report (the proxy's `/metrics` does not count it as one either).
+ */
+const keptAsText = `${ANSWER}\n\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "config.json"}}\n</tool_call>`
 /** The retry leaks again, as Hermes JSON. */
 const retryLeak = '<tool_call>\n{"name": "read_file", "arguments": {"path": "config.json"}}\n</tool_call>'
 
@@ -53,7 +58,7 @@ function script({ leakTwice = false } = {}): (request: ReplayRequest) => ReplayS
       if (results === 2) return call("summary.txt")
       return { content: "Done." }
     }
-    if (results > 0) return { content: task === "read" ? ANSWER : "Done." }
+    if (results > 0) return { content: task === "read" ? keptAsText : "Done." }
     if (task === "escape") return call("../outside.txt")
     if (!isRetryRequest(request.rawBody)) return { content: leak, chunkSize: 7 }
     if (leakTwice) return { content: retryLeak, chunkSize: 7 }
