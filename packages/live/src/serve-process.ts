@@ -38,8 +38,18 @@ export function builtServeCommand(): readonly string[] {
   return [process.execPath, join(cli, "bin/tool-rescue.js")]
 }
 
+/** Options of {@link startServe}. */
+export interface StartServeOptions {
+  /**
+   * How long to wait for serve's `listening on <url>` line before stopping it (a serve that
+   * neither prints it nor exits would hold the run forever). @defaultValue 60000
+   */
+  readonly startTimeoutMs?: number
+}
+
 /**
- * Starts `command serve --port 0 --upstream <upstream>` and waits for the line with its URL.
+ * Starts `command serve --port 0 --upstream <upstream>` and waits for the line with its URL (at
+ * most `startTimeoutMs`: then it is stopped, and the error says what was awaited).
  *
  * @example
  * ```ts
@@ -51,6 +61,7 @@ export function builtServeCommand(): readonly string[] {
 export async function startServe(
   upstream: string,
   command: readonly string[] = builtServeCommand(),
+  { startTimeoutMs = 60_000 }: StartServeOptions = {},
 ): Promise<ServeProcess> {
   const [program, ...args] = command
   if (program === undefined) throw new Error("the serve command is empty")
@@ -65,6 +76,7 @@ export async function startServe(
   let stdout = ""
   let stderr = ""
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+  let timer: NodeJS.Timeout | undefined
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8")
@@ -72,7 +84,22 @@ export async function startServe(
       if (found?.[1] !== undefined) resolve(found[1])
     })
     child.once("close", (code) => reject(new Error(`tool-rescue serve exited ${code}: ${stderr.trim()}`)))
-  })
+    timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      const printed = [
+        stdout.trim() && `stdout: ${stdout.trim()}`,
+        stderr.trim() && `stderr: ${stderr.trim()}`,
+      ]
+      reject(
+        new Error(
+          [
+            `tool-rescue serve printed no "listening on <url>" line in ${startTimeoutMs / 1000} s, and did not exit`,
+            ...printed.filter((line) => line !== ""),
+          ].join("; "),
+        ),
+      )
+    }, startTimeoutMs)
+  }).finally(() => clearTimeout(timer))
   return {
     url,
     async counts() {

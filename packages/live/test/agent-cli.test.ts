@@ -6,10 +6,21 @@
  * when `TOOL_RESCUE_AGENTS_PREFIX` names a prefix where `opencode-ai` is installed
  * (`TOOL_RESCUE_AGENTS_PREFIX=/tmp/tool-rescue-agents pnpm e2e:agents opencode` installs it there).
  */
+import { subscribe, unsubscribe } from "node:diagnostics_channel"
 import { existsSync, readFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { afterToolResult, agentCli, isInstalled, offersTools, runCli } from "@tool-rescue/agent-clis"
+import {
+  afterToolResult,
+  agentCli,
+  answering,
+  isInstalled,
+  offersTools,
+  runCli,
+  spawnQuiet,
+} from "@tool-rescue/agent-clis"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import { type ReplayRequest, type ReplayStep, startReplayServer } from "@tool-rescue/testing"
 import OpenAI from "openai"
@@ -91,6 +102,13 @@ describe("tool-rescue serve as a process", () => {
 
   it("a serve that cannot start says why", async () => {
     await expect(startServe("not a url", sourceServe)).rejects.toThrow(/tool-rescue serve exited 2/)
+  })
+
+  it("a serve that neither prints its URL nor exits is stopped, with an error naming what was awaited", async () => {
+    const silent = [process.execPath, "-e", "setInterval(() => {}, 1000)"]
+    await expect(startServe("http://127.0.0.1:9/v1", silent, { startTimeoutMs: 1000 })).rejects.toThrow(
+      /tool-rescue serve printed no "listening on <url>" line in 1 s, and did not exit/,
+    )
   })
 })
 
@@ -181,11 +199,46 @@ describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE
   }, 300_000)
 })
 
-describe("runCli", () => {
-  it("answers a CLI that cannot start (its binary gone) with its error, instead of throwing out of the run", async () => {
-    const missing = join(import.meta.dirname, "no-such-cli")
+describe("agent-clis processes", () => {
+  const missing = join(import.meta.dirname, "no-such-cli")
+
+  it("runCli answers a CLI that cannot start (its binary gone) with its error, instead of throwing out of the run", async () => {
     const result = await runCli(missing, ["run"], {}, import.meta.dirname)
     expect(result.code).toBeNull()
     expect(result.stderr).toContain("ENOENT")
+  })
+
+  it("spawnQuiet: a program that cannot start ends with its error, and answering says so instead of waiting", async () => {
+    const program = spawnQuiet(missing, ["start"], {})
+    expect(await program.ended).toMatchObject({ code: null, error: { code: "ENOENT" } })
+    await expect(answering("http://127.0.0.1:9/", program.ended)).rejects.toThrow(
+      /http:\/\/127\.0\.0\.1:9\/ never answered: its program could not start: .*ENOENT/,
+    )
+  })
+
+  it("answering lets go of the response it got: its request is over, though the body never ends", async () => {
+    // undici's own account of its requests: one still open when `answering` returns holds its
+    // socket until the response is garbage-collected.
+    const over: string[] = []
+    const ended = (message: unknown) => {
+      const { request } = message as { request: { origin: string } }
+      over.push(String(request.origin))
+    }
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/plain" })
+      response.write("a body that never ends")
+    })
+    cleanups.push(async () => {
+      unsubscribe("undici:request:error", ended)
+      unsubscribe("undici:request:trailers", ended)
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    })
+    subscribe("undici:request:error", ended)
+    subscribe("undici:request:trailers", ended)
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as AddressInfo
+    await answering(`http://127.0.0.1:${port}/`)
+    expect(over).toContain(`http://127.0.0.1:${port}`)
   })
 })
