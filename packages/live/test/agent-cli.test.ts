@@ -7,7 +7,6 @@
  * (`TOOL_RESCUE_AGENTS_PREFIX=/tmp/tool-rescue-agents pnpm e2e:agents opencode` installs it there).
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel"
-import { existsSync, readFileSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -29,6 +28,7 @@ import { passed } from "../src/live-report.ts"
 import { liveTasks } from "../src/live-turn.ts"
 import { runLive } from "../src/run-live.ts"
 import { parseCounts, startServe } from "../src/serve-process.ts"
+import { ANSWER, expectTasksDone, SUMMARY } from "./live-expect.ts"
 
 const sourceServe = [
   process.execPath,
@@ -40,8 +40,6 @@ const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
-
-const ANSWER = "config.json sets port 4173."
 
 /** A Qwen3-Coder call written as text, of opencode's `read` tool. */
 const leak = (tool: string, argument: string, value: string) =>
@@ -123,9 +121,7 @@ const opencodeScript =
     const task = liveTasks.find((t) => request.rawBody.includes(t.prompt))?.id
     const results = (request.body?.messages ?? []).filter((message) => message.role === "tool").length
     const write = (filePath: string) => ({
-      toolCalls: [
-        { name: "write", arguments: JSON.stringify({ filePath, content: "A static-site server." }) },
-      ],
+      toolCalls: [{ name: "write", arguments: JSON.stringify({ filePath, content: SUMMARY }) }],
     })
     if (task === "summarize") {
       if (results === 0) return { toolCalls: [{ name: "glob", arguments: '{"pattern":"**/*"}' }] }
@@ -155,25 +151,8 @@ describe.skipIf(!optIn)("opencode through tool-rescue serve (opt-in: TOOL_RESCUE
     })
     cleanups.push(() => rm(report.root, { recursive: true, force: true }))
     const [opencode] = report.adapters
-    expect(opencode, JSON.stringify(opencode?.tasks)).toMatchObject({
-      adapter: "opencode",
-      turns: 3,
-      leaks: 1,
-      recoveries: 1,
-      errors: {},
-      failures: 0,
-      deniedWrites: 1,
-      toolRuns: { read: 2, glob: 1, write: 2 },
-      violations: [],
-    })
-    expect(opencode?.tasks.map((task) => task.tools)).toEqual([
-      ["read"],
-      ["glob", "read", "write"],
-      ["write"],
-    ])
-    expect(opencode?.tasks[0]?.text).toContain(ANSWER)
-    expect(readFileSync(join(report.root, "opencode", "summary.txt"), "utf8")).toBe("A static-site server.")
-    expect(existsSync(join(report.root, "outside.txt"))).toBe(false)
+    expect(opencode?.adapter).toBe("opencode")
+    expectTasksDone(report, opencode, { read: "read", list: "glob", write: "write" })
     expect(passed(report)).toBe(true)
   }, 600_000) // three opencode runs of 8–20 s each, on a loaded machine
 
