@@ -15,6 +15,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { packFile } from "./src/pack-file.mjs"
 import { publishedPackages, readmeSnippets } from "./readme-snippets.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -174,8 +175,7 @@ const v6Snippet = snippets.find((s) => s.where === "packages/ai-sdk/README.md" &
 if (v6Snippet === undefined) fail("packages/ai-sdk/README.md has no ```ts ai@6 snippet")
 else {
   // The README's install line, with our tarballs in place of the registry's.
-  const ours = (name) =>
-    packs.find((file) => file.includes(`${name.replace("@tool-rescue/", "tool-rescue-")}-`))
+  const ours = (name) => packFile(packs, name)
   const specs = v6Snippet.install.packages.map((p) => (p.startsWith("@tool-rescue/") ? ours(p) : p))
   const dependencies = ["@tool-rescue/recovery", "@tool-rescue/detector"].map(ours)
   const project = freshProject("fresh-node20", [...specs, ...dependencies])

@@ -180,10 +180,10 @@ export const agentClis: readonly AgentCli[] = [
           Router: { default: `local,${run.model}` },
         }),
       )
-      const child = spawnQuiet(join(prefix, "node_modules/.bin/ccr"), ["start"], common(run.home))
+      const router = spawnQuiet(join(prefix, "node_modules/.bin/ccr"), ["start"], common(run.home))
       const url = `http://127.0.0.1:${port}`
-      await answering(url)
-      return { url, stop: () => child.kill() }
+      await answering(url, router.ended)
+      return { url, stop: () => router.stop() }
     },
   },
   {

@@ -9,10 +9,12 @@ export {
 export {
   agentsPrefix,
   answering,
+  type BackgroundProgram,
   type CliResult,
   freePort,
   installAgentCli,
   isInstalled,
+  type ProgramEnd,
   runCli,
   spawnQuiet,
 } from "./processes.ts"

@@ -1,5 +1,5 @@
 /** Installing the CLIs into a scratch prefix, and running them (and the programs beside them). */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, type StdioOptions, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -55,6 +55,32 @@ export function installAgentCli(agent: AgentCli, prefix: string): { bin: string;
   return { bin: join(prefix, "node_modules/.bin", agent.bin), version: String(manifest.version) }
 }
 
+/** How a program ended: its exit code (`null`: killed), or the error it could not start with. */
+export interface ProgramEnd {
+  readonly code: number | null
+  readonly error?: Error
+}
+
+/**
+ * Spawns `bin` with only `PATH` and `env` in its environment; `ended` settles when it exits or
+ * cannot start. The one place that listens for `error`: a binary that cannot start (gone from the
+ * prefix, not executable) emits `error` and no `close`, so without the listener a wait on `close`
+ * would never end and the unhandled error would end the process.
+ */
+function startProgram(
+  bin: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  options: { readonly cwd?: string; readonly stdio: StdioOptions },
+): { readonly child: ChildProcess; readonly ended: Promise<ProgramEnd> } {
+  const child = spawn(bin, args, { ...options, env: { PATH: process.env.PATH ?? "", ...env } })
+  const ended = new Promise<ProgramEnd>((resolve) => {
+    child.once("error", (error) => resolve({ code: null, error }))
+    child.once("close", (code) => resolve({ code }))
+  })
+  return { child, ended }
+}
+
 /** What a CLI run printed, and how it exited (`null`: killed). */
 export interface CliResult {
   readonly code: number | null
@@ -80,38 +106,45 @@ export function runCli(
   cwd: string,
   options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(bin, args, {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-    const kill = () => child.kill("SIGKILL")
-    const timer = setTimeout(kill, options.timeoutMs ?? 180_000)
-    options.signal?.addEventListener("abort", kill, { once: true })
-    const done = (code: number | null, error?: Error) => {
-      clearTimeout(timer)
-      options.signal?.removeEventListener("abort", kill)
-      resolve({ code, stdout, stderr: error === undefined ? stderr : `${stderr}${error.message}\n` })
-    }
-    // A binary that cannot start (gone from the prefix, not executable) emits `error` and no
-    // `close`: without this the run would wait forever and the error would end the process.
-    child.once("error", (error) => done(null, error))
-    child.on("close", (code) => done(code))
+  const { child, ended } = startProgram(bin, args, env, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+  const kill = () => child.kill("SIGKILL")
+  const timer = setTimeout(kill, options.timeoutMs ?? 180_000)
+  options.signal?.addEventListener("abort", kill, { once: true })
+  return ended.then(({ code, error }) => {
+    clearTimeout(timer)
+    options.signal?.removeEventListener("abort", kill)
+    return { code, stdout, stderr: error === undefined ? stderr : `${stderr}${error.message}\n` }
   })
 }
 
-/** A background program with no output kept (stopped by the caller). */
+/** A background program: `stop()` ends it; `ended` settles when it exits or cannot start. */
+export interface BackgroundProgram {
+  readonly ended: Promise<ProgramEnd>
+  stop(): void
+}
+
+/**
+ * A background program with no output kept (stopped by the caller). One that cannot start ends
+ * with the error in `ended` (pass it to {@link answering} to hear of it at once).
+ *
+ * @example
+ * ```ts
+ * const router = spawnQuiet(join(prefix, "node_modules/.bin/ccr"), ["start"], env)
+ * await answering(url, router.ended)
+ * router.stop()
+ * ```
+ */
 export function spawnQuiet(
   bin: string,
   args: readonly string[],
   env: Readonly<Record<string, string>>,
-): ChildProcess {
-  return spawn(bin, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore" })
+): BackgroundProgram {
+  const { child, ended } = startProgram(bin, args, env, { stdio: "ignore" })
+  return { ended, stop: () => child.kill() }
 }
 
 /** A free port on 127.0.0.1. */
@@ -126,15 +159,34 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Waits until `url` answers (any status), or fails after about 30 s. */
-export async function answering(url: string): Promise<void> {
+/**
+ * Waits until `url` answers (any status), or fails after about 30 s — at once when `ended` (the
+ * program that should answer, from {@link spawnQuiet}) settles first.
+ *
+ * @example
+ * ```ts
+ * await answering("http://127.0.0.1:3456", router.ended)
+ * ```
+ */
+export async function answering(url: string, ended?: Promise<ProgramEnd>): Promise<void> {
+  let gone: ProgramEnd | undefined
+  void ended?.then((end) => {
+    gone = end
+  })
   for (let i = 0; i < 300; i++) {
     try {
-      await fetch(url)
+      const response = await fetch(url)
+      // Only the status matters: an unread body holds its socket until it is garbage-collected.
+      await response.body?.cancel()
       return
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
+    if (gone !== undefined) throw new Error(`${url} never answered: its program ${describeEnd(gone)}`)
   }
   throw new Error(`${url} never answered`)
+}
+
+function describeEnd({ code, error }: ProgramEnd): string {
+  return error === undefined ? `exited ${code ?? "(killed)"}` : `could not start: ${error.message}`
 }

@@ -115,6 +115,29 @@ describe("tool-rescue report", () => {
     expect(data.timeline).toMatchObject({ start: "2026-11-29T08:00:00.000Z", bucketHours: 1, buckets: 31 })
   })
 
+  it("counts an empty model, format or tool name as unknown, not as a row of its own", async () => {
+    const empty = current({ model: "", format: "", markup: [{ format: "", toolName: "" }] })
+    const data = JSON.parse((await report([await log("a.jsonl", [empty]), "--json"])).stdout) as ReportData
+    const only = [{ name: "unknown", records: 1 }]
+    expect(data.models.map((model) => model.model)).toEqual(["unknown"])
+    expect({ formats: data.formats, tools: data.tools }).toEqual({ formats: only, tools: only })
+    expect(data.rows).toEqual([{ model: "unknown", format: "unknown", outcome: "retried", records: 1 }])
+    // An empty format falls back to its markup's, as an absent one does.
+    const named = current({ format: "", markup: [{ format: "hermes", toolName: "bash" }] })
+    const second = JSON.parse((await report([await log("b.jsonl", [named]), "--json"])).stdout) as ReportData
+    expect(second.formats).toEqual([{ name: "hermes", records: 1 }])
+  })
+
+  it("counts a newer log's outcome under its own name, and an empty one as unknown, not as malformed lines", async () => {
+    const lines = [current({ outcome: "cancelled", protocol: "realtime" }), current({ outcome: "" })]
+    const data = JSON.parse((await report([await log("a.jsonl", lines), "--json"])).stdout) as ReportData
+    expect(data.records).toBe(2)
+    expect(data.outcomes).toEqual([
+      { name: "cancelled", records: 1 },
+      { name: "unknown", records: 1 },
+    ])
+  })
+
   it("--since leaves out earlier and undated records", async () => {
     const path = await log("a.jsonl", [...LOG, { ...old, time: undefined }])
     const data = JSON.parse((await report([path, "--since", "2026-11-30", "--json"])).stdout) as ReportData

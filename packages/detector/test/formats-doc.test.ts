@@ -97,6 +97,20 @@ describe("FORMATS.md", () => {
   })
 })
 
+describe("the READMEs", () => {
+  test('every "N formats" they say is the number of format ids, and none says "N more formats"', () => {
+    const counts = linkingFiles().flatMap((file) =>
+      [...readFileSync(join(ROOT, file), "utf8").matchAll(/\b(\d+) (more )?formats\b/g)].map((m) => ({
+        file,
+        said: m[0],
+      })),
+    )
+    expect(counts.filter((count) => count.said !== `${FORMAT_IDS.length} formats`)).toEqual([])
+    // The detector's README says it, so the check has something to check.
+    expect(counts.map((count) => count.file)).toContain(join("packages", "detector", "README.md"))
+  })
+})
+
 /**
  * The root's Markdown files and each package's README (the inputs `turbo.json` gives this test,
  * so an edit to any of them runs it again).

@@ -19,7 +19,10 @@ export interface AdapterReport {
   readonly adapter: AdapterId
   /** User turns run (one per task). */
   readonly turns: number
-  /** `markup-detected` events: responses with a tool call leaked as text. */
+  /**
+   * Recoverable `markup-detected` events (reason `recoverable`): tool calls leaked as text that
+   * tool-rescue retried; the agent CLIs', the same from `tool-rescue serve`'s `/metrics`.
+   */
   readonly leaks: number
   /** `recovery-succeeded` events. */
   readonly recoveries: number

@@ -90,7 +90,9 @@ async function runAdapter(
   let leaks = 0
   let recoveries = 0
   const onEvent = (event: RecoveryEvent) => {
-    if (event.type === "markup-detected") leaks++
+    // Recoverable markup only, as the proxy's /metrics tells it for the agent CLIs (markup kept as
+    // text — not offered, in reasoning — is never retried).
+    if (event.type === "markup-detected" && event.reason === "recoverable") leaks++
     if (event.type === "recovery-succeeded") recoveries++
   }
   const onCounts = (counts: { readonly leaks: number; readonly recoveries: number }) => {

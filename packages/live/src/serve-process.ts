@@ -5,10 +5,14 @@
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { errorCodeOutcomes, type RecoveryOutcome } from "@tool-rescue/recovery/adapter"
 
 /** The leaks the proxy saw, by how they ended. */
 export interface ProxyCounts {
-  /** Leaked calls (`tool_rescue_proxy_leaks_total`, every outcome). */
+  /**
+   * Recoverable markup (`tool_rescue_proxy_leaks_total` but for markup kept as text): what the
+   * in-process adapters count as `markup-detected` events of reason `recoverable`.
+   */
   readonly leaks: number
   /** Leaks whose retry brought a structured call (outcome `recovered`). */
   readonly recoveries: number
@@ -34,8 +38,18 @@ export function builtServeCommand(): readonly string[] {
   return [process.execPath, join(cli, "bin/tool-rescue.js")]
 }
 
+/** Options of {@link startServe}. */
+export interface StartServeOptions {
+  /**
+   * How long to wait for serve's `listening on <url>` line before stopping it (a serve that
+   * neither prints it nor exits would hold the run forever). @defaultValue 60000
+   */
+  readonly startTimeoutMs?: number
+}
+
 /**
- * Starts `command serve --port 0 --upstream <upstream>` and waits for the line with its URL.
+ * Starts `command serve --port 0 --upstream <upstream>` and waits for the line with its URL (at
+ * most `startTimeoutMs`: then it is stopped, and the error says what was awaited).
  *
  * @example
  * ```ts
@@ -47,6 +61,7 @@ export function builtServeCommand(): readonly string[] {
 export async function startServe(
   upstream: string,
   command: readonly string[] = builtServeCommand(),
+  { startTimeoutMs = 60_000 }: StartServeOptions = {},
 ): Promise<ServeProcess> {
   const [program, ...args] = command
   if (program === undefined) throw new Error("the serve command is empty")
@@ -61,6 +76,7 @@ export async function startServe(
   let stdout = ""
   let stderr = ""
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+  let timer: NodeJS.Timeout | undefined
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8")
@@ -68,7 +84,22 @@ export async function startServe(
       if (found?.[1] !== undefined) resolve(found[1])
     })
     child.once("close", (code) => reject(new Error(`tool-rescue serve exited ${code}: ${stderr.trim()}`)))
-  })
+    timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      const printed = [
+        stdout.trim() && `stdout: ${stdout.trim()}`,
+        stderr.trim() && `stderr: ${stderr.trim()}`,
+      ]
+      reject(
+        new Error(
+          [
+            `tool-rescue serve printed no "listening on <url>" line in ${startTimeoutMs / 1000} s, and did not exit`,
+            ...printed.filter((line) => line !== ""),
+          ].join("; "),
+        ),
+      )
+    }, startTimeoutMs)
+  }).finally(() => clearTimeout(timer))
   return {
     url,
     async counts() {
@@ -82,13 +113,16 @@ export async function startServe(
   }
 }
 
-/** The `ToolCallRecoveryError` code of each failed outcome (recovery's `recoveryOutcome`, reversed). */
-const errorCodes: Readonly<Record<string, string>> = {
-  repeated: "repeated-markup",
-  truncated: "truncated-call",
-  "persist-failed": "persist-failed",
-  aborted: "aborted",
-}
+/** The `ToolCallRecoveryError` code of each failed outcome: recovery's own mapping, reversed. */
+const errorCodes: ReadonlyMap<string, string> = new Map(
+  Object.entries(errorCodeOutcomes).map(([code, outcome]) => [outcome, code]),
+)
+
+/**
+ * Outcomes of markup kept as text (`not-offered`, `in-reasoning`): the proxy counts it in
+ * `leaks_total`, but it is never retried, so it is not a leak of the report.
+ */
+const KEPT_AS_TEXT: ReadonlySet<string> = new Set<RecoveryOutcome>(["not-offered", "in-reasoning"])
 
 /**
  * The leak counts of a Prometheus text exposition.
@@ -107,9 +141,10 @@ export function parseCounts(metrics: string): ProxyCounts {
     if (!line.startsWith("tool_rescue_proxy_leaks_total{")) continue
     const n = Number(line.slice(line.lastIndexOf(" ") + 1))
     const outcome = /outcome="([^"]*)"/.exec(line)?.[1] ?? ""
+    if (KEPT_AS_TEXT.has(outcome)) continue
     leaks += n
     if (outcome === "recovered") recoveries += n
-    const code = errorCodes[outcome]
+    const code = errorCodes.get(outcome)
     if (code !== undefined) errors[code] = (errors[code] ?? 0) + n
   }
   return { leaks, recoveries, errors }

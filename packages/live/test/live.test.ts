@@ -4,7 +4,7 @@
  * and the report's counts. The agent CLI's path: `agent-cli.test.ts`.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { rm } from "node:fs/promises"
 import { join } from "node:path"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
@@ -18,12 +18,16 @@ import { afterEach, describe, expect, it } from "vitest"
 import { formatJson, formatMarkdown, formatTable, passed } from "../src/live-report.ts"
 import { libraryAdapterIds, liveTasks } from "../src/live-turn.ts"
 import { runLive } from "../src/run-live.ts"
-
-const ANSWER = "config.json sets port 4173."
+import { ANSWER, expectTasksDone, SUMMARY } from "./live-expect.ts"
 
 /** A Qwen3-Coder call written as text, the opening `<tool_call>` missing (ollama/ollama#16686). */
 const leak =
   "I'll read the config.\n\n<function=read_file>\n<parameter=path>\nconfig.json\n</parameter>\n</function>\n</tool_call>"
+/**
+ * The answer ends with a call of a tool that is not offered: markup kept as text, never retried,
+ * so not a leak of the report (the proxy's `/metrics` does not count it as one either).
+ */
+const keptAsText = `${ANSWER}\n\n<tool_call>\n{"name": "delete_file", "arguments": {"path": "config.json"}}\n</tool_call>`
 /** The retry leaks again, as Hermes JSON. */
 const retryLeak = '<tool_call>\n{"name": "read_file", "arguments": {"path": "config.json"}}\n</tool_call>'
 
@@ -41,9 +45,7 @@ function script({ leakTwice = false } = {}): (request: ReplayRequest) => ReplayS
   return (request) => {
     const task = liveTasks.find((t) => request.rawBody.includes(t.prompt))?.id
     const call = (path: string) => ({
-      toolCalls: [
-        { name: "write_file", arguments: JSON.stringify({ path, content: "A static-site server." }) },
-      ],
+      toolCalls: [{ name: "write_file", arguments: JSON.stringify({ path, content: SUMMARY }) }],
     })
     const results = toolResults(request)
     if (task === "summarize") {
@@ -53,7 +55,7 @@ function script({ leakTwice = false } = {}): (request: ReplayRequest) => ReplayS
       if (results === 2) return call("summary.txt")
       return { content: "Done." }
     }
-    if (results > 0) return { content: task === "read" ? ANSWER : "Done." }
+    if (results > 0) return { content: task === "read" ? keptAsText : "Done." }
     if (task === "escape") return call("../outside.txt")
     if (!isRetryRequest(request.rawBody)) return { content: leak, chunkSize: 7 }
     if (leakTwice) return { content: retryLeak, chunkSize: 7 }
@@ -85,30 +87,9 @@ describe("e2e:live against the replay server", () => {
     const { report } = await live()
     expect(report.adapters.map((adapter) => adapter.adapter)).toEqual(libraryAdapterIds)
     for (const adapter of report.adapters) {
-      expect(adapter, adapter.adapter).toMatchObject({
-        turns: 3,
-        leaks: 1,
-        recoveries: 1,
-        errors: {},
-        failures: 0,
-        deniedWrites: 1,
-        toolRuns: { read_file: 2, list_files: 1, write_file: 2 },
-        violations: [],
-      })
+      expectTasksDone(report, adapter, { read: "read_file", list: "list_files", write: "write_file" })
       expect(adapter.tasks.map((task) => task.outcome)).toEqual(["answered", "answered", "answered"])
-      // The recovered call ran exactly once.
-      expect(adapter.tasks.map((task) => task.tools)).toEqual([
-        ["read_file"],
-        ["list_files", "read_file", "write_file"],
-        ["write_file"],
-      ])
-      expect(adapter.tasks[0]?.text, adapter.adapter).toContain(ANSWER)
-      expect(readFileSync(join(report.root, adapter.adapter, "summary.txt"), "utf8")).toBe(
-        "A static-site server.",
-      )
     }
-    // The denied write never ran: `../outside.txt` of every adapter's workspace is `<root>/outside.txt`.
-    expect(existsSync(join(report.root, "outside.txt"))).toBe(false)
     expect(passed(report)).toBe(true)
   })
 

@@ -80,13 +80,15 @@ export class EndedTurns {
   }
 
   /**
-   * Remembers how the turn `key` (of `shape`) ended (the newest, so the last to be forgotten).
+   * Remembers how the turn `key` (of `shape`, its {@link turnShape}) ended (the newest, so the
+   * last to be forgotten). `shape` is required: a turn remembered under any other shape than its
+   * requests' is one {@link mayHold} never matches, so its resends would escape the bound.
    * A turn still remembered is a resend's: its retries add to those remembered (`turn.recoveries`
    * counts only the resend's own), so every resend spends from one budget. Otherwise, with
    * `maxRecoveries` 2 and a retry that fails upstream or a client that leaves during it, each
    * resend would get one more retry, without end.
    */
-  set(key: string, turn: EndedTurn, shape = ""): void {
+  set(key: string, turn: EndedTurn, shape: string): void {
     const now = this.now()
     const before = this.get(key)
     this.forget(key)

@@ -55,8 +55,9 @@ export type ParsedFailedRecord =
 export type FailedRecordField = Exclude<keyof FailedRecord, "text" | "reasoning" | "recoveriesBefore">
 
 /**
- * A record read leniently: an older or partial line. Only `text` is sure; `reasoning`,
- * `recoveriesBefore` and `markup` default to empty; any other field may be absent.
+ * A record read leniently: an older, newer or partial line. Only `text` is sure; `reasoning`,
+ * `recoveriesBefore` and `markup` default to empty; any other field may be absent; `outcome` and
+ * `protocol` may be values this version does not know (a newer proxy's).
  *
  * @example
  * ```ts
@@ -65,8 +66,14 @@ export type FailedRecordField = Exclude<keyof FailedRecord, "text" | "reasoning"
  * const model = (record: PartialFailedRecord) => record.model ?? "unknown"
  * ```
  */
-export type PartialFailedRecord = Partial<Pick<FailedRecord, Exclude<FailedRecordField, "markup">>> &
-  Pick<FailedRecord, "text" | "reasoning" | "recoveriesBefore" | "markup">
+export type PartialFailedRecord = Partial<
+  Pick<FailedRecord, Exclude<FailedRecordField, "markup" | "outcome" | "protocol">>
+> &
+  Pick<FailedRecord, "text" | "reasoning" | "recoveriesBefore" | "markup"> & {
+    // `string & {}`: any string, the known ones still offered by completion.
+    readonly outcome?: FailedOutcome | (string & {})
+    readonly protocol?: ProtocolName | (string & {})
+  }
 
 /**
  * A failed-log line as `parseFailedRecord(line, { lenient: true })` read it: the record and the
@@ -102,25 +109,41 @@ export type ParsedPartialFailedRecord =
 export interface FailedRecordOptions {
   /**
    * Read older or partial lines: a field the line lacks is left out (and named in `missing`)
-   * rather than making the line invalid. Only `text` is required. A field present with the wrong
-   * type still makes the line invalid: a log is written by one program, so a wrong type means a
-   * damaged line, not a dialect.
+   * rather than making the line invalid. Only `text` is required. An `outcome` or `protocol` this
+   * version does not know (a newer proxy's) is kept as written, for the reader to count under its
+   * own name. A field present with the wrong type still makes the line invalid: a log is written
+   * by one program, so a wrong type means a damaged line, not a dialect.
    */
   readonly lenient?: boolean
 }
 
-const OUTCOMES: ReadonlySet<string> = new Set<FailedOutcome>([
-  "retried",
-  "repeated",
-  "truncated",
-  "not-offered",
-])
-const PROTOCOLS: ReadonlySet<string> = new Set<ProtocolName>(["chat", "responses", "messages"])
+/**
+ * The values this version writes, keyed by the types the writer uses: an outcome added to
+ * recovery's `FailedOutcome` (or a protocol to `ProtocolName`) and not here is a type error, so
+ * the proxy never writes a line its own strict reader rejects.
+ */
+const OUTCOMES: Readonly<Record<FailedOutcome, true>> = {
+  retried: true,
+  repeated: true,
+  truncated: true,
+  "not-offered": true,
+}
+const PROTOCOLS: Readonly<Record<ProtocolName, true>> = { chat: true, responses: true, messages: true }
 
-/** Whether a present field's value is right, and what it must be when it is not. */
+/**
+ * Whether a present field's value is right, and what it must be when it is not; `known`: the
+ * values a strict read accepts (a lenient one takes any string, a newer version's).
+ */
 interface FieldRule {
   readonly valid: (value: unknown) => boolean
   readonly expected: string
+  readonly known?: Readonly<Record<string, true>>
+}
+
+/** `a, b or c`. */
+function oneOf(known: Readonly<Record<string, true>>): string {
+  const names = Object.keys(known)
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`
 }
 
 const isString = (value: unknown): value is string => typeof value === "string"
@@ -134,11 +157,11 @@ const isCount = (value: unknown): value is number =>
 const RULES: ReadonlyMap<FailedRecordField, FieldRule> = new Map<FailedRecordField, FieldRule>([
   ["time", { valid: (v) => isString(v) && !Number.isNaN(Date.parse(v)), expected: "an ISO 8601 date" }],
   ["model", { valid: (v) => v === null || isString(v), expected: "a string or null" }],
-  ["protocol", { valid: (v) => isString(v) && PROTOCOLS.has(v), expected: "chat, responses or messages" }],
+  ["protocol", { valid: isString, expected: "a string", known: PROTOCOLS }],
   ["route", { valid: isString, expected: "a string" }],
   ["format", { valid: isString, expected: "a string" }],
   ["tools", { valid: (v) => Array.isArray(v) && v.every(isString), expected: "a list of names" }],
-  ["outcome", { valid: (v) => isString(v) && OUTCOMES.has(v), expected: "a failed outcome" }],
+  ["outcome", { valid: isString, expected: "a string", known: OUTCOMES }],
   ["round", { valid: isCount, expected: "a count" }],
   ["rounds", { valid: isCount, expected: "a count" }],
   ["markup", { valid: isMarkupList, expected: "a list of markup objects" }],
@@ -214,6 +237,9 @@ export function parseFailedRecord(
       continue
     }
     if (!rule.valid(field)) return invalid(`"${name}" is not ${rule.expected}`)
+    const { known } = rule
+    if (known !== undefined && options.lenient !== true && !Object.hasOwn(known, field as string))
+      return invalid(`"${name}" is not ${oneOf(known)}`)
     fields[name] = field
   }
   // Only a lenient read fills in what an older line implies; a strict read wants it written.

@@ -18,7 +18,7 @@ describe("EndedTurns", () => {
   it("forgets a turn once its time is up", () => {
     let now = 1000
     const turns = new EndedTurns({ ttlMs: 50, now: () => now })
-    turns.set("a", ended)
+    turns.set("a", ended, "x")
     now = 1049
     expect(turns.get("a")).toEqual(ended)
     now = 1050
@@ -100,10 +100,10 @@ describe("EndedTurns", () => {
 
   it("holds at most maxEntries turns, forgetting the oldest first (a turn set again is the newest)", () => {
     const turns = new EndedTurns({ maxEntries: 2 })
-    turns.set("a", ended)
-    turns.set("b", ended)
-    turns.set("a", ended)
-    turns.set("c", ended)
+    turns.set("a", ended, "x")
+    turns.set("b", ended, "x")
+    turns.set("a", ended, "x")
+    turns.set("c", ended, "x")
     expect(turns.size).toBe(2)
     expect(turns.get("b")).toBeUndefined()
     expect(turns.get("a")).toEqual({ recoveries: 2 })
@@ -113,17 +113,17 @@ describe("EndedTurns", () => {
   it("adds a resend's retries to those its turn spent while it is remembered, and starts again once forgotten", () => {
     let now = 1000
     const turns = new EndedTurns({ ttlMs: 50, now: () => now })
-    turns.set("a", { recoveries: 1 })
-    turns.set("a", { recoveries: 1 })
+    turns.set("a", { recoveries: 1 }, "x")
+    turns.set("a", { recoveries: 1 }, "x")
     expect(turns.get("a")).toEqual({ recoveries: 2 })
     const error = {
       status: 422,
       error: { message: "again", type: "tool_call_recovery_error", code: "repeated-markup" },
     }
-    turns.set("a", { recoveries: 0, error })
+    turns.set("a", { recoveries: 0, error }, "x")
     expect(turns.get("a")).toEqual({ recoveries: 2, error })
     now = 1050
-    turns.set("a", { recoveries: 1 })
+    turns.set("a", { recoveries: 1 }, "x")
     expect(turns.get("a")).toEqual({ recoveries: 1 })
   })
 

@@ -104,12 +104,29 @@ describe("parseFailedRecord", () => {
     [{ text: "x", model: 3 }, `"model" is not a string or null`],
     [{ text: "x", tools: [1] }, `"tools" is not a list of names`],
     [{ text: "x", rounds: 1.5 }, `"rounds" is not a count`],
-    [{ text: "x", outcome: "maybe" }, `"outcome" is not a failed outcome`],
+    [{ text: "x", outcome: 1 }, `"outcome" is not a string`],
+    [{ text: "x", protocol: ["chat"] }, `"protocol" is not a string`],
     [{ text: "x", markup: {} }, `"markup" is not a list of markup objects`],
     [{ text: "x", markup: [{ toolName: "bash" }] }, `"markup" is not a list of markup objects`],
     [{ text: "x", reasoning: 1 }, `"reasoning" is not a string`],
   ])("says why %j is not a record, in either mode", (value, reason) => {
     expect(parseFailedRecord(value, { lenient: true })).toEqual({ kind: "invalid", reason })
     expect(parseFailedRecord(value)).toEqual({ kind: "invalid", reason })
+  })
+
+  it("reads an outcome or protocol it does not know (a newer log's) leniently under its own name; strictly, says which it knows", () => {
+    const newer = { text: "x", outcome: "cancelled", protocol: "realtime" }
+    expect(parseFailedRecord(newer, { lenient: true })).toMatchObject({
+      kind: "record",
+      record: { outcome: "cancelled", protocol: "realtime" },
+    })
+    expect(parseFailedRecord({ ...newer, protocol: "chat" })).toEqual({
+      kind: "invalid",
+      reason: `"outcome" is not retried, repeated, truncated or not-offered`,
+    })
+    expect(parseFailedRecord({ ...newer, outcome: "retried" })).toEqual({
+      kind: "invalid",
+      reason: `"protocol" is not chat, responses or messages`,
+    })
   })
 })

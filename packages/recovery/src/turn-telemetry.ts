@@ -20,7 +20,7 @@
 import type { Span } from "@opentelemetry/api"
 import { createModelLabels } from "./model-labels.ts"
 import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
-import type { RecoveryEvent } from "./types.ts"
+import type { RecoveryEvent, ToolCallRecoveryErrorCode } from "./types.ts"
 
 /**
  * What a turn's recovery came to, as the `tool_rescue.outcome` attribute:
@@ -217,20 +217,27 @@ export function recoveryOutcome(event: RecoveryEvent): RecoveryOutcome | undefin
   }
 }
 
+/**
+ * The outcome of a turn that ended with each {@link ToolCallRecoveryError} code: the one mapping
+ * between the two, for a reader of the outcomes (a `/metrics` scraper) that reports codes. A
+ * code added to `ToolCallRecoveryErrorCode` and missing here is a type error.
+ *
+ * @example
+ * ```ts
+ * import { errorCodeOutcomes } from "@tool-rescue/recovery/adapter"
+ *
+ * errorCodeOutcomes["repeated-markup"] // "repeated"
+ * ```
+ */
+export const errorCodeOutcomes: Readonly<Record<ToolCallRecoveryErrorCode, RecoveryOutcome>> = {
+  "repeated-markup": "repeated",
+  "truncated-call": "truncated",
+  "persist-failed": "persist-failed",
+  aborted: "aborted",
+}
+
 function failedOutcome(error: unknown): RecoveryOutcome {
-  if (!isToolCallRecoveryError(error)) return "provider-error"
-  switch (error.code) {
-    case "repeated-markup":
-      return "repeated"
-    case "truncated-call":
-      return "truncated"
-    case "persist-failed":
-      return "persist-failed"
-    case "aborted":
-      return "aborted"
-    default:
-      return error.code satisfies never
-  }
+  return isToolCallRecoveryError(error) ? errorCodeOutcomes[error.code] : "provider-error"
 }
 
 /**

@@ -28,6 +28,7 @@ describe("@tool-rescue/recovery/adapter", () => {
     expect<typeof kit>().type.toHaveProperty("sumUsage")
     expect<typeof kit>().type.toHaveProperty("retryId")
     expect<typeof kit>().type.toHaveProperty("isRetryRequest")
+    expect<typeof kit>().type.toHaveProperty("errorCodeOutcomes")
     expect<typeof kit>().type.not.toHaveProperty("runTurn")
     expect<typeof kit>().type.not.toHaveProperty("ToolCallRecoveryError")
   })

@@ -203,15 +203,26 @@ function isFailedRetry(record: PartialFailedRecord): boolean {
   )
 }
 
-/** A record's dimensions as the report counts them: each a name, {@link UNKNOWN} when absent. */
+/**
+ * The first of `names` that is a name: absent, `null` and empty all mean the writer did not know
+ * it, so they count as {@link UNKNOWN}, never as a row named "".
+ */
+function named(...names: readonly (string | null | undefined)[]): string {
+  for (const name of names) if (name !== undefined && name !== null && name.length > 0) return name
+  return UNKNOWN
+}
+
+/** A record's dimensions as the report counts them: each a name, {@link UNKNOWN} when absent or empty. */
 function dimensions(record: PartialFailedRecord) {
+  const [first] = record.markup
   return {
     time: record.time === undefined ? undefined : Date.parse(record.time),
-    model: record.model ?? UNKNOWN,
-    format: record.format ?? UNKNOWN,
-    outcome: record.outcome ?? UNKNOWN,
+    model: named(record.model),
+    // An empty format reads like an absent one: the first markup's, as the reader derives it.
+    format: named(record.format, first?.format),
+    outcome: named(record.outcome),
     // The leaked tool: the one the first markup names.
-    tool: record.markup[0]?.toolName ?? UNKNOWN,
+    tool: named(first?.toolName),
   }
 }
 
