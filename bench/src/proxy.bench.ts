@@ -207,12 +207,20 @@ export interface ProxyProcess {
   close(): Promise<void>
 }
 
-/** The proxy's process (`file`: or the floor's, `proxy/floor-process.ts`, a bare HTTP hop). */
+/**
+ * The proxy's process (`file`: or the floor's, `proxy/floor-process.ts`, a bare HTTP hop). The
+ * proxy's takes Node flags from `BENCH_PROXY_NODE_FLAGS` besides (`--cpu-prof`, to profile it
+ * under the bench's load).
+ */
 export async function startProxyProcess(
   upstream: string,
   file = "./proxy/proxy-process.ts",
 ): Promise<ProxyProcess> {
-  const child = await startChild(file, [upstream], ["--expose-gc"])
+  const flags =
+    process.env.BENCH_FLOOR_TOO || file === "./proxy/proxy-process.ts"
+      ? (process.env.BENCH_PROXY_NODE_FLAGS ?? "")
+      : ""
+  const child = await startChild(file, [upstream], ["--expose-gc", ...flags.split(" ").filter(Boolean)])
   return {
     url: child.url,
     heap: async () => (await child.ask<{ heapUsed: number }>({ type: "heap" }, "heap")).heapUsed,

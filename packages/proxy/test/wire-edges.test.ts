@@ -349,3 +349,67 @@ describe("a request body that goes silent", () => {
     })
   }
 })
+
+describe("a request body that arrives in pieces", () => {
+  // The Node entry reads a body of declared length from the connection itself and takes it once
+  // that length is in; a chunked body goes through the request's own reader.
+  for (const framing of ["content-length", "chunked"] as const) {
+    it(`goes upstream byte for byte and is recovered (${framing})`, async () => {
+      harness = await startHarness([{ content: "Hello there." }])
+      const body = JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: "Say hello — “politely”, ünïcödé split across pieces." }],
+        tools: [READ_FILE_TOOL],
+      })
+      const bytes = Buffer.from(body, "utf8")
+      // Cuts inside a multi-byte character too.
+      const cuts = [0, 7, bytes.indexOf(Buffer.from("“")) + 1, bytes.length - 3, bytes.length]
+      const headers: Record<string, string> = { "content-type": "application/json" }
+      if (framing === "content-length") headers["content-length"] = String(bytes.length)
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const sent = request(
+          `${harness!.proxy.url}/chat/completions`,
+          { method: "POST", headers },
+          (response) => {
+            let text = ""
+            response.on("data", (part: Buffer) => {
+              text += part.toString("utf8")
+            })
+            response.once("end", () => resolve({ status: response.statusCode ?? 0, body: text }))
+          },
+        )
+        sent.once("error", reject)
+        const write = (piece: number) => {
+          if (piece + 1 >= cuts.length) {
+            sent.end()
+            return
+          }
+          sent.write(bytes.subarray(cuts[piece], cuts[piece + 1]))
+          setTimeout(() => write(piece + 1), 20)
+        }
+        write(0)
+      })
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body)).toMatchObject({ choices: [{ message: { content: "Hello there." } }] })
+      const upstream = harness.upstream.requests.filter((r) => r.path === "/v1/chat/completions")
+      expect(upstream.map((r) => r.rawBody)).toEqual([body])
+    })
+  }
+
+  it("that stops short (the client goes away) sends nothing upstream", async () => {
+    harness = await startHarness([{ content: "never" }])
+    await new Promise<void>((resolve) => {
+      const sent = request(`${harness!.proxy.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": "1000" },
+      })
+      sent.once("error", () => resolve())
+      sent.write('{"model":"m","messages":[', () => setTimeout(() => sent.destroy(), 50))
+      sent.once("close", () => resolve())
+    })
+    // The proxy has seen the connection close by the time a new request is answered.
+    const health = await fetch(`${harness.proxy.url.replace(/\/v1$/, "")}/healthz`)
+    expect(health.status).toBe(200)
+    expect(harness.upstream.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(0)
+  })
+})
