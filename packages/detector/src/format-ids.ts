@@ -53,6 +53,8 @@ export const FORMAT_IDS = [
   "longcat",
   "gigachat3",
   "kimi-k3",
+  "plamo3",
+  "inkling",
   "lmstudio",
   "cline-xml",
 ] as const

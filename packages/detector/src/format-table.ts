@@ -272,6 +272,12 @@ const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{
 const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
 /** What may follow a `[` that opens a pythonic call: `ws`, then the first character of an `ident` name. */
 const PYTHONIC_FOLLOWS = " \t\n\v\f\rabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+/**
+ * The name right after a `[` in prose (a pythonic list's first call, LM Studio's `[NAME]`): one
+ * pattern for both rows, so that the run it reads while a long name streams in is read once
+ * (the run memo is keyed by pattern), not once per row on every push.
+ */
+const BRACKETED_NAME: Pattern = name("ident")
 /** `k=`: a Python keyword argument begins. */
 const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
@@ -331,14 +337,15 @@ const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 
 
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
-/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
+/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer (or its own close). */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
   word("quoted", 256),
-  opt(lit(">")),
-  lit("\n"),
-  ws,
-  alt(lit("<parameter="), lit("</function>"), lit("</tool_call>")),
+  alt(
+    seq(opt(lit(">")), lit("\n"), ws, alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+    // Or closed before its `>` (`<function=broken</function>`, vLLM `tests/parser/engine/test_berrylm.py`).
+    lit("</function>"),
+  ),
 )
 /**
  * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
@@ -538,6 +545,22 @@ const dsmlParameterBody: TagsBody = bareTags(
   [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
   DSML_INVOKE_TAILS,
 )
+/** An invoke's or the envelope's closing tag, from its `</` and marker (longest first, as in {@link DSML_END}). */
+const DSML_CLOSE: Pattern = seq(
+  alt(...[...DSML_TAG_END].sort((a, b) => b.length - a.length).map(lit)),
+  alt(seq(lit("invoke"), ws, lit(">")), DSML_END_TAIL),
+)
+/**
+ * A call in generic XML, `<function><name>NAME</name>…</function>`, that DSML's closers end
+ * (`…</function></｜DSML｜invoke></｜DSML｜tool_calls>`, adolfousier/opencrabs#419: DeepSeek V4 writes
+ * its invoke in another vocabulary and closes it in its own). The same tags are ordinary XML
+ * (srcML, config files), so only the DSML closer right after the call's `</function>` confirms it.
+ */
+const FUNCTION_NAME_TAG = seq(ws, name("element"), ws, lit("</name>"))
+const dsmlFunctionBody: TagsBody = bareTags(
+  [...structure("<parameter", "<argument"), ...callEnds("</function>")],
+  DSML_INVOKE_TAILS,
+)
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
 const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
@@ -646,6 +669,41 @@ const k3Entries: BodyEntry[] = [
   ...structure(...k3("<|open|>", "argument")),
   ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
+
+// --- PLaMo 3: `<|plamo:begin_TAG:plamo|>` … `<|plamo:end_TAG:plamo|>` ---------------------------------
+const plamo = (edge: "begin" | "end", tag: string): string => `<|plamo:${edge}_${tag}:plamo|>`
+const PLAMO = {
+  requests: plamo("begin", "tool_requests"),
+  requestsEnd: plamo("end", "tool_requests"),
+  request: plamo("begin", "tool_request"),
+  requestEnd: plamo("end", "tool_request"),
+  name: plamo("begin", "tool_name"),
+  nameEnd: plamo("end", "tool_name"),
+  args: plamo("begin", "tool_arguments"),
+  argsEnd: plamo("end", "tool_arguments"),
+}
+/** The name tag after a request's begin tag: `<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>`. */
+const PLAMO_NAME = seq(ws, lit(PLAMO.name), name("element"), lit(PLAMO.nameEnd))
+const plamoEntries: BodyEntry[] = [
+  call(PLAMO.request, PLAMO_NAME),
+  ...structure(PLAMO.args),
+  ...callEnds(PLAMO.requestEnd),
+]
+
+// --- Inkling: typed content blocks between special tokens ------------------------------------------
+const INKLING = {
+  invoke: "<|content_invoke_tool_json|>",
+  /** Ends every block: text, thinking, a call. */
+  end: "<|end_message|>",
+  /** A message's header and the other blocks' openers (a text block, a tool's text, an error, the end of sampling). */
+  frame: [
+    "<|message_model|>",
+    "<|content_text|>",
+    "<|content_invoke_tool_text|>",
+    "<|content_tool_error|>",
+    "<|content_model_end_sampling|>",
+  ],
+}
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
@@ -1024,7 +1082,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
     // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
     // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
-    opener(["["], seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))), pythonic("list"), {
+    opener(["["], seq(ws, BRACKETED_NAME, ws, lit("("), ws, peek(alt(lit(")"), KWARG))), pythonic("list"), {
       opening: false,
       bodyAt: 0,
       gate: true,
@@ -1130,6 +1188,12 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
+    opener(
+      ["<function><name>"],
+      seq(FUNCTION_NAME_TAG, peek(seq(to("</function>"), ws, DSML_CLOSE))),
+      dsmlFunctionBody,
+      { opening: false },
+    ),
     // Its tags alone, closers too: a DSML token is never prose. An invoke counts once its `name=`
     // shows (its prefix alone is as likely a stream cut off).
     token("open", DSML_OPEN, seq(ws, name("ident"))),
@@ -1202,6 +1266,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("open", [`${NS}<tool_call>`]),
     token("call", [M3_INVOKE], QUOTED_NAME),
     token("close", [`${NS}</tool_call>`, `${NS}</invoke>`]),
+    // Its reasoning closer alone: M3 may start an answer with it, or close a block its chat template
+    // opened (vLLM's `minimax_m3` reasoning parser drops it).
+    token("frame", ["</mm:think>"]),
   ],
   granite: [
     // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
@@ -1344,10 +1411,49 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...k3("<|close|>", "argument", "<|sep|>"),
     ]),
   ],
+  plamo3: [
+    // PLaMo 3 (vLLM `plamo3`): `<|plamo:begin_tool_requests:plamo|>` around one request a call, its name
+    // and its JSON arguments each between their own begin and end tags. Not single tokens (a special
+    // prefix token, the tag's name, a special suffix token), but no prose writes them.
+    opener(
+      [PLAMO.requests],
+      seq(ws, peek(lit(PLAMO.request))),
+      tags(plamoEntries, closers(PLAMO.requestsEnd)),
+    ),
+    opener([PLAMO.request], peek(PLAMO_NAME), bareTags(plamoEntries, [PLAMO.requestsEnd]), {
+      bodyAt: 0,
+      opening: false,
+    }),
+    token("open", [PLAMO.requests], seq(lit(PLAMO.request), PLAMO_NAME)),
+    token("call", [PLAMO.request], PLAMO_NAME),
+    token("call", [PLAMO.name], name("element")),
+    token("call", [PLAMO.args, "<|plamo:constrain|>", "<|plamo:msg|>"]),
+    token("close", [PLAMO.requestsEnd, PLAMO.requestEnd, PLAMO.nameEnd, PLAMO.argsEnd]),
+    // The end of the turn.
+    token("frame", ["<|plamo:tag|>"]),
+  ],
+  inkling: [
+    // Inkling (vLLM `inkling`): typed content blocks between special tokens; a call is a
+    // `{"name": …, "args": {…}}` object in an invoke block, ended as every block is.
+    opener([INKLING.invoke], JSON_START, json("keys", INKLING.end)),
+    token("open", [INKLING.invoke]),
+    // Its message and block tokens around the answer: a server that parsed the format takes them out.
+    token("frame", [...INKLING.frame, INKLING.end]),
+  ],
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
     // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
     opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
+    // The same request with the name in brackets and its arguments on the next line
+    // (`[NAME]⏎{…}⏎[END_TOOL_REQUEST]`, openclaw/openclaw#66178): `[word]` is prose's too, so only an
+    // offered tool's name, or any name once the closer token ends its arguments.
+    opener(["["], seq(BRACKETED_NAME, lit("]"), ws, peek(lit("{"))), json("none", "[END_TOOL_REQUEST]"), {
+      opening: false,
+      gate: true,
+      structured: true,
+      follows: NAME_STARTS,
+      unoffered: to("[END_TOOL_REQUEST]"),
+    }),
     token("open", ["[TOOL_REQUEST]"]),
     token("close", ["[END_TOOL_REQUEST]"]),
   ],
@@ -1561,6 +1667,36 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
         peek: false,
         pattern: suffixedLiteral("</think>", undefined).pattern,
       },
+    ],
+    harmony: false,
+  },
+  {
+    // MiniMax M3's own tokens (vLLM `minimax_m3` reasoning parser: complete vocabulary tokens).
+    formats: ["minimax-m3"],
+    literals: ["<mm:think>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "</mm:think>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["plamo3"],
+    literals: ["<|plamo:begin_think:plamo|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|plamo:end_think:plamo|>", peek: false }],
+    harmony: false,
+  },
+  {
+    // A thinking block ends as every Inkling block does, or where the next message starts.
+    formats: ["inkling"],
+    literals: ["<|content_thinking|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [
+      { literal: INKLING.end, peek: false },
+      { literal: "<|content_model_end_sampling|>", peek: false },
+      { literal: "<|message_model|>", peek: true },
     ],
     harmony: false,
   },

@@ -758,6 +758,38 @@ const RENDERERS: Record<FormatId, Renderer> = {
       }
     },
   }),
+  plamo3: row({
+    // PLaMo 3 (vLLM `plamo3`): begin/end tag pairs around the requests, each request, its name and its JSON arguments.
+    innerHeader: always,
+    render: (calls) => {
+      const tag = (edge: "begin" | "end", name: string): string => `<|plamo:${edge}_${name}:plamo|>`
+      return {
+        head: [open(tag("begin", "tool_requests"))],
+        calls: calls.map((call) => [
+          syntax(
+            `${tag("begin", "tool_request")}${tag("begin", "tool_name")}${call.name}${tag("end", "tool_name")}`,
+          ),
+          syntax(`${tag("begin", "tool_arguments")}<|plamo:constrain|>json<|plamo:msg|>`),
+          ...jsonArgs(call.args, true),
+          syntax(`${tag("end", "tool_arguments")}${tag("end", "tool_request")}`),
+        ]),
+        separator: "",
+        tail: [close(tag("end", "tool_requests"))],
+      }
+    },
+  }),
+  inkling: row({
+    // Inkling (vLLM `inkling`): one invoke block a call, `{"name": …, "args": {…}}`.
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|content_invoke_tool_json|>"),
+          ...jsonCall(call, "args", false),
+          close("<|end_message|>"),
+        ]),
+        "\n",
+      ),
+  }),
   lmstudio: row({
     // LM Studio's own convention (its tool-use prompt): one call object a request.
     render: (calls) => jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),

@@ -114,6 +114,27 @@ const lmstudio: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "lmstudio", role: "close", text: "[END_TOOL_REQUEST]" },
 )
 
+/** PLaMo 3's begin and end tags (vLLM `plamo3_reasoning_parser.py`): a special prefix token, the tag's name, a special suffix token. */
+const plamo3: fc.Arbitrary<StrayToken> = fc
+  .constantFrom<[StrayTokenRole, "begin" | "end", string]>(
+    ["open", "begin", "tool_requests"],
+    ["call", "begin", "tool_request"],
+    ["call", "begin", "tool_name"],
+    ["call", "begin", "tool_arguments"],
+    ["close", "end", "tool_requests"],
+    ["close", "end", "tool_request"],
+    ["close", "end", "tool_name"],
+    ["close", "end", "tool_arguments"],
+  )
+  .map(([role, edge, tag]) => ({ format: "plamo3", role, text: `<|plamo:${edge}_${tag}:plamo|>` }))
+
+/** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
+const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
+  format: "inkling",
+  role: "open",
+  text: "<|content_invoke_tool_json|>",
+})
+
 const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<FormatId, fc.Arbitrary<StrayToken>>(
   [
     ["hunyuan", hunyuan],
@@ -121,6 +142,8 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["deepseek-dsml", dsml],
     ["kimi-k3", kimiK3],
     ["minimax-m3", minimaxM3],
+    ["plamo3", plamo3],
+    ["inkling", inkling],
   ],
 )
 

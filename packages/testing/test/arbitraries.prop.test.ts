@@ -310,6 +310,10 @@ describe("strayTokens", () => {
         "lmstudio:open",
         "minimax-m3:close",
         "minimax-m3:open",
+        "plamo3:open",
+        "plamo3:call",
+        "plamo3:close",
+        "inkling:open",
       ].sort(),
     )
   })
