@@ -1444,16 +1444,29 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
     // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
     opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
-    // The same request with the name in brackets and its arguments on the next line
+    // The same request with the name in brackets on a line of its own and its arguments on the next
     // (`[NAME]⏎{…}⏎[END_TOOL_REQUEST]`, openclaw/openclaw#66178): `[word]` is prose's too, so only an
-    // offered tool's name, or any name once the closer token ends its arguments.
-    opener(["["], seq(BRACKETED_NAME, lit("]"), ws, peek(lit("{"))), json("none", "[END_TOOL_REQUEST]"), {
-      opening: false,
-      gate: true,
-      structured: true,
-      follows: NAME_STARTS,
-      unoffered: to("[END_TOOL_REQUEST]"),
-    }),
+    // offered tool's name, or any name once the closer token ends its arguments. (At a line start
+    // only: a `[` in the middle of prose, a Markdown link's, is not tried.)
+    // (Its own markers are not names: a line-start `[TOOL_REQUEST]{…}` is the row above.)
+    opener(
+      ["["],
+      seq(
+        not(alt(lit("TOOL_REQUEST]"), lit("END_TOOL_REQUEST]"))),
+        BRACKETED_NAME,
+        lit("]"),
+        ws,
+        peek(lit("{")),
+      ),
+      json("none", "[END_TOOL_REQUEST]"),
+      {
+        where: "line",
+        opening: false,
+        gate: true,
+        structured: true,
+        unoffered: to("[END_TOOL_REQUEST]"),
+      },
+    ),
     token("open", ["[TOOL_REQUEST]"]),
     token("close", ["[END_TOOL_REQUEST]"]),
   ],

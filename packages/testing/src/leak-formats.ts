@@ -791,8 +791,22 @@ const RENDERERS: Record<FormatId, Renderer> = {
       ),
   }),
   lmstudio: row({
-    // LM Studio's own convention (its tool-use prompt): one call object a request.
-    render: (calls) => jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+    // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
+    // prompt asks, 1 the name in brackets on a line of its own, the arguments on the next
+    // (openclaw/openclaw#66178): no opening marker, the name is its only evidence until the closer.
+    styles: 2,
+    nameGated: true,
+    render: (calls, style) =>
+      style % 2 === 0
+        ? jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]")
+        : perCall(
+            calls.map((call) => [
+              syntax(`[${call.name}]\n`),
+              ...jsonArgs(call.args, false),
+              close("\n[END_TOOL_REQUEST]"),
+            ]),
+            "\n",
+          ),
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.
