@@ -1190,7 +1190,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
     opener(
       ["<function><name>"],
-      seq(FUNCTION_NAME_TAG, peek(seq(to("</function>"), ws, DSML_CLOSE))),
+      // (Or another such call, then the closer: `envelopeAfter`.)
+      seq(FUNCTION_NAME_TAG, peek(envelopeAfter("</function>", lit("<function><name>"), DSML_CLOSE))),
       dsmlFunctionBody,
       { opening: false },
     ),

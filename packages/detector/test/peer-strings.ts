@@ -2111,6 +2111,12 @@ export const PEER_STRINGS: readonly PeerString[] = [
     visible: "",
   },
   {
+    source: "adolfousier/opencrabs#419 (the shape, two calls before the closers)",
+    text: `<function><name>a</name><parameters>{}</parameters></function>\n<function><name>b</name><parameters>{"x": 1}</parameters></function>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>`,
+    markup: ["deepseek-dsml:a", "deepseek-dsml:b"],
+    visible: "\n",
+  },
+  {
     source: "srcML's XML for a C function (ordinary XML with the same tags, no DSML closer): text",
     text: '<unit xmlns="http://www.srcML.org/srcML/src"><function><name>test</name></function></unit>',
     markup: [],
