@@ -670,6 +670,9 @@ const k3Entries: BodyEntry[] = [
   ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
 
+/** LM Studio's request closer, and the spelling Gemma 3 writes through it. */
+const LMSTUDIO_END = ["[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"]
+
 // --- PLaMo 3: `<|plamo:begin_TAG:plamo|>` … `<|plamo:end_TAG:plamo|>` ---------------------------------
 const plamo = (edge: "begin" | "end", tag: string): string => `<|plamo:${edge}_${tag}:plamo|>`
 const PLAMO = {
@@ -1444,7 +1447,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
     // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
-    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
+    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", ...LMSTUDIO_END)),
+    // The name before its arguments, and the closer spelled `[TOOL_REQUEST_END]` (Gemma 3 through LM
+    // Studio: `[TOOL_REQUEST]⏎list_directory {"path": "/home"}⏎[TOOL_REQUEST_END]`, vybestack/llxprt-code's
+    // `GemmaToolCallParser` tests).
+    opener(["[TOOL_REQUEST]"], seq(ws, name("ident"), ws, peek(lit("{"))), json("none", ...LMSTUDIO_END), {
+      structured: true,
+    }),
     // The same request with the name in brackets on a line of its own and its arguments on the next
     // (`[NAME]⏎{…}⏎[END_TOOL_REQUEST]`, openclaw/openclaw#66178): `[word]` is prose's too, so only an
     // offered tool's name, or any name once the closer token ends its arguments. (At a line start
@@ -1453,13 +1462,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(
       ["["],
       seq(
-        not(alt(lit("TOOL_REQUEST]"), lit("END_TOOL_REQUEST]"))),
+        not(alt(lit("TOOL_REQUEST"), lit("END_TOOL_REQUEST]"))),
         BRACKETED_NAME,
         lit("]"),
         ws,
         peek(lit("{")),
       ),
-      json("none", "[END_TOOL_REQUEST]"),
+      json("none", ...LMSTUDIO_END),
       {
         where: "line",
         opening: false,
@@ -1469,7 +1478,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       },
     ),
     token("open", ["[TOOL_REQUEST]"]),
-    token("close", ["[END_TOOL_REQUEST]"]),
+    token("close", LMSTUDIO_END),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.

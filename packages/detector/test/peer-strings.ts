@@ -1974,6 +1974,22 @@ export const PEER_STRINGS: readonly PeerString[] = [
     visible: "Let me search.\n",
   },
   {
+    source:
+      "vybestack/llxprt-code GemmaToolCallParser tests (Gemma 3 through LM Studio: the name, then its arguments)",
+    text: 'Here is the result:\n[TOOL_REQUEST]\nlist_directory {"path": "/home"}\n[TOOL_REQUEST_END]',
+    markup: ["lmstudio:list_directory"],
+    visible: "Here is the result:\n",
+  },
+  {
+    source:
+      "vybestack/llxprt-code TextToolCallParser (the simplest pattern: `[TOOL_REQUEST] name {args} [TOOL_REQUEST_END]`)",
+    text: '[TOOL_REQUEST] run_shell_command {"command": "echo 你好 world"} [TOOL_REQUEST_END]',
+    markup: ["lmstudio:run_shell_command"],
+    tools: ["read_file"],
+    recover: [],
+    visible: "",
+  },
+  {
     source: "a Markdown reference label before a JSON block (prose): shown",
     text: 'See [config]\n{"debug": true}\nand [the docs](https://example.com).',
     markup: [],

@@ -793,20 +793,30 @@ const RENDERERS: Record<FormatId, Renderer> = {
   lmstudio: row({
     // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
     // prompt asks, 1 the name in brackets on a line of its own, the arguments on the next
-    // (openclaw/openclaw#66178): no opening marker, the name is its only evidence until the closer.
-    styles: 2,
-    nameGated: true,
+    // (openclaw/openclaw#66178): no opening marker, so an offered name or the closer is its evidence;
+    // 2 the name then its arguments, closed by `[TOOL_REQUEST_END]` (Gemma 3, vybestack/llxprt-code).
+    styles: 3,
     render: (calls, style) =>
-      style % 2 === 0
+      style % 3 === 0
         ? jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]")
-        : perCall(
-            calls.map((call) => [
-              syntax(`[${call.name}]\n`),
-              ...jsonArgs(call.args, false),
-              close("\n[END_TOOL_REQUEST]"),
-            ]),
-            "\n",
-          ),
+        : style % 3 === 2
+          ? perCall(
+              calls.map((call) => [
+                open("[TOOL_REQUEST]\n"),
+                syntax(`${call.name} `),
+                ...jsonArgs(call.args, true),
+                close("\n[TOOL_REQUEST_END]"),
+              ]),
+              "\n",
+            )
+          : perCall(
+              calls.map((call) => [
+                syntax(`[${call.name}]\n`),
+                ...jsonArgs(call.args, false),
+                close("\n[END_TOOL_REQUEST]"),
+              ]),
+              "\n",
+            ),
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.

@@ -112,6 +112,7 @@ const minimaxM3: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
 const lmstudio: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "lmstudio", role: "open", text: "[TOOL_REQUEST]" },
   { format: "lmstudio", role: "close", text: "[END_TOOL_REQUEST]" },
+  { format: "lmstudio", role: "close", text: "[TOOL_REQUEST_END]" },
 )
 
 /** PLaMo 3's begin and end tags (vLLM `plamo3_reasoning_parser.py`): a special prefix token, the tag's name, a special suffix token. */
