@@ -205,6 +205,12 @@ const CATALOGUE: Record<FormatId, Entry> = {
     exampleTool: "get_weather",
     example: '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>',
   },
+  "solar-open2": {
+    models: "Upstage Solar Open 2",
+    exampleTool: "get_weather",
+    example:
+      "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>",
+  },
   lmstudio: {
     models: "LM Studio's tool-use prompt (models without a native format)",
     exampleTool: "get_weather",

@@ -708,6 +708,15 @@ const INKLING = {
   ],
 }
 
+// --- Solar Open 2: `<|tool_call:start|>NAME` … `<|tool_call:end|>`, `<|tool_arg:…|>` arguments -------------
+const SOLAR = {
+  call: "<|tool_call:start|>",
+  callEnd: "<|tool_call:end|>",
+  arg: "<|tool_arg:start|>",
+  value: "<|tool_arg:value|>",
+  argEnd: "<|tool_arg:end|>",
+}
+
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 /** Hunyuan's call name and what confirms it: `<tool_sep>` (HY3), an arg tag or the call's close (HY v4). */
@@ -1444,6 +1453,26 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Its message and block tokens around the answer: a server that parsed the format takes them out.
     token("frame", [...INKLING.frame, INKLING.end]),
   ],
+  "solar-open2": [
+    // Upstage Solar Open 2 (vLLM `solar_open2`): the name on the call token's line, then one
+    // `<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>` an argument; one envelope a call.
+    opener(
+      [SOLAR.call],
+      // (Or, after the name's line, the stream cut off in the next token: a truncated call.)
+      seq(
+        ws,
+        name("element"),
+        alt(
+          seq(ws, peek(alt(lit(SOLAR.arg), lit(SOLAR.callEnd)))),
+          seq(lit("\n"), ws, cut(SOLAR.arg, SOLAR.callEnd)),
+        ),
+      ),
+      tags(structure(SOLAR.arg, SOLAR.value), closers(SOLAR.callEnd)),
+    ),
+    token("open", [SOLAR.call], name("element")),
+    token("call", [SOLAR.arg, SOLAR.value]),
+    token("close", [SOLAR.callEnd, SOLAR.argEnd]),
+  ],
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
     // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
@@ -1700,6 +1729,14 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     where: "anywhere",
     confirm: EMPTY,
     close: [{ literal: "</mm:think>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["solar-open2"],
+    literals: ["<|think:start|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|think:end|>", peek: false }],
     harmony: false,
   },
   {

@@ -85,6 +85,12 @@ const INK = {
 }
 const inklingCall = (tool: string, args: string): string =>
   `<|content_invoke_tool_json|>{"name":"${tool}","args":${args}}${INK.end}`
+// vLLM tests/tool_parsers/test_solar_open2_tool_parser.py: one envelope a call, `<|tool_arg:…|>` arguments.
+const SOLAR2 = `${VLLM} tests/tool_parsers/test_solar_open2_tool_parser.py`
+const solarArg = (key: string, value: string): string =>
+  `<|tool_arg:start|>${key}<|tool_arg:value|>${value}<|tool_arg:end|>\n`
+const solarCall = (tool: string, ...args: string[]): string =>
+  `<|tool_call:start|>${tool}\n${args.join("")}<|tool_call:end|>`
 // vLLM tests/parser/engine/test_berrylm.py's WEATHER_CALL (Qwen3-Coder's text).
 const BERRY_WEATHER =
   "<tool_call>\n<function=get_weather>\n<parameter=city>Tokyo</parameter>\n<parameter=days>3</parameter>\n</function>\n</tool_call>"
@@ -2049,6 +2055,43 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["inkling:?", "inkling:?"],
     recover: [],
     visible: "hello world",
+  },
+  // --- Upstage Solar Open 2 (vLLM `solar_open2`) --------------------------------------------------------
+  {
+    source: `${SOLAR2} (test_single_tool_with_content_prefix)`,
+    text: `Let me check the weather.${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:get_weather"],
+    visible: "Let me check the weather.",
+  },
+  {
+    source: `${SOLAR2} (test_multiple_tool_calls)`,
+    text: `I'll check both.${solarCall("get_weather", solarArg("city", "Seoul"))}\n${solarCall("get_weather", solarArg("city", "Tokyo"))}`,
+    markup: ["solar-open2:get_weather", "solar-open2:get_weather"],
+    visible: "I'll check both.\n",
+  },
+  {
+    source: `${SOLAR2} (test_no_arguments)`,
+    text: "<|tool_call:start|>get_time\n<|tool_call:end|>",
+    markup: ["solar-open2:get_time"],
+    visible: "",
+  },
+  {
+    source: `${SOLAR2} (test_reasoning_tags_with_tool_calls)`,
+    text: `<|think:start|>I should use a tool<|think:end|>Sure, let me help.${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:get_weather"],
+    visible: "<|think:start|>I should use a tool<|think:end|>Sure, let me help.",
+  },
+  {
+    source: `${SOLAR2} (test_unterminated_block_returns_raw_output: cut off in a value)`,
+    text: "Let me check.<|tool_call:start|>search\n<|tool_arg:start|>query<|tool_arg:value|>Seo",
+    markup: ["solar-open2:search"],
+    visible: "Let me check.",
+  },
+  {
+    source: `${SOLAR2} (test_dropped_arg_end_does_not_swallow_later_calls)`,
+    text: `<|tool_call:start|>broken\n<|tool_arg:start|>a<|tool_arg:value|>oops<|tool_call:end|>${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:broken", "solar-open2:get_weather"],
+    visible: "",
   },
   // --- Models that write a format the catalogue has (vLLM tests/parser/engine) -----------------------
   {

@@ -790,6 +790,23 @@ const RENDERERS: Record<FormatId, Renderer> = {
         "\n",
       ),
   }),
+  "solar-open2": row({
+    // Upstage Solar Open 2 (vLLM `solar_open2`): one envelope a call, the name on its line, `<|tool_arg:…|>` arguments.
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|tool_call:start|>"),
+          syntax(`${call.name}\n`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<|tool_arg:start|>${key}<|tool_arg:value|>`),
+            raw(arg),
+            syntax("<|tool_arg:end|>\n"),
+          ]),
+          close("<|tool_call:end|>"),
+        ]),
+        "\n",
+      ),
+  }),
   lmstudio: row({
     // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
     // prompt asks, 1 the name in brackets on a line of its own, the arguments on the next

@@ -129,6 +129,15 @@ const plamo3: fc.Arbitrary<StrayToken> = fc
   )
   .map(([role, edge, tag]) => ({ format: "plamo3", role, text: `<|plamo:${edge}_${tag}:plamo|>` }))
 
+/** Upstage Solar Open 2's call and argument tokens (vLLM `tests/tool_parsers/test_solar_open2_tool_parser.py`). */
+const solarOpen2: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "solar-open2", role: "open", text: "<|tool_call:start|>" },
+  { format: "solar-open2", role: "call", text: "<|tool_arg:start|>" },
+  { format: "solar-open2", role: "call", text: "<|tool_arg:value|>" },
+  { format: "solar-open2", role: "close", text: "<|tool_arg:end|>" },
+  { format: "solar-open2", role: "close", text: "<|tool_call:end|>" },
+)
+
 /** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
 const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
   format: "inkling",
@@ -145,6 +154,7 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["minimax-m3", minimaxM3],
     ["plamo3", plamo3],
     ["inkling", inkling],
+    ["solar-open2", solarOpen2],
   ],
 )
 

@@ -26,6 +26,7 @@ export const reasoningDelimiters: ReadonlyArray<readonly [string, string]> = [
   ["<seed:think>", "</seed:think>"],
   ["<mm:think>", "</mm:think>"],
   ["<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>"],
+  ["<|think:start|>", "<|think:end|>"],
 ]
 
 /**

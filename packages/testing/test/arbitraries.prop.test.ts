@@ -314,6 +314,9 @@ describe("strayTokens", () => {
         "plamo3:call",
         "plamo3:close",
         "inkling:open",
+        "solar-open2:open",
+        "solar-open2:call",
+        "solar-open2:close",
       ].sort(),
     )
   })

@@ -100,6 +100,7 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   "kimi-k3": { sglang: "kimi_k3" },
   plamo3: { vllm: "plamo3" },
   inkling: { vllm: "inkling" },
+  "solar-open2": { vllm: "solar_open2" },
   // LM Studio's own convention: no server parser names it (LM Studio reads it itself).
   lmstudio: {},
   "cline-xml": {},
