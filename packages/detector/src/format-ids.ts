@@ -55,6 +55,7 @@ export const FORMAT_IDS = [
   "kimi-k3",
   "plamo3",
   "inkling",
+  "minicpm5",
   "solar-open2",
   "lmstudio",
   "cline-xml",

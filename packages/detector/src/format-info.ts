@@ -205,6 +205,12 @@ const CATALOGUE: Record<FormatId, Entry> = {
     exampleTool: "get_weather",
     example: '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>',
   },
+  minicpm5: {
+    models: "MiniCPM 5",
+    exampleTool: "get_weather",
+    example:
+      '<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27</param></function>',
+  },
   "solar-open2": {
     models: "Upstage Solar Open 2",
     exampleTool: "get_weather",

@@ -717,6 +717,28 @@ const SOLAR = {
   argEnd: "<|tool_arg:end|>",
 }
 
+// --- MiniCPM 5: `<function name="NAME">` … `</function>`, `<param name="K">V</param>` arguments -----------
+/**
+ * The space before `name` as the tokenizer leaves it: a space, its byte-level `Ġ` (U+0120), or none
+ * (vLLM `tests/tool_parsers/test_minicpm5xml_tool_parser.py`: `<function\u0120name=…>`, `<functionname=…>`).
+ */
+const MINICPM_SPACES = [" ", "\u0120", ""]
+const MINICPM_CALLS = MINICPM_SPACES.map((sp) => `<function${sp}name="`)
+const MINICPM_PARAMS = MINICPM_SPACES.map((sp) => `<param${sp}name=`)
+/** A parameter tag or the call's own close right after the header: prose that names `<function name="x">` is text. */
+const MINICPM_CONFIRMED = seq(
+  QUOTED_NAME,
+  ws,
+  lit(">"),
+  ws,
+  alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
+)
+const minicpmEntries: BodyEntry[] = [
+  ...MINICPM_CALLS.map((literal) => call(literal, seq(QUOTED_NAME, ws, lit(">")))),
+  ...structure(...MINICPM_PARAMS),
+  ...callEnds("</function>"),
+]
+
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 /** Hunyuan's call name and what confirms it: `<tool_sep>` (HY3), an arg tag or the call's close (HY v4). */
@@ -1452,6 +1474,11 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("open", [INKLING.invoke]),
     // Its message and block tokens around the answer: a server that parsed the format takes them out.
     token("frame", [...INKLING.frame, INKLING.end]),
+  ],
+  minicpm5: [
+    // MiniCPM 5 (vLLM `minicpm5`): a call with no envelope, so only an offered tool's (after
+    // Functionary's `<function name="NAME">{json}`, which shares the literal).
+    opener(MINICPM_CALLS, MINICPM_CONFIRMED, bareTags(minicpmEntries, []), { gate: true, opening: false }),
   ],
   "solar-open2": [
     // Upstage Solar Open 2 (vLLM `solar_open2`): the name on the call token's line, then one

@@ -85,6 +85,7 @@ const INK = {
 }
 const inklingCall = (tool: string, args: string): string =>
   `<|content_invoke_tool_json|>{"name":"${tool}","args":${args}}${INK.end}`
+const MINICPM5 = `${VLLM} tests/tool_parsers/test_minicpm5xml_tool_parser.py`
 // vLLM tests/tool_parsers/test_solar_open2_tool_parser.py: one envelope a call, `<|tool_arg:…|>` arguments.
 const SOLAR2 = `${VLLM} tests/tool_parsers/test_solar_open2_tool_parser.py`
 const solarArg = (key: string, value: string): string =>
@@ -2055,6 +2056,43 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["inkling:?", "inkling:?"],
     recover: [],
     visible: "hello world",
+  },
+  // --- MiniCPM 5 (vLLM `minicpm5`): no envelope -------------------------------------------------------
+  {
+    source: `${MINICPM5} (test_single_call_with_surrounding_text)`,
+    text: 'Intro before.\n<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27</param></function>\nOutro after.\n',
+    markup: ["minicpm5:get_weather"],
+    visible: "Intro before.\n\nOutro after.\n",
+  },
+  {
+    source: `${MINICPM5} (test_tokenizer_space_marker)`,
+    text: '<function\u0120name="get_weather"><param\u0120name="city">上海</param><param\u0120name="date">2024-06-27</param></function>\n',
+    markup: ["minicpm5:get_weather"],
+    visible: "\n",
+  },
+  {
+    source: `${MINICPM5} (test_collapsed_tags_current_weather)`,
+    text: '<functionname="get_current_weather"><paramname="city">Dallas</param><paramname="state">TX</param><paramname="unit">fahrenheit</param></function>',
+    markup: ["minicpm5:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${MINICPM5} (test_multiple_calls_interleaved_text)`,
+    text: 'Head\n<function name="get_weather"><param name="city">北京</param></function>\nTXT\n<function name="sum_values"><param name="nums">[7,8,9]</param><param name="exact">false</param></function>\nTail\n',
+    markup: ["minicpm5:get_weather", "minicpm5:sum_values"],
+    visible: "Head\n\nTXT\n\nTail\n",
+  },
+  {
+    source: `${MINICPM5} (test_unknown_tool_block_preserved: no envelope, a tool not offered: text)`,
+    text: '<function name="unknown"><param name="x">1</param></function>\n',
+    markup: [],
+    tools: ["get_weather"],
+  },
+  {
+    source: `${MINICPM5} (test_incomplete_missing_function_end: cut off)`,
+    text: '<function name="get_weather"><param name="city">北京</param>',
+    markup: ["minicpm5:get_weather"],
+    visible: "",
   },
   // --- Upstage Solar Open 2 (vLLM `solar_open2`) --------------------------------------------------------
   {

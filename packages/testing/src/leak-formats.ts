@@ -790,6 +790,28 @@ const RENDERERS: Record<FormatId, Renderer> = {
         "\n",
       ),
   }),
+  minicpm5: row({
+    // MiniCPM 5 (vLLM `minicpm5`): no envelope; `<param name="K">` arguments. Styles: the space before
+    // `name` as the tokenizer leaves it (a space, `Ġ`, none).
+    styles: 3,
+    hasClosing: never,
+    nameGated: true,
+    render: (calls, style) => {
+      const sp = [" ", "\u0120", ""][style % 3]!
+      return perCall(
+        calls.map((call) => [
+          syntax(`<function${sp}name="${call.name}">`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<param${sp}name="${key}">`),
+            raw(arg),
+            syntax("</param>"),
+          ]),
+          syntax("</function>"),
+        ]),
+        "\n",
+      )
+    },
+  }),
   "solar-open2": row({
     // Upstage Solar Open 2 (vLLM `solar_open2`): one envelope a call, the name on its line, `<|tool_arg:…|>` arguments.
     render: (calls) =>

@@ -101,6 +101,7 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   plamo3: { vllm: "plamo3" },
   inkling: { vllm: "inkling" },
   "solar-open2": { vllm: "solar_open2" },
+  minicpm5: { vllm: "minicpm5" },
   // LM Studio's own convention: no server parser names it (LM Studio reads it itself).
   lmstudio: {},
   "cline-xml": {},
