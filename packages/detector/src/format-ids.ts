@@ -57,6 +57,7 @@ export const FORMAT_IDS = [
   "inkling",
   "minicpm5",
   "solar-open2",
+  "k2-horizon",
   "lmstudio",
   "cline-xml",
 ] as const

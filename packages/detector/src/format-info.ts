@@ -217,6 +217,12 @@ const CATALOGUE: Record<FormatId, Entry> = {
     example:
       "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>",
   },
+  "k2-horizon": {
+    models: "K2 Horizon",
+    exampleTool: "get_weather",
+    example:
+      "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+  },
   lmstudio: {
     models: "LM Studio's tool-use prompt (models without a native format)",
     exampleTool: "get_weather",

@@ -739,6 +739,48 @@ const minicpmEntries: BodyEntry[] = [
   ...callEnds("</function>"),
 ]
 
+// --- K2 Horizon: GLM's shape in `<ifm|…>` tokens ---------------------------------------------------------
+const IFM = {
+  calls: "<ifm|tool_calls>",
+  callsEnd: "</ifm|tool_calls>",
+  call: "<ifm|tool_call>",
+  callEnd: "</ifm|tool_call>",
+  argKey: "<ifm|arg_key>",
+  argType: "<ifm|arg_type>",
+  argValue: "<ifm|arg_value>",
+}
+/** A call's name, then its first argument or its close (or the stream cut off in either). */
+const IFM_NAME = seq(
+  name("ident"),
+  alt(peek(alt(lit(IFM.argKey), lit(IFM.callEnd))), cut(IFM.argKey, IFM.callEnd)),
+)
+/** The same, capturing nothing (the group's confirm: the body's `<ifm|tool_call>` starts each call). */
+const IFM_CALL_AHEAD = seq(
+  lit(IFM.call),
+  word("ident", 256),
+  alt(peek(alt(lit(IFM.argKey), lit(IFM.callEnd))), cut(IFM.argKey, IFM.callEnd)),
+)
+/** A repeat of the group's closer: models repeat it; it joins the call. */
+const IFM_END_AGAIN = opt(seq(ws, lit(IFM.callsEnd)))
+/**
+ * Its JSON form: one object a call token; the group's closer after the last one joins it (after a
+ * repeat of the call token's close, and with a repeat of its own).
+ */
+const IFM_JSON: JsonBody = {
+  ...json("keys", IFM.callEnd),
+  bare: {
+    tails: [
+      { literal: IFM.callEnd, pattern: opt(seq(ws, lit(IFM.callsEnd), IFM_END_AGAIN)) },
+      { literal: IFM.callsEnd, pattern: IFM_END_AGAIN },
+    ],
+  },
+}
+const ifmEntries: BodyEntry[] = [
+  call(IFM.call, IFM_NAME),
+  ...structure(IFM.argKey, IFM.argType, IFM.argValue),
+  ...callEnds(IFM.callEnd),
+]
+
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
 const argTags = structure("<arg_key>", "<arg_value>")
 /** Hunyuan's call name and what confirms it: `<tool_sep>` (HY3), an arg tag or the call's close (HY v4). */
@@ -1499,6 +1541,18 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("open", [SOLAR.call], name("element")),
     token("call", [SOLAR.arg, SOLAR.value]),
     token("close", [SOLAR.callEnd, SOLAR.argEnd]),
+  ],
+  "k2-horizon": [
+    // K2 Horizon (vLLM `k2_horizon`): `<ifm|tool_calls>` around `<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>
+    // <ifm|arg_value>V</ifm|arg_value></ifm|tool_call>` calls (an `<ifm|arg_type>` before each value in
+    // its typed form), or a call object between the call tokens in its JSON form.
+    opener([IFM.calls], seq(ws, peek(IFM_CALL_AHEAD)), tags(ifmEntries, closers(IFM.callsEnd))),
+    opener([IFM.call], peek(IFM_NAME), bareTags(ifmEntries, [IFM.callsEnd]), { bodyAt: 0, opening: false }),
+    opener([IFM.calls], seq(ws, lit(IFM.call), JSON_START), IFM_JSON),
+    opener([IFM.call], JSON_START, IFM_JSON, { opening: false }),
+    token("open", [IFM.calls]),
+    token("call", [IFM.call, IFM.argKey, IFM.argType, IFM.argValue], name("ident")),
+    token("close", [IFM.callsEnd, IFM.callEnd, "</ifm|arg_key>", "</ifm|arg_type>", "</ifm|arg_value>"]),
   ],
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:

@@ -86,6 +86,19 @@ const INK = {
 const inklingCall = (tool: string, args: string): string =>
   `<|content_invoke_tool_json|>{"name":"${tool}","args":${args}}${INK.end}`
 const MINICPM5 = `${VLLM} tests/tool_parsers/test_minicpm5xml_tool_parser.py`
+// vLLM tests/tool_parsers/test_k2_horizon_tool_parser.py: the test's builders.
+const K2H = `${VLLM} tests/tool_parsers/test_k2_horizon_tool_parser.py`
+const ifmGroup = (calls: string[], prefix = "", suffix = ""): string =>
+  `${prefix}<ifm|tool_calls>${calls.join("\n")}</ifm|tool_calls>${suffix}`
+const ifmXml = (tool: string, args: [string, string][], typed = false): string =>
+  `<ifm|tool_call>${tool}${args
+    .map(
+      ([k, v]) =>
+        `<ifm|arg_key>${k}</ifm|arg_key>${typed ? `<ifm|arg_type>${k === "limit" ? "integer" : "string"}</ifm|arg_type>` : ""}<ifm|arg_value>${v}</ifm|arg_value>`,
+    )
+    .join("")}</ifm|tool_call>`
+const ifmJson = (tool: string, args: string): string =>
+  `<ifm|tool_call>{"name": "${tool}", "arguments": ${args}}</ifm|tool_call>`
 // vLLM tests/tool_parsers/test_solar_open2_tool_parser.py: one envelope a call, `<|tool_arg:…|>` arguments.
 const SOLAR2 = `${VLLM} tests/tool_parsers/test_solar_open2_tool_parser.py`
 const solarArg = (key: string, value: string): string =>
@@ -2056,6 +2069,52 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["inkling:?", "inkling:?"],
     recover: [],
     visible: "hello world",
+  },
+  // --- K2 Horizon (vLLM `k2_horizon`) ------------------------------------------------------------------
+  {
+    source: `${K2H} (test_xml_default_parses_multiple_calls_and_coerces_schema)`,
+    text: ifmGroup(
+      [
+        ifmXml("lookup", [
+          ["query", "123"],
+          ["limit", "3"],
+        ]),
+        ifmXml("ping", []),
+      ],
+      "Before ",
+      " after.",
+    ),
+    markup: ["k2-horizon:lookup", "k2-horizon:ping"],
+    visible: "Before  after.",
+  },
+  {
+    source: `${K2H} (test_request_level_format_overrides: the JSON form)`,
+    text: ifmGroup([ifmJson("lookup", '{"limit": "2"}')]),
+    markup: ["k2-horizon:lookup"],
+    visible: "",
+  },
+  {
+    source: `${K2H} (test_request_level_format_overrides: the typed XML form)`,
+    text: ifmGroup([
+      ifmXml(
+        "lookup",
+        [
+          ["query", "weather"],
+          ["limit", "2"],
+        ],
+        true,
+      ),
+    ]),
+    markup: ["k2-horizon:lookup"],
+    visible: "",
+  },
+  {
+    source: `${K2H} (test_streaming_flushes_incomplete_markup_as_content: cut off after the name)`,
+    text: "Before<ifm|tool_calls><ifm|tool_call>ping",
+    markup: ["k2-horizon:?"],
+    tools: ["ping"],
+    recover: [],
+    visible: "Before",
   },
   // --- MiniCPM 5 (vLLM `minicpm5`): no envelope -------------------------------------------------------
   {

@@ -829,6 +829,32 @@ const RENDERERS: Record<FormatId, Renderer> = {
         "\n",
       ),
   }),
+  "k2-horizon": row({
+    // K2 Horizon (vLLM `k2_horizon`): styles 0 its XML form, 1 the typed XML form, 2 its JSON form.
+    styles: 3,
+    innerHeader: always,
+    render: (calls, style) => ({
+      head: [open("<ifm|tool_calls>")],
+      calls: calls.map((call) =>
+        style % 3 === 2
+          ? // The call token's close ends a JSON call as the group's does.
+            [syntax("<ifm|tool_call>"), ...jsonCall(call, "arguments", true), close("</ifm|tool_call>")]
+          : [
+              syntax(`<ifm|tool_call>${call.name}`),
+              ...call.args.flatMap(([key, arg]) => [
+                syntax(`<ifm|arg_key>${key}</ifm|arg_key>`),
+                ...(style % 3 === 1 ? [syntax(`<ifm|arg_type>${typeof arg}</ifm|arg_type>`)] : []),
+                syntax("<ifm|arg_value>"),
+                raw(arg),
+                syntax("</ifm|arg_value>"),
+              ]),
+              syntax("</ifm|tool_call>"),
+            ],
+      ),
+      separator: "\n",
+      tail: [close("</ifm|tool_calls>")],
+    }),
+  }),
   lmstudio: row({
     // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
     // prompt asks, 1 the name in brackets on a line of its own, the arguments on the next

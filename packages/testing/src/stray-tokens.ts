@@ -138,6 +138,15 @@ const solarOpen2: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "solar-open2", role: "close", text: "<|tool_call:end|>" },
 )
 
+/** K2 Horizon's `<ifm|…>` tokens (vLLM `tests/tool_parsers/test_k2_horizon_tool_parser.py`). */
+const k2Horizon: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "k2-horizon", role: "open", text: "<ifm|tool_calls>" },
+  { format: "k2-horizon", role: "call", text: "<ifm|tool_call>" },
+  { format: "k2-horizon", role: "call", text: "<ifm|arg_value>" },
+  { format: "k2-horizon", role: "close", text: "</ifm|tool_call>" },
+  { format: "k2-horizon", role: "close", text: "</ifm|tool_calls>" },
+)
+
 /** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
 const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
   format: "inkling",
@@ -155,6 +164,7 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["plamo3", plamo3],
     ["inkling", inkling],
     ["solar-open2", solarOpen2],
+    ["k2-horizon", k2Horizon],
   ],
 )
 

@@ -102,6 +102,7 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   inkling: { vllm: "inkling" },
   "solar-open2": { vllm: "solar_open2" },
   minicpm5: { vllm: "minicpm5" },
+  "k2-horizon": { vllm: "k2_horizon" },
   // LM Studio's own convention: no server parser names it (LM Studio reads it itself).
   lmstudio: {},
   "cline-xml": {},
