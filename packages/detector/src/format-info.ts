@@ -43,7 +43,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Tokyo"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   },
   "deepseek-dsml": {
-    models: "DeepSeek V3.2 (DSML), V4",
+    models: "DeepSeek V3.2 (DSML), V4, GigaChat 3.5 (GCML)",
     exampleTool: "get_favorite_tourist_spot",
     example:
       '<｜DSML｜function_calls>\n    <｜DSML｜invoke name="get_favorite_tourist_spot">\n    <｜DSML｜parameter name="city" string="true">San Francisco</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',

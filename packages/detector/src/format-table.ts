@@ -407,14 +407,19 @@ const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name
  * PR #687), a space before the tag name (`<||DSML|| invoke name=…>`; V4.1 writes `<｜DSML｜ calls>`,
  * vLLM `tests/parser/engine/test_deepseek_v41.py`), and spaced doubled bars (`< | | DSML | | invoke`).
  */
-const DSML = [...BARS, "‖"].flatMap((bar) => [
-  ...[bar, bar + bar].flatMap((bars) => [
-    `${bars}DSML${bars}`,
-    `${bars}DSML${bars} `,
-    ` ${bars} DSML ${bars} `,
+const DSML = [
+  ...[...BARS, "‖"].flatMap((bar) => [
+    ...[bar, bar + bar].flatMap((bars) => [
+      `${bars}DSML${bars}`,
+      `${bars}DSML${bars} `,
+      ` ${bars} DSML ${bars} `,
+    ]),
+    ` ${bar} ${bar} DSML ${bar} ${bar} `,
   ]),
-  ` ${bar} ${bar} DSML ${bar} ${bar} `,
-])
+  // GigaChat 3.5 writes DSML's grammar under its own marker (vLLM `gigachat35`,
+  // tests/tool_parsers/test_gigachat35_tool_parser.py: `<｜GCML｜tool_calls>`, `<｜GCML｜invoke name=…>`).
+  ...BARS.map((bar) => `${bar}GCML${bar}`),
+]
 /**
  * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, V4.1's `calls`, and the names V4
  * also writes in the wild: `tool_use` (AgentFlocks/flocks PR #687), `toolcall`
@@ -1549,7 +1554,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener([IFM.calls], seq(ws, peek(IFM_CALL_AHEAD)), tags(ifmEntries, closers(IFM.callsEnd))),
     opener([IFM.call], peek(IFM_NAME), bareTags(ifmEntries, [IFM.callsEnd]), { bodyAt: 0, opening: false }),
     opener([IFM.calls], seq(ws, lit(IFM.call), JSON_START), IFM_JSON),
-    opener([IFM.call], JSON_START, IFM_JSON, { opening: false }),
+    // (In the JSON form the call tokens are each call's envelope.)
+    opener([IFM.call], JSON_START, IFM_JSON),
     token("open", [IFM.calls]),
     token("call", [IFM.call, IFM.argKey, IFM.argType, IFM.argValue], name("ident")),
     token("close", [IFM.callsEnd, IFM.callEnd, "</ifm|arg_key>", "</ifm|arg_type>", "</ifm|arg_value>"]),

@@ -2070,6 +2070,19 @@ export const PEER_STRINGS: readonly PeerString[] = [
     recover: [],
     visible: "hello world",
   },
+  // --- GigaChat 3.5: DSML's grammar under its own marker (vLLM `gigachat35`) -------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_gigachat35_tool_parser.py (surrounding_text_output)`,
+    text: 'I will check.<｜GCML｜tool_calls><｜GCML｜invoke name="get_weather"><｜GCML｜parameter name="city" string="true">Tokyo</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "I will check.",
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_gigachat35_tool_parser.py (parallel_tool_calls_output)`,
+    text: '<｜GCML｜tool_calls><｜GCML｜invoke name="get_weather"><｜GCML｜parameter name="city" string="true">Tokyo</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name="get_time"><｜GCML｜parameter name="timezone" string="true">Asia/Tokyo</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+    markup: ["deepseek-dsml:get_weather", "deepseek-dsml:get_time"],
+    visible: "",
+  },
   // --- K2 Horizon (vLLM `k2_horizon`) ------------------------------------------------------------------
   {
     source: `${K2H} (test_xml_default_parses_multiple_calls_and_coerces_schema)`,

@@ -186,6 +186,8 @@ export const DSML_MARKERS: readonly string[] = [
   " | DSML | ",
   "｜DSML｜ ",
   " | | DSML | | ",
+  // GigaChat 3.5's marker over the same grammar (vLLM tests/tool_parsers/test_gigachat35_tool_parser.py).
+  "｜GCML｜",
 ]
 
 const always = (): boolean => true
@@ -830,16 +832,16 @@ const RENDERERS: Record<FormatId, Renderer> = {
       ),
   }),
   "k2-horizon": row({
-    // K2 Horizon (vLLM `k2_horizon`): styles 0 its XML form, 1 the typed XML form, 2 its JSON form.
+    // K2 Horizon (vLLM `k2_horizon`): styles 0 its XML form, 1 the typed XML form, both in their group;
+    // 2 its JSON form, each call between its own call tokens.
     styles: 3,
-    innerHeader: always,
-    render: (calls, style) => ({
-      head: [open("<ifm|tool_calls>")],
-      calls: calls.map((call) =>
-        style % 3 === 2
-          ? // The call token's close ends a JSON call as the group's does.
-            [syntax("<ifm|tool_call>"), ...jsonCall(call, "arguments", true), close("</ifm|tool_call>")]
-          : [
+    innerHeader: (style) => style % 3 !== 2,
+    render: (calls, style) =>
+      style % 3 === 2
+        ? jsonPerCall(calls, "<ifm|tool_call>", "</ifm|tool_call>")
+        : {
+            head: [open("<ifm|tool_calls>")],
+            calls: calls.map((call) => [
               syntax(`<ifm|tool_call>${call.name}`),
               ...call.args.flatMap(([key, arg]) => [
                 syntax(`<ifm|arg_key>${key}</ifm|arg_key>`),
@@ -849,11 +851,10 @@ const RENDERERS: Record<FormatId, Renderer> = {
                 syntax("</ifm|arg_value>"),
               ]),
               syntax("</ifm|tool_call>"),
-            ],
-      ),
-      separator: "\n",
-      tail: [close("</ifm|tool_calls>")],
-    }),
+            ]),
+            separator: "\n",
+            tail: [close("</ifm|tool_calls>")],
+          },
   }),
   lmstudio: row({
     // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
