@@ -914,6 +914,7 @@ const gemmaCalls = (open: string, close: string): FormatRow[] => [
  * order; each format stands before those it must win against:
  * - `<tool_call>`: Qwen3-Coder, Hermes, GLM, then Hunyuan (each confirm reads what follows);
  * - `<function=NAME>`: Functionary's JSON payload before Qwen3-Coder's bare header;
+ * - `<function name="NAME">`: Functionary's JSON payload before MiniCPM 5's parameter tags;
  * - `<tool_calls>`: MiniMax M1 (objects), Jamba then Apriel (the same list), Hunyuan;
  * - `<function_calls>`: Olmo 3's pythonic line before Anthropic XML;
  * - `[` at the start of a response: xLAM's JSON before a pythonic list;
