@@ -53,6 +53,11 @@ export const FORMAT_IDS = [
   "longcat",
   "gigachat3",
   "kimi-k3",
+  "plamo3",
+  "inkling",
+  "minicpm5",
+  "solar-open2",
+  "k2-horizon",
   "lmstudio",
   "cline-xml",
 ] as const

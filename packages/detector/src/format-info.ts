@@ -11,13 +11,13 @@ type Entry = Pick<FormatInfo, "models" | "exampleTool" | "example">
  */
 const CATALOGUE: Record<FormatId, Entry> = {
   "qwen3-coder": {
-    models: "Qwen3-Coder, Qwen3.5/3.6 XML mode, Nemotron-3-Nano, Step-3.5, MiMo",
+    models: "Qwen3-Coder, Qwen3.5/3.6 XML mode, Nemotron-3-Nano, Step-3.5, MiMo, BerryLM",
     exampleTool: "read_file",
     example:
       "<tool_call>\n<function=read_file>\n<parameter=path>\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>",
   },
   hermes: {
-    models: "Hermes-2-Pro, Qwen2.5/Qwen3/QwQ (JSON), Granite 4, MiMo",
+    models: "Hermes-2-Pro, Qwen2.5/Qwen3/QwQ (JSON), Granite 4, MiMo, Kolibri 1",
     exampleTool: "get_weather",
     example: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
   },
@@ -43,7 +43,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_current_weather\n```json\n{"location": "Tokyo"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
   },
   "deepseek-dsml": {
-    models: "DeepSeek V3.2 (DSML), V4",
+    models: "DeepSeek V3.2 (DSML), V4, GigaChat 3.5 (GCML)",
     exampleTool: "get_favorite_tourist_spot",
     example:
       '<｜DSML｜function_calls>\n    <｜DSML｜invoke name="get_favorite_tourist_spot">\n    <｜DSML｜parameter name="city" string="true">San Francisco</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
@@ -55,7 +55,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
       '<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>\n<|tool_calls_section_end|>',
   },
   glm: {
-    models: "GLM-4.5/4.6/4.7/5.x, Laguna",
+    models: "GLM-4.5/4.6/4.7/5.x, Laguna, Ling 3",
     exampleTool: "get_weather",
     example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>北京</arg_value>\n</tool_call>",
   },
@@ -98,7 +98,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
     example: '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
   },
   "anthropic-xml": {
-    models: "Claude-style XML (Kimi K2.5/2.6, MiniMax via Ollama, DeepSeek-V4, proxies)",
+    models: "Claude-style XML (Kimi K2.5/2.6, MiniMax via Ollama, DeepSeek-V4, MuseGlimmer, proxies)",
     exampleTool: "Read",
     example:
       '<function_calls>\n<invoke name="Read">\n<parameter name="file_path">/a.md</parameter>\n</invoke>\n</function_calls>',
@@ -193,6 +193,35 @@ const CATALOGUE: Record<FormatId, Entry> = {
     models: "Sber GigaChat 3",
     exampleTool: "get_weather",
     example: 'function call<|role_sep|>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',
+  },
+  plamo3: {
+    models: "PLaMo 3",
+    exampleTool: "get_weather",
+    example:
+      '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"city": "Tokyo"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>',
+  },
+  inkling: {
+    models: "Inkling",
+    exampleTool: "get_weather",
+    example: '<|content_invoke_tool_json|>{"name":"get_weather","args":{"city":"SF"}}<|end_message|>',
+  },
+  minicpm5: {
+    models: "MiniCPM 5",
+    exampleTool: "get_weather",
+    example:
+      '<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27</param></function>',
+  },
+  "solar-open2": {
+    models: "Upstage Solar Open 2",
+    exampleTool: "get_weather",
+    example:
+      "<|tool_call:start|>get_weather\n<|tool_arg:start|>city<|tool_arg:value|>Seoul<|tool_arg:end|>\n<|tool_call:end|>",
+  },
+  "k2-horizon": {
+    models: "K2 Horizon",
+    exampleTool: "get_weather",
+    example:
+      "<ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
   },
   lmstudio: {
     models: "LM Studio's tool-use prompt (models without a native format)",

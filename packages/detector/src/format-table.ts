@@ -272,6 +272,12 @@ const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{
 const HERMES_WRAPPERS = ["tool", "response", "json", "xml", "JSON"] as const
 /** What may follow a `[` that opens a pythonic call: `ws`, then the first character of an `ident` name. */
 const PYTHONIC_FOLLOWS = " \t\n\v\f\rabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+/**
+ * The name right after a `[` in prose (a pythonic list's first call, LM Studio's `[NAME]`): one
+ * pattern for both rows, so that the run it reads while a long name streams in is read once
+ * (the run memo is keyed by pattern), not once per row on every push.
+ */
+const BRACKETED_NAME: Pattern = name("ident")
 /** `k=`: a Python keyword argument begins. */
 const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
@@ -331,14 +337,15 @@ const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 
 
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
-/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer. */
+/** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer (or its own close). */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
   word("quoted", 256),
-  opt(lit(">")),
-  lit("\n"),
-  ws,
-  alt(lit("<parameter="), lit("</function>"), lit("</tool_call>")),
+  alt(
+    seq(opt(lit(">")), lit("\n"), ws, alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+    // Or closed before its `>` (`<function=broken</function>`, vLLM `tests/parser/engine/test_berrylm.py`).
+    lit("</function>"),
+  ),
 )
 /**
  * What confirms a bare `<function=NAME>` (no envelope) as a call: a parameter tag, the function's
@@ -400,14 +407,19 @@ const DS_FUNCTION_SEP = seq(alt(...DS_SEP.map((sep) => lit(sep.slice(1)))), name
  * PR #687), a space before the tag name (`<||DSML|| invoke name=…>`; V4.1 writes `<｜DSML｜ calls>`,
  * vLLM `tests/parser/engine/test_deepseek_v41.py`), and spaced doubled bars (`< | | DSML | | invoke`).
  */
-const DSML = [...BARS, "‖"].flatMap((bar) => [
-  ...[bar, bar + bar].flatMap((bars) => [
-    `${bars}DSML${bars}`,
-    `${bars}DSML${bars} `,
-    ` ${bars} DSML ${bars} `,
+const DSML = [
+  ...[...BARS, "‖"].flatMap((bar) => [
+    ...[bar, bar + bar].flatMap((bars) => [
+      `${bars}DSML${bars}`,
+      `${bars}DSML${bars} `,
+      ` ${bars} DSML ${bars} `,
+    ]),
+    ` ${bar} ${bar} DSML ${bar} ${bar} `,
   ]),
-  ` ${bar} ${bar} DSML ${bar} ${bar} `,
-])
+  // GigaChat 3.5 writes DSML's grammar under its own marker (vLLM `gigachat35`,
+  // tests/tool_parsers/test_gigachat35_tool_parser.py: `<｜GCML｜tool_calls>`, `<｜GCML｜invoke name=…>`).
+  ...BARS.map((bar) => `${bar}GCML${bar}`),
+]
 /**
  * The envelope's tag: V3.2's `function_calls`, V4's `tool_calls`, V4.1's `calls`, and the names V4
  * also writes in the wild: `tool_use` (AgentFlocks/flocks PR #687), `toolcall`
@@ -538,6 +550,22 @@ const dsmlParameterBody: TagsBody = bareTags(
   [...structure(...DSML_PARAMETER), ...callEnds(...DSML.map((d) => `</${d}parameter>`))],
   DSML_INVOKE_TAILS,
 )
+/** An invoke's or the envelope's closing tag, from its `</` and marker (longest first, as in {@link DSML_END}). */
+const DSML_CLOSE: Pattern = seq(
+  alt(...[...DSML_TAG_END].sort((a, b) => b.length - a.length).map(lit)),
+  alt(seq(lit("invoke"), ws, lit(">")), DSML_END_TAIL),
+)
+/**
+ * A call in generic XML, `<function><name>NAME</name>…</function>`, that DSML's closers end
+ * (`…</function></｜DSML｜invoke></｜DSML｜tool_calls>`, adolfousier/opencrabs#419: DeepSeek V4 writes
+ * its invoke in another vocabulary and closes it in its own). The same tags are ordinary XML
+ * (srcML, config files), so only the DSML closer right after the call's `</function>` confirms it.
+ */
+const FUNCTION_NAME_TAG = seq(ws, name("element"), ws, lit("</name>"))
+const dsmlFunctionBody: TagsBody = bareTags(
+  [...structure("<parameter", "<argument"), ...callEnds("</function>")],
+  DSML_INVOKE_TAILS,
+)
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
 const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
@@ -645,6 +673,117 @@ const k3Entries: BodyEntry[] = [
   ...K3_CALLS.map((literal) => call(literal, QUOTED_NAME)),
   ...structure(...k3("<|open|>", "argument")),
   ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
+]
+
+/** LM Studio's request closer, and the spelling Gemma 3 writes through it. */
+const LMSTUDIO_END = ["[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"]
+
+// --- PLaMo 3: `<|plamo:begin_TAG:plamo|>` … `<|plamo:end_TAG:plamo|>` ---------------------------------
+const plamo = (edge: "begin" | "end", tag: string): string => `<|plamo:${edge}_${tag}:plamo|>`
+const PLAMO = {
+  requests: plamo("begin", "tool_requests"),
+  requestsEnd: plamo("end", "tool_requests"),
+  request: plamo("begin", "tool_request"),
+  requestEnd: plamo("end", "tool_request"),
+  name: plamo("begin", "tool_name"),
+  nameEnd: plamo("end", "tool_name"),
+  args: plamo("begin", "tool_arguments"),
+  argsEnd: plamo("end", "tool_arguments"),
+}
+/** The name tag after a request's begin tag: `<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>`. */
+const PLAMO_NAME = seq(ws, lit(PLAMO.name), name("element"), lit(PLAMO.nameEnd))
+const plamoEntries: BodyEntry[] = [
+  call(PLAMO.request, PLAMO_NAME),
+  ...structure(PLAMO.args),
+  ...callEnds(PLAMO.requestEnd),
+]
+
+// --- Inkling: typed content blocks between special tokens ------------------------------------------
+const INKLING = {
+  invoke: "<|content_invoke_tool_json|>",
+  /** Ends every block: text, thinking, a call. */
+  end: "<|end_message|>",
+  /** A message's header and the other blocks' openers (a text block, a tool's text, an error, the end of sampling). */
+  frame: [
+    "<|message_model|>",
+    "<|content_text|>",
+    "<|content_invoke_tool_text|>",
+    "<|content_tool_error|>",
+    "<|content_model_end_sampling|>",
+  ],
+}
+
+// --- Solar Open 2: `<|tool_call:start|>NAME` … `<|tool_call:end|>`, `<|tool_arg:…|>` arguments -------------
+const SOLAR = {
+  call: "<|tool_call:start|>",
+  callEnd: "<|tool_call:end|>",
+  arg: "<|tool_arg:start|>",
+  value: "<|tool_arg:value|>",
+  argEnd: "<|tool_arg:end|>",
+}
+
+// --- MiniCPM 5: `<function name="NAME">` … `</function>`, `<param name="K">V</param>` arguments -----------
+/**
+ * The space before `name` as the tokenizer leaves it: a space, its byte-level `Ġ` (U+0120), or none
+ * (vLLM `tests/tool_parsers/test_minicpm5xml_tool_parser.py`: `<function\u0120name=…>`, `<functionname=…>`).
+ */
+const MINICPM_SPACES = [" ", "\u0120", ""]
+const MINICPM_CALLS = MINICPM_SPACES.map((sp) => `<function${sp}name="`)
+const MINICPM_PARAMS = MINICPM_SPACES.map((sp) => `<param${sp}name=`)
+/** A parameter tag or the call's own close right after the header: prose that names `<function name="x">` is text. */
+const MINICPM_CONFIRMED = seq(
+  QUOTED_NAME,
+  ws,
+  lit(">"),
+  ws,
+  alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
+)
+const minicpmEntries: BodyEntry[] = [
+  ...MINICPM_CALLS.map((literal) => call(literal, seq(QUOTED_NAME, ws, lit(">")))),
+  ...structure(...MINICPM_PARAMS),
+  ...callEnds("</function>"),
+]
+
+// --- K2 Horizon: GLM's shape in `<ifm|…>` tokens ---------------------------------------------------------
+const IFM = {
+  calls: "<ifm|tool_calls>",
+  callsEnd: "</ifm|tool_calls>",
+  call: "<ifm|tool_call>",
+  callEnd: "</ifm|tool_call>",
+  argKey: "<ifm|arg_key>",
+  argType: "<ifm|arg_type>",
+  argValue: "<ifm|arg_value>",
+}
+/** A call's name, then its first argument or its close (or the stream cut off in either). */
+const IFM_NAME = seq(
+  name("ident"),
+  alt(peek(alt(lit(IFM.argKey), lit(IFM.callEnd))), cut(IFM.argKey, IFM.callEnd)),
+)
+/** The same, capturing nothing (the group's confirm: the body's `<ifm|tool_call>` starts each call). */
+const IFM_CALL_AHEAD = seq(
+  lit(IFM.call),
+  word("ident", 256),
+  alt(peek(alt(lit(IFM.argKey), lit(IFM.callEnd))), cut(IFM.argKey, IFM.callEnd)),
+)
+/** A repeat of the group's closer: models repeat it; it joins the call. */
+const IFM_END_AGAIN = opt(seq(ws, lit(IFM.callsEnd)))
+/**
+ * Its JSON form: one object a call token; the group's closer after the last one joins it (after a
+ * repeat of the call token's close, and with a repeat of its own).
+ */
+const IFM_JSON: JsonBody = {
+  ...json("keys", IFM.callEnd),
+  bare: {
+    tails: [
+      { literal: IFM.callEnd, pattern: opt(seq(ws, lit(IFM.callsEnd), IFM_END_AGAIN)) },
+      { literal: IFM.callsEnd, pattern: IFM_END_AGAIN },
+    ],
+  },
+}
+const ifmEntries: BodyEntry[] = [
+  call(IFM.call, IFM_NAME),
+  ...structure(IFM.argKey, IFM.argType, IFM.argValue),
+  ...callEnds(IFM.callEnd),
 ]
 
 // --- GLM / Hunyuan: `NAME` then `<arg_key>` ------------------------------------------------------
@@ -775,6 +914,7 @@ const gemmaCalls = (open: string, close: string): FormatRow[] => [
  * order; each format stands before those it must win against:
  * - `<tool_call>`: Qwen3-Coder, Hermes, GLM, then Hunyuan (each confirm reads what follows);
  * - `<function=NAME>`: Functionary's JSON payload before Qwen3-Coder's bare header;
+ * - `<function name="NAME">`: Functionary's JSON payload before MiniCPM 5's parameter tags;
  * - `<tool_calls>`: MiniMax M1 (objects), Jamba then Apriel (the same list), Hunyuan;
  * - `<function_calls>`: Olmo 3's pythonic line before Anthropic XML;
  * - `[` at the start of a response: xLAM's JSON before a pythonic list;
@@ -1024,7 +1164,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // A pythonic list after prose (SGLang's pythonic detector finds it anywhere: `Here's a tool call:
     // [get_weather(location='Paris')]`): only when its first call names an offered tool and opens
     // keyword arguments or none (`[NAME(k=` / `[NAME()`), which Markdown links and indexing never write.
-    opener(["["], seq(ws, name("ident"), ws, lit("("), ws, peek(alt(lit(")"), KWARG))), pythonic("list"), {
+    opener(["["], seq(ws, BRACKETED_NAME, ws, lit("("), ws, peek(alt(lit(")"), KWARG))), pythonic("list"), {
       opening: false,
       bodyAt: 0,
       gate: true,
@@ -1130,6 +1270,13 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       opening: false,
     }),
     opener(DSML_PARAMETER, seq(ws, lit("name")), dsmlParameterBody, { opening: false }),
+    opener(
+      ["<function><name>"],
+      // (Or another such call, then the closer: `envelopeAfter`.)
+      seq(FUNCTION_NAME_TAG, peek(envelopeAfter("</function>", lit("<function><name>"), DSML_CLOSE))),
+      dsmlFunctionBody,
+      { opening: false },
+    ),
     // Its tags alone, closers too: a DSML token is never prose. An invoke counts once its `name=`
     // shows (its prefix alone is as likely a stream cut off).
     token("open", DSML_OPEN, seq(ws, name("ident"))),
@@ -1202,6 +1349,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     token("open", [`${NS}<tool_call>`]),
     token("call", [M3_INVOKE], QUOTED_NAME),
     token("close", [`${NS}</tool_call>`, `${NS}</invoke>`]),
+    // Its reasoning closer alone: M3 may start an answer with it, or close a block its chat template
+    // opened (vLLM's `minimax_m3` reasoning parser drops it).
+    token("frame", ["</mm:think>"]),
   ],
   granite: [
     // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
@@ -1344,12 +1494,108 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...k3("<|close|>", "argument", "<|sep|>"),
     ]),
   ],
+  plamo3: [
+    // PLaMo 3 (vLLM `plamo3`): `<|plamo:begin_tool_requests:plamo|>` around one request a call, its name
+    // and its JSON arguments each between their own begin and end tags. Not single tokens (a special
+    // prefix token, the tag's name, a special suffix token), but no prose writes them.
+    opener(
+      [PLAMO.requests],
+      seq(ws, peek(lit(PLAMO.request))),
+      tags(plamoEntries, closers(PLAMO.requestsEnd)),
+    ),
+    opener([PLAMO.request], peek(PLAMO_NAME), bareTags(plamoEntries, [PLAMO.requestsEnd]), {
+      bodyAt: 0,
+      opening: false,
+    }),
+    token("open", [PLAMO.requests], seq(lit(PLAMO.request), PLAMO_NAME)),
+    token("call", [PLAMO.request], PLAMO_NAME),
+    token("call", [PLAMO.name], name("element")),
+    token("call", [PLAMO.args, "<|plamo:constrain|>", "<|plamo:msg|>"]),
+    token("close", [PLAMO.requestsEnd, PLAMO.requestEnd, PLAMO.nameEnd, PLAMO.argsEnd]),
+    // The end of the turn.
+    token("frame", ["<|plamo:tag|>"]),
+  ],
+  inkling: [
+    // Inkling (vLLM `inkling`): typed content blocks between special tokens; a call is a
+    // `{"name": …, "args": {…}}` object in an invoke block, ended as every block is.
+    opener([INKLING.invoke], JSON_START, json("keys", INKLING.end)),
+    token("open", [INKLING.invoke]),
+    // Its message and block tokens around the answer: a server that parsed the format takes them out.
+    token("frame", [...INKLING.frame, INKLING.end]),
+  ],
+  minicpm5: [
+    // MiniCPM 5 (vLLM `minicpm5`): a call with no envelope, so only an offered tool's (after
+    // Functionary's `<function name="NAME">{json}`, which shares the literal).
+    opener(MINICPM_CALLS, MINICPM_CONFIRMED, bareTags(minicpmEntries, []), { gate: true, opening: false }),
+  ],
+  "solar-open2": [
+    // Upstage Solar Open 2 (vLLM `solar_open2`): the name on the call token's line, then one
+    // `<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>` an argument; one envelope a call.
+    opener(
+      [SOLAR.call],
+      // (Or, after the name's line, the stream cut off in the next token: a truncated call.)
+      seq(
+        ws,
+        name("element"),
+        alt(
+          seq(ws, peek(alt(lit(SOLAR.arg), lit(SOLAR.callEnd)))),
+          seq(lit("\n"), ws, cut(SOLAR.arg, SOLAR.callEnd)),
+        ),
+      ),
+      tags(structure(SOLAR.arg, SOLAR.value), closers(SOLAR.callEnd)),
+    ),
+    token("open", [SOLAR.call], name("element")),
+    token("call", [SOLAR.arg, SOLAR.value]),
+    token("close", [SOLAR.callEnd, SOLAR.argEnd]),
+  ],
+  "k2-horizon": [
+    // K2 Horizon (vLLM `k2_horizon`): `<ifm|tool_calls>` around `<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>
+    // <ifm|arg_value>V</ifm|arg_value></ifm|tool_call>` calls (an `<ifm|arg_type>` before each value in
+    // its typed form), or a call object between the call tokens in its JSON form.
+    opener([IFM.calls], seq(ws, peek(IFM_CALL_AHEAD)), tags(ifmEntries, closers(IFM.callsEnd))),
+    opener([IFM.call], peek(IFM_NAME), bareTags(ifmEntries, [IFM.callsEnd]), { bodyAt: 0, opening: false }),
+    opener([IFM.calls], seq(ws, lit(IFM.call), JSON_START), IFM_JSON),
+    // (In the JSON form the call tokens are each call's envelope.)
+    opener([IFM.call], JSON_START, IFM_JSON),
+    token("open", [IFM.calls]),
+    token("call", [IFM.call, IFM.argKey, IFM.argType, IFM.argValue], name("ident")),
+    token("close", [IFM.callsEnd, IFM.callEnd, "</ifm|arg_key>", "</ifm|arg_type>", "</ifm|arg_value>"]),
+  ],
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
     // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
-    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", "[END_TOOL_REQUEST]")),
+    opener(["[TOOL_REQUEST]"], JSON_START, json("keys", ...LMSTUDIO_END)),
+    // The name before its arguments, and the closer spelled `[TOOL_REQUEST_END]` (Gemma 3 through LM
+    // Studio: `[TOOL_REQUEST]⏎list_directory {"path": "/home"}⏎[TOOL_REQUEST_END]`, vybestack/llxprt-code's
+    // `GemmaToolCallParser` tests).
+    opener(["[TOOL_REQUEST]"], seq(ws, name("ident"), ws, peek(lit("{"))), json("none", ...LMSTUDIO_END), {
+      structured: true,
+    }),
+    // The same request with the name in brackets on a line of its own and its arguments on the next
+    // (`[NAME]⏎{…}⏎[END_TOOL_REQUEST]`, openclaw/openclaw#66178): `[word]` is prose's too, so only an
+    // offered tool's name, or any name once the closer token ends its arguments. (At a line start
+    // only: a `[` in the middle of prose, a Markdown link's, is not tried.)
+    // (Its own markers are not names: a line-start `[TOOL_REQUEST]{…}` is the row above.)
+    opener(
+      ["["],
+      seq(
+        not(alt(lit("TOOL_REQUEST"), lit("END_TOOL_REQUEST]"))),
+        BRACKETED_NAME,
+        lit("]"),
+        ws,
+        peek(lit("{")),
+      ),
+      json("none", ...LMSTUDIO_END),
+      {
+        where: "line",
+        opening: false,
+        gate: true,
+        structured: true,
+        unoffered: to("[END_TOOL_REQUEST]"),
+      },
+    ),
     token("open", ["[TOOL_REQUEST]"]),
-    token("close", ["[END_TOOL_REQUEST]"]),
+    token("close", LMSTUDIO_END),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
@@ -1561,6 +1807,44 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
         peek: false,
         pattern: suffixedLiteral("</think>", undefined).pattern,
       },
+    ],
+    harmony: false,
+  },
+  {
+    // MiniMax M3's own tokens (vLLM `minimax_m3` reasoning parser: complete vocabulary tokens).
+    formats: ["minimax-m3"],
+    literals: ["<mm:think>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "</mm:think>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["solar-open2"],
+    literals: ["<|think:start|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|think:end|>", peek: false }],
+    harmony: false,
+  },
+  {
+    formats: ["plamo3"],
+    literals: ["<|plamo:begin_think:plamo|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [{ literal: "<|plamo:end_think:plamo|>", peek: false }],
+    harmony: false,
+  },
+  {
+    // A thinking block ends as every Inkling block does, or where the next message starts.
+    formats: ["inkling"],
+    literals: ["<|content_thinking|>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [
+      { literal: INKLING.end, peek: false },
+      { literal: "<|content_model_end_sampling|>", peek: false },
+      { literal: "<|message_model|>", peek: true },
     ],
     harmony: false,
   },

@@ -1,7 +1,7 @@
 /**
  * The `markup-json` state: inside a call's JSON payload (Hermes, Llama, Mistral, Harmony…). A
  * lexical scan (strings, escapes, depth) that reads the call object's `"name"` (or first key) and
- * notes `"arguments"`/`"parameters"`; the payload ends where its outermost value closes, or at the
+ * notes `"arguments"`/`"parameters"`/`"args"`; the payload ends where its outermost value closes, or at the
  * envelope's closer.
  *
  * ```markdown
@@ -152,7 +152,8 @@ export function onJsonString(m: Machine, d: Draft, s: string, names: "keys" | "f
         call.structured = true
       }
     } else if (s === "name" || s === "tool_name") d.jNameNext = true
-    else if (s === "arguments" || s === "parameters") {
+    // `"args"`: Inkling's key for them.
+    else if (s === "arguments" || s === "parameters" || s === "args") {
       call.args = true
       if (call.name !== undefined) call.structured = true
     }

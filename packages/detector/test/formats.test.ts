@@ -4,6 +4,8 @@ import { brief, chars, feed, reassemble } from "./helpers.ts"
 
 /** Formats with no envelope of their own: bare JSON or pythonic at the start of the response. */
 const ANCHORED = new Set<FormatId>(["llama3-json", "xlam", "pythonic"])
+/** Formats with no envelope at all: each call stands alone, neither marker is seen. */
+const NO_ENVELOPE = new Set<FormatId>(["minicpm5"])
 /** Formats whose example ends without a closing envelope marker (the payload's end ends the call). */
 const NO_CLOSER = new Set<FormatId>([
   "mistral",
@@ -53,8 +55,8 @@ describe.each(formats.map((f) => [f.id, f] as const))("%s", (id, f) => {
       format: id,
       toolName: f.exampleTool,
       offered: true,
-      opening: !ANCHORED.has(id),
-      closing: !NO_CLOSER.has(id),
+      opening: !ANCHORED.has(id) && !NO_ENVELOPE.has(id),
+      closing: !NO_CLOSER.has(id) && !NO_ENVELOPE.has(id),
       structured: true,
       complete: true,
       inReasoning: false,

@@ -62,6 +62,60 @@ const hyCall = (tool: string, args = "", sfx = ":opensource"): string =>
 const hyBlock = (body: string, sfx = ":opensource"): string => `<tool_calls${sfx}>${body}</tool_calls${sfx}>`
 const DALLAS_JSON = '{"city": "Dallas", "state": "TX", "unit": "fahrenheit"}'
 
+// vLLM tests/tool_parsers/test_plamo3_tool_parser.py: the test's builders over the parser's tags.
+const PLAMO3 = `${VLLM} tests/tool_parsers/test_plamo3_tool_parser.py`
+const plamoTag = (edge: "begin" | "end", tag: string): string => `<|plamo:${edge}_${tag}:plamo|>`
+const PLAMO_TAGS = {
+  requests: plamoTag("begin", "tool_requests"),
+  request: plamoTag("begin", "tool_request"),
+  name: plamoTag("begin", "tool_name"),
+  nameEnd: plamoTag("end", "tool_name"),
+}
+const plamoCall = (tool: string, args: string): string =>
+  `${PLAMO_TAGS.request}${PLAMO_TAGS.name}${tool}${PLAMO_TAGS.nameEnd}${plamoTag("begin", "tool_arguments")}<|plamo:constrain|>json<|plamo:msg|>${args}${plamoTag("end", "tool_arguments")}${plamoTag("end", "tool_request")}`
+const plamoRequests = (...calls: string[]): string =>
+  `${PLAMO_TAGS.requests}${calls.join("")}${plamoTag("end", "tool_requests")}<|plamo:tag|>`
+// vLLM tests/parser/engine/test_inkling.py: typed blocks between special tokens.
+const INKLING = `${VLLM} tests/parser/engine/test_inkling.py`
+const INK = {
+  model: "<|message_model|>",
+  text: "<|content_text|>",
+  think: "<|content_thinking|>",
+  end: "<|end_message|>",
+}
+const inklingCall = (tool: string, args: string): string =>
+  `<|content_invoke_tool_json|>{"name":"${tool}","args":${args}}${INK.end}`
+const MINICPM5 = `${VLLM} tests/tool_parsers/test_minicpm5xml_tool_parser.py`
+// vLLM tests/tool_parsers/test_k2_horizon_tool_parser.py: the test's builders.
+const K2H = `${VLLM} tests/tool_parsers/test_k2_horizon_tool_parser.py`
+const ifmGroup = (calls: string[], prefix = "", suffix = ""): string =>
+  `${prefix}<ifm|tool_calls>${calls.join("\n")}</ifm|tool_calls>${suffix}`
+const ifmXml = (tool: string, args: [string, string][], typed = false): string =>
+  `<ifm|tool_call>${tool}${args
+    .map(
+      ([k, v]) =>
+        `<ifm|arg_key>${k}</ifm|arg_key>${typed ? `<ifm|arg_type>${k === "limit" ? "integer" : "string"}</ifm|arg_type>` : ""}<ifm|arg_value>${v}</ifm|arg_value>`,
+    )
+    .join("")}</ifm|tool_call>`
+const ifmJson = (tool: string, args: string): string =>
+  `<ifm|tool_call>{"name": "${tool}", "arguments": ${args}}</ifm|tool_call>`
+// vLLM tests/tool_parsers/test_solar_open2_tool_parser.py: one envelope a call, `<|tool_arg:…|>` arguments.
+const SOLAR2 = `${VLLM} tests/tool_parsers/test_solar_open2_tool_parser.py`
+const solarArg = (key: string, value: string): string =>
+  `<|tool_arg:start|>${key}<|tool_arg:value|>${value}<|tool_arg:end|>\n`
+const solarCall = (tool: string, ...args: string[]): string =>
+  `<|tool_call:start|>${tool}\n${args.join("")}<|tool_call:end|>`
+// vLLM tests/parser/engine/test_berrylm.py's WEATHER_CALL (Qwen3-Coder's text).
+const BERRY_WEATHER =
+  "<tool_call>\n<function=get_weather>\n<parameter=city>Tokyo</parameter>\n<parameter=days>3</parameter>\n</function>\n</tool_call>"
+// vLLM tests/parser/engine/test_muse_glimmer.py: an ATEM call (Anthropic XML under the `atem:` prefix).
+const atemCall = (tool: string, key: string, value: string): string =>
+  `<atem:function_calls>\n<atem:invoke name="${tool}">\n<atem:parameter name="${key}">${value}</atem:parameter>\n</atem:invoke>\n</atem:function_calls>`
+// vLLM tests/parser/engine/test_minimax_m3.py's tool_block with one element.
+const M3NS = "]<]minimax[>["
+const m3Block = (tool: string, key: string, value: string): string =>
+  `${M3NS}<tool_call>\n${M3NS}<invoke name="${tool}">${M3NS}<${key}>${value}${M3NS}</${key}>${M3NS}</invoke>\n${M3NS}</tool_call>`
+
 export const PEER_STRINGS: readonly PeerString[] = [
   // --- Hunyuan HY v4: the family's suffixed tokens -----------------------------------------------------
   {
@@ -1926,13 +1980,316 @@ export const PEER_STRINGS: readonly PeerString[] = [
     visible: "",
   },
   {
-    // A known limit: the bracketed-name form is read from its closer on only (the name and the
-    // arguments before it went out as text); the closer alone is a token of the format.
     source: "openclaw/openclaw#66178 (LM Studio: a bracketed tool name, its JSON, then [END_TOOL_REQUEST])",
     text: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n[END_TOOL_REQUEST]',
-    markup: ["lmstudio:?"],
-    tools: ["mempalace_mempalace_search"],
+    markup: ["lmstudio:mempalace_mempalace_search"],
+    visible: "",
+  },
+  {
+    source: "openclaw/openclaw#66178 (the same after prose, the tool not offered in this step)",
+    text: 'Let me search.\n[mempalace_mempalace_search]\n{"query":"codename","wing":{"a":1}}\n[END_TOOL_REQUEST]',
+    markup: ["lmstudio:mempalace_mempalace_search"],
+    tools: ["read_file"],
     recover: [],
-    visible: '[mempalace_mempalace_search]\n{"query":"codename","wing":"personal","room":"identities"}\n',
+    visible: "Let me search.\n",
+  },
+  {
+    source:
+      "vybestack/llxprt-code GemmaToolCallParser tests (Gemma 3 through LM Studio: the name, then its arguments)",
+    text: 'Here is the result:\n[TOOL_REQUEST]\nlist_directory {"path": "/home"}\n[TOOL_REQUEST_END]',
+    markup: ["lmstudio:list_directory"],
+    visible: "Here is the result:\n",
+  },
+  {
+    source:
+      "vybestack/llxprt-code TextToolCallParser (the simplest pattern: `[TOOL_REQUEST] name {args} [TOOL_REQUEST_END]`)",
+    text: '[TOOL_REQUEST] run_shell_command {"command": "echo 你好 world"} [TOOL_REQUEST_END]',
+    markup: ["lmstudio:run_shell_command"],
+    tools: ["read_file"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source: "a Markdown reference label before a JSON block (prose): shown",
+    text: 'See [config]\n{"debug": true}\nand [the docs](https://example.com).',
+    markup: [],
+    tools: ["read_file"],
+  },
+  // --- PLaMo 3 (vLLM `plamo3`): begin/end tag pairs, the test's own builders --------------------------
+  {
+    source: `${PLAMO3} (test_extract_tool_calls: content before the requests)`,
+    text: `Checking the weather.${plamoRequests(plamoCall("get_weather", '{"city": "Tokyo"}'))}`,
+    markup: ["plamo3:get_weather", "plamo3:?"],
+    visible: "Checking the weather.",
+  },
+  {
+    source: `${PLAMO3} (test_extract_tool_calls: two requests)`,
+    text: plamoRequests(plamoCall("echo", '{"text": "hi"}'), plamoCall("sum", '{"a": 1, "b": 2}')),
+    markup: ["plamo3:echo", "plamo3:sum", "plamo3:?"],
+    visible: "",
+  },
+  {
+    source: `${PLAMO3} (test_streaming_handles_incomplete_request_boundaries: cut off after the name)`,
+    text: `Before tools.${PLAMO_TAGS.requests}${PLAMO_TAGS.request}${PLAMO_TAGS.name}sum${PLAMO_TAGS.nameEnd}`,
+    markup: ["plamo3:sum"],
+    visible: "Before tools.",
+  },
+  {
+    source: `${PLAMO3} (test_extract_tool_calls: the end-of-turn token, then text)`,
+    text: "Regular response<|plamo:tag|>ignored",
+    markup: ["plamo3:?"],
+    recover: [],
+    visible: "Regular responseignored",
+  },
+  {
+    source: `${PLAMO3} (a call in the reasoning block, the answer after it)`,
+    text: `<|plamo:begin_think:plamo|>I could call ${plamoCall("get_weather", '{"city": "Tokyo"}')} but I know it.<|plamo:end_think:plamo|>It is sunny.`,
+    markup: ["plamo3:get_weather"],
+    recover: [],
+    visible: "<|plamo:begin_think:plamo|>I could call  but I know it.<|plamo:end_think:plamo|>It is sunny.",
+  },
+  // --- Inkling (vLLM `inkling`): typed blocks between special tokens ------------------------------------
+  {
+    source: `${INKLING} (test_reasoning_text_tool)`,
+    text: `${INK.think}I should check the weather.${INK.end}${INK.model}${INK.text}Let me check.${INK.end}${INK.model}${inklingCall("get_weather", '{"city":"SF"}')}`,
+    markup: ["inkling:?", "inkling:?", "inkling:?", "inkling:?", "inkling:get_weather"],
+    recover: ["get_weather"],
+    visible: `${INK.think}I should check the weather.${INK.end}Let me check.`,
+  },
+  {
+    source: `${INKLING} (test_parallel_tool_calls)`,
+    text: `${inklingCall("a", "{}")}${INK.model}${inklingCall("b", '{"x":[1,2]}')}`,
+    markup: ["inkling:a", "inkling:?", "inkling:b"],
+    recover: ["a", "b"],
+    visible: "",
+  },
+  {
+    source: `${INKLING} (test_plain_text)`,
+    text: `${INK.text}hello world${INK.end}`,
+    markup: ["inkling:?", "inkling:?"],
+    recover: [],
+    visible: "hello world",
+  },
+  // --- GigaChat 3.5: DSML's grammar under its own marker (vLLM `gigachat35`) -------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_gigachat35_tool_parser.py (surrounding_text_output)`,
+    text: 'I will check.<｜GCML｜tool_calls><｜GCML｜invoke name="get_weather"><｜GCML｜parameter name="city" string="true">Tokyo</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+    markup: ["deepseek-dsml:get_weather"],
+    visible: "I will check.",
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_gigachat35_tool_parser.py (parallel_tool_calls_output)`,
+    text: '<｜GCML｜tool_calls><｜GCML｜invoke name="get_weather"><｜GCML｜parameter name="city" string="true">Tokyo</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name="get_time"><｜GCML｜parameter name="timezone" string="true">Asia/Tokyo</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+    markup: ["deepseek-dsml:get_weather", "deepseek-dsml:get_time"],
+    visible: "",
+  },
+  // --- K2 Horizon (vLLM `k2_horizon`) ------------------------------------------------------------------
+  {
+    source: `${K2H} (test_xml_default_parses_multiple_calls_and_coerces_schema)`,
+    text: ifmGroup(
+      [
+        ifmXml("lookup", [
+          ["query", "123"],
+          ["limit", "3"],
+        ]),
+        ifmXml("ping", []),
+      ],
+      "Before ",
+      " after.",
+    ),
+    markup: ["k2-horizon:lookup", "k2-horizon:ping"],
+    visible: "Before  after.",
+  },
+  {
+    source: `${K2H} (test_request_level_format_overrides: the JSON form)`,
+    text: ifmGroup([ifmJson("lookup", '{"limit": "2"}')]),
+    markup: ["k2-horizon:lookup"],
+    visible: "",
+  },
+  {
+    source: `${K2H} (test_request_level_format_overrides: the typed XML form)`,
+    text: ifmGroup([
+      ifmXml(
+        "lookup",
+        [
+          ["query", "weather"],
+          ["limit", "2"],
+        ],
+        true,
+      ),
+    ]),
+    markup: ["k2-horizon:lookup"],
+    visible: "",
+  },
+  {
+    source: `${K2H} (test_streaming_flushes_incomplete_markup_as_content: cut off after the name)`,
+    text: "Before<ifm|tool_calls><ifm|tool_call>ping",
+    markup: ["k2-horizon:?"],
+    tools: ["ping"],
+    recover: [],
+    visible: "Before",
+  },
+  // --- MiniCPM 5 (vLLM `minicpm5`): no envelope -------------------------------------------------------
+  {
+    source: `${MINICPM5} (test_single_call_with_surrounding_text)`,
+    text: 'Intro before.\n<function name="get_weather"><param name="city">上海</param><param name="date">2024-06-27</param></function>\nOutro after.\n',
+    markup: ["minicpm5:get_weather"],
+    visible: "Intro before.\n\nOutro after.\n",
+  },
+  {
+    source: `${MINICPM5} (test_tokenizer_space_marker)`,
+    text: '<function\u0120name="get_weather"><param\u0120name="city">上海</param><param\u0120name="date">2024-06-27</param></function>\n',
+    markup: ["minicpm5:get_weather"],
+    visible: "\n",
+  },
+  {
+    source: `${MINICPM5} (test_collapsed_tags_current_weather)`,
+    text: '<functionname="get_current_weather"><paramname="city">Dallas</param><paramname="state">TX</param><paramname="unit">fahrenheit</param></function>',
+    markup: ["minicpm5:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${MINICPM5} (test_multiple_calls_interleaved_text)`,
+    text: 'Head\n<function name="get_weather"><param name="city">北京</param></function>\nTXT\n<function name="sum_values"><param name="nums">[7,8,9]</param><param name="exact">false</param></function>\nTail\n',
+    markup: ["minicpm5:get_weather", "minicpm5:sum_values"],
+    visible: "Head\n\nTXT\n\nTail\n",
+  },
+  {
+    source: `${MINICPM5} (test_unknown_tool_block_preserved: no envelope, a tool not offered: text)`,
+    text: '<function name="unknown"><param name="x">1</param></function>\n',
+    markup: [],
+    tools: ["get_weather"],
+  },
+  {
+    source: `${MINICPM5} (test_incomplete_missing_function_end: cut off)`,
+    text: '<function name="get_weather"><param name="city">北京</param>',
+    markup: ["minicpm5:get_weather"],
+    visible: "",
+  },
+  // --- Upstage Solar Open 2 (vLLM `solar_open2`) --------------------------------------------------------
+  {
+    source: `${SOLAR2} (test_single_tool_with_content_prefix)`,
+    text: `Let me check the weather.${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:get_weather"],
+    visible: "Let me check the weather.",
+  },
+  {
+    source: `${SOLAR2} (test_multiple_tool_calls)`,
+    text: `I'll check both.${solarCall("get_weather", solarArg("city", "Seoul"))}\n${solarCall("get_weather", solarArg("city", "Tokyo"))}`,
+    markup: ["solar-open2:get_weather", "solar-open2:get_weather"],
+    visible: "I'll check both.\n",
+  },
+  {
+    source: `${SOLAR2} (test_no_arguments)`,
+    text: "<|tool_call:start|>get_time\n<|tool_call:end|>",
+    markup: ["solar-open2:get_time"],
+    visible: "",
+  },
+  {
+    source: `${SOLAR2} (test_reasoning_tags_with_tool_calls)`,
+    text: `<|think:start|>I should use a tool<|think:end|>Sure, let me help.${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:get_weather"],
+    visible: "<|think:start|>I should use a tool<|think:end|>Sure, let me help.",
+  },
+  {
+    source: `${SOLAR2} (test_unterminated_block_returns_raw_output: cut off in a value)`,
+    text: "Let me check.<|tool_call:start|>search\n<|tool_arg:start|>query<|tool_arg:value|>Seo",
+    markup: ["solar-open2:search"],
+    visible: "Let me check.",
+  },
+  {
+    source: `${SOLAR2} (test_dropped_arg_end_does_not_swallow_later_calls)`,
+    text: `<|tool_call:start|>broken\n<|tool_arg:start|>a<|tool_arg:value|>oops<|tool_call:end|>${solarCall("get_weather", solarArg("city", "Seoul"))}`,
+    markup: ["solar-open2:broken", "solar-open2:get_weather"],
+    visible: "",
+  },
+  // --- Models that write a format the catalogue has (vLLM tests/parser/engine) -----------------------
+  {
+    source: `${VLLM} tests/parser/engine/test_ling3.py (test_ling3_tool_call_without_newline: GLM 4.7's text)`,
+    text: "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value></tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_ling3.py (test_ling3_tool_call_without_args)`,
+    text: "<tool_call>ping</tool_call>",
+    markup: ["glm:ping"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_kolibri1.py (test_reasoning_then_hermes_tool_call)`,
+    text: '<think>\nI should look it up.\n</think>\n\n<tool_call>\n{"name": "lookup", "arguments": {"city": "Paris"}}\n</tool_call>',
+    markup: ["hermes:lookup"],
+    visible: "<think>\nI should look it up.\n</think>\n\n",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_berrylm.py (test_malformed_function_end_does_not_drop_siblings)`,
+    text: `<tool_call>\n<function=broken</function>\n</tool_call>${BERRY_WEATHER}`,
+    markup: ["qwen3-coder:?", "qwen3-coder:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/parser/engine/test_muse_glimmer.py (RAW_TOOLCALL: ATEM in a message addressed to the tool)`,
+    text: ` to=self<|message|>I should read the hostname file.<|eom|><|start|>assistant to=read.read<|message|>${atemCall("read.read", "path", "/etc/hostname")}`,
+    // The header is Harmony's (a message to the tool), the call Anthropic XML's: one markup each.
+    markup: ["harmony:read.read", "anthropic-xml:read.read"],
+    visible: " to=self<|message|>I should read the hostname file.<|eom|>",
+  },
+  {
+    // A known limit: MuseGlimmer's reasoning message (` to=self<|message|>`) is not read as a reasoning
+    // block, so a call quoted there counts as any other.
+    source: `${VLLM} tests/parser/engine/test_muse_glimmer.py (RAW_TRUNCATED: ATEM quoted in the reasoning message)`,
+    text: ` to=self<|message|>Maybe I should call ${atemCall("read.read", "path", "/etc/hostname")} but wait`,
+    markup: ["anthropic-xml:read.read"],
+    visible: " to=self<|message|>Maybe I should call  but wait",
+  },
+  // --- MiniMax M3's reasoning tokens (vLLM `minimax_m3` reasoning parser) --------------------------------
+  {
+    source: `${VLLM} vllm/reasoning/minimax_m3_reasoning_parser.py (a call rehearsed in the reasoning, then the answer)`,
+    text: `<mm:think>The call would be ${m3Block("read_file", "path", "a.ts")}; no, I know it.</mm:think>It holds one line.`,
+    markup: ["minimax-m3:read_file"],
+    recover: [],
+    visible: "<mm:think>The call would be ; no, I know it.</mm:think>It holds one line.",
+  },
+  {
+    source: `${VLLM} vllm/reasoning/minimax_m3_reasoning_parser.py (reasoning, then the call)`,
+    text: `<mm:think>A plan.</mm:think>${m3Block("read_file", "path", "a.ts")}`,
+    markup: ["minimax-m3:read_file"],
+    visible: "<mm:think>A plan.</mm:think>",
+  },
+  {
+    source: `${VLLM} vllm/reasoning/minimax_m3_reasoning_parser.py (an answer that starts with a stray closer)`,
+    text: "</mm:think>The answer is 42.",
+    markup: ["minimax-m3:?"],
+    recover: [],
+    visible: "The answer is 42.",
+  },
+  // --- DeepSeek V4: a generic XML call closed by DSML's closers ---------------------------------------
+  {
+    source: "adolfousier/opencrabs#419 (the shape it reports: `<function><name>…` closed by DSML's closers)",
+    text: `I'll read it.\n<function><name>read_file</name>\n<parameters>{"path": "src/main.rs"}</parameters>\n</function>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>`,
+    markup: ["deepseek-dsml:read_file"],
+    visible: "I'll read it.\n",
+  },
+  {
+    source: "adolfousier/opencrabs#419 (the same, with a parameter tag and the envelope's closer only)",
+    text: `<function><name>Bash</name><parameter name="command">ls -la</parameter></function></｜DSML｜function_calls>`,
+    markup: ["deepseek-dsml:Bash"],
+    tools: ["Read"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source: "adolfousier/opencrabs#419 (the shape, two calls before the closers)",
+    text: `<function><name>a</name><parameters>{}</parameters></function>\n<function><name>b</name><parameters>{"x": 1}</parameters></function>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>`,
+    markup: ["deepseek-dsml:a", "deepseek-dsml:b"],
+    visible: "\n",
+  },
+  {
+    source: "srcML's XML for a C function (ordinary XML with the same tags, no DSML closer): text",
+    text: '<unit xmlns="http://www.srcML.org/srcML/src"><function><name>test</name></function></unit>',
+    markup: [],
+    tools: ["test"],
+    visible: '<unit xmlns="http://www.srcML.org/srcML/src"><function><name>test</name></function></unit>',
   },
 ]

@@ -186,6 +186,8 @@ export const DSML_MARKERS: readonly string[] = [
   " | DSML | ",
   "｜DSML｜ ",
   " | | DSML | | ",
+  // GigaChat 3.5's marker over the same grammar (vLLM tests/tool_parsers/test_gigachat35_tool_parser.py).
+  "｜GCML｜",
 ]
 
 const always = (): boolean => true
@@ -758,9 +760,129 @@ const RENDERERS: Record<FormatId, Renderer> = {
       }
     },
   }),
+  plamo3: row({
+    // PLaMo 3 (vLLM `plamo3`): begin/end tag pairs around the requests, each request, its name and its JSON arguments.
+    innerHeader: always,
+    render: (calls) => {
+      const tag = (edge: "begin" | "end", name: string): string => `<|plamo:${edge}_${name}:plamo|>`
+      return {
+        head: [open(tag("begin", "tool_requests"))],
+        calls: calls.map((call) => [
+          syntax(
+            `${tag("begin", "tool_request")}${tag("begin", "tool_name")}${call.name}${tag("end", "tool_name")}`,
+          ),
+          syntax(`${tag("begin", "tool_arguments")}<|plamo:constrain|>json<|plamo:msg|>`),
+          ...jsonArgs(call.args, true),
+          syntax(`${tag("end", "tool_arguments")}${tag("end", "tool_request")}`),
+        ]),
+        separator: "",
+        tail: [close(tag("end", "tool_requests"))],
+      }
+    },
+  }),
+  inkling: row({
+    // Inkling (vLLM `inkling`): one invoke block a call, `{"name": …, "args": {…}}`.
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|content_invoke_tool_json|>"),
+          ...jsonCall(call, "args", false),
+          close("<|end_message|>"),
+        ]),
+        "\n",
+      ),
+  }),
+  minicpm5: row({
+    // MiniCPM 5 (vLLM `minicpm5`): no envelope; `<param name="K">` arguments. Styles: the space before
+    // `name` as the tokenizer leaves it (a space, `Ġ`, none).
+    styles: 3,
+    hasClosing: never,
+    nameGated: true,
+    render: (calls, style) => {
+      const sp = [" ", "\u0120", ""][style % 3]!
+      return perCall(
+        calls.map((call) => [
+          syntax(`<function${sp}name="${call.name}">`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<param${sp}name="${key}">`),
+            raw(arg),
+            syntax("</param>"),
+          ]),
+          syntax("</function>"),
+        ]),
+        "\n",
+      )
+    },
+  }),
+  "solar-open2": row({
+    // Upstage Solar Open 2 (vLLM `solar_open2`): one envelope a call, the name on its line, `<|tool_arg:…|>` arguments.
+    render: (calls) =>
+      perCall(
+        calls.map((call) => [
+          open("<|tool_call:start|>"),
+          syntax(`${call.name}\n`),
+          ...call.args.flatMap(([key, arg]) => [
+            syntax(`<|tool_arg:start|>${key}<|tool_arg:value|>`),
+            raw(arg),
+            syntax("<|tool_arg:end|>\n"),
+          ]),
+          close("<|tool_call:end|>"),
+        ]),
+        "\n",
+      ),
+  }),
+  "k2-horizon": row({
+    // K2 Horizon (vLLM `k2_horizon`): styles 0 its XML form, 1 the typed XML form, both in their group;
+    // 2 its JSON form, each call between its own call tokens.
+    styles: 3,
+    innerHeader: (style) => style % 3 !== 2,
+    render: (calls, style) =>
+      style % 3 === 2
+        ? jsonPerCall(calls, "<ifm|tool_call>", "</ifm|tool_call>")
+        : {
+            head: [open("<ifm|tool_calls>")],
+            calls: calls.map((call) => [
+              syntax(`<ifm|tool_call>${call.name}`),
+              ...call.args.flatMap(([key, arg]) => [
+                syntax(`<ifm|arg_key>${key}</ifm|arg_key>`),
+                ...(style % 3 === 1 ? [syntax(`<ifm|arg_type>${typeof arg}</ifm|arg_type>`)] : []),
+                syntax("<ifm|arg_value>"),
+                raw(arg),
+                syntax("</ifm|arg_value>"),
+              ]),
+              syntax("</ifm|tool_call>"),
+            ]),
+            separator: "\n",
+            tail: [close("</ifm|tool_calls>")],
+          },
+  }),
   lmstudio: row({
-    // LM Studio's own convention (its tool-use prompt): one call object a request.
-    render: (calls) => jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]"),
+    // LM Studio's own convention (its tool-use prompt): one call object a request. Styles: 0 as its
+    // prompt asks, 1 the name in brackets on a line of its own, the arguments on the next
+    // (openclaw/openclaw#66178): no opening marker, so an offered name or the closer is its evidence;
+    // 2 the name then its arguments, closed by `[TOOL_REQUEST_END]` (Gemma 3, vybestack/llxprt-code).
+    styles: 3,
+    render: (calls, style) =>
+      style % 3 === 0
+        ? jsonPerCall(calls, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]")
+        : style % 3 === 2
+          ? perCall(
+              calls.map((call) => [
+                open("[TOOL_REQUEST]\n"),
+                syntax(`${call.name} `),
+                ...jsonArgs(call.args, true),
+                close("\n[TOOL_REQUEST_END]"),
+              ]),
+              "\n",
+            )
+          : perCall(
+              calls.map((call) => [
+                syntax(`[${call.name}]\n`),
+                ...jsonArgs(call.args, false),
+                close("\n[END_TOOL_REQUEST]"),
+              ]),
+              "\n",
+            ),
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.

@@ -266,7 +266,9 @@ export function buildLeak(
   const labels: CallLabel[] = calls.map((call, i): CallLabel => {
     const isLast = i === last
     const groupAmbiguous = shared && calls.length > 1
-    const opening = spec.startAnchored || groupAmbiguous ? undefined : !dropOpen
+    // A style may write no opening marker at all (LM Studio's `[NAME]` request): then none is seen.
+    const opens = [...rendered.head, ...(rendered.calls[i] ?? [])].some((segment) => segment.role === "open")
+    const opening = spec.startAnchored || groupAmbiguous ? undefined : !dropOpen && opens
     const closing =
       spec.startAnchored || (groupAmbiguous && hasClosing) || (bracket && !(dropClose && isLast))
         ? undefined

@@ -139,7 +139,47 @@ const minimaxM3: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
 const lmstudio: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "lmstudio", role: "open", text: "[TOOL_REQUEST]" },
   { format: "lmstudio", role: "close", text: "[END_TOOL_REQUEST]" },
+  { format: "lmstudio", role: "close", text: "[TOOL_REQUEST_END]" },
 )
+
+/** PLaMo 3's begin and end tags (vLLM `plamo3_reasoning_parser.py`): a special prefix token, the tag's name, a special suffix token. */
+const plamo3: fc.Arbitrary<StrayToken> = fc
+  .constantFrom<[StrayTokenRole, "begin" | "end", string]>(
+    ["open", "begin", "tool_requests"],
+    ["call", "begin", "tool_request"],
+    ["call", "begin", "tool_name"],
+    ["call", "begin", "tool_arguments"],
+    ["close", "end", "tool_requests"],
+    ["close", "end", "tool_request"],
+    ["close", "end", "tool_name"],
+    ["close", "end", "tool_arguments"],
+  )
+  .map(([role, edge, tag]) => ({ format: "plamo3", role, text: `<|plamo:${edge}_${tag}:plamo|>` }))
+
+/** Upstage Solar Open 2's call and argument tokens (vLLM `tests/tool_parsers/test_solar_open2_tool_parser.py`). */
+const solarOpen2: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "solar-open2", role: "open", text: "<|tool_call:start|>" },
+  { format: "solar-open2", role: "call", text: "<|tool_arg:start|>" },
+  { format: "solar-open2", role: "call", text: "<|tool_arg:value|>" },
+  { format: "solar-open2", role: "close", text: "<|tool_arg:end|>" },
+  { format: "solar-open2", role: "close", text: "<|tool_call:end|>" },
+)
+
+/** K2 Horizon's `<ifm|…>` tokens (vLLM `tests/tool_parsers/test_k2_horizon_tool_parser.py`). */
+const k2Horizon: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "k2-horizon", role: "open", text: "<ifm|tool_calls>" },
+  { format: "k2-horizon", role: "call", text: "<ifm|tool_call>" },
+  { format: "k2-horizon", role: "call", text: "<ifm|arg_value>" },
+  { format: "k2-horizon", role: "close", text: "</ifm|tool_call>" },
+  { format: "k2-horizon", role: "close", text: "</ifm|tool_calls>" },
+)
+
+/** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
+const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
+  format: "inkling",
+  role: "open",
+  text: "<|content_invoke_tool_json|>",
+})
 
 const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<FormatId, fc.Arbitrary<StrayToken>>(
   [
@@ -148,6 +188,10 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["deepseek-dsml", dsml],
     ["kimi-k3", kimiK3],
     ["minimax-m3", minimaxM3],
+    ["plamo3", plamo3],
+    ["inkling", inkling],
+    ["solar-open2", solarOpen2],
+    ["k2-horizon", k2Horizon],
   ],
 )
 

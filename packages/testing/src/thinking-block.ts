@@ -24,6 +24,9 @@ export const reasoningDelimiters: ReadonlyArray<readonly [string, string]> = [
   ["<think>", "</think>"],
   ["[THINK]", "[/THINK]"],
   ["<seed:think>", "</seed:think>"],
+  ["<mm:think>", "</mm:think>"],
+  ["<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>"],
+  ["<|think:start|>", "<|think:end|>"],
 ]
 
 /**

@@ -310,6 +310,16 @@ describe("strayTokens", () => {
         "lmstudio:open",
         "minimax-m3:close",
         "minimax-m3:open",
+        "plamo3:open",
+        "plamo3:call",
+        "plamo3:close",
+        "inkling:open",
+        "solar-open2:open",
+        "k2-horizon:open",
+        "k2-horizon:call",
+        "k2-horizon:close",
+        "solar-open2:call",
+        "solar-open2:close",
       ].sort(),
     )
   })

@@ -98,6 +98,11 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   longcat: { vllm: "longcat" },
   gigachat3: { vllm: "gigachat3", sglang: "gigachat3" },
   "kimi-k3": { sglang: "kimi_k3" },
+  plamo3: { vllm: "plamo3" },
+  inkling: { vllm: "inkling" },
+  "solar-open2": { vllm: "solar_open2" },
+  minicpm5: { vllm: "minicpm5" },
+  "k2-horizon": { vllm: "k2_horizon" },
   // LM Studio's own convention: no server parser names it (LM Studio reads it itself).
   lmstudio: {},
   "cline-xml": {},
