@@ -206,7 +206,10 @@ export interface Machine extends Capture, SearchMemo {
   textFrom: number
   /** The character before `buf[0]` (line starts). */
   prevCode: number
-  /** The character before that one (a blank CR LF line that straddles a push). */
+  /**
+   * The character before that one (a blank CR LF line that straddles a push): read only when
+   * `prevCode` is a CR, so a push that releases text as it came writes it only then.
+   */
   prevCode2: number
   /** `end()` is running: windows end at the input's end. */
   final: boolean
@@ -218,7 +221,10 @@ export interface Machine extends Capture, SearchMemo {
   // --- what this push or end() returns, and what waits to be reported --------------------------
   /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
   out: string
-  /** Absolute offset one past the last character released as visible text. */
+  /**
+   * Absolute offset one past the last character released by `release` (read by `settle` in the same
+   * call only: a push that releases text as it came does not write it).
+   */
   outEnd: number
   /** Markup reported by this call (none yet: undefined). */
   found: Markup[] | undefined
