@@ -382,6 +382,23 @@ function settle(m: Machine): DetectorResult {
 
 /** `text` with the markup reported and the spans withheld since the last result. */
 function result(m: Machine, text: string, decided: number): DetectorResult {
+  m.quick = quickScanner(m)
+  return resultOf(m, text, decided)
+}
+
+/**
+ * The scanner of the next push's fast path (see `pushDelta`), or `undefined` when the next push
+ * cannot take it: prose with nothing held or waiting (no held marker or high surrogate, no
+ * start-anchored format, no closed reasoning block waiting for its answer), not ended.
+ */
+function quickScanner(m: Machine): Scanner | undefined {
+  if (m.state !== "text" || m.buf.length > 0 || m.anchor || m.ended) return undefined
+  if (m.unanswered !== undefined || m.highHeld.length > 0) return undefined
+  return textScanner(m)
+}
+
+/** {@link result} for a push that left everything `quickScanner` reads as it was. */
+function resultOf(m: Machine, text: string, decided: number): DetectorResult {
   let withheld = NO_SPANS
   if (m.withheld !== undefined) {
     withheld = m.withheld
@@ -529,21 +546,30 @@ function passed(m: Machine, text: string, to: number, last: number): void {
 }
 
 function pushDelta(m: Machine, delta: string): DetectorResult {
+  const quick = m.quick
+  if (quick !== undefined && typeof delta === "string") {
+    // Nothing held (most token-sized deltas): where the table loop stops in the delta, if it is short.
+    const n = delta.length
+    if (n > 0 && n < FAR) {
+      const stop = skipNear(delta, 0, n, quick)
+      const last = delta.charCodeAt(n - 1)
+      if (stop === n && !isHighSurrogate(last)) {
+        // No position that matters: released as it came (the one check most pushes make).
+        passed(m, delta, n, last)
+        return resultOf(m, delta, m.base)
+      }
+      const plain = plainPush(m, delta, stop)
+      if (plain !== undefined) return plain
+      run(m)
+      return settle(m)
+    }
+  }
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
   if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
-    // Nothing held (most token-sized deltas): where the table loop stops in the delta, if it is short.
-    const n = delta.length
-    const stop = m.buf.length === 0 && n < FAR ? skipNear(delta, 0, n, textScanner(m)) : -1
-    const last = delta.charCodeAt(n - 1)
-    if (stop === n && !isHighSurrogate(last)) {
-      // No position that matters: released as it came, here (the one check most pushes make).
-      passed(m, delta, n, last)
-      return result(m, delta, m.base)
-    }
-    // `plainPush` appends the delta: released, or left in `buf` for the machine.
-    const plain = plainPush(m, delta, stop)
+    // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
+    const plain = plainPush(m, delta, -1)
     if (plain !== undefined) return plain
     run(m)
     return settle(m)

@@ -23,7 +23,7 @@ import type { FormatId } from "./format-ids.ts"
 import type { OpenerRow } from "./format-table.ts"
 import type { Capture, Pattern } from "./pattern.ts"
 import type { RunMemo } from "./run-memo.ts"
-import type { SearchMemo } from "./skip-plain.ts"
+import type { Scanner, SearchMemo } from "./skip-plain.ts"
 import type { Markup } from "./types.ts"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
@@ -196,6 +196,11 @@ export interface Machine extends Capture, SearchMemo {
   searchedText: string
   byChars: SearchMemo["byChars"]
   // --- the input window: what arrived and is undecided, and where the scan is ------------------
+  /**
+   * The scanner of the next push's fast path, or `undefined` when it cannot take it (set at the end
+   * of every push that may change what allows it: `create-detector.ts` `quickScanner`).
+   */
+  quick: Scanner | undefined
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -293,6 +298,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     runMemo: undefined,
     searchedText: "",
     byChars: undefined,
+    quick: undefined,
     buf: "",
     base: 0,
     pos: 0,
