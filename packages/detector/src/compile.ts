@@ -128,6 +128,12 @@ export interface Tables {
   /** 1 where a character at a line's start sends the scan to `line-start` (after a line feed). */
   readonly lineStart: Uint8Array
   readonly bodies: ReadonlyMap<OpenerRow, CompiledBody>
+  /**
+   * Gated rows whose confirm opens with the only name it captures, after optional whitespace
+   * (`[NAME(`): with tools offered, such a row fails as soon as that name cannot spell one of them
+   * (see `confirmRow`), before its grammar runs.
+   */
+  readonly nameFirst: ReadonlySet<OpenerRow>
   /** The longest literal: the hold-back floor. */
   readonly longest: number
 }
@@ -370,7 +376,39 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     line: buildIndex(line),
     lineStart,
     bodies,
+    nameFirst: new Set([...bodies.keys()].filter(checksNameFirst)),
     longest: longest.value,
+  }
+}
+
+/**
+ * Whether `row`'s gate decides on the name its confirm reads first: a gated row with no name of its
+ * own and no envelope that admits any name, whose confirm is `ws? name …` with no other capture.
+ */
+function checksNameFirst(row: OpenerRow): boolean {
+  if (!row.gate || row.toolName !== undefined || row.unoffered !== undefined || row.bareName) return false
+  const p = row.confirm
+  if (p.kind !== "seq") return false
+  const head = p.items[0]?.kind === "ws" ? 1 : 0
+  const first = p.items[head]
+  return first?.kind === "name" && first.capture && captures(p) === 1
+}
+
+/** How many names `p` captures (each `name` node once, wherever it stands). */
+function captures(p: Pattern): number {
+  switch (p.kind) {
+    case "name":
+      return p.capture ? 1 : 0
+    case "seq":
+    case "alt":
+      return p.items.reduce((n, item) => n + captures(item), 0)
+    case "opt":
+    case "peek":
+    case "not":
+    case "cut-in":
+      return captures(p.item)
+    default:
+      return 0
   }
 }
 

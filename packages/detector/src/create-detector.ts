@@ -382,6 +382,23 @@ function settle(m: Machine): DetectorResult {
 
 /** `text` with the markup reported and the spans withheld since the last result. */
 function result(m: Machine, text: string, decided: number): DetectorResult {
+  m.quick = quickScanner(m)
+  return resultOf(m, text, decided)
+}
+
+/**
+ * The scanner of the next push's fast path (see `pushDelta`), or `undefined` when the next push
+ * cannot take it: prose with nothing held or waiting (no held marker or high surrogate, no
+ * start-anchored format, no closed reasoning block waiting for its answer), not ended.
+ */
+function quickScanner(m: Machine): Scanner | undefined {
+  if (m.state !== "text" || m.buf.length > 0 || m.anchor || m.ended) return undefined
+  if (m.unanswered !== undefined || m.highHeld.length > 0) return undefined
+  return textScanner(m)
+}
+
+/** {@link result} for a push that left everything `quickScanner` reads as it was. */
+function resultOf(m: Machine, text: string, decided: number): DetectorResult {
   let withheld = NO_SPANS
   if (m.withheld !== undefined) {
     withheld = m.withheld
@@ -405,6 +422,20 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
  * stopped in the delta, when nothing was held (-1: it did not scan).
  */
 function plainPush(m: Machine, delta: string, stop: number): DetectorResult | undefined {
+  if (m.buf.length === 1 && delta.length < FAR) {
+    // One character held (`t` of `that`, `<`), which most deltas disprove at once: the two are
+    // scanned as one (a single character leaves no walk or run worth resuming).
+    const text = m.buf + delta
+    const len = text.length
+    const at = skipNear(text, 0, len, textScanner(m))
+    if (
+      (at === len && !isHighSurrogate(text.charCodeAt(len - 1))) ||
+      (at === len - 1 && holdsLast(m, text))
+    ) {
+      m.buf = text
+      return releaseTo(m, text, at)
+    }
+  }
   const held = m.buf.length > 0 ? heldMarker(m, delta) : "undecided"
   if (held === "goes-on") {
     // Still held, as `markerAt` would answer. (Appended lazily: nothing reads the buffer now.)
@@ -431,7 +462,7 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
     m.pos = at
     if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
     if (at === len - 1) {
-      if ((m.tables.text.firsts[c]?.kids.length ?? 0) === 0) return
+      if (!holdsLast(m, text)) return
       to = at
       break
     }
@@ -445,17 +476,27 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
     at = skipPlain(text, at + 1, textScanner(m), m)
   }
   if (to === len && isHighSurrogate(text.charCodeAt(len - 1))) return
-  // Released without the machine: `buf` keeps only the held tail.
+  return releaseTo(m, text, to)
+}
+
+/**
+ * Whether the last character of `text` (`buf`), where nothing before it matters, is held without
+ * the machine: the first character of some opener's longer literal (`t` of `to=functions.`, `<`),
+ * whose match needs the next character, outside reasoning.
+ */
+function holdsLast(m: Machine, text: string): boolean {
+  const c = text.charCodeAt(text.length - 1)
+  if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return false
+  return (m.tables.text.firsts[c]?.kids.length ?? 0) > 0
+}
+
+/** Releases `buf` (`text`) up to `to` without the machine: `buf` keeps only the held tail. */
+function releaseTo(m: Machine, text: string, to: number): DetectorResult {
   m.pos = 0
   forgetSearches(m)
-  const released = to === len ? text : text.slice(0, to)
-  m.buf = to === len ? "" : text.slice(to)
-  if (to > 0) {
-    m.prevCode2 = to > 1 ? text.charCodeAt(to - 2) : m.prevCode
-    m.prevCode = text.charCodeAt(to - 1)
-  }
-  m.base += to
-  m.outEnd = m.base
+  const released = to === text.length ? text : text.slice(0, to)
+  m.buf = to === text.length ? "" : text.slice(to)
+  if (to > 0) passed(m, text, to, text.charCodeAt(to - 1))
   return result(m, released, m.base)
 }
 
@@ -486,32 +527,49 @@ function codeLinePush(m: Machine, delta: string): boolean {
   const len = delta.length
   if (m.buf.length > 0 || m.reasoning !== undefined || m.unanswered !== undefined || m.highHeld.length > 0)
     return false
-  if (isHighSurrogate(delta.charCodeAt(len - 1)) || delta.indexOf("\n") >= 0) return false
-  m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
-  m.prevCode = delta.charCodeAt(len - 1)
-  m.base += len
-  m.outEnd = m.base
+  const last = delta.charCodeAt(len - 1)
+  if (isHighSurrogate(last) || delta.indexOf("\n") >= 0) return false
+  passed(m, delta, len, last)
   return true
 }
 
+/**
+ * The first `to` characters of `text` (`last`: the one before `to`), which begins at `buf[0]`, were
+ * decided without the machine: the stream moves past them. (No `outEnd`: only `settle` reads it,
+ * for text released by `release` in the same call.)
+ */
+function passed(m: Machine, text: string, to: number, last: number): void {
+  // `prevCode2` is read only behind a CR (`endsBlankLine`): written only then.
+  if (last === CR) m.prevCode2 = to > 1 ? text.charCodeAt(to - 2) : m.prevCode
+  m.prevCode = last
+  m.base += to
+}
+
 function pushDelta(m: Machine, delta: string): DetectorResult {
+  const quick = m.quick
+  if (quick !== undefined && typeof delta === "string") {
+    // Nothing held (most token-sized deltas): where the table loop stops in the delta, if it is short.
+    const n = delta.length
+    if (n > 0 && n < FAR) {
+      const stop = skipNear(delta, 0, n, quick)
+      const last = delta.charCodeAt(n - 1)
+      if (stop === n && !isHighSurrogate(last)) {
+        // No position that matters: released as it came (the one check most pushes make).
+        passed(m, delta, n, last)
+        return resultOf(m, delta, m.base)
+      }
+      const plain = plainPush(m, delta, stop)
+      if (plain !== undefined) return plain
+      run(m)
+      return settle(m)
+    }
+  }
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
   if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
-    // Nothing held (most token-sized deltas): where the table loop stops in the delta, if it is short.
-    const n = delta.length
-    const stop = m.buf.length === 0 && n < FAR ? skipNear(delta, 0, n, textScanner(m)) : -1
-    if (stop === n && !isHighSurrogate(delta.charCodeAt(n - 1))) {
-      // No position that matters: released as it came, here (the one check most pushes make).
-      m.prevCode2 = n > 1 ? delta.charCodeAt(n - 2) : m.prevCode
-      m.prevCode = delta.charCodeAt(n - 1)
-      m.base += n
-      m.outEnd = m.base
-      return result(m, delta, m.base)
-    }
-    // `plainPush` appends the delta: released, or left in `buf` for the machine.
-    const plain = plainPush(m, delta, stop)
+    // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
+    const plain = plainPush(m, delta, -1)
     if (plain !== undefined) return plain
     run(m)
     return settle(m)
@@ -528,9 +586,7 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
       withhold(m, len)
       m.textFrom = 0
-      m.base += len
-      m.prevCode2 = len > 1 ? delta.charCodeAt(len - 2) : m.prevCode
-      m.prevCode = delta.charCodeAt(len - 1)
+      passed(m, delta, len, delta.charCodeAt(len - 1))
       return result(m, "", m.base)
     }
   }

@@ -23,7 +23,7 @@ import type { FormatId } from "./format-ids.ts"
 import type { OpenerRow } from "./format-table.ts"
 import type { Capture, Pattern } from "./pattern.ts"
 import type { RunMemo } from "./run-memo.ts"
-import type { SearchMemo } from "./skip-plain.ts"
+import type { Scanner, SearchMemo } from "./skip-plain.ts"
 import type { Markup } from "./types.ts"
 
 /** Space, tab or CR: what may stand on a blank line or after a closing fence without ending it. */
@@ -196,6 +196,11 @@ export interface Machine extends Capture, SearchMemo {
   searchedText: string
   byChars: SearchMemo["byChars"]
   // --- the input window: what arrived and is undecided, and where the scan is ------------------
+  /**
+   * The scanner of the next push's fast path, or `undefined` when it cannot take it (set at the end
+   * of every push that may change what allows it: `create-detector.ts` `quickScanner`).
+   */
+  quick: Scanner | undefined
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -206,7 +211,10 @@ export interface Machine extends Capture, SearchMemo {
   textFrom: number
   /** The character before `buf[0]` (line starts). */
   prevCode: number
-  /** The character before that one (a blank CR LF line that straddles a push). */
+  /**
+   * The character before that one (a blank CR LF line that straddles a push): read only when
+   * `prevCode` is a CR, so a push that releases text as it came writes it only then.
+   */
   prevCode2: number
   /** `end()` is running: windows end at the input's end. */
   final: boolean
@@ -218,7 +226,10 @@ export interface Machine extends Capture, SearchMemo {
   // --- what this push or end() returns, and what waits to be reported --------------------------
   /** Visible text released during this call. Several pieces are joined with `+`, which V8 keeps as a rope until read: linear, and cheaper here than an array. */
   out: string
-  /** Absolute offset one past the last character released as visible text. */
+  /**
+   * Absolute offset one past the last character released by `release` (read by `settle` in the same
+   * call only: a push that releases text as it came does not write it).
+   */
   outEnd: number
   /** Markup reported by this call (none yet: undefined). */
   found: Markup[] | undefined
@@ -287,6 +298,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     runMemo: undefined,
     searchedText: "",
     byChars: undefined,
+    quick: undefined,
     buf: "",
     base: 0,
     pos: 0,

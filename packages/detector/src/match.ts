@@ -288,6 +288,8 @@ function confirmRow(
 ): Matched<StartHit> {
   const row = start.row
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
+  // `[keys]`, `[i]`: a name no offered tool has fails the gate; decided before the grammar runs.
+  if (m.tools.length > 0 && m.tables.nameFirst.has(row) && !mayNameOffered(m, end, limit, fin)) return FAIL
   m.captured = undefined
   const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
   if (stop === MORE && row.bareName) {
@@ -321,6 +323,39 @@ function mayNameTool(m: Machine, i: number, limit: number, fin: boolean): boolea
   for (const tool of m.tools) if (tool.startsWith(word)) return true
   return false
 }
+
+/**
+ * Whether the name after optional whitespace at `i` is an offered tool's (or its `json`-glued
+ * spelling, which `normalize` reads as the tool), or, cut off by the window, may still become one.
+ * A long whitespace run is left to the grammar, which remembers the runs it read.
+ */
+function mayNameOffered(m: Machine, i: number, limit: number, fin: boolean): boolean {
+  let from = i
+  while (from < limit && isSpace(m.buf.charCodeAt(from))) if (++from - i > SHORT_SPACE) return true
+  let to = from
+  while (to < limit && to - from <= MAX_NAME && inClass("ident", m.buf.charCodeAt(to))) to++
+  const cut = to === limit && !fin
+  if (to - from > MAX_NAME || (cut && to === from)) return true
+  for (const tool of m.tools) if (spells(m.buf, from, to, tool, cut)) return true
+  return false
+}
+
+/** Whitespace a name check reads before leaving the rest to the grammar. */
+const SHORT_SPACE = 8
+
+/** Whether `text[from, to)` is `tool` or `tool` + `json` (with `cut`: a prefix of either). */
+function spells(text: string, from: number, to: number, tool: string, cut: boolean): boolean {
+  const n = to - from
+  const glued = tool.length + JSON_SUFFIX.length
+  if (n > glued) return false
+  for (let k = 0; k < n; k++) {
+    const c = k < tool.length ? tool.charCodeAt(k) : JSON_SUFFIX.charCodeAt(k - tool.length)
+    if (text.charCodeAt(from + k) !== c) return false
+  }
+  return cut || n === tool.length || n === glued
+}
+
+const JSON_SUFFIX = "json"
 
 /** One of `row`'s own literals and its confirm at `i`: a glued next call. */
 export function matchRow(m: Machine, row: OpenerRow, i: number): Matched<StartHit> {

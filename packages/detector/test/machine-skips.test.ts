@@ -144,3 +144,21 @@ describe("a held marker prefix that the next delta disproves is not matched agai
     expect(shown()).toBe(scan(text, { tools: ["read_file"] }).text)
   })
 })
+
+describe("a `[` before a name no offered tool has fails the gate before the pythonic grammar runs", () => {
+  test("links, indexing and bracketed words", () => {
+    // Before: 0.55 pattern matches a push, and `[keys` cut off at a push's end was held; now none.
+    const text = `See ${repeat("a[i] and [keys] or [the docs](x) and [1, 2] ", 12_000)}`
+    const { perPush, shown } = matchesPerPush(text)
+    expect(perPush).toBe(0)
+    expect(shown).toBe(text)
+  })
+
+  test("an offered tool's name, or its `json`-glued spelling, still opens a call", () => {
+    for (const name of ["read_file", "read_filejson"]) {
+      const result = scan(`Here: [${name}(path='a')]`, { tools: ["read_file"] })
+      expect(result.text).toBe("Here: ")
+      expect(result.markup.map((m) => [m.format, m.toolName])).toEqual([["pythonic", "read_file"]])
+    }
+  })
+})
