@@ -15,8 +15,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { packFile } from "./src/pack-file.mjs"
 import { publishedPackages, readmeSnippets } from "./readme-snippets.mjs"
+import { packFile } from "./src/pack-file.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, "..")

@@ -73,7 +73,7 @@ const malformed: fc.Arbitrary<Line> = fc
     '{"text":"x","time":"yesterday"}',
     '{"text":"x","tools":"bash"}',
     '{"text":"x","rounds":-1}',
-    '{"text":"x","outcome":"persist-failed"}',
+    '{"text":"x","outcome":7}',
   )
   .map((text) => ({ kind: "malformed", text }))
 
