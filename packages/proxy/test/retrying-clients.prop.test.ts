@@ -53,6 +53,26 @@ async function send(harness: Harness, path: string, body: object, stream: boolea
   return { error, completed }
 }
 
+/**
+ * A user turn of `prompt` sent streamed as `client` sends it, then resent (streamed or not) as
+ * `policy` says; `resent` sees what each resend got.
+ */
+async function clientTurn(
+  harness: Harness,
+  client: (typeof protocolClients)[number],
+  prompt: string,
+  policy: Policy,
+  resent: (seen: Seen) => void = () => undefined,
+): Promise<void> {
+  const body = withPrompt(client.name, client.body, prompt)
+  let seen = await send(harness, client.path, body, true)
+  for (const stream of policy.resends) {
+    if (!resends(policy.when, seen)) break
+    seen = await send(harness, client.path, body, stream)
+    resent(seen)
+  }
+}
+
 function resends(when: ResendWhen, seen: Seen): boolean {
   if (when === "always") return true
   if (when === "error") return seen.error
@@ -74,14 +94,10 @@ describe("any client retry policy: upstream requests per turn ≤ 2", () => {
         fc.asyncProperty(aPolicy, async ({ when, resends: streams }) => {
           // A user turn of its own: a prompt no other run sends.
           const prompt = `Show me a.ts (turn ${turn++})`
-          const body = withPrompt(client.name, client.body, prompt)
-          let seen = await send(harness, client.path, body, true)
-          for (const stream of streams) {
-            if (!resends(when, seen)) break
-            seen = await send(harness, client.path, body, stream)
+          await clientTurn(harness, client, prompt, { when, resends: streams }, (seen) => {
             // The resend of a failed turn is failed again, never a fresh turn.
             expect(seen.error).toBe(true)
-          }
+          })
           const upstream = harness.upstream.requests.filter((r) => r.rawBody.includes(prompt)).length
           expect(upstream).toBeLessThanOrEqual(2)
         }),
@@ -113,12 +129,7 @@ describe("maxRecoveries 2, every retry failing upstream: retries per turn ≤ 2,
       await fc.assert(
         fc.asyncProperty(aPolicy, async ({ when, resends: streams }) => {
           const prompt = `Show me b.ts (turn ${turn++})`
-          const body = withPrompt(client.name, client.body, prompt)
-          let seen = await send(harness, client.path, body, true)
-          for (const stream of streams) {
-            if (!resends(when, seen)) break
-            seen = await send(harness, client.path, body, stream)
-          }
+          await clientTurn(harness, client, prompt, { when, resends: streams })
           const retries = harness.upstream.requests.filter(
             (r) => r.rawBody.includes(prompt) && isRetryRequest(r.body),
           ).length
