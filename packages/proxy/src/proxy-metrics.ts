@@ -188,7 +188,10 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
         if (outcome === undefined) return
         if (event.type === "markup-detected")
           leaks.inc({ protocol, format: event.markup.format, outcome, model })
-        else settle(outcome)
+        // An announced call's retry is no leak (nothing was written as text) and does not end
+        // the turn: a leak of an earlier round, retried with the budget's other recoveries, is
+        // still settled by the turn's end (`recovered`, `repeated`, …).
+        else if (outcome !== "announced") settle(outcome)
       }
     },
     render: () => registry.metrics(),

@@ -173,6 +173,31 @@ describe("counts by model", () => {
     )
   })
 
+  it("a leak recovered across an announced-call retry counts as recovered, not as announced", async () => {
+    // The budget of two lets a markup retry and an announced-call retry share one turn: the
+    // leak of round 0 is still unsettled when round 1 announces a call and round 2 is retried.
+    const harness = await start(
+      [{ content: QWEN_LEAK }, { content: "I'll use the read_file tool to read a.ts." }, { content: "ok" }],
+      { announcedCalls: "retry", maxRecoveries: 2 },
+    )
+    expect((await chat(harness.proxy.url)).status).toBe(200)
+    expect(
+      harness.events.map((e) => (e.type === "recovery-started" ? `${e.type}:${e.announced}` : e.type)),
+    ).toEqual([
+      "markup-detected",
+      "recovery-started:undefined",
+      "recovery-started:read_file",
+      "recovery-succeeded",
+    ])
+    const metrics = await (await fetch(`${harness.proxy.url.replace(/\/v1$/, "")}/metrics`)).text()
+    expect(metrics).toContain(
+      'tool_rescue_proxy_leaks_total{protocol="chat",format="qwen3-coder",outcome="recovered",model="qwen3-coder"} 1',
+    )
+    // An announcement is no call written as text: not a leak (the leak rate's numerator).
+    expect(metrics).not.toContain('outcome="announced"')
+    expect(metrics).toContain('tool_rescue_proxy_retries_total{protocol="chat"} 2')
+  })
+
   it("the model label is bounded under 10,000 distinct model names", async () => {
     const metrics = createProxyMetrics({ maxModels: 50 })
     for (let i = 0; i < 10_000; i++) {

@@ -441,7 +441,9 @@ class Turn<Raw> implements AttemptScannerOptions {
     const { options, tools, found } = this
     const next = round + 1
     const persist = options.persistFailed
-    if (persist !== undefined) {
+    // An announced call's retry (no markup) has no malformed response to keep: the record needs
+    // a markup and its format.
+    if (persist !== undefined && recoverable.length > 0) {
       const failed = this.failed(round, report, "retried", recoverable)
       try {
         await this.race(Promise.resolve().then(() => persist(failed)))

@@ -1,3 +1,4 @@
+import type { FailedResponse } from "@tool-rescue/recovery"
 import { describe, expect, test } from "vitest"
 import { call, finish, run, text } from "./support/script.ts"
 
@@ -25,6 +26,23 @@ describe('announcedCalls: "retry"', () => {
       markup: [],
     })
     expect(result.parts.some((p) => p.type === "tool-call")).toBe(true)
+  })
+
+  test("with persistFailed: the announcement is retried and not handed to it (it holds no markup)", async () => {
+    const failed: FailedResponse[] = []
+    const result = await run(
+      [
+        [announce, finish()],
+        [call("Glob", '{"pattern":"*.md"}'), finish()],
+      ],
+      {
+        tools,
+        options: { announcedCalls: "retry", persistFailed: (response) => void failed.push(response) },
+      },
+    )
+    expect(result.threw).toBe(false)
+    expect(result.attempts).toHaveLength(2)
+    expect(failed).toEqual([])
   })
 
   test("a second announcement stands as the answer: no error, no third attempt", async () => {

@@ -116,6 +116,34 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(delta("qwen3-coder/recovered@unknown")).toBe(1)
   })
 
+  test("a leak recovered across an announced-call retry counts as recovered; the announcement on its own", async () => {
+    // The proxy's /metrics settles leaks from the same events: an announced retry in between
+    // must not decide the leak's outcome (nor here, where the span's end does).
+    const before = await outcomes()
+    const result = await run(
+      [
+        [leak, finish()],
+        [text("I'll use the read_file tool to read a.ts."), finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { options: { announcedCalls: "retry", maxRecoveries: 2 } },
+    )
+    expect(result.events.map((e) => e.type)).toEqual([
+      "markup-detected",
+      "recovery-started",
+      "recovery-started",
+      "recovery-succeeded",
+    ])
+    const [span, ...more] = await finishedSpans()
+    expect(more).toEqual([])
+    expect(span?.attributes).toMatchObject({ "tool_rescue.outcome": "recovered", "tool_rescue.rounds": 2 })
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("qwen3-coder/recovered")).toBe(1)
+    expect(delta("qwen3-coder/announced")).toBe(0)
+    expect(delta("none/announced")).toBe(1)
+  })
+
   test("a repeated leak: the span ends in error with outcome 'repeated'", async () => {
     const before = await outcomes()
     const result = await run([[leak, finish()]])
