@@ -276,13 +276,14 @@ function compileBody(spec: BodySpec): CompiledBody {
     ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
-    // A bare call's orphan closers; otherwise a stray repeat of a tag or token closer (not of a
-    // fence closer: Command-R's "```" may open the next fenced block).
+    // A bare call's orphan closers; otherwise a stray repeat of a tag, token or bracketed marker
+    // closer (`</tool_call>`, LM Studio's `[END_TOOL_REQUEST]`), not of a fence closer: Command-R's
+    // "```" may open the next fenced block.
     tails:
       spec.kind !== "pythonic" && spec.bare !== undefined
         ? spec.bare.tails.map((t) => tail(t.literal, t.pattern, ns, t.format))
         : entries
-            .filter((e) => e.role === "closer" && e.literal.startsWith("<"))
+            .filter((e) => e.role === "closer" && (e.literal.startsWith("<") || e.literal.startsWith("[")))
             .map((e) => tail(e.literal, e.pattern, ns, undefined)),
     stringTrigger,
     valueTrigger,

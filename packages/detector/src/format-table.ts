@@ -837,6 +837,7 @@ const ORPHAN_JSON_CLOSERS: readonly BareTail[] = [
   "</tool_calls>",
   "</function_call>",
   "</tools>",
+  ...LMSTUDIO_END,
 ].map((literal) => ({ literal }))
 const bareJson: JsonBody = { ...json("keys"), bare: { tails: ORPHAN_JSON_CLOSERS } }
 const genericBody: JsonBody = { ...bareJson, wrapped: true }
@@ -1563,7 +1564,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   lmstudio: [
     // LM Studio's own convention, which its system prompt asks of a model with no native tool format:
-    // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`.
+    // a Hermes-style call object between `[TOOL_REQUEST]` and `[END_TOOL_REQUEST]`. The markers are
+    // plain text the prompt asks for, not special tokens: like `<tool_call>`, one alone is prose's
+    // (no token rows), and a stray closer right after a call joins it.
     opener(["[TOOL_REQUEST]"], JSON_START, json("keys", ...LMSTUDIO_END)),
     // The name before its arguments, and the closer spelled `[TOOL_REQUEST_END]` (Gemma 3 through LM
     // Studio: `[TOOL_REQUEST]⏎list_directory {"path": "/home"}⏎[TOOL_REQUEST_END]`, vybestack/llxprt-code's
@@ -1594,8 +1597,6 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         unoffered: to("[END_TOOL_REQUEST]"),
       },
     ),
-    token("open", ["[TOOL_REQUEST]"]),
-    token("close", LMSTUDIO_END),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.

@@ -91,6 +91,31 @@ const withheld: readonly Shape[] = [
     visible: "\nDone.",
   },
   {
+    name: "a stray [END_TOOL_REQUEST] after an LM Studio request",
+    text: '[TOOL_REQUEST]{"name": "read_file", "arguments": {}}[END_TOOL_REQUEST]\n[END_TOOL_REQUEST]\nDone.',
+    markup: ["lmstudio:read_file open,close,struct"],
+    visible: "\nDone.",
+  },
+  {
+    name: "a stray [TOOL_REQUEST_END] after Gemma 3's name-first request",
+    text: '[TOOL_REQUEST]\nread_file {"path": "a"}\n[TOOL_REQUEST_END]\n[TOOL_REQUEST_END]\nDone.',
+    markup: ["lmstudio:read_file open,close,struct"],
+    visible: "\nDone.",
+  },
+  {
+    name: "an orphan [END_TOOL_REQUEST] after a call object whose [TOOL_REQUEST] was dropped",
+    text: 'Sure.\n{"name": "read_file", "arguments": {}}\n[END_TOOL_REQUEST]\nDone.',
+    markup: ["llama3-json:read_file close,struct"],
+    visible: "Sure.\n\nDone.",
+  },
+  {
+    name: "LM Studio's markers alone in prose: its prompt's plain text, not special tokens",
+    text: "LM Studio wraps calls in [TOOL_REQUEST] and [END_TOOL_REQUEST] (or [TOOL_REQUEST_END]) markers.\n[END_TOOL_REQUEST]\n[TOOL_REQUEST] read_file then prose.",
+    markup: [],
+    visible:
+      "LM Studio wraps calls in [TOOL_REQUEST] and [END_TOOL_REQUEST] (or [TOOL_REQUEST_END]) markers.\n[END_TOOL_REQUEST]\n[TOOL_REQUEST] read_file then prose.",
+  },
+  {
     name: "a stray <|tool_call_end|> after a Kimi section",
     text: "<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>\n<|tool_call_end|>\nDone.",
     markup: ["kimi-k2:read_file open,close,struct", "kimi-k2:?(not offered) close"],

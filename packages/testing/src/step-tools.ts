@@ -140,6 +140,10 @@ const TAG_MENTIONS = [
   "<function_calls>",
   "<arg_key>",
   "<|im_start|>",
+  // LM Studio's request markers: its tool-use prompt's plain-text convention, not special tokens.
+  "[TOOL_REQUEST]",
+  "[END_TOOL_REQUEST]",
+  "[TOOL_REQUEST_END]",
 ]
 
 /**
@@ -176,7 +180,7 @@ export function proseTagMentions(options: ProseTagMentionsOptions): fc.Arbitrary
     .map(([first, rest, tag, end]) => `${[first, ...rest].join(" ")} ${tag} ${words[0]}${end}`)
   const call = leakedCall({
     tools: options.tools,
-    format: ["hermes", "qwen3-coder", "kimi-k2", "deepseek-v3"],
+    format: ["hermes", "qwen3-coder", "kimi-k2", "deepseek-v3", "lmstudio"],
     variants: ["complete"],
     maxCalls: 1,
   })

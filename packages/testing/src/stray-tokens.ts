@@ -135,13 +135,6 @@ const minimaxM3: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "minimax-m3", role: "close", text: "]<]minimax[>[</invoke>" },
 )
 
-/** LM Studio's request markers (its tool-use prompt's own convention). */
-const lmstudio: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
-  { format: "lmstudio", role: "open", text: "[TOOL_REQUEST]" },
-  { format: "lmstudio", role: "close", text: "[END_TOOL_REQUEST]" },
-  { format: "lmstudio", role: "close", text: "[TOOL_REQUEST_END]" },
-)
-
 /** PLaMo 3's begin and end tags (vLLM `plamo3_reasoning_parser.py`): a special prefix token, the tag's name, a special suffix token. */
 const plamo3: fc.Arbitrary<StrayToken> = fc
   .constantFrom<[StrayTokenRole, "begin" | "end", string]>(
@@ -184,7 +177,6 @@ const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
 const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<FormatId, fc.Arbitrary<StrayToken>>(
   [
     ["hunyuan", hunyuan],
-    ["lmstudio", lmstudio],
     ["deepseek-dsml", dsml],
     ["kimi-k3", kimiK3],
     ["minimax-m3", minimaxM3],

@@ -306,8 +306,6 @@ describe("strayTokens", () => {
         "hunyuan:open",
         "kimi-k3:close",
         "kimi-k3:open",
-        "lmstudio:close",
-        "lmstudio:open",
         "minimax-m3:close",
         "minimax-m3:open",
         "plamo3:open",

@@ -186,6 +186,31 @@ describe("the detector against the arbitraries", () => {
     },
   )
 
+  // LM Studio's markers are its prompt's plain text, not special tokens (FORMATS.md, lmstudio): named
+  // anywhere in prose (mid-sentence, at a line start, at the start of the answer, side by side,
+  // before a tool's name), with no call body (no `{`) after them, they are shown and nothing is reported.
+  const lmstudioMention = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom("[TOOL_REQUEST]", "[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"),
+        fc.constantFrom(...tools, "wraps", "calls", "in", "and", "markers.", "[name]"),
+      ),
+      { minLength: 1, maxLength: 10 },
+    )
+    .chain((parts) =>
+      fc
+        .array(fc.constantFrom(" ", "", "\n", "\n\n"), { minLength: parts.length, maxLength: parts.length })
+        .map((gaps) => parts.map((part, i) => part + gaps[i]).join("")),
+    )
+  test.prop([lmstudioMention.chain((text) => fc.tuple(fc.constant(text), chunked(text)))])(
+    "LM Studio's markers named in prose are shown whole; nothing is reported",
+    ([text, chunks]) => {
+      const result = detect(chunks, tools)
+      expect(digest(result.markup)).toEqual([])
+      expect(result.text).toBe(text)
+    },
+  )
+
   test.prop([withChunks(strayTokens())])(
     "a family's special token alone, in any spelling, is withheld and reported in its role; the prose around it is shown",
     ([{ labels }, chunks]) => {
