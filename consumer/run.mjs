@@ -15,6 +15,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { nodeOf } from "../scripts/node-of.mjs"
 import { publishedPackages, readmeSnippets } from "./readme-snippets.mjs"
 import { packFile } from "./src/pack-file.mjs"
 
@@ -33,14 +34,6 @@ delete process.env.npm_config_verify_deps_before_run
 const problems = []
 const fail = (message) => problems.push(message)
 const started = performance.now()
-
-/** `node@<version>` from the npm registry (cached by npx after the first run). */
-function nodeOf(version) {
-  const npx = process.platform === "win32" ? "npx.cmd" : "npx"
-  return execFileSync(npx, ["--yes", `node@${version}`, "-p", "process.execPath"])
-    .toString()
-    .trim()
-}
 
 /** A fresh `npm init -y` project with `"type": "module"` and `specs` installed. */
 function freshProject(name, specs) {

@@ -8,6 +8,7 @@
 // package `node@<version>`), and, on a SYSTEM_NODE the CLI does not support, its one-line refusal.
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
+import { nodeOf } from "./node-of.mjs"
 
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
@@ -114,12 +115,7 @@ if (lowestVersion === undefined) {
   console.log(`FAIL the CLI's engines (${cli.engines.node}) name no lowest Node`)
 } else if (lowestVersion !== process.versions.node) {
   try {
-    const npx = process.platform === "win32" ? "npx.cmd" : "npx"
-    nodes.push(
-      execFileSync(npx, ["--yes", `node@${lowestVersion}`, "-p", "process.execPath"])
-        .toString()
-        .trim(),
-    )
+    nodes.push(nodeOf(lowestVersion))
   } catch (error) {
     failed = true
     console.log(`FAIL could not get Node ${lowestVersion} (npx node@${lowestVersion}): ${error.message}`)
