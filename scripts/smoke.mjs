@@ -20,7 +20,7 @@ const expected = {
   "@tool-rescue/openai": ["withToolCallRecovery"],
   "@tool-rescue/effect": ["ToolCallRecovery"],
   "@tool-rescue/effect-openai-compat": ["openAiCompatibleModel", "make"],
-  "@tool-rescue/proxy": ["createProxy", "createProxyMetrics"],
+  "@tool-rescue/proxy": ["createProxy", "createProxyMetrics", "parseMetricSamples"],
   "@tool-rescue/langchain": ["withToolCallRecovery", "toolCallRecoveryMiddleware"],
   "@tool-rescue/cli": [],
 }
