@@ -11,8 +11,8 @@ import { errorCodeOutcomes, type RecoveryOutcome } from "@tool-rescue/recovery/a
 /** The leaks the proxy saw, by how they ended. */
 export interface ProxyCounts {
   /**
-   * Recoverable markup (`tool_rescue_proxy_leaks_total` but for markup kept as text): what the
-   * in-process adapters count as `markup-detected` events of reason `recoverable`.
+   * Markup a retry was spent on (`tool_rescue_proxy_leaks_total` but for markup kept as text):
+   * what the in-process adapters count as `markup-detected` events that are `recoverable`.
    */
   readonly leaks: number
   /** Leaks whose retry brought a structured call (outcome `recovered`). */

@@ -144,7 +144,7 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(delta("none/announced")).toBe(1)
   })
 
-  test("a repeated leak: the span ends in error with outcome 'repeated'", async () => {
+  test("a repeated leak: the span ends in error with outcome 'repeated'; each leaked response counts", async () => {
     const before = await outcomes()
     const result = await run([[leak, finish()]])
     expect(result.threw).toBe(true)
@@ -153,7 +153,55 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(span?.attributes["tool_rescue.rounds"]).toBe(1)
     expect(span?.status.code).toBe(2) // ERROR
     const after = await outcomes()
-    expect((after["qwen3-coder/repeated"] ?? 0) - (before["qwen3-coder/repeated"] ?? 0)).toBe(1)
+    // The first response and its retry each wrote the call as text: two markups, one span.
+    expect((after["qwen3-coder/repeated"] ?? 0) - (before["qwen3-coder/repeated"] ?? 0)).toBe(2)
+  })
+
+  test("one count per markup: leaks of two rounds both count as the retry's outcome, each by its format", async () => {
+    const hermes = text('<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>')
+    const before = await outcomes()
+    const result = await run(
+      [
+        [leak, finish()],
+        [hermes, finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { options: { maxRecoveries: 2 } },
+    )
+    expect(result.events.filter((e) => e.type === "markup-detected")).toHaveLength(2)
+    const [span, ...more] = await finishedSpans()
+    expect(more).toEqual([])
+    expect(span?.attributes).toMatchObject({ "tool_rescue.format": "qwen3-coder", "tool_rescue.rounds": 2 })
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("qwen3-coder/recovered")).toBe(1)
+    expect(delta("hermes/recovered")).toBe(1)
+  })
+
+  test("a turn with only an announced call counts 'announced', and no markup 'recovered'", async () => {
+    // As the proxy's /metrics: an announcement is no call written as text, so no leak settles.
+    const before = await outcomes()
+    const result = await run(
+      [
+        [text("I'll use the read_file tool to read a.ts."), finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { options: { announcedCalls: "retry" } },
+    )
+    expect(result.events.map((e) => e.type)).toEqual(["recovery-started", "recovery-succeeded"])
+    const [span] = await finishedSpans()
+    expect(span?.attributes).toMatchObject({
+      "tool_rescue.format": "none",
+      "tool_rescue.outcome": "recovered",
+    })
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("none/announced")).toBe(1)
+    expect(delta("none/recovered")).toBe(0)
+    expect(Object.keys(after).filter((key) => delta(key) !== 0)).toEqual([
+      "none/announced",
+      "none/announced@unknown",
+    ])
   })
 
   test("markup naming a tool that is not offered is counted, with no span (nothing was retried)", async () => {
@@ -164,7 +212,8 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect((after["qwen3-coder/not-offered"] ?? 0) - (before["qwen3-coder/not-offered"] ?? 0)).toBe(1)
   })
 
-  test("a consumer that stops reading during the retry ends the span as 'cancelled'", async () => {
+  test("a consumer that stops reading during the retry ends the span as 'cancelled', and counts its markup so", async () => {
+    const before = await outcomes()
     await run(
       [
         [leak, finish()],
@@ -176,6 +225,8 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     )
     const [span] = await finishedSpans()
     expect(span?.attributes["tool_rescue.outcome"]).toBe("cancelled")
+    const after = await outcomes()
+    expect((after["qwen3-coder/cancelled"] ?? 0) - (before["qwen3-coder/cancelled"] ?? 0)).toBe(1)
   })
 
   test("a retry whose stream reports a provider error ends the span as 'provider-error'", async () => {
@@ -207,8 +258,18 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     // "relative to the time origin" to the SDK.
     const startedAt = Math.ceil(performance.timeOrigin) + 1e11
     vi.useFakeTimers({ toFake: ["Date"], now: startedAt })
+    if (markup === undefined) throw new Error("the detector found no markup")
     const telemetry = fresh.createTurnTelemetry()
-    telemetry.record({ type: "recovery-started", round: 1, markup: markup === undefined ? [] : [markup] })
+    telemetry.record({
+      type: "markup-detected",
+      round: 0,
+      markup,
+      recoverable: true,
+      reason: "recoverable",
+      channel: "text",
+      text: "",
+    })
+    telemetry.record({ type: "recovery-started", round: 1, markup: [markup] })
     vi.setSystemTime(startedAt + 5000)
     telemetry.record({ type: "recovery-failed", round: 1, error: new Error("provider down") })
     telemetry.end()
