@@ -1,3 +1,4 @@
+import { fc, test as propTest } from "@fast-check/vitest"
 import { metrics, trace } from "@opentelemetry/api"
 import {
   AggregationTemporality,
@@ -7,8 +8,8 @@ import {
 } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { scan } from "@tool-rescue/detector"
-import { runTurn } from "@tool-rescue/recovery"
-import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { isToolCallRecoveryError, runTurn } from "@tool-rescue/recovery"
+import { errorCodeOutcomes, planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { afterAll, beforeEach, describe, expect, test, vi } from "vitest"
 import { loadTelemetryApi } from "../src/turn-telemetry.ts"
 import { call, finish, run, text } from "./support/script.ts"
@@ -292,4 +293,52 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     const after = await outcomes()
     expect((after["qwen3-coder/provider-error"] ?? 0) - (before["qwen3-coder/provider-error"] ?? 0)).toBe(1)
   })
+
+  /** What one attempt answers: a leak (two formats), markup kept as text, an announcement, a call, prose. */
+  const answers = {
+    qwen: [leak, finish()],
+    hermes: [
+      text('<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>'),
+      finish(),
+    ],
+    notOffered: [notOffered, finish()],
+    announced: [text("I'll use the read_file tool to read a.ts."), finish()],
+    call: [call("read_file", '{"path":"a.ts"}'), finish()],
+    prose: [text("Done."), finish()],
+  } as const
+  const answer = fc.constantFrom(...(Object.keys(answers) as (keyof typeof answers)[]))
+
+  propTest.prop([fc.array(answer, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 2 })], {
+    numRuns: 60,
+  })(
+    "counts each markup once: markup a retry was spent on with the turn's ending, kept-as-text markup as kept, announcements as announced",
+    async (script, maxRecoveries) => {
+      const before = await outcomes()
+      const result = await run(
+        script.map((name) => answers[name]),
+        { options: { maxRecoveries, announcedCalls: "retry" } },
+      )
+      const after = await outcomes()
+      // The oracle: the turn's own events and result, counted here without the library's rule.
+      const ending = !result.threw
+        ? "recovered"
+        : isToolCallRecoveryError(result.error)
+          ? errorCodeOutcomes[result.error.code]
+          : "provider-error"
+      const expected = new Map<string, number>()
+      const add = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1)
+      for (const event of result.events) {
+        if (event.type === "markup-detected")
+          add(`${event.markup.format}/${event.recoverable ? ending : event.reason}`)
+        if (event.type === "recovery-started" && event.announced !== undefined) add("none/announced")
+      }
+      const delta = new Map<string, number>()
+      for (const [key, value] of Object.entries(after)) {
+        if (key.includes("@")) continue
+        const change = value - (before[key] ?? 0)
+        if (change !== 0) delta.set(key, change)
+      }
+      expect(delta).toEqual(expected)
+    },
+  )
 })
