@@ -13,7 +13,7 @@ import { nodeOf } from "./node-of.mjs"
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
   "@tool-rescue/recovery": ["runTurn", "ToolCallRecoveryError"],
-  "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest"],
+  "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest", "createMarkupOutcomes"],
   "@tool-rescue/wire": ["chatCompletions", "responses", "messages"],
   "@tool-rescue/testing": ["startReplayServer", "leakedCall", "corpus"],
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
