@@ -13,14 +13,14 @@ import { nodeOf } from "./node-of.mjs"
 const expected = {
   "@tool-rescue/detector": ["createDetector", "scan", "isRecoverable", "formats"],
   "@tool-rescue/recovery": ["runTurn", "ToolCallRecoveryError"],
-  "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest"],
+  "@tool-rescue/recovery/adapter": ["planTurn", "turnRecoveries", "isRetryRequest", "createMarkupOutcomes"],
   "@tool-rescue/wire": ["chatCompletions", "responses", "messages"],
   "@tool-rescue/testing": ["startReplayServer", "leakedCall", "corpus"],
   "@tool-rescue/ai-sdk": ["toolCallRecoveryMiddleware"],
   "@tool-rescue/openai": ["withToolCallRecovery"],
   "@tool-rescue/effect": ["ToolCallRecovery"],
   "@tool-rescue/effect-openai-compat": ["openAiCompatibleModel", "make"],
-  "@tool-rescue/proxy": ["createProxy", "createProxyMetrics"],
+  "@tool-rescue/proxy": ["createProxy", "createProxyMetrics", "parseMetricSamples"],
   "@tool-rescue/langchain": ["withToolCallRecovery", "toolCallRecoveryMiddleware"],
   "@tool-rescue/cli": [],
 }

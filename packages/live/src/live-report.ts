@@ -20,8 +20,9 @@ export interface AdapterReport {
   /** User turns run (one per task). */
   readonly turns: number
   /**
-   * Recoverable `markup-detected` events (reason `recoverable`): tool calls leaked as text that
-   * tool-rescue retried; the agent CLIs', the same from `tool-rescue serve`'s `/metrics`.
+   * `markup-detected` events that are `recoverable` (a retry is spent on them): tool calls leaked
+   * as text that tool-rescue retried; the agent CLIs', the same from `tool-rescue serve`'s
+   * `/metrics`.
    */
   readonly leaks: number
   /** `recovery-succeeded` events. */

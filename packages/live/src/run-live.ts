@@ -90,9 +90,9 @@ async function runAdapter(
   let leaks = 0
   let recoveries = 0
   const onEvent = (event: RecoveryEvent) => {
-    // Recoverable markup only, as the proxy's /metrics tells it for the agent CLIs (markup kept as
-    // text — not offered, in reasoning — is never retried).
-    if (event.type === "markup-detected" && event.reason === "recoverable") leaks++
+    // Markup a retry is spent on only, as the proxy's /metrics tells it for the agent CLIs
+    // (markup kept as text — not offered, in reasoning — is never retried).
+    if (event.type === "markup-detected" && event.recoverable) leaks++
     if (event.type === "recovery-succeeded") recoveries++
   }
   const onCounts = (counts: { readonly leaks: number; readonly recoveries: number }) => {

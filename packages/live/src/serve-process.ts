@@ -5,13 +5,14 @@
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { parseMetricSamples } from "@tool-rescue/proxy"
 import { errorCodeOutcomes, type RecoveryOutcome } from "@tool-rescue/recovery/adapter"
 
 /** The leaks the proxy saw, by how they ended. */
 export interface ProxyCounts {
   /**
-   * Recoverable markup (`tool_rescue_proxy_leaks_total` but for markup kept as text): what the
-   * in-process adapters count as `markup-detected` events of reason `recoverable`.
+   * Markup a retry was spent on (`tool_rescue_proxy_leaks_total` but for markup kept as text):
+   * what the in-process adapters count as `markup-detected` events that are `recoverable`.
    */
   readonly leaks: number
   /** Leaks whose retry brought a structured call (outcome `recovered`). */
@@ -125,7 +126,8 @@ const errorCodes: ReadonlyMap<string, string> = new Map(
 const KEPT_AS_TEXT: ReadonlySet<string> = new Set<RecoveryOutcome>(["not-offered", "in-reasoning"])
 
 /**
- * The leak counts of a Prometheus text exposition.
+ * The leak counts of a Prometheus text exposition, read by the proxy's own reader (labels by
+ * name, escapes undone: a model name's text is never taken for a label).
  *
  * @example
  * ```ts
@@ -137,15 +139,14 @@ export function parseCounts(metrics: string): ProxyCounts {
   let leaks = 0
   let recoveries = 0
   const errors: Record<string, number> = {}
-  for (const line of metrics.split("\n")) {
-    if (!line.startsWith("tool_rescue_proxy_leaks_total{")) continue
-    const n = Number(line.slice(line.lastIndexOf(" ") + 1))
-    const outcome = /outcome="([^"]*)"/.exec(line)?.[1] ?? ""
+  for (const { name, labels, value } of parseMetricSamples(metrics)) {
+    if (name !== "tool_rescue_proxy_leaks_total") continue
+    const outcome = labels.get("outcome") ?? ""
     if (KEPT_AS_TEXT.has(outcome)) continue
-    leaks += n
-    if (outcome === "recovered") recoveries += n
+    leaks += value
+    if (outcome === "recovered") recoveries += value
     const code = errorCodes.get(outcome)
-    if (code !== undefined) errors[code] = (errors[code] ?? 0) + n
+    if (code !== undefined) errors[code] = (errors[code] ?? 0) + value
   }
   return { leaks, recoveries, errors }
 }

@@ -9,6 +9,7 @@ export {
   type PartialFailedRecord,
   parseFailedRecord,
 } from "./failed-record.ts"
+export { type MetricSample, parseMetricSamples } from "./parse-metric-samples.ts"
 export type { ProtocolError, ProtocolName } from "./protocol.ts"
 export type { ProxyFailedResponse } from "./proxy-failed-response.ts"
 export type { ProxyLogger } from "./proxy-logger.ts"

@@ -4,7 +4,7 @@
  * one `/metrics` serves both).
  */
 import type { RecoveryEvent } from "@tool-rescue/recovery"
-import { createModelLabels, type RecoveryOutcome, recoveryOutcome } from "@tool-rescue/recovery/adapter"
+import { createMarkupOutcomes, createModelLabels, type RecoveryOutcome } from "@tool-rescue/recovery/adapter"
 import { Counter, Histogram, Registry } from "prom-client"
 import type { ProtocolName } from "./protocol.ts"
 
@@ -161,13 +161,12 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
     upstreamFailure: (kind) => upstreamFailures.inc({ kind }),
     turn(protocol, name) {
       const model = modelLabel(name)
-      // Formats of recoverable markup whose outcome the turn's end decides.
-      const pending: string[] = []
+      // Each markup counted once with what recovery made of it: recovery's own rule, the one its
+      // `tool_rescue.outcomes` counter counts by (an announced call's retry is no leak).
+      const outcomes = createMarkupOutcomes((format, outcome) =>
+        leaks.inc({ protocol, format, outcome, model }),
+      )
       let retrying: number | undefined
-      const settle = (outcome: RecoveryOutcome) => {
-        for (const format of pending) leaks.inc({ protocol, format, outcome, model })
-        pending.length = 0
-      }
       return (event) => {
         if (event.type === "recovery-started") {
           retries.inc({ protocol })
@@ -180,18 +179,7 @@ export function createProxyMetrics(options: ProxyMetricsOptions = {}): ProxyMetr
           latency.observe({ protocol, phase: "recovery" }, (performance.now() - retrying) / 1000)
           retrying = undefined
         }
-        if (event.type === "markup-detected" && event.reason === "recoverable") {
-          pending.push(event.markup.format)
-          return
-        }
-        const outcome = recoveryOutcome(event)
-        if (outcome === undefined) return
-        if (event.type === "markup-detected")
-          leaks.inc({ protocol, format: event.markup.format, outcome, model })
-        // An announced call's retry is no leak (nothing was written as text) and does not end
-        // the turn: a leak of an earlier round, retried with the budget's other recoveries, is
-        // still settled by the turn's end (`recovered`, `repeated`, …).
-        else if (outcome !== "announced") settle(outcome)
+        outcomes.record(event)
       }
     },
     render: () => registry.metrics(),

@@ -198,6 +198,23 @@ describe("counts by model", () => {
     expect(metrics).toContain('tool_rescue_proxy_retries_total{protocol="chat"} 2')
   })
 
+  it("a leak naming a tool not offered, retried under unknownToolMarkup: 'retry', counts as the retry's outcome", async () => {
+    // Its reason is `unknown-tool`, not `recoverable`; a retry was spent on it all the same.
+    const harness = await start([{ content: UNKNOWN_LEAK }, { content: "ok" }], {
+      unknownToolMarkup: "retry",
+    })
+    expect((await chat(harness.proxy.url)).status).toBe(200)
+    expect(harness.events.map((e) => (e.type === "markup-detected" ? e.reason : e.type))).toEqual([
+      "unknown-tool",
+      "recovery-started",
+      "recovery-succeeded",
+    ])
+    const metrics = await (await fetch(`${harness.proxy.url.replace(/\/v1$/, "")}/metrics`)).text()
+    expect(metrics).toMatch(
+      /tool_rescue_proxy_leaks_total\{[^}]*outcome="recovered",model="qwen3-coder"\} 1\n/,
+    )
+  })
+
   it("the model label is bounded under 10,000 distinct model names", async () => {
     const metrics = createProxyMetrics({ maxModels: 50 })
     for (let i = 0; i < 10_000; i++) {

@@ -6,8 +6,10 @@ import {
   createProxy,
   createProxyMetrics,
   type LeakOutcome,
+  type MetricSample,
   type ProtocolName,
   type ProxyOptions,
+  parseMetricSamples,
   type ToolRescueProxy,
 } from "../src/index.ts"
 import { createFailedLog, type ProxyServer, startProxyServer } from "../src/node.ts"
@@ -42,6 +44,13 @@ describe("createProxy", () => {
     expect(createProxy).type.not.toBeCallableWith({ upstream: "http://x", metricsRegistry: {} })
     expect(createProxyMetrics({ registry: new Registry() }).render()).type.toBe<Promise<string>>()
     expect<AddedLatencyPhase>().type.toBe<"request" | "recovery">()
+  })
+
+  test("reads its /metrics text back as samples with labels by name", () => {
+    expect(parseMetricSamples("up 1")).type.toBe<MetricSample[]>()
+    expect<MetricSample["labels"]>().type.toBe<ReadonlyMap<string, string>>()
+    expect<MetricSample["value"]>().type.toBe<number>()
+    expect(parseMetricSamples).type.not.toBeCallableWith(Buffer.from("up 1"))
   })
 
   test("names its protocols and leak outcomes", () => {

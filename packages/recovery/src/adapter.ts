@@ -10,6 +10,7 @@ export {
 } from "./create-response-judge.ts"
 export { type AnnouncedCall, findAnnouncedCall } from "./find-announced-call.ts"
 export { appendInstruction, isRetryRequest } from "./instruction.ts"
+export { createMarkupOutcomes, type MarkupOutcomes } from "./markup-outcomes.ts"
 export { createModelLabels, MODEL_LABEL_LIMIT } from "./model-labels.ts"
 export { type PromptOperations, placeInstruction } from "./place-instruction.ts"
 export {
@@ -21,10 +22,10 @@ export {
   turnRecoveries,
 } from "./plan-turn.ts"
 export { type ReasoningField, reasoningField } from "./reasoning-field.ts"
+export { errorCodeOutcomes, type RecoveryOutcome, recoveryOutcome } from "./recovery-outcome.ts"
 export { type ResolvedRecoveryOptions, resolvePlacement, resolveRecoveryOptions } from "./resolve-options.ts"
 export { retryId } from "./retry-id.ts"
 export { suggestToolNames } from "./suggest-tool-names.ts"
 export { sumUsage } from "./sum-usage.ts"
 export { type TurnMark, turnMarkOf, withTurnMark } from "./turn-mark.ts"
-export { errorCodeOutcomes, type RecoveryOutcome, recoveryOutcome } from "./turn-telemetry.ts"
 export { classifyToolCall, type ToolCallClass, toolCallError } from "./unknown-tool-calls.ts"

@@ -15,41 +15,16 @@
  * - counter `tool_rescue.outcomes` (unit `{markup}`), attributes `tool_rescue.format`,
  *   `tool_rescue.outcome` and `tool_rescue.model` (the request's model when the adapter knows it,
  *   else `unknown`; the first 100 distinct names, then `other`): one per recovered, failed or
- *   kept-as-text markup of the turn.
+ *   kept-as-text markup of the turn, by the rule the proxy's `/metrics` counts leaks by
+ *   (`createMarkupOutcomes`: a turn that leaked in two rounds counts two), and one `announced`
+ *   (format `none`) per announced-but-missing call retried — an announcement is no markup, so a
+ *   turn with only an announcement counts no `recovered`.
  */
 import type { Span } from "@opentelemetry/api"
+import { createMarkupOutcomes } from "./markup-outcomes.ts"
 import { createModelLabels } from "./model-labels.ts"
-import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
-import type { RecoveryEvent, ToolCallRecoveryErrorCode } from "./types.ts"
-
-/**
- * What a turn's recovery came to, as the `tool_rescue.outcome` attribute:
- * - `recovered`: a retry answered without recoverable markup;
- * - `repeated`: the turn ended with `repeated-markup`; `truncated`: with `truncated-call`;
- * - `persist-failed`, `aborted`: the turn ended with that error; `provider-error`: the retry's
- *   provider failed; `cancelled`: the consumer stopped reading during the recovery;
- * - `not-offered`, `in-reasoning`: markup kept as text because it names no offered tool, or is a
- *   rehearsal inside reasoning (never retried);
- * - `announced`: an announced-but-missing call was retried.
- *
- * @example
- * ```ts
- * import type { RecoveryOutcome } from "@tool-rescue/recovery/adapter"
- *
- * const alert = (outcome: RecoveryOutcome) => outcome === "repeated" || outcome === "truncated"
- * ```
- */
-export type RecoveryOutcome =
-  | "recovered"
-  | "repeated"
-  | "truncated"
-  | "persist-failed"
-  | "aborted"
-  | "provider-error"
-  | "cancelled"
-  | "not-offered"
-  | "in-reasoning"
-  | "announced"
+import { type RecoveryOutcome, recoveryOutcome } from "./recovery-outcome.ts"
+import type { RecoveryEvent } from "./types.ts"
 
 /**
  * The instrumentation scope (tracer and meter name) of every span and counter.
@@ -93,13 +68,14 @@ export interface TurnTelemetry {
 export function createTurnTelemetry(model?: string): TurnTelemetry {
   const modelLabel = modelLabels(model)
   const count = (format: string, outcome: RecoveryOutcome) => countOutcome(format, outcome, modelLabel)
+  // One count per markup, by the rule the proxy's /metrics counts by.
+  const markupOutcomes = createMarkupOutcomes(count)
   let span: SpanState = { name: "none" }
   let rounds = 0
   let format = "unknown"
   let ended = false
 
   const finish = (outcome: RecoveryOutcome) => {
-    count(format, outcome)
     if (span.name === "none") return
     const open = span
     span = { name: "none" }
@@ -117,12 +93,10 @@ export function createTurnTelemetry(model?: string): TurnTelemetry {
   return {
     record(event) {
       if (ended) return
+      markupOutcomes.record(event)
       switch (event.type) {
-        case "markup-detected": {
-          const kept = recoveryOutcome(event)
-          if (kept !== undefined) count(event.markup.format, kept)
+        case "markup-detected":
           return
-        }
         case "recovery-started": {
           rounds = event.round
           const first = event.markup[0]
@@ -161,6 +135,7 @@ export function createTurnTelemetry(model?: string): TurnTelemetry {
     end() {
       if (ended) return
       ended = true
+      markupOutcomes.end()
       // A span still open: the consumer stopped reading while the retry ran.
       if (span.name === "open") finish("cancelled")
     },
@@ -176,68 +151,6 @@ interface OpenSpan {
   span: Span | undefined
   /** Started late, with its recorded start time: its end is dated too. */
   dated: boolean
-}
-
-/**
- * The outcome one event settles, or `undefined` for events that settle none: a
- * `markup-detected` kept as text (`not-offered`, `in-reasoning`), an announced call's retry
- * (`announced`), the end of a recovery (`recovered`, `repeated`, `truncated`, …). The
- * `tool_rescue.outcomes` counter counts these; the proxy's `/metrics` reads the same.
- *
- * @example
- * ```ts
- * import { recoveryOutcome } from "@tool-rescue/recovery/adapter"
- *
- * recoveryOutcome({ type: "recovery-succeeded", round: 1 }) // "recovered"
- * ```
- */
-export function recoveryOutcome(event: RecoveryEvent): RecoveryOutcome | undefined {
-  switch (event.type) {
-    case "markup-detected":
-      switch (event.reason) {
-        case "not-offered":
-          return "not-offered"
-        case "in-reasoning":
-        case "in-reasoning-answer-follows":
-          return "in-reasoning"
-        default:
-          return undefined
-      }
-    case "recovery-started":
-      return event.announced === undefined ? undefined : "announced"
-    case "recovery-succeeded":
-      return "recovered"
-    case "recovery-failed":
-      return failedOutcome(event.error)
-    case "recovery-skipped":
-    case "unknown-tool-call":
-      return undefined
-    default:
-      return event satisfies never
-  }
-}
-
-/**
- * The outcome of a turn that ended with each {@link ToolCallRecoveryError} code: the one mapping
- * between the two, for a reader of the outcomes (a `/metrics` scraper) that reports codes. A
- * code added to `ToolCallRecoveryErrorCode` and missing here is a type error.
- *
- * @example
- * ```ts
- * import { errorCodeOutcomes } from "@tool-rescue/recovery/adapter"
- *
- * errorCodeOutcomes["repeated-markup"] // "repeated"
- * ```
- */
-export const errorCodeOutcomes: Readonly<Record<ToolCallRecoveryErrorCode, RecoveryOutcome>> = {
-  "repeated-markup": "repeated",
-  "truncated-call": "truncated",
-  "persist-failed": "persist-failed",
-  aborted: "aborted",
-}
-
-function failedOutcome(error: unknown): RecoveryOutcome {
-  return isToolCallRecoveryError(error) ? errorCodeOutcomes[error.code] : "provider-error"
 }
 
 /**

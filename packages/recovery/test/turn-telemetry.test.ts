@@ -1,3 +1,4 @@
+import { fc, test as propTest } from "@fast-check/vitest"
 import { metrics, trace } from "@opentelemetry/api"
 import {
   AggregationTemporality,
@@ -7,8 +8,8 @@ import {
 } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { scan } from "@tool-rescue/detector"
-import { runTurn } from "@tool-rescue/recovery"
-import { planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { isToolCallRecoveryError, runTurn } from "@tool-rescue/recovery"
+import { errorCodeOutcomes, planTurn, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { afterAll, beforeEach, describe, expect, test, vi } from "vitest"
 import { loadTelemetryApi } from "../src/turn-telemetry.ts"
 import { call, finish, run, text } from "./support/script.ts"
@@ -144,7 +145,7 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(delta("none/announced")).toBe(1)
   })
 
-  test("a repeated leak: the span ends in error with outcome 'repeated'", async () => {
+  test("a repeated leak: the span ends in error with outcome 'repeated'; each leaked response counts", async () => {
     const before = await outcomes()
     const result = await run([[leak, finish()]])
     expect(result.threw).toBe(true)
@@ -153,7 +154,55 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect(span?.attributes["tool_rescue.rounds"]).toBe(1)
     expect(span?.status.code).toBe(2) // ERROR
     const after = await outcomes()
-    expect((after["qwen3-coder/repeated"] ?? 0) - (before["qwen3-coder/repeated"] ?? 0)).toBe(1)
+    // The first response and its retry each wrote the call as text: two markups, one span.
+    expect((after["qwen3-coder/repeated"] ?? 0) - (before["qwen3-coder/repeated"] ?? 0)).toBe(2)
+  })
+
+  test("one count per markup: leaks of two rounds both count as the retry's outcome, each by its format", async () => {
+    const hermes = text('<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>')
+    const before = await outcomes()
+    const result = await run(
+      [
+        [leak, finish()],
+        [hermes, finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { options: { maxRecoveries: 2 } },
+    )
+    expect(result.events.filter((e) => e.type === "markup-detected")).toHaveLength(2)
+    const [span, ...more] = await finishedSpans()
+    expect(more).toEqual([])
+    expect(span?.attributes).toMatchObject({ "tool_rescue.format": "qwen3-coder", "tool_rescue.rounds": 2 })
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("qwen3-coder/recovered")).toBe(1)
+    expect(delta("hermes/recovered")).toBe(1)
+  })
+
+  test("a turn with only an announced call counts 'announced', and no markup 'recovered'", async () => {
+    // As the proxy's /metrics: an announcement is no call written as text, so no leak settles.
+    const before = await outcomes()
+    const result = await run(
+      [
+        [text("I'll use the read_file tool to read a.ts."), finish()],
+        [call("read_file", '{"path":"a.ts"}'), finish()],
+      ],
+      { options: { announcedCalls: "retry" } },
+    )
+    expect(result.events.map((e) => e.type)).toEqual(["recovery-started", "recovery-succeeded"])
+    const [span] = await finishedSpans()
+    expect(span?.attributes).toMatchObject({
+      "tool_rescue.format": "none",
+      "tool_rescue.outcome": "recovered",
+    })
+    const after = await outcomes()
+    const delta = (key: string) => (after[key] ?? 0) - (before[key] ?? 0)
+    expect(delta("none/announced")).toBe(1)
+    expect(delta("none/recovered")).toBe(0)
+    expect(Object.keys(after).filter((key) => delta(key) !== 0)).toEqual([
+      "none/announced",
+      "none/announced@unknown",
+    ])
   })
 
   test("markup naming a tool that is not offered is counted, with no span (nothing was retried)", async () => {
@@ -164,7 +213,8 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     expect((after["qwen3-coder/not-offered"] ?? 0) - (before["qwen3-coder/not-offered"] ?? 0)).toBe(1)
   })
 
-  test("a consumer that stops reading during the retry ends the span as 'cancelled'", async () => {
+  test("a consumer that stops reading during the retry ends the span as 'cancelled', and counts its markup so", async () => {
+    const before = await outcomes()
     await run(
       [
         [leak, finish()],
@@ -176,6 +226,8 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     )
     const [span] = await finishedSpans()
     expect(span?.attributes["tool_rescue.outcome"]).toBe("cancelled")
+    const after = await outcomes()
+    expect((after["qwen3-coder/cancelled"] ?? 0) - (before["qwen3-coder/cancelled"] ?? 0)).toBe(1)
   })
 
   test("a retry whose stream reports a provider error ends the span as 'provider-error'", async () => {
@@ -207,8 +259,18 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     // "relative to the time origin" to the SDK.
     const startedAt = Math.ceil(performance.timeOrigin) + 1e11
     vi.useFakeTimers({ toFake: ["Date"], now: startedAt })
+    if (markup === undefined) throw new Error("the detector found no markup")
     const telemetry = fresh.createTurnTelemetry()
-    telemetry.record({ type: "recovery-started", round: 1, markup: markup === undefined ? [] : [markup] })
+    telemetry.record({
+      type: "markup-detected",
+      round: 0,
+      markup,
+      recoverable: true,
+      reason: "recoverable",
+      channel: "text",
+      text: "",
+    })
+    telemetry.record({ type: "recovery-started", round: 1, markup: [markup] })
     vi.setSystemTime(startedAt + 5000)
     telemetry.record({ type: "recovery-failed", round: 1, error: new Error("provider down") })
     telemetry.end()
@@ -231,4 +293,52 @@ describe("OpenTelemetry through @opentelemetry/api", () => {
     const after = await outcomes()
     expect((after["qwen3-coder/provider-error"] ?? 0) - (before["qwen3-coder/provider-error"] ?? 0)).toBe(1)
   })
+
+  /** What one attempt answers: a leak (two formats), markup kept as text, an announcement, a call, prose. */
+  const answers = {
+    qwen: [leak, finish()],
+    hermes: [
+      text('<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>'),
+      finish(),
+    ],
+    notOffered: [notOffered, finish()],
+    announced: [text("I'll use the read_file tool to read a.ts."), finish()],
+    call: [call("read_file", '{"path":"a.ts"}'), finish()],
+    prose: [text("Done."), finish()],
+  } as const
+  const answer = fc.constantFrom(...(Object.keys(answers) as (keyof typeof answers)[]))
+
+  propTest.prop([fc.array(answer, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 2 })], {
+    numRuns: 60,
+  })(
+    "counts each markup once: markup a retry was spent on with the turn's ending, kept-as-text markup as kept, announcements as announced",
+    async (script, maxRecoveries) => {
+      const before = await outcomes()
+      const result = await run(
+        script.map((name) => answers[name]),
+        { options: { maxRecoveries, announcedCalls: "retry" } },
+      )
+      const after = await outcomes()
+      // The oracle: the turn's own events and result, counted here without the library's rule.
+      const ending = !result.threw
+        ? "recovered"
+        : isToolCallRecoveryError(result.error)
+          ? errorCodeOutcomes[result.error.code]
+          : "provider-error"
+      const expected = new Map<string, number>()
+      const add = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1)
+      for (const event of result.events) {
+        if (event.type === "markup-detected")
+          add(`${event.markup.format}/${event.recoverable ? ending : event.reason}`)
+        if (event.type === "recovery-started" && event.announced !== undefined) add("none/announced")
+      }
+      const delta = new Map<string, number>()
+      for (const [key, value] of Object.entries(after)) {
+        if (key.includes("@")) continue
+        const change = value - (before[key] ?? 0)
+        if (change !== 0) delta.set(key, change)
+      }
+      expect(delta).toEqual(expected)
+    },
+  )
 })

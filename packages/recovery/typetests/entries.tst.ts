@@ -1,6 +1,14 @@
 import type * as root from "@tool-rescue/recovery"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
 import type * as kit from "@tool-rescue/recovery/adapter"
-import { type HistoryReader, isRetryRequest, turnRecoveries } from "@tool-rescue/recovery/adapter"
+import {
+  createMarkupOutcomes,
+  type HistoryReader,
+  isRetryRequest,
+  type MarkupOutcomes,
+  type RecoveryOutcome,
+  turnRecoveries,
+} from "@tool-rescue/recovery/adapter"
 import { describe, expect, test } from "tstyche"
 
 // The two entries, through the package's `exports` map: users import the root, adapters the kit. A
@@ -29,8 +37,19 @@ describe("@tool-rescue/recovery/adapter", () => {
     expect<typeof kit>().type.toHaveProperty("retryId")
     expect<typeof kit>().type.toHaveProperty("isRetryRequest")
     expect<typeof kit>().type.toHaveProperty("errorCodeOutcomes")
+    expect<typeof kit>().type.toHaveProperty("createMarkupOutcomes")
     expect<typeof kit>().type.not.toHaveProperty("runTurn")
     expect<typeof kit>().type.not.toHaveProperty("ToolCallRecoveryError")
+  })
+
+  test("createMarkupOutcomes counts by format and outcome, and reads recovery events", () => {
+    const outcomes = createMarkupOutcomes((format, outcome) => void [format, outcome])
+    expect(outcomes).type.toBe<MarkupOutcomes>()
+    expect(outcomes.record).type.toBe<(event: RecoveryEvent) => void>()
+    expect(createMarkupOutcomes).type.toBeCallableWith(
+      (format: string, outcome: RecoveryOutcome) => void [format, outcome],
+    )
+    expect(createMarkupOutcomes).type.not.toBeCallableWith((format: number) => void format)
   })
 
   test("isRetryRequest reads any request shape and answers a boolean", () => {

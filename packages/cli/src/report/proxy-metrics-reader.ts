@@ -1,23 +1,12 @@
 /**
- * Requests with tools per model, from the proxy's Prometheus `/metrics` text. Kept to what the
- * proxy writes and tolerant of the rest: a series that is absent (an older proxy without the
- * `model` label) leaves the map empty, and lines it does not understand are skipped.
+ * Requests with tools per model, from the proxy's Prometheus `/metrics` text, read by the proxy's
+ * own reader (`parseMetricSamples`, beside its writer). Kept to what the proxy writes and tolerant
+ * of the rest: a series that is absent (an older proxy without the `model` label) leaves the map
+ * empty, and lines it does not understand are skipped.
  */
 
+import { parseMetricSamples } from "@tool-rescue/proxy"
 import { describeConnectionError } from "../connection-error.ts"
-
-/** A sample line: `name{label="value",…} number` (Prometheus text format 0.0.4). */
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g
-
-function labelsOf(text: string | undefined): Map<string, string> {
-  const labels = new Map<string, string>()
-  if (text === undefined) return labels
-  for (const match of text.matchAll(LABEL)) {
-    labels.set(match[1]!, match[2]!.replace(/\\n/g, "\n").replace(/\\(.)/g, "$1"))
-  }
-  return labels
-}
 
 /**
  * Whether a sample counts requests that offered tools: the proxy's
@@ -41,15 +30,9 @@ function countsToolRequests(name: string, labels: ReadonlyMap<string, string>): 
  */
 export function parseRequestsWithTools(text: string): Map<string, number> {
   const perModel = new Map<string, number>()
-  for (const raw of text.split("\n")) {
-    const line = raw.trim()
-    if (line.length === 0 || line.startsWith("#")) continue
-    const match = SAMPLE.exec(line)
-    if (match === null) continue
-    const labels = labelsOf(match[2])
+  for (const { name, labels, value } of parseMetricSamples(text)) {
     const model = labels.get("model")
-    const value = Number(match[3])
-    if (model === undefined || !Number.isFinite(value) || !countsToolRequests(match[1]!, labels)) continue
+    if (model === undefined || !Number.isFinite(value) || !countsToolRequests(name, labels)) continue
     perModel.set(model, (perModel.get(model) ?? 0) + value)
   }
   return perModel
