@@ -140,11 +140,11 @@ export interface Tables {
 
 /** A trie node under construction. */
 interface Building<T> {
-  entry: { readonly literal: string; readonly items: T[] } | undefined
+  entry: { readonly literal: string; items: T[] } | undefined
   readonly parent: Building<T> | undefined
   hit: Building<T> | undefined
-  readonly codes: number[]
-  readonly kids: Building<T>[]
+  codes: number[]
+  kids: Building<T>[]
   ascii: (Building<T> | undefined)[] | undefined
   wideCodes: readonly number[]
   wideKids: readonly Building<T>[]
@@ -153,9 +153,21 @@ interface Building<T> {
 /** Kids looked up by a linear scan up to this many; a node with more gets an ASCII table. */
 const NARROW = 6
 
-/** Gives every wide node of the trie under `node` its ASCII table, and every node its `hit`. */
+/** The kids of a leaf, and the non-ASCII kids of a node without an ASCII table (shared: never written). */
+const NO_CODES: readonly number[] = []
+const NO_KIDS: readonly never[] = []
+
+/**
+ * Gives every wide node of the trie under `node` its ASCII table, and every node its `hit`; and
+ * trims its arrays to their length. An array grown by `push` keeps room for 16 more elements (V8
+ * grows a backing store by half plus 16): two such arrays per node were most of the tables' heap
+ * (thousands of nodes, most with one kid). A leaf shares the empty arrays.
+ */
 function indexWide<T>(node: Building<T>): void {
   node.hit = node.entry !== undefined ? node : node.parent?.hit
+  if (node.entry !== undefined && node.entry.items.length > 1) node.entry.items = node.entry.items.slice()
+  node.codes = node.codes.length === 0 ? (NO_CODES as number[]) : node.codes.slice()
+  node.kids = node.kids.length === 0 ? (NO_KIDS as never[]) : node.kids.slice()
   if (node.kids.length > NARROW) {
     node.ascii = new Array(128).fill(undefined)
     node.codes.forEach((c, k) => {
@@ -166,10 +178,6 @@ function indexWide<T>(node: Building<T>): void {
   }
   for (const kid of node.kids) indexWide(kid)
 }
-
-/** The non-ASCII kids of a node without an ASCII table (shared: it is never written). */
-const NO_CODES: readonly number[] = []
-const NO_KIDS: readonly never[] = []
 
 /** A trie node with no literal and no kids yet (every node has every field: one shape). */
 function newNode<T>(parent: Building<T> | undefined): Building<T> {
