@@ -23,7 +23,7 @@ import {
   TOOL,
 } from "./format-table.ts"
 import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
-import { makeScanner, type Scanner } from "./skip-plain.ts"
+import { makeScanner, type NsTags, type Scanner } from "./skip-plain.ts"
 
 /** What starts at a literal: markup, or a reasoning block. */
 export type Start =
@@ -242,16 +242,35 @@ function buildIndex<T>(
  */
 const compiledBodies = new WeakMap<BodySpec, CompiledBody>()
 
-function bodyFor(spec: BodySpec): CompiledBody {
+/**
+ * Body scanners by what they scan for (the literals, and whether they are namespaced), for one
+ * compile: bodies that watch the same literals share one scanner (it is immutable). Of 150 default
+ * bodies, 77 watch none (JSON without a closer) and only 57 literal sets differ; a scanner's pair
+ * table alone is 16 KB.
+ */
+type ScannerMemo = Map<string, Scanner>
+
+function bodyFor(spec: BodySpec, scanners: ScannerMemo): CompiledBody {
   let body = compiledBodies.get(spec)
   if (body === undefined) {
-    body = compileBody(spec)
+    body = compileBody(spec, scanners)
     compiledBodies.set(spec, body)
   }
   return body
 }
 
-function compileBody(spec: BodySpec): CompiledBody {
+/** The scanner for `literals`, shared with the compile's other bodies that scan for the same. */
+function bodyScanner(literals: readonly string[], ns: NsTags, scanners: ScannerMemo): Scanner {
+  const key = `${ns}\u0000${literals.join("\u0000")}`
+  let scanner = scanners.get(key)
+  if (scanner === undefined) {
+    scanner = makeScanner(literals, undefined, ns)
+    scanners.set(key, scanner)
+  }
+  return scanner
+}
+
+function compileBody(spec: BodySpec, scanners: ScannerMemo): CompiledBody {
   const closerLiterals =
     spec.kind === "tags"
       ? spec.entries.filter((e) => e.role === "closer").map((e) => e.literal)
@@ -277,10 +296,10 @@ function compileBody(spec: BodySpec): CompiledBody {
     longest: Math.max(0, ...entries.map((e) => e.literal.length)),
     state: spec.kind === "tags" ? "markup-tags" : spec.kind === "json" ? "markup-json" : "markup-pythonic",
     entries: index,
-    scan: makeScanner(
+    scan: bodyScanner(
       entries.map((e) => e.literal),
-      undefined,
       ns ? "tags" : "none",
+      scanners,
     ),
     closer: closerLiterals.length > 0 ? seq(ws, alt(...closerLiterals.map(lit))) : undefined,
     closerDue: closerLiterals.length > 0 && !(spec.kind === "json" && spec.closerOptional === true),
@@ -330,6 +349,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const anchor: [string, Start][] = []
   const line: [string, Start][] = []
   const bodies = new Map<OpenerRow, CompiledBody>()
+  const scanners: ScannerMemo = new Map()
   const rows = [...OPENER_ROWS, ...TOKEN_ROWS].flatMap((row) =>
     row.perTool ? tools.map((tool) => forTool(row, tool)) : [row],
   )
@@ -340,7 +360,7 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
       target.push([literal, { kind: "markup", row }])
       longest.value = Math.max(longest.value, literal.length)
     }
-    const body = bodyFor(row.body)
+    const body = bodyFor(row.body, scanners)
     longest.value = Math.max(longest.value, body.longest)
     bodies.set(row, body)
   }
