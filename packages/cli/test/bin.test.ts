@@ -115,7 +115,7 @@ describe("the tool-rescue executable", () => {
       }
     }
     // A program that kept the input would need more than 40 MB of old space and abort. The cap
-    // leaves room for the detector's compiled format tables (42 formats, about 3.6 MB: see the
+    // leaves room for the detector's compiled format tables (42 formats, about 3 MB: see the
     // detector's module-heap test) and for a collector that runs late on a loaded machine. With the
     // tables at 6.5 MB a 16 MB cap aborted now and then (2 of 4 runs); with 3.6 MB it passed 11
     // runs of 11 at a load of 7 to 10 on 2 cores, and 13 MB aborted: 20 MB keeps a margin.

@@ -161,12 +161,14 @@ const NO_KIDS: readonly never[] = []
  * Gives every wide node of the trie under `node` its ASCII table, and every node its `hit`; and
  * trims its arrays to their length. An array grown by `push` keeps room for 16 more elements (V8
  * grows a backing store by half plus 16): two such arrays per node were most of the tables' heap
- * (thousands of nodes, most with one kid). A leaf shares the empty arrays.
+ * (thousands of nodes, most with one kid). A leaf shares the empty arrays, and nodes whose kids
+ * spell the same characters share one `codes` array (`codes`: the trie's, by their characters;
+ * most hold one, and a few dozen characters spell thousands of nodes' literals).
  */
-function indexWide<T>(node: Building<T>): void {
+function indexWide<T>(node: Building<T>, codes: Map<string, number[]>): void {
   node.hit = node.entry !== undefined ? node : node.parent?.hit
   if (node.entry !== undefined && node.entry.items.length > 1) node.entry.items = node.entry.items.slice()
-  node.codes = node.codes.length === 0 ? (NO_CODES as number[]) : node.codes.slice()
+  node.codes = node.codes.length === 0 ? (NO_CODES as number[]) : sharedCodes(node.codes, codes)
   node.kids = node.kids.length === 0 ? (NO_KIDS as never[]) : node.kids.slice()
   if (node.kids.length > NARROW) {
     node.ascii = new Array(128).fill(undefined)
@@ -176,7 +178,18 @@ function indexWide<T>(node: Building<T>): void {
     node.wideCodes = node.codes.filter((c) => c >= 128)
     node.wideKids = node.kids.filter((_, k) => node.codes[k]! >= 128)
   }
-  for (const kid of node.kids) indexWide(kid)
+  for (const kid of node.kids) indexWide(kid, codes)
+}
+
+/** The trimmed copy of `list` in `codes`, made on first need. */
+function sharedCodes(list: readonly number[], codes: Map<string, number[]>): number[] {
+  const key = String.fromCharCode(...list)
+  let shared = codes.get(key)
+  if (shared === undefined) {
+    shared = list.slice()
+    codes.set(key, shared)
+  }
+  return shared
 }
 
 /** A trie node with no literal and no kids yet (every node has every field: one shape). */
@@ -231,7 +244,8 @@ function buildIndex<T>(
     .filter(({ literal, items }) => literal.startsWith("<") && items.some(namespaced))
     .map(({ literal, items }) => ({ literal, items: items.filter(namespaced) }))
     .sort((a, b) => b.literal.length - a.literal.length)
-  for (const node of [...firsts, ...wideFirsts.values()]) if (node !== undefined) indexWide(node)
+  const codes = new Map<string, number[]>()
+  for (const node of [...firsts, ...wideFirsts.values()]) if (node !== undefined) indexWide(node, codes)
   return { firsts, wideFirsts, trigger, ns }
 }
 
@@ -356,8 +370,10 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   for (const row of rows) {
     if (!enabled.has(row.format)) continue
     const target = row.where === "anchor" ? anchor : row.where === "line" ? line : text
+    // One start for all the row's literals (a family row has dozens).
+    const start: Start = { kind: "markup", row }
     for (const literal of row.literals) {
-      target.push([literal, { kind: "markup", row }])
+      target.push([literal, start])
       longest.value = Math.max(longest.value, literal.length)
     }
     const body = bodyFor(row.body, scanners)
