@@ -45,8 +45,23 @@ export function stateLineStart(m: Machine): boolean {
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
   const item = listItemAt(m, i)
   if (item === MORE) return false
-  if (item > 0) m.listIndent = m.lineIndent + item
-  if (m.lineIndent <= 3 && c === LT) {
+  if (item > 0) {
+    // ```markdown
+    // > | - ```json
+    //       ^ the item's content may open a block of its own: a fence, an HTML block, code (§5.2)
+    // ```
+    // Read on from the content column as from a line start (five spaces or more after the marker:
+    // one space, then indented code).
+    m.listIndent = m.lineIndent + item
+    m.lineIndent = m.listIndent
+    m.anchor = false
+    m.para = false
+    m.pos = i + item
+    return true
+  }
+  // Fences and HTML blocks are indented relative to the open list item's content (§5.2).
+  const indent = m.lineIndent - m.listIndent
+  if (indent <= 3 && c === LT) {
     const r = htmlBlockAt(m, i)
     if (r === MORE) return false
     if (r !== FAIL) {
@@ -61,7 +76,8 @@ export function stateLineStart(m: Machine): boolean {
       return true
     }
   }
-  if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
+  if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
+    if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
     m.runChar = c
     m.runLen = 0
     m.state = "fence-open"
@@ -409,7 +425,7 @@ export function stateFenceLineStart(m: Machine): boolean {
     m.pos = i + 1
     return true
   }
-  if (m.lineIndent <= 3 && c === m.fenceChar) {
+  if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
     m.closeRun = 0
     m.state = "fence-close"
   } else m.state = "fence"
