@@ -97,3 +97,42 @@ describe("after a list item's code block", () => {
     },
   )
 })
+
+/** A fence in a blockquote (CommonMark §5.1): every line of it carries the quote's markers. */
+const inBlockquote = fc
+  .tuple(
+    codeBlock.filter(({ lines }) => /^[`~]/.test(lines[0]!)),
+    fc.constantFrom("> ", ">", " > ", "> > ", ">> "),
+    fc.constantFrom("", "Quoted:\n", "> Quoted:\n>\n"),
+  )
+  .map(([{ lines, closed }, prefix, before]) => ({
+    doc: `${before}${lines.map((line) => prefix + line).join("\n")}\n`,
+    closed,
+  }))
+
+describe("code in blockquotes (CommonMark §5.1)", () => {
+  test.prop([inBlockquote, fc.boolean(), cuts(400)])(
+    "markup inside a fence in a blockquote is never flagged, under any chunking and line end",
+    ({ doc }, crlf, points) => {
+      const text = crlf ? doc.replace(/\n/g, "\r\n") : doc
+      expect(scan(text, options)).toMatchObject({ text, markup: [] })
+      expect(feed(splitAt(text, points), options)).toMatchObject({ text, markup: [] })
+      expect(feed(chars(text), options)).toMatchObject({ text, markup: [] })
+    },
+  )
+
+  const call = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>'
+  test.prop([inBlockquote, fc.constantFrom("\n", "\nOk.\n"), cuts(400)])(
+    "the quote's end ends its fence (no lazy line): a call after it is flagged",
+    ({ doc }, between, points) => {
+      const text = `${doc}${between}${call}`
+      const found = feed(splitAt(text, points), options).markup.map((m) => [m.toolName, m.start, m.end])
+      expect(found).toEqual([["read_file", text.length - call.length, text.length]])
+    },
+  )
+
+  test("a call quoted outside a fence stays a call (a blockquote is prose)", () => {
+    const text = `> ${call.replace(/\n/g, "\n> ")}`
+    expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
+  })
+})
