@@ -9,6 +9,19 @@ import { turnRequest } from "./turn-request.ts"
 /** The options of a wrapped model, resolved (validated once, when wrapping). */
 export interface RecoverySettings {
   readonly resolved: ResolvedRecoveryOptions
+  /**
+   * One model call's record across its re-runs (an agent middleware that retries it, such as
+   * `modelRetryMiddleware`): the retries it spent, which a re-run may not spend again.
+   */
+  readonly ledger?: TurnLedger | undefined
+}
+
+/** What one model call spent, kept while something outside may run it again. */
+export interface TurnLedger {
+  /** Retries (rounds after the first) the call's runs started. */
+  spent: number
+  /** The error recovery ended the call with (`repeated-markup`…): a re-run gets it again. */
+  error?: unknown
 }
 
 /** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
@@ -57,18 +70,23 @@ export function recoveryTurn<Raw>(
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
   )
-  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages), model })
+  const { ledger } = settings
+  const recoveriesBefore = readTurnMark(messages) + (ledger?.spent ?? 0)
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore, model })
   if (plan.kind === "skip") return undefined
   const parts = runTurn<Raw>(plan, {
     signal: options.signal,
     streaming,
-    attempt: (_round, context) =>
-      attempt(
+    attempt: (round, context) => {
+      // Counted as it starts: a retry that then fails (at the provider, say) is spent all the same.
+      if (round > 0 && ledger !== undefined) ledger.spent++
+      return attempt(
         context.instruction === undefined
           ? messages
           : retryMessages(messages, context.instruction, plan.placement),
         { ...options, signal: context.signal },
-      ),
+      )
+    },
   })
   return { parts, recoveriesBefore: plan.recoveriesBefore }
 }
