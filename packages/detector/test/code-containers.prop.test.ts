@@ -1,7 +1,9 @@
 /**
- * Code blocks inside list items (CommonMark §5.2, §5.3): a fence or an HTML block of kind 1 may
- * open on the item's own marker line (`- ```json`) or on a line indented to the item's content,
- * however deep the list; what it holds is an example, never a call.
+ * Code blocks inside containers. In a list item (CommonMark §5.2) a fence or an HTML block of
+ * kind 1 may open on the item's own marker line (`- ```json`) or on a line indented to the item's
+ * content, however deep the list; in a blockquote (§5.1) a fence's lines all carry the quote's
+ * markers. What such a block holds is an example, never a call; the block's end is found, so a
+ * call after it still is one.
  */
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
@@ -54,7 +56,7 @@ const codeBlock = fc
     return { lines, closed: closer !== undefined }
   })
 
-/** List item markers and the column their content starts at. */
+/** List item markers (their length is the content's column). */
 const marker = fc.constantFrom("- ", "* ", "+ ", "1. ", "10) ", "-  ")
 
 /** A code block placed in a list item: on its marker line, or after a blank line, nested or not. */
@@ -65,7 +67,8 @@ const inListItem = fc
 /** `lines` in a list item: on its marker line, after a blank line, or in a nested item. */
 function place(lines: readonly string[], outer: string, inner: string, where: string): string {
   const pad = (n: number) => " ".repeat(n)
-  // Continuation lines are indented to the item's content column.
+  // Continuation lines are indented to the item's content column; with a negative `by` the first
+  // line stands on the marker line, after the marker.
   const under = (by: number) =>
     lines.map((line, k) => (line === "" || (k === 0 && by < 0) ? line : pad(Math.abs(by)) + line))
   if (where === "marker line") return `Steps:\n\n${outer}${under(-outer.length).join("\n")}\nDone.`
