@@ -1,6 +1,6 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import type { BaseMessage } from "@langchain/core/messages"
-import { type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
+import { isToolCallRecoveryError, type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
 import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { retryMessages } from "./retry-messages.ts"
 import { readTurnMark } from "./turn-mark.ts"
@@ -74,11 +74,13 @@ export function recoveryTurn<Raw>(
   const recoveriesBefore = readTurnMark(messages) + (ledger?.spent ?? 0)
   const plan = planTurn(settings.resolved, { ...request, recoveriesBefore, model })
   if (plan.kind === "skip") return undefined
+  let retried = false
   const parts = runTurn<Raw>(plan, {
     signal: options.signal,
     streaming,
     attempt: (round, context) => {
       // Counted as it starts: a retry that then fails (at the provider, say) is spent all the same.
+      if (round > 0) retried = true
       if (round > 0 && ledger !== undefined) ledger.spent++
       return attempt(
         context.instruction === undefined
@@ -88,7 +90,30 @@ export function recoveryTurn<Raw>(
       )
     },
   })
-  return { parts, recoveriesBefore: plan.recoveriesBefore }
+  return { parts: finalErrors(parts, () => retried), recoveriesBefore: plan.recoveriesBefore }
+}
+
+/** LangChain's retryability mark (`stampRetryable` of `@langchain/core/errors`, core ≥ 1.4). */
+const RETRYABLE = Symbol.for("langchain.errors.retryable")
+
+/**
+ * `parts`, with the errors that end the call marked not retryable: recovery's own errors, and any
+ * error once a retry started (the retry's provider error is final). `modelRetryMiddleware` and
+ * other LangChain retries read the mark; unmarked, they ran the whole call again, its first
+ * request and a fresh budget included.
+ */
+function finalErrors<Part>(parts: AsyncGenerator<Part>, retried: () => boolean): AsyncIterable<Part> {
+  const stamp = (error: unknown): never => {
+    if ((isToolCallRecoveryError(error) || retried()) && typeof error === "object" && error !== null)
+      Reflect.defineProperty(error, RETRYABLE, { value: false, configurable: true })
+    throw error
+  }
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => parts.next().then(undefined, stamp),
+      return: (value?: unknown) => parts.return(value as never),
+    }),
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages"
 import { tool } from "@langchain/core/tools"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing"
 import { type AgentMiddleware, createAgent, modelRetryMiddleware } from "langchain"
@@ -159,23 +160,22 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
 describe("under LangChain's modelRetryMiddleware (it retries every error not marked otherwise)", () => {
   // Outside ours, it re-ran the whole model call on our error or on the retry's provider error:
   // a fresh first request, a fresh budget, each time.
-  async function retriedAgent(script: (request: ReplayRequest) => ReplayStep) {
+  async function retriedAgent(script: (request: ReplayRequest) => ReplayStep, asModel = false) {
     const server = await replay(script)
     const runs: string[] = []
     const started: number[] = []
+    const options = { onEvent: (e: RecoveryEvent) => e.type === "recovery-started" && started.push(1) }
+    // Its declared type fails `exactOptionalPropertyTypes` (its context schema), not its use.
+    const retry = modelRetryMiddleware({
+      maxRetries: 2,
+      initialDelayMs: 0,
+      jitter: false,
+      onFailure: "error",
+    }) as unknown as AgentMiddleware
     const agent = createAgent({
-      model: chatOpenAI(server),
+      model: asModel ? withToolCallRecovery(chatOpenAI(server), options) : chatOpenAI(server),
       tools: [grepTool(runs)],
-      middleware: [
-        // Its declared type fails `exactOptionalPropertyTypes` (its context schema), not its use.
-        modelRetryMiddleware({
-          maxRetries: 2,
-          initialDelayMs: 0,
-          jitter: false,
-          onFailure: "error",
-        }) as unknown as AgentMiddleware,
-        toolCallRecoveryMiddleware({ onEvent: (e) => e.type === "recovery-started" && started.push(1) }),
-      ],
+      middleware: asModel ? [retry] : [retry, toolCallRecoveryMiddleware(options)],
     })
     const error = await agent.invoke(question).catch((e: unknown) => e)
     return { server, runs, started, error }
@@ -187,6 +187,21 @@ describe("under LangChain's modelRetryMiddleware (it retries every error not mar
     expect(server.requests).toHaveLength(2)
     expect(started).toHaveLength(1)
     expect(runs).toEqual([])
+  })
+
+  it("withToolCallRecovery as the agent's model: our error and the retry's provider error are marked not retryable", async () => {
+    const leaking = await retriedAgent(() => ({ content: sample.text }), true)
+    expect(isToolCallRecoveryError(leaking.error) && leaking.error.code).toBe("repeated-markup")
+    expect(leaking.server.requests).toHaveLength(2)
+    expect(leaking.started).toHaveLength(1)
+    const failing = await retriedAgent(
+      (request) =>
+        retrying(request) ? { httpError: { status: 500, message: "boom" } } : { content: sample.text },
+      true,
+    )
+    expect(String(failing.error)).toContain("boom")
+    expect(failing.server.requests).toHaveLength(2)
+    expect(failing.started).toHaveLength(1)
   })
 
   it("a retry that fails at the provider keeps its budget spent: a re-run sends the question again, then repeated-markup", async () => {
