@@ -208,8 +208,11 @@ function listItemAt(m: Machine, i: number): number {
   return marker + (spaces > 4 ? 1 : spaces)
 }
 
-/** Deepest blockquote whose fence is followed (`> > > ```…`); a deeper one stays prose. */
-const MAX_QUOTE = 8
+/**
+ * Deepest blockquote whose fence is followed (`> > > ```…`); a deeper one stays prose. It bounds
+ * what a line start holds while its markers arrive: at most 4 × 5 + 6 characters.
+ */
+const MAX_QUOTE = 4
 
 /**
  * After `depth` blockquote markers from `i` (each after up to three spaces, with one optional space
