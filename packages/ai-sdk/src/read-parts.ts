@@ -18,6 +18,11 @@ export function toNormalizedPart(part: Part): NormalizedPart<Part> {
       return { type: "reasoning", text: part.delta, id: part.id, raw: part }
     case "tool-call":
       return { type: "tool-call", toolName: part.toolName, params: part.input, raw: part }
+    case "tool-result":
+      // A provider-executed tool's result (its call may be in an earlier response): the provider
+      // acted, so the response counts as one with a call and is never retried (a retry would
+      // have it act again).
+      return { type: "tool-call", toolName: part.toolName, raw: part }
     case "finish":
       if (part.finishReason.unified === "error") return { type: "finish", raw: part, failed: true }
       // The output limit: markup still open then is a call cut off (`truncated-call`).

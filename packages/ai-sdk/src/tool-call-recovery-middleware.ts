@@ -181,10 +181,25 @@ async function recoverGenerate(
     ...setup,
     first: generateResultParts(last),
     retry: async (retryParams) => {
-      last = await model.doGenerate(retryParams)
+      last = await model.doGenerate(retryParams).then(undefined, finalError)
       return generateResultParts(last)
     },
     mode: "generate",
   })
   return collectGenerateResult(stream, () => last)
+}
+
+/**
+ * Rethrows a retry's provider error as final. The AI SDK retries a rejected `doGenerate` whose
+ * error is `isRetryable` (`maxRetries`, default 2), and that re-ran this whole call: round 0 again,
+ * with a fresh budget (three recoveries in one `generateText`). Provider errors are final, as in
+ * `streamText`, where the retry's error ends the step's stream: the flag is cleared on the error
+ * itself, so its class, status and body reach the caller unchanged.
+ */
+function finalError(error: unknown): never {
+  if (typeof error === "object" && error !== null && Reflect.get(error, "isRetryable") === true) {
+    // A frozen error keeps its flag: nothing better to do than rethrow it.
+    Reflect.defineProperty(error, "isRetryable", { value: false })
+  }
+  throw error
 }

@@ -282,6 +282,23 @@ describe("streamText", () => {
     expect(inner.doStreamCalls).toHaveLength(1)
   })
 
+  test("a provider-executed tool's result beside markup is an action taken: never retried", async () => {
+    // A result may come without its call in the same response (a deferred provider result): the
+    // provider acted, and a retry would ask it to act again.
+    const parts: Part[] = [
+      { type: "tool-result", toolCallId: "ws_1", toolName: "web_search", result: { hits: 1 } },
+      ...replyParts({ text: [QWEN_LEAK] }),
+    ]
+    const inner = new MockLanguageModelV4({
+      doStream: async () => ({ stream: convertArrayToReadableStream(parts) }),
+    })
+    const { tools, calls } = globTools()
+    const result = streamText({ model: wrap(inner), prompt: "go", tools })
+    expect(hasMarkup(await result.text)).toBe(false)
+    expect(calls).toEqual([])
+    expect(inner.doStreamCalls).toHaveLength(1)
+  })
+
   test("provider errors pass through unchanged", async () => {
     const failure = new Error("connection refused")
     const inner = new MockLanguageModelV4({

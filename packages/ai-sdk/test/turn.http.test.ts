@@ -247,6 +247,38 @@ describe("provider errors are final", () => {
   })
 })
 
+describe("a retry that fails at the provider is final under the SDK's own retries", () => {
+  // The AI SDK retries a rejected `doGenerate` whose error is retryable (`maxRetries`, default 2):
+  // without care, the retry's HTTP 500 re-ran the whole wrapped call (a fresh round 0, a fresh
+  // budget): three recoveries and six requests in one generateText.
+  for (const stream of [false, true]) {
+    test(`${stream ? "streamText" : "generateText"}, default maxRetries: two requests, one recovery, the provider's error`, async () => {
+      const failed = { httpError: { status: 503, message: "overloaded", headers: { "retry-after-ms": "0" } } }
+      const leak: ReplayStep = { content: LEAK }
+      const { server, model, started } = await serve([leak, failed, leak, failed, leak, failed])
+      const { tools, executed } = deleteTool()
+      const options = { model, prompt: "Clean up.", tools } as const
+      const errors: unknown[] = []
+      if (stream) {
+        const result = streamText({ ...options, onError() {} })
+        try {
+          for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error)
+        } catch (error) {
+          // The retry's request rejected inside the step's stream: it errors the stream itself.
+          errors.push(error)
+        }
+      } else errors.push(await generateText(options).catch((e: unknown) => e))
+      expect(errors).toHaveLength(1)
+      const error = errors[0]
+      expect(server.requests).toHaveLength(2)
+      expect(started()).toBe(1)
+      expect(executed).toEqual([])
+      expect(isToolCallRecoveryError(error)).toBe(false)
+      expect(String(error)).toContain("overloaded")
+    })
+  }
+})
+
 describe("skip rules", () => {
   test('toolChoice "none": no retry, one request, a recovery-skipped event', async () => {
     const { server, model, events } = await serve([{ content: LEAK }, call("old.log")])

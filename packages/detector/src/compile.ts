@@ -458,7 +458,7 @@ function captures(p: Pattern): number {
 }
 
 /** `<` (an HTML block), `-`, `*`, `+` and digits (a list item): block starts that matter at a line start. */
-const LINE_BLOCK_STARTS: readonly number[] = [..."<-*+0123456789"].map((c) => c.charCodeAt(0))
+const LINE_BLOCK_STARTS: readonly number[] = [..."<>-*+0123456789"].map((c) => c.charCodeAt(0))
 
 /** A `perTool` row for one tool: {@link TOOL} filled in, and the tool reported as its name. */
 function forTool(row: OpenerRow, tool: string): OpenerRow {

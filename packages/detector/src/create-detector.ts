@@ -24,6 +24,7 @@ import {
   stateFenceInfo,
   stateFenceLineStart,
   stateFenceOpen,
+  stateFenceQuote,
   stateHtmlBlock,
   stateIndentedCode,
   stateInlineRun,
@@ -155,6 +156,9 @@ function run(m: Machine): void {
         break
       case "fence-line-start":
         more = stateFenceLineStart(m)
+        break
+      case "fence-quote":
+        more = stateFenceQuote(m)
         break
       case "fence-close":
         more = stateFenceClose(m)

@@ -52,6 +52,8 @@ export type State =
   | "fence"
   /** At the start of a line inside a fenced code block. */
   | "fence-line-start"
+  /** At the start of a line inside a fenced code block in a blockquote: reading the quote's markers. */
+  | "fence-quote"
   /** Counting a possible closing fence run. */
   | "fence-close"
   /** Inside a line of an indented code block (CommonMark §4.4). */
@@ -250,6 +252,8 @@ export interface Machine extends Capture, SearchMemo {
   fenceLen: number
   /** Length of a possible closing fence run so far. */
   closeRun: number
+  /** The blockquote markers (`>`) the open fence's lines start with (0: the fence is not quoted). */
+  fenceQuote: number
   /** A paragraph is open: an indented line continues it instead of starting code (CommonMark §4.4). */
   para: boolean
   /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
@@ -319,6 +323,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     fenceChar: 0,
     fenceLen: 0,
     closeRun: 0,
+    fenceQuote: 0,
     para: false,
     listIndent: 0,
     htmlClose: "",

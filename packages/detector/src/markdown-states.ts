@@ -1,7 +1,8 @@
 /**
  * The Markdown states: line starts, fenced code (CommonMark §4.5), indented code (§4.4), HTML
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
- * inside it is never flagged. Blockquotes are prose (`> <tool_call>` is a call).
+ * inside it is never flagged, also in a list item (§5.2) or, for fences, a blockquote (§5.1).
+ * Blockquotes themselves are prose (`> <tool_call>` is a call).
  */
 
 import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
@@ -45,8 +46,23 @@ export function stateLineStart(m: Machine): boolean {
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
   const item = listItemAt(m, i)
   if (item === MORE) return false
-  if (item > 0) m.listIndent = m.lineIndent + item
-  if (m.lineIndent <= 3 && c === LT) {
+  if (item > 0) {
+    // ```markdown
+    // > | - ```json
+    //       ^ the item's content may open a block of its own: a fence, an HTML block, code (§5.2)
+    // ```
+    // Read on from the content column as from a line start (five spaces or more after the marker:
+    // one space, then indented code).
+    m.listIndent = m.lineIndent + item
+    m.lineIndent = m.listIndent
+    m.anchor = false
+    m.para = false
+    m.pos = i + item
+    return true
+  }
+  // Fences and HTML blocks are indented relative to the open list item's content (§5.2).
+  const indent = m.lineIndent - m.listIndent
+  if (indent <= 3 && c === LT) {
     const r = htmlBlockAt(m, i)
     if (r === MORE) return false
     if (r !== FAIL) {
@@ -61,7 +77,26 @@ export function stateLineStart(m: Machine): boolean {
       return true
     }
   }
-  if (m.lineIndent <= 3 && (c === BACKTICK || c === TILDE)) {
+  if (indent <= 3 && c === GT) {
+    const quoted = quotedFenceAt(m, i)
+    if (quoted === MORE) return false
+    if (quoted !== FAIL) {
+      // ```markdown
+      // > | > ```json
+      //       ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers
+      // ```
+      m.fenceQuote = quoted.depth
+      m.listIndent = 0
+      m.runChar = m.buf.charCodeAt(quoted.at)
+      m.runLen = 0
+      m.pos = quoted.at
+      m.state = "fence-open"
+      return true
+    }
+  }
+  if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
+    if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
+    m.fenceQuote = 0
     m.runChar = c
     m.runLen = 0
     m.state = "fence-open"
@@ -102,6 +137,7 @@ export function stateFenceOpen(m: Machine): boolean {
     } else m.state = "fence-info"
   } else {
     // Not a fence: backticks are an inline code run, tildes plain text.
+    m.fenceQuote = 0
     if (m.runChar === BACKTICK) addRun(m, m.runLen)
     m.state = "text"
   }
@@ -172,6 +208,63 @@ function listItemAt(m: Machine, i: number): number {
   return marker + (spaces > 4 ? 1 : spaces)
 }
 
+/**
+ * Deepest blockquote whose fence is followed (`> > > ```…`); a deeper one stays prose. It bounds
+ * what a line start holds while its markers arrive: at most 4 × 5 + 6 characters.
+ */
+const MAX_QUOTE = 4
+
+/**
+ * After `depth` blockquote markers from `i` (each after up to three spaces, with one optional space
+ * after it, CommonMark §5.1): the index there, FAIL when the line lacks them, or {@link MORE}.
+ */
+function quoteMarkers(m: Machine, i: number, depth: number): number {
+  const len = m.buf.length
+  let j = i
+  for (let k = 0; k < depth; k++) {
+    let spaces = 0
+    while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
+      j++
+      spaces++
+    }
+    if (j === len) return m.final ? FAIL : MORE
+    if (spaces > 3 || m.buf.charCodeAt(j) !== GT) return FAIL
+    j++
+    if (j === len && !m.final) return MORE
+    if (j < len && m.buf.charCodeAt(j) === SPACE) j++
+  }
+  return j
+}
+
+/**
+ * A fence opening in a blockquote at `i` (the first `>`): the quote's depth and where the fence's
+ * run starts, FAIL (no fence: the quote is prose), or {@link MORE}.
+ */
+function quotedFenceAt(m: Machine, i: number): { depth: number; at: number } | typeof FAIL | typeof MORE {
+  const len = m.buf.length
+  let depth = 0
+  let j = i
+  for (;;) {
+    const at = quoteMarkers(m, j, 1)
+    if (at === MORE) return MORE
+    if (at === FAIL) break
+    depth++
+    j = at
+    if (depth > MAX_QUOTE) return FAIL
+  }
+  // The fence may stand up to three spaces into the quote's content.
+  let spaces = 0
+  while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
+    j++
+    spaces++
+  }
+  if (j + 3 > len) return m.final ? FAIL : MORE
+  const c = m.buf.charCodeAt(j)
+  if (spaces > 3 || !(c === BACKTICK || c === TILDE)) return FAIL
+  if (m.buf.charCodeAt(j + 1) !== c || m.buf.charCodeAt(j + 2) !== c) return FAIL
+  return { depth, at: j }
+}
+
 /** The tags that open an HTML block of kind 1 (and `<code>`, which models use the same way). */
 const HTML_CODE_TAGS: readonly string[] = ["textarea", "script", "style", "code", "pre"]
 
@@ -232,6 +325,7 @@ function codeLine(m: Machine): number {
     if (hit === MORE) return -1
     if (hit !== FAIL) {
       m.fenceChar = 0
+      m.fenceQuote = 0
       m.htmlClose = ""
       m.state = "text"
       closeReasoning(m, hit.close.peek ? i : hit.end)
@@ -375,10 +469,11 @@ export function stateFenceInfo(m: Machine): boolean {
     m.fenceChar = BACKTICK
     m.pos = i + 1
     m.lineIndent = 0
-    m.state = "fence-line-start"
+    m.state = fenceLineState(m)
     return true
   }
   // Not a fence: the opening run is an inline code run.
+  m.fenceQuote = 0
   addRun(m, m.fenceLen)
   m.state = "text"
   return true
@@ -390,6 +485,30 @@ export function stateFence(m: Machine): boolean {
   if (at === -2) return true
   m.pos = at + 1
   m.lineIndent = 0
+  m.state = fenceLineState(m)
+  return true
+}
+
+/** Where a line of the open fence starts: at its quote's markers when it is in a blockquote. */
+function fenceLineState(m: Machine): "fence-line-start" | "fence-quote" {
+  return m.fenceQuote > 0 ? "fence-quote" : "fence-line-start"
+}
+
+export function stateFenceQuote(m: Machine): boolean {
+  // ```markdown
+  //   | > ```
+  // > | > <tool_call>
+  //     ^^ the quote's markers first; a line without them ends the quote, and its fence (§5.1)
+  // ```
+  const at = quoteMarkers(m, m.pos, m.fenceQuote)
+  if (at === MORE) return false
+  if (at === FAIL) {
+    m.fenceChar = 0
+    m.fenceQuote = 0
+    m.state = "line-start"
+    return true
+  }
+  m.pos = at
   m.state = "fence-line-start"
   return true
 }
@@ -407,9 +526,10 @@ export function stateFenceLineStart(m: Machine): boolean {
   if (c === LF) {
     m.lineIndent = 0
     m.pos = i + 1
+    m.state = fenceLineState(m)
     return true
   }
-  if (m.lineIndent <= 3 && c === m.fenceChar) {
+  if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
     m.closeRun = 0
     m.state = "fence-close"
   } else m.state = "fence"

@@ -305,6 +305,20 @@ const forgetSentParts: Effect.Effect<void> = Effect.map(
   Option.map((tracker) => tracker.clearUnsafe()),
 )
 
+/**
+ * A retry's provider error, made final. The idiom `Effect.retry({ while: (e) => e.isRetryable })`
+ * around a call re-ran the whole call on the retry's retryable `AiError` (an HTTP 503): its first
+ * request again, with a fresh budget. Provider errors are final: `isRetryable` (the error's and
+ * its reason's getters) reads false on this error, whose reason, tag and fields stay the provider's.
+ */
+function finalError<E>(error: E): E {
+  for (const target of [error, (error as { reason?: unknown } | null)?.reason]) {
+    if (typeof target === "object" && target !== null && Reflect.get(target, "isRetryable") === true)
+      Reflect.defineProperty(target, "isRetryable", { value: false })
+  }
+  return error
+}
+
 /** Maps what escapes `runTurn` to the stream's failure. */
 const failure = (method: string) => (error: unknown) => {
   if (error instanceof InnerFailure) return Exit.failCause(error.cause)
@@ -342,7 +356,7 @@ const recoverStream = (
           }
           const retry = retryRequest(turn, resolved, instruction, plan.placement)
           const stream = Stream.unwrap(Effect.as(forgetSentParts, inner.streamText(retry)))
-          return attemptStream(stream, turn.context, signal)
+          return attemptStream(Stream.mapError(stream, finalError), turn.context, signal)
         },
       })
       return turnStream(parts, makeStreamSplicer(plan.recoveriesBefore)).pipe(
@@ -376,7 +390,7 @@ const recoverGenerate = (
             }
             const retry = retryRequest(turn, resolved, instruction, plan.placement)
             return attemptResponse(
-              Effect.andThen(forgetSentParts, inner.generateText(retry)),
+              Effect.mapError(Effect.andThen(forgetSentParts, inner.generateText(retry)), finalError),
               turn.context,
               signal,
             )

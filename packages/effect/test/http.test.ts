@@ -404,3 +404,36 @@ describe("over HTTP: the replay server, and a provider on Effect's HttpClient", 
     assert.match(String(error), /unstable/)
   })
 })
+
+describe("a retry that fails at the provider is final, also under Effect.retry({ while: isRetryable })", () => {
+  // The documented idiom re-ran the whole call on the retry's retryable AiError (HTTP 503): a
+  // fresh first request and a fresh budget each time.
+  const overloaded = { httpError: { status: 503, message: "overloaded" } }
+  for (const stream of [false, true]) {
+    it.effect(
+      `${stream ? "streamText" : "generateText"}: two requests, the provider's error, not retryable`,
+      () =>
+        withServer([{ content: qwenLeak }, overloaded, { content: qwenLeak }, overloaded], (server, model) =>
+          Effect.gen(function* () {
+            const options = { prompt: [{ role: "user", content: "Read src/a.ts" }] as const, toolkit: files }
+            const run = stream
+              ? Stream.runDrain(LanguageModel.streamText(options))
+              : Effect.asVoid(LanguageModel.generateText(options))
+            const error = yield* run.pipe(
+              Effect.retry({ times: 3, while: (e: AiError.AiError) => e.isRetryable }),
+              Effect.flip,
+              Effect.provide(ToolCallRecovery.layer()),
+              Effect.provide(model),
+              Effect.provide(fileHandlers().layer),
+            )
+            assert.deepStrictEqual(
+              server.requests.map((r) => isRetryRequest(r.body?.messages ?? [])),
+              [false, true],
+            )
+            assert.include(String(error.message), "overloaded")
+            assert.isFalse(error.isRetryable)
+          }),
+        ),
+    )
+  }
+})

@@ -1,6 +1,6 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import type { BaseMessage } from "@langchain/core/messages"
-import { type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
+import { isToolCallRecoveryError, type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
 import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { retryMessages } from "./retry-messages.ts"
 import { readTurnMark } from "./turn-mark.ts"
@@ -9,6 +9,19 @@ import { turnRequest } from "./turn-request.ts"
 /** The options of a wrapped model, resolved (validated once, when wrapping). */
 export interface RecoverySettings {
   readonly resolved: ResolvedRecoveryOptions
+  /**
+   * One model call's record across its re-runs (an agent middleware that retries it, such as
+   * `modelRetryMiddleware`): the retries it spent, which a re-run may not spend again.
+   */
+  readonly ledger?: TurnLedger | undefined
+}
+
+/** What one model call spent, kept while something outside may run it again. */
+export interface TurnLedger {
+  /** Retries (rounds after the first) the call's runs started. */
+  spent: number
+  /** The error recovery ended the call with (`repeated-markup`…): a re-run gets it again. */
+  error?: unknown
 }
 
 /** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
@@ -57,20 +70,50 @@ export function recoveryTurn<Raw>(
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
   )
-  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore: readTurnMark(messages), model })
+  const { ledger } = settings
+  const recoveriesBefore = readTurnMark(messages) + (ledger?.spent ?? 0)
+  const plan = planTurn(settings.resolved, { ...request, recoveriesBefore, model })
   if (plan.kind === "skip") return undefined
+  let retried = false
   const parts = runTurn<Raw>(plan, {
     signal: options.signal,
     streaming,
-    attempt: (_round, context) =>
-      attempt(
+    attempt: (round, context) => {
+      // Counted as it starts: a retry that then fails (at the provider, say) is spent all the same.
+      if (round > 0) retried = true
+      if (round > 0 && ledger !== undefined) ledger.spent++
+      return attempt(
         context.instruction === undefined
           ? messages
           : retryMessages(messages, context.instruction, plan.placement),
         { ...options, signal: context.signal },
-      ),
+      )
+    },
   })
-  return { parts, recoveriesBefore: plan.recoveriesBefore }
+  return { parts: finalErrors(parts, () => retried), recoveriesBefore: plan.recoveriesBefore }
+}
+
+/** LangChain's retryability mark (`stampRetryable` of `@langchain/core/errors`, core ≥ 1.4). */
+const RETRYABLE = Symbol.for("langchain.errors.retryable")
+
+/**
+ * `parts`, with the errors that end the call marked not retryable: recovery's own errors, and any
+ * error once a retry started (the retry's provider error is final). `modelRetryMiddleware` and
+ * other LangChain retries read the mark; unmarked, they ran the whole call again, its first
+ * request and a fresh budget included.
+ */
+function finalErrors<Part>(parts: AsyncGenerator<Part>, retried: () => boolean): AsyncIterable<Part> {
+  const stamp = (error: unknown): never => {
+    if ((isToolCallRecoveryError(error) || retried()) && typeof error === "object" && error !== null)
+      Reflect.defineProperty(error, RETRYABLE, { value: false, configurable: true })
+    throw error
+  }
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => parts.next().then(undefined, stamp),
+      return: (value?: unknown) => parts.return(value as never),
+    }),
+  }
 }
 
 /**

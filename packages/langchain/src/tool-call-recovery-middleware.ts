@@ -1,6 +1,8 @@
+import { isToolCallRecoveryError } from "@tool-rescue/recovery"
 import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { AgentMiddleware } from "langchain"
 import type { ToolCallRecoveryOptions } from "./options.ts"
+import type { TurnLedger } from "./recovery-turn.ts"
 import { isChatModel, unwrapChatModel, wrapChatModel } from "./with-tool-call-recovery.ts"
 
 /** LangChain's middleware brand (`Symbol.for`, so no runtime import of `langchain` is needed). */
@@ -40,14 +42,32 @@ const MIDDLEWARE_BRAND: unique symbol = Symbol.for("AgentMiddleware") as never
  * ```
  */
 export function toolCallRecoveryMiddleware(options: ToolCallRecoveryOptions = {}): AgentMiddleware {
-  const settings = { resolved: resolveRecoveryOptions(options) }
+  const resolved = resolveRecoveryOptions(options)
+  // A middleware outside this one may run the same model call again (`modelRetryMiddleware`
+  // retries every error not marked otherwise, and `createAgent` wraps ours in a `MiddlewareError`
+  // that carries no mark): each run would be a fresh first request with a fresh budget. The call's
+  // messages (the same array on every run) key what it spent; the next model call of the agent
+  // has a new array.
+  const ledgers = new WeakMap<object, TurnLedger>()
   const middleware: AgentMiddleware & { readonly [MIDDLEWARE_BRAND]: true } = {
     [MIDDLEWARE_BRAND]: true,
     name: "ToolCallRecoveryMiddleware",
-    wrapModelCall: (request, handler) =>
-      isChatModel(request.model)
-        ? handler({ ...request, model: wrapChatModel(unwrapChatModel(request.model), settings) })
-        : handler(request),
+    wrapModelCall: async (request, handler) => {
+      if (!isChatModel(request.model)) return handler(request)
+      let ledger = ledgers.get(request.messages)
+      if (ledger?.error !== undefined) throw ledger.error
+      if (ledger === undefined) {
+        ledger = { spent: 0 }
+        ledgers.set(request.messages, ledger)
+      }
+      const model = wrapChatModel(unwrapChatModel(request.model), { resolved, ledger })
+      try {
+        return await handler({ ...request, model })
+      } catch (error) {
+        if (isToolCallRecoveryError(error) && error.code !== "aborted") ledger.error = error
+        throw error
+      }
+    },
   }
   return middleware
 }

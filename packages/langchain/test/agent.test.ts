@@ -1,8 +1,9 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages"
 import { tool } from "@langchain/core/tools"
+import type { RecoveryEvent } from "@tool-rescue/recovery"
 import { isRetryRequest } from "@tool-rescue/recovery/adapter"
 import type { ReplayRequest, ReplayStep } from "@tool-rescue/testing"
-import { createAgent } from "langchain"
+import { type AgentMiddleware, createAgent, modelRetryMiddleware } from "langchain"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { isToolCallRecoveryError, toolCallRecoveryMiddleware, withToolCallRecovery } from "../src/index.ts"
@@ -153,5 +154,65 @@ describe("createAgent with toolCallRecoveryMiddleware", () => {
     const { messages } = await agent.invoke(question)
     expect(runs).toEqual(["class BaseService"])
     expect(AIMessage.isInstance(messages.at(-1)) && messages.at(-1)?.content).toBe(answer)
+  })
+})
+
+describe("under LangChain's modelRetryMiddleware (it retries every error not marked otherwise)", () => {
+  // Outside ours, it re-ran the whole model call on our error or on the retry's provider error:
+  // a fresh first request, a fresh budget, each time.
+  async function retriedAgent(script: (request: ReplayRequest) => ReplayStep, asModel = false) {
+    const server = await replay(script)
+    const runs: string[] = []
+    const started: number[] = []
+    const options = { onEvent: (e: RecoveryEvent) => e.type === "recovery-started" && started.push(1) }
+    // Its declared type fails `exactOptionalPropertyTypes` (its context schema), not its use.
+    const retry = modelRetryMiddleware({
+      maxRetries: 2,
+      initialDelayMs: 0,
+      jitter: false,
+      onFailure: "error",
+    }) as unknown as AgentMiddleware
+    const agent = createAgent({
+      model: asModel ? withToolCallRecovery(chatOpenAI(server), options) : chatOpenAI(server),
+      tools: [grepTool(runs)],
+      middleware: asModel ? [retry] : [retry, toolCallRecoveryMiddleware(options)],
+    })
+    const error = await agent.invoke(question).catch((e: unknown) => e)
+    return { server, runs, started, error }
+  }
+
+  it("a model that leaks twice: one recovery, two requests, repeated-markup", async () => {
+    const { server, runs, started, error } = await retriedAgent(() => ({ content: sample.text }))
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(server.requests).toHaveLength(2)
+    expect(started).toHaveLength(1)
+    expect(runs).toEqual([])
+  })
+
+  it("withToolCallRecovery as the agent's model: our error and the retry's provider error are marked not retryable", async () => {
+    const leaking = await retriedAgent(() => ({ content: sample.text }), true)
+    expect(isToolCallRecoveryError(leaking.error) && leaking.error.code).toBe("repeated-markup")
+    expect(leaking.server.requests).toHaveLength(2)
+    expect(leaking.started).toHaveLength(1)
+    const failing = await retriedAgent(
+      (request) =>
+        retrying(request) ? { httpError: { status: 500, message: "boom" } } : { content: sample.text },
+      true,
+    )
+    expect(String(failing.error)).toContain("boom")
+    expect(failing.server.requests).toHaveLength(2)
+    expect(failing.started).toHaveLength(1)
+  })
+
+  it("a retry that fails at the provider keeps its budget spent: a re-run sends the question again, then repeated-markup", async () => {
+    const { server, runs, started, error } = await retriedAgent((request) =>
+      retrying(request) ? { httpError: { status: 500, message: "boom" } } : { content: sample.text },
+    )
+    // The leak, its retry (HTTP 500), the re-run's leak: no second retry, and the re-run after
+    // that gets the same error without a request (as the proxy answers a resent turn).
+    expect(server.requests.map(retrying)).toEqual([false, true, false])
+    expect(isToolCallRecoveryError(error) && error.code).toBe("repeated-markup")
+    expect(started).toHaveLength(1)
+    expect(runs).toEqual([])
   })
 })

@@ -104,6 +104,8 @@ const NEGATIONS = new Set([
   "wouldn't",
 ])
 const FILLERS = new Set(["the", "a", "an", "my", "our", "your", "this", "that"])
+/** Another subject before the verb: someone else would use the tool (`I'll show how you can use bash`). */
+const OTHER_SUBJECTS = new Set(["you", "we", "they", "he", "she", "it", "someone", "one"])
 
 /** The number of words of an intent that starts at `i`, or 0. */
 function intentAt(words: readonly Word[], i: number): number {
@@ -117,7 +119,7 @@ function intentAt(words: readonly Word[], i: number): number {
 function findWithin(words: readonly Word[], from: number, span: number, test: (w: Word) => boolean): number {
   for (let k = from; k < Math.min(words.length, from + span); k++) {
     const word = words[k]!
-    if (NEGATIONS.has(word.text)) return -1
+    if (NEGATIONS.has(word.text) || (!word.code && OTHER_SUBJECTS.has(word.text))) return -1
     if (!word.code && test(word)) return k
   }
   return -1

@@ -34,6 +34,8 @@ describe("findAnnouncedCall: never on prose that only mentions a tool", () => {
     "You can use the Glob tool to list files.",
     "Let me know if you want me to use Glob.",
     "I'll use a regular expression instead.",
+    "I'll You can use bash for that.",
+    "I'll show how you can use the Glob tool.",
     "I'll use the rm tool to delete it.",
     "Let me read the file.",
     "```sh\n# I'll use the Glob tool\n",
