@@ -510,6 +510,16 @@ const dsmlEntries: BodyEntry[] = [
   ...callEnds(...DSML.map((d) => `</${d}invoke>`), "</invoke>"),
 ]
 const dsmlBody: BodySpec = tags(dsmlEntries, DSML_END_ENTRIES)
+/** dots' invokes: the name as DSML's peers read it, Anthropic's parameter tags. */
+const dotsEntries: BodyEntry[] = [
+  // (Also unquoted: vLLM's dots parser reads `name\s*=\s*([^>]+)`, quotes stripped if any.)
+  call(
+    "<invoke",
+    alt(seq(INVOKE_NAME, lit(">")), seq(ws, lit("name"), ws, lit("="), ws, name("ident"), ws, lit(">"))),
+  ),
+  ...structure("<parameter"),
+  ...callEnds("</invoke>"),
+]
 /**
  * A call's JSON inside the envelope, bare or in a ```` ```json ```` fence (SGLang's V3.2 detector
  * reads a JSON payload in an invoke; V4 also writes one straight in the envelope): call objects, or
@@ -674,6 +684,24 @@ const k3Entries: BodyEntry[] = [
   ...structure(...k3("<|open|>", "argument")),
   ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
+
+/**
+ * openPangu's other spelling of LFM2's `<|tool_call_start|>`/`<|tool_call_end|>`: the reserved tokens its
+ * older vocabularies use instead (vLLM `pangu_tool_parser.py` falls back to them).
+ */
+const PANGU = { open: ["[unused11]"], close: ["[unused12]"] }
+
+/**
+ * Envelopes around GLM 4.7's call (`NAME<arg_key>K</arg_key><arg_value>V</arg_value>`) in other
+ * vocabularies: iQuest-Coder V2's (vLLM `iquest_coder_v2`) and IQuest Q1's (SGLang `iquest_q1`).
+ */
+const GLM_ENVELOPES: readonly { readonly open: string; readonly close: string }[] = [
+  { open: "<iquestcoder_tool_call>", close: "</iquestcoder_tool_call>" },
+  { open: "<iquest_tool_call>", close: "</iquest_tool_call>" },
+]
+
+// --- dots: Anthropic-style invokes in its own envelope ------------------------------------------
+const DOTS = { open: "<dots_function_call>", close: "</dots_function_call>" }
 
 /** LM Studio's request closer, and the spelling Gemma 3 writes through it. */
 const LMSTUDIO_END = ["[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"]
@@ -1021,6 +1049,14 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...json("keys", "</function_call>"),
       closerOptional: true,
     }),
+    // Step-Audio 2: the tool's type, its name and its JSON arguments a line each
+    // (`<tool_call>function⏎NAME⏎{…}</tool_call>`, vLLM `step_audio_2_tool_parser.py`).
+    opener(
+      ["<tool_call>"],
+      seq(ws, lit("function"), lit("\n"), name("ident"), lit("\n"), ws, peek(lit("{"))),
+      json("none", "</tool_call>"),
+      { structured: true },
+    ),
     // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
     opener(
       ["<tool_call "],
@@ -1054,6 +1090,29 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
       gate: true,
     }),
+    // The same call in another vocabulary's envelope (special tokens: no prose writes them): the name,
+    // then an argument or the close (or the stream cut off in either).
+    ...GLM_ENVELOPES.map(({ open, close }) =>
+      opener(
+        [open],
+        seq(
+          opt(lit("\n")),
+          name("ident"),
+          ws,
+          alt(peek(alt(lit("<arg_key>"), lit(close))), cut("<arg_key>", close)),
+        ),
+        tags(argTags, closers(close)),
+      ),
+    ),
+    token(
+      "open",
+      GLM_ENVELOPES.map((e) => e.open),
+      name("ident"),
+    ),
+    token(
+      "close",
+      GLM_ENVELOPES.map((e) => e.close),
+    ),
   ],
   "minimax-m1": [
     // MiniMax M1: call objects inside `<tool_calls>` (a list there is Jamba's).
@@ -1388,6 +1447,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         bareTags(anthropicEntries, [
           ...FUNCTION_CALLS_END,
           { literal: "</minimax:tool_call>", format: "minimax-m2" },
+          { literal: DOTS.close, format: "dots" },
         ]),
       ),
       {
@@ -1398,7 +1458,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         unoffered: envelopeAfter(
           "invoke>",
           nsLit("<invoke"),
-          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>")),
+          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>"), lit(DOTS.close)),
         ),
       },
     ),
@@ -1441,11 +1501,12 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     }),
   ],
   lfm2: [
-    // LFM2: a JSON list or a pythonic one.
+    // LFM2: a JSON list or a pythonic one. openPangu writes the JSON list in the same tokens, or in
+    // `[unused11]` … `[unused12]` where its vocabulary has no `<|tool_call_start|>` (vLLM `pangu`).
     opener(
-      ["<|tool_call_start|>"],
+      ["<|tool_call_start|>", ...PANGU.open],
       seq(ws, peek(seq(lit("["), ws, lit("{")))),
-      json("keys", "<|tool_call_end|>"),
+      json("keys", "<|tool_call_end|>", ...PANGU.close),
     ),
     opener(
       ["<|tool_call_start|>"],
@@ -1597,6 +1658,45 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         unoffered: to("[END_TOOL_REQUEST]"),
       },
     ),
+  ],
+  dots: [
+    // dots (vLLM and SGLang `dots`): Anthropic-style invokes, or one call object, in `<dots_function_call>`.
+    // The invoke's name as the peers read it (`name\s*=\s*…`, quoted or not: INVOKE_NAME's spellings).
+    // (A peek that captures no name: the body's `<invoke` starts each call.)
+    opener(
+      [DOTS.open],
+      seq(ws, peek(seq(lit("<invoke"), ws, lit("name")))),
+      tags(dotsEntries, closers(DOTS.close)),
+    ),
+    opener([DOTS.open], JSON_START, json("keys", DOTS.close)),
+  ],
+  cwm: [
+    // CWM (vLLM `cwm`): `<tool: LABEL>`, the tool's name as the body's first word, then its arguments
+    // as text (or JSON) up to `</tool>`. The label is informational (`function`).
+    // The tag on a line of its own, and a name only an offered tool's or one whose `</tool>` follows:
+    // prose that names the tag (`Use <tool: function> then…`) is text.
+    opener(
+      ["<tool:"],
+      seq(
+        ws,
+        word("ident", 64),
+        ws,
+        lit(">"),
+        alt(lit("\n"), lit("\r\n")),
+        ws,
+        name("ident"),
+        peek(alt(lit(" "), lit("\t"), lit("\n"), lit("\r\n"), lit("</tool>"))),
+      ),
+      tags(closers("</tool>")),
+      { structured: true, gate: true, unoffered: to("</tool>") },
+    ),
+  ],
+  rwkv: [
+    // RWKV (vLLM `rwkv`): a bold `**Tool Call:**` line, then the call object in a ```` ```json ```` fence,
+    // which is the envelope (as Command-R's `Action:`): only a call object (`"name"` first) after it.
+    opener(["**Tool Call:**"], seq(ws, lit("```"), opt(lit("json")), JSON_CALL_START), json("keys", "```"), {
+      where: "line",
+    }),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
@@ -1818,6 +1918,19 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     where: "anywhere",
     confirm: EMPTY,
     close: [{ literal: "</mm:think>", peek: false }],
+    harmony: false,
+  },
+  {
+    // K2 Horizon's three reasoning tokens (SGLang `k2_v3_detector.py`: `<ifm|think>`, `<ifm|think_fast>`, `<ifm|think_faster>`).
+    formats: ["k2-horizon"],
+    literals: ["<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [
+      { literal: "</ifm|think>", peek: false },
+      { literal: "</ifm|think_fast>", peek: false },
+      { literal: "</ifm|think_faster>", peek: false },
+    ],
     harmony: false,
   },
   {
