@@ -60,7 +60,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
     example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>北京</arg_value>\n</tool_call>",
   },
   harmony: {
-    models: "gpt-oss (Harmony)",
+    models: "gpt-oss (Harmony), LLM-jp-4.1",
     exampleTool: "get_weather",
     example:
       '<|channel|>analysis<|message|>We need to use the get_weather function.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Berlin"}<|call|>',

@@ -619,10 +619,15 @@ const HARMONY_CONFIRMED = alt(
   peek(seq(ws, alt(lit("{"), lit("[")))),
   seq(ws, cut("<|constrain|>", "<|message|>", "<|channel|>", "json")),
 )
-const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), word("letters"))
+/*
+ * A special token may be followed by a space: LLM-jp-4.1's tokenizer writes one after each
+ * (`<|start|> assistant<|channel|> commentary <|constrain|> json<|message|> {…}`, llama.cpp
+ * `common/parsers/llm-jp-harmony.cpp`), so `ws` follows each token the patterns below read.
+ */
+const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), ws, word("letters"))
 /** ` <|constrain|>json` or a glued ` json`, optional. */
 const HARMONY_CONSTRAIN = opt(
-  seq(ws, alt(seq(lit("<|constrain|>"), word("letters")), seq(lit("json"), not(word("ident"))))),
+  seq(ws, alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident"))))),
 )
 const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
 /** `to=functions.NAME` (or, after a special token, `to=NAME`). */
@@ -1353,13 +1358,17 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(
       ["<|start|>"],
       seq(
+        ws,
         lit("assistant"),
-        alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_AFTER_CHANNEL)),
+        alt(
+          seq(ws, HARMONY_RECIPIENT),
+          seq(lit("<|channel|>"), ws, word("letters"), ws, HARMONY_AFTER_CHANNEL),
+        ),
       ),
       harmonyBody,
       { endsAnalysis: true },
     ),
-    opener(["<|channel|>"], seq(word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
+    opener(["<|channel|>"], seq(ws, word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
       endsAnalysis: true,
     }),
     // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
@@ -1374,9 +1383,12 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
     token("close", ["<|call|>"]),
     // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
+    // (Also with the space LLM-jp-4.1 writes after each special token.)
     token("frame", [
-      "<|start|>assistant<|channel|>final<|message|>",
-      "<|channel|>final<|message|>",
+      ...["", " "].flatMap((sp) => [
+        `<|start|>${sp}assistant<|channel|>${sp}final<|message|>`,
+        `<|channel|>${sp}final<|message|>`,
+      ]),
       "<|return|>",
     ]),
   ],
@@ -2014,7 +2026,8 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     formats: ["harmony"],
     literals: ["<|channel|>"],
     where: "anywhere",
-    confirm: lit("analysis<|message|>"),
+    // (`<|channel|> analysis<|message|>`: LLM-jp-4.1's space after the token.)
+    confirm: seq(ws, lit("analysis<|message|>")),
     close: [
       { literal: "<|end|>", peek: false },
       { literal: "<|start|>", peek: true },

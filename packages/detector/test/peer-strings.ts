@@ -2531,4 +2531,24 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["command-r7b:fn_a", "command-r7b:fn_b"],
     visible: "<|START_THINKING|>Plan.<|END_THINKING|>",
   },
+  // --- LLM-jp-4.1: Harmony with a space after each special token (llama.cpp llm-jp-harmony.cpp) -------
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (recipient in the role header, its spaced tokens)`,
+    text: '<|channel|> analysis<|message|> Need the weather.<|end|><|start|> assistant to=functions.get_weather<|channel|> commentary <|constrain|> json<|message|> {"city": "Tokyo"}<|call|>',
+    markup: ["harmony:get_weather"],
+    visible: "<|channel|> analysis<|message|> Need the weather.<|end|>",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (recipient in the channel header)`,
+    text: '<|start|> assistant<|channel|> commentary to=functions.get_weather <|constrain|> json<|message|> {"city": "Tokyo"}<|call|>',
+    markup: ["harmony:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (a rehearsal in the spaced analysis channel, then the final answer)`,
+    text: '<|channel|> analysis<|message|> I could send to=functions.get_weather <|constrain|> json<|message|> {"city": "Tokyo"} but no.<|end|><|start|> assistant<|channel|> final<|message|> Hello!',
+    markup: ["harmony:get_weather", "harmony:?"],
+    recover: [],
+    visible: "<|channel|> analysis<|message|> I could send  but no.<|end|> Hello!",
+  },
 ]

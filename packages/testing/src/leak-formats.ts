@@ -450,17 +450,19 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   harmony: row({
     // Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
-    // 2 recipient before the channel. `<|call|>` closes.
-    styles: 3,
+    // 2 recipient before the channel. `<|call|>` closes. 3–5 the same with a space after each special
+    // token, as LLM-jp-4.1's tokenizer writes (llama.cpp `common/parsers/llm-jp-harmony.cpp`).
+    styles: 6,
     render: (calls, style) =>
       perCall(
         calls.map((call) => {
+          const sp = style % 6 >= 3 ? " " : ""
           const header =
             style % 3 === 0
-              ? `<|start|>assistant<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+              ? `<|start|>${sp}assistant<|channel|>${sp}commentary to=functions.${call.name} <|constrain|>${sp}json<|message|>${sp}`
               : style % 3 === 1
-                ? `<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
-                : `<|start|>assistant to=functions.${call.name}<|channel|>commentary json<|message|>`
+                ? `<|channel|>${sp}commentary to=functions.${call.name} <|constrain|>${sp}json<|message|>${sp}`
+                : `<|start|>${sp}assistant to=functions.${call.name}<|channel|>${sp}commentary json<|message|>${sp}`
           return [open(header), ...jsonArgs(call.args, false), close("<|call|>")]
         }),
         "\n",

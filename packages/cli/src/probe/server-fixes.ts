@@ -75,7 +75,12 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
       { models: "Spark3, iQuest-Coder V2, IQuest Q1" },
     ],
   },
-  harmony: { vllm: "openai", sglang: "gpt-oss" },
+  // LLM-jp-4.1 writes Harmony with a space after each special token: llama.cpp reads it, no vLLM or
+  // SGLang parser is known to.
+  harmony: {
+    vllm: [{ models: "gpt-oss (Harmony)", parser: "openai" }, { models: "LLM-jp-4.1" }],
+    sglang: [{ models: "gpt-oss (Harmony)", parser: "gpt-oss" }, { models: "LLM-jp-4.1" }],
+  },
   "minimax-m2": { vllm: "minimax_m2", sglang: "minimax-m2" },
   "minimax-m3": { vllm: "minimax_m3", sglang: "minimax-m3" },
   "minimax-m1": {},
