@@ -337,6 +337,8 @@ const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 
 
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
+/** A parameter tag with its name, where a header was due (MiMo-V2-Flash writes parameters before the header). */
+const PARAMETER_FIRST = seq(lit("<parameter="), word("function", 256), lit(">"))
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer (or its own close). */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
@@ -1016,9 +1018,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
     // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
     // writes `<tool_call> <function…` with no structure after it is not swallowed.)
+    // Or a parameter written before its call's header (`<tool_call>⏎<parameter=K>V</parameter>⏎<function=NAME>⏎</function>`,
+    // vLLM `tests/tool_parsers/test_mimov2_flash_tool_parser.py`): the parameter tag after the envelope confirms it.
     opener(
       ["<tool_call>"],
-      seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
+      seq(
+        opt(lit(">")),
+        ws,
+        peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER, PARAMETER_FIRST)),
+      ),
       qwenBody("</tool_call>"),
     ),
     // A corrupted opener with a suffix (`<tool_call_1>`, `<tool_call:0>`) right before a real call.
@@ -1058,7 +1066,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // (`<tool_call>function⏎NAME⏎{…}</tool_call>`, vLLM `step_audio_2_tool_parser.py`).
     opener(
       ["<tool_call>"],
-      seq(ws, lit("function"), lit("\n"), name("ident"), lit("\n"), ws, peek(lit("{"))),
+      // (The type right after the token, as the template writes it: a confirm that starts with `ws`
+      // costs a read at every `<tool_call>`.)
+      seq(lit("function\n"), name("ident"), lit("\n"), ws, peek(lit("{"))),
       json("none", "</tool_call>"),
       { structured: true },
     ),
@@ -1089,6 +1099,17 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
       ),
       glmBody,
+    ),
+    // GLM-5.3-Flash's JSON form: the name (after a display name and `/`, or alone), `>`, then the JSON
+    // arguments, the closer often left out (SGLang `glm53_flash_detector.py`:
+    // `<tool_call>Weather/get_weather_by_city>{"location": "Beijing"}`).
+    opener(
+      ["<tool_call>"],
+      // (The display name is read as a name, then replaced by the one after its `/`: one read of the
+      // first word, not one per alternative.)
+      seq(name("ident"), alt(lit(">"), seq(lit("/"), name("ident"), lit(">"))), ws, peek(lit("{"))),
+      { ...json("none", "</tool_call>"), closerOptional: true },
+      { structured: true },
     ),
     // A zero-argument call (`<tool_call>NAME</tool_call>`) cut off right after its name: the
     // stream ends there. Only for an offered tool, since nothing but the name confirms it.

@@ -2551,4 +2551,34 @@ export const PEER_STRINGS: readonly PeerString[] = [
     recover: [],
     visible: "<|channel|> analysis<|message|> I could send  but no.<|end|> Hello!",
   },
+  // --- MiMo-V2-Flash (vLLM) and GLM-5.3-Flash (SGLang): shapes of formats already in the catalogue -------
+  {
+    source: `${VLLM} tests/tool_parsers/test_mimov2_flash_tool_parser.py (multiple calls, the second's parameter before its header)`,
+    text: "Here is the result:\n<tool_call>\n<function=execute_bash>\n<parameter=command>pwd</parameter>\n</function>\n</tool_call>\n<tool_call>\n<parameter=command>ls -la</parameter>\n<function=list_files>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:execute_bash", "qwen3-coder:list_files"],
+    visible: "Here is the result:\n\n",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its JSON form, a display name before the name)",
+    text: '<tool_call>Weather/get_weather_by_city>{"location": "Beijing"}',
+    markup: ["glm:get_weather_by_city"],
+    visible: "",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its JSON form after prose, closed)",
+    text: 'Sure.<tool_call>get_weather>{"location": "Beijing"}</tool_call>',
+    markup: ["glm:get_weather"],
+    visible: "Sure.",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its tag form, a display name as the name)",
+    text: "<tool_call>Weather\n<arg_key>location</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>",
+    markup: ["glm:Weather"],
+    tools: ["get_weather"],
+    recover: [],
+    visible: "",
+  },
 ]

@@ -428,11 +428,25 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   glm: row({
     // Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines); 2, 3 the same in iQuest-Coder V2's
-    // envelope (vLLM `iquest_coder_v2`), 4, 5 in IQuest Q1's (SGLang `iquest_q1`).
-    styles: 6,
+    // envelope (vLLM `iquest_coder_v2`), 4, 5 in IQuest Q1's (SGLang `iquest_q1`); 6, 7 GLM-5.3-Flash's
+    // JSON form, `<tool_call>NAME>{…}` with no closer, 7 with a display name before the name
+    // (SGLang `glm53_flash_detector.py`).
+    styles: 8,
+    hasClosing: (style) => style % 8 < 6,
     render: (calls, style) => {
+      if (style % 8 >= 6) {
+        const display = style % 8 === 7 ? "Tool/" : ""
+        return perCall(
+          calls.map((call) => [
+            open(`<tool_call>${display}`),
+            syntax(`${call.name}>`),
+            ...jsonArgs(call.args, true),
+          ]),
+          "\n",
+        )
+      }
       const nl = style % 2 === 0 ? "\n" : ""
-      const tag = ["tool_call", "iquestcoder_tool_call", "iquest_tool_call"][Math.floor((style % 6) / 2)]!
+      const tag = ["tool_call", "iquestcoder_tool_call", "iquest_tool_call"][Math.floor((style % 8) / 2)]!
       return perCall(
         calls.map((call) => [
           open(`<${tag}>`),
