@@ -1512,6 +1512,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<|START_ACTION|>"], JSON_ANY, json("keys", "<|END_ACTION|>")),
     token("open", ["<|START_ACTION|>"]),
     token("close", ["<|END_ACTION|>"]),
+    // The answer's text block and the turn's end around it (llama.cpp `common/parsers/cohere2moe.cpp`:
+    // `<|START_TEXT|>…<|END_TEXT|>`, then `<|END_OF_TURN_TOKEN|>`): a server that parsed the format removes them.
+    token("frame", ["<|START_TEXT|>", "<|END_TEXT|>", "<|END_OF_TURN_TOKEN|>"]),
   ],
   "seed-oss": [
     // Seed-OSS.

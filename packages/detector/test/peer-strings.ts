@@ -2581,4 +2581,19 @@ export const PEER_STRINGS: readonly PeerString[] = [
     recover: [],
     visible: "",
   },
+  // --- Cohere Command A / North Code: the turn's framing tokens (llama.cpp cohere2moe.cpp) ----------------
+  {
+    source: `${LLAMA_CPP} common/parsers/cohere2moe.cpp (a call, then the turn's end token)`,
+    text: '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}\n]<|END_ACTION|><|END_OF_TURN_TOKEN|>',
+    markup: ["command-r7b:f", "command-r7b:?"],
+    recover: ["f"],
+    visible: "<|START_THINKING|>Plan.<|END_THINKING|>",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/cohere2moe.cpp (an answer in its text block)`,
+    text: "<|START_THINKING|>Easy.<|END_THINKING|><|START_TEXT|>Paris is the capital.<|END_TEXT|><|END_OF_TURN_TOKEN|>",
+    markup: ["command-r7b:?", "command-r7b:?", "command-r7b:?"],
+    recover: [],
+    visible: "<|START_THINKING|>Easy.<|END_THINKING|>Paris is the capital.",
+  },
 ]
