@@ -708,7 +708,14 @@ const GLM_ENVELOPES: readonly { readonly open: string; readonly close: string }[
 ]
 
 // --- dots: Anthropic-style invokes in its own envelope ------------------------------------------
-const DOTS = { open: "<dots_function_call>", close: "</dots_function_call>" }
+const DOTS = {
+  /**
+   * Its opener, also with its `<` written `>` as it leaked live (`>dots_function_call>{"name":"accept"…}`,
+   * quoted in a public agent-negotiation lab's notes).
+   */
+  opens: ["<dots_function_call>", ">dots_function_call>"],
+  close: "</dots_function_call>",
+}
 
 /** LM Studio's request closer, and the spelling Gemma 3 writes through it. */
 const LMSTUDIO_END = ["[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"]
@@ -1700,11 +1707,17 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // The invoke's name as the peers read it (`name\s*=\s*…`, quoted or not: INVOKE_NAME's spellings).
     // (A peek that captures no name: the body's `<invoke` starts each call.)
     opener(
-      [DOTS.open],
+      DOTS.opens,
       seq(ws, peek(seq(lit("<invoke"), ws, lit("name")))),
       tags(dotsEntries, closers(DOTS.close)),
     ),
-    opener([DOTS.open], JSON_START, json("keys", DOTS.close)),
+    opener(DOTS.opens, JSON_START, json("keys", DOTS.close)),
+    // Its opener alone: real leaks hold it before payloads no row reads (`<dots_function_call>
+    // <dots_function_call> <built-in> <parameter name="command" string="true">date</parameter> </built-in>`,
+    // a public terminal agent's `TestBTWExplainsUnexecutedToolCalls`, "screenshot" case), and prose has no
+    // use for it: withheld as a token. (Its closer alone is not: a `</d…` token would stop the prose scan
+    // at every `</div>`; after a call it joins the call.)
+    token("open", DOTS.opens),
   ],
   cwm: [
     // CWM (vLLM `cwm`): `<tool: LABEL>`, the tool's name as the body's first word, then its arguments

@@ -2400,16 +2400,39 @@ export const PEER_STRINGS: readonly PeerString[] = [
     visible: "",
   },
   {
-    source: `${DOTS} (a block with no call in it: text)`,
+    source: `${DOTS} (a block with no call in it: its opener withheld as a token, the rest shown)`,
     text: "<dots_function_call>garbage</dots_function_call>",
+    markup: ["dots:?"],
+    tools: ["search"],
+    visible: "garbage</dots_function_call>",
+  },
+  {
+    source: `${DOTS} (a stray end marker, which vLLM's parser strips: shown, a known limit)`,
+    text: "some text </dots_function_call>",
     markup: [],
     tools: ["search"],
   },
   {
-    source: `${DOTS} (a stray end marker: not a special token, shown)`,
-    text: "some text </dots_function_call>",
-    markup: [],
-    tools: ["search"],
+    source:
+      'a public terminal agent\'s TestBTWExplainsUnexecutedToolCalls (its "screenshot" leak: the tokens around a payload no row reads)',
+    text: '<dots_function_call> <dots_function_call> <built-in> <parameter name="command" string="true">date</parameter> </built-in>',
+    markup: ["dots:?", "dots:?"],
+    tools: ["shell"],
+    visible: '  <built-in> <parameter name="command" string="true">date</parameter> </built-in>',
+  },
+  {
+    source:
+      'a public agent-negotiation lab\'s notes (a live leak: ">dots_function_call>{"name":"accept"…}" as text)',
+    text: 'Here are my valuations. >dots_function_call>{"name":"accept","arguments":{"offer":3}}',
+    markup: ["dots:accept"],
+    visible: "Here are my valuations. ",
+  },
+  {
+    source:
+      "a public agent runtime's protocol-stripping test (a call streamed after prose and a reasoning block)",
+    text: 'I am thinking about the problem.<think>private thoughts</think>Here is the solution.<dots_function_call>\n{"name": "calculator", "parameters": {"expression": "2+2"}}\n</dots_function_call>',
+    markup: ["dots:calculator"],
+    visible: "I am thinking about the problem.<think>private thoughts</think>Here is the solution.",
   },
   {
     source: `${DOTS} (streaming: two blocks)`,

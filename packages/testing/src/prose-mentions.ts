@@ -44,12 +44,11 @@ const mentionsOf = (tool: string): string[] => [
   "<function_calls>",
   "</function>",
   "<parameter=path>",
-  // Tags that other formats' calls open with, named alone (`cwm`, `rwkv`, `dots`, Step-Audio 2's `hermes`).
+  // Tags that other formats' calls open with, named alone (`cwm`, `rwkv`, Step-Audio 2's `hermes`).
   "<tool: function>",
   "**Tool Call:**",
-  "<dots_function_call>",
-  "</dots_function_call>",
   "<tool_call>function",
+  "</dots_function_call>",
 ]
 
 /** Plain words to follow a mention (none of them continues a header: no `json`, no `{`). */

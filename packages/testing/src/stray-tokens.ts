@@ -178,6 +178,15 @@ const glmEnvelopes: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "glm", role: "close", text: "</iquest_tool_call>" },
 )
 
+/**
+ * dots' opener (vLLM `tests/tool_parsers/test_dots_tool_parser.py`), also with its `<` written `>` as it
+ * leaked live. (Its closer alone is shown: FORMATS.md, dots.)
+ */
+const dots: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "dots", role: "open", text: "<dots_function_call>" },
+  { format: "dots", role: "open", text: ">dots_function_call>" },
+)
+
 /** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
 const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
   format: "inkling",
@@ -196,6 +205,7 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["solar-open2", solarOpen2],
     ["k2-horizon", k2Horizon],
     ["glm", glmEnvelopes],
+    ["dots", dots],
   ],
 )
 

@@ -322,6 +322,7 @@ describe("strayTokens", () => {
         "solar-open2:close",
         "glm:open",
         "glm:close",
+        "dots:open",
       ].sort(),
     )
   })
