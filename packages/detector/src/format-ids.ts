@@ -59,6 +59,9 @@ export const FORMAT_IDS = [
   "solar-open2",
   "k2-horizon",
   "lmstudio",
+  "dots",
+  "cwm",
+  "rwkv",
   "cline-xml",
 ] as const
 

@@ -11,13 +11,13 @@ type Entry = Pick<FormatInfo, "models" | "exampleTool" | "example">
  */
 const CATALOGUE: Record<FormatId, Entry> = {
   "qwen3-coder": {
-    models: "Qwen3-Coder, Qwen3.5/3.6 XML mode, Nemotron-3-Nano, Step-3.5, MiMo, BerryLM",
+    models: "Qwen3-Coder, Qwen3.5/3.6 XML mode, Nemotron-3-Nano, Step-3.5, MiMo, BerryLM, iQuest-Coder",
     exampleTool: "read_file",
     example:
       "<tool_call>\n<function=read_file>\n<parameter=path>\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>",
   },
   hermes: {
-    models: "Hermes-2-Pro, Qwen2.5/Qwen3/QwQ (JSON), Granite 4, MiMo, Kolibri 1",
+    models: "Hermes-2-Pro, Qwen2.5/Qwen3/QwQ (JSON), Granite 4, MiMo, Kolibri 1, Trinity, Step-Audio 2",
     exampleTool: "get_weather",
     example: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
   },
@@ -55,12 +55,12 @@ const CATALOGUE: Record<FormatId, Entry> = {
       '<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>\n<|tool_calls_section_end|>',
   },
   glm: {
-    models: "GLM-4.5/4.6/4.7/5.x, Laguna, Ling 3",
+    models: "GLM-4.5/4.6/4.7/5.x, Laguna, Ling 3, Spark3, iQuest-Coder V2, IQuest Q1",
     exampleTool: "get_weather",
     example: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>北京</arg_value>\n</tool_call>",
   },
   harmony: {
-    models: "gpt-oss (Harmony)",
+    models: "gpt-oss (Harmony), LLM-jp-4.1",
     exampleTool: "get_weather",
     example:
       '<|channel|>analysis<|message|>We need to use the get_weather function.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Berlin"}<|call|>',
@@ -160,7 +160,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
       "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call></tool_calls>",
   },
   lfm2: {
-    models: "Liquid LFM2",
+    models: "Liquid LFM2, openPangu",
     exampleTool: "get_weather",
     example: '<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>',
   },
@@ -233,6 +233,23 @@ const CATALOGUE: Record<FormatId, Entry> = {
     exampleTool: "get_weather",
     example:
       '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+  },
+  dots: {
+    models: "rednote-hilab dots",
+    exampleTool: "search",
+    example:
+      '<dots_function_call>\n<invoke name="search">\n<parameter name="query">weather in Shanghai</parameter>\n</invoke>\n</dots_function_call>',
+  },
+  cwm: {
+    models: "Meta CWM (Code World Model)",
+    exampleTool: "terminal",
+    example: "<tool: function>\nterminal echo hi\n</tool>",
+  },
+  rwkv: {
+    models: "RWKV",
+    exampleTool: "get_weather",
+    example:
+      '**Tool Call:**\n```json\n{\n  "name": "get_weather",\n  "arguments": {\n    "city": "Paris"\n  }\n}\n```',
   },
   "cline-xml": {
     models: "Cline / Roo-Code prompt XML (opt-in)",

@@ -337,6 +337,8 @@ const envelopeAfter = (callEnd: string, next: Pattern, closer: Pattern, calls = 
 
 /** A suffix a corrupted `<tool_call` opener carries before its `>` (`_1`, `:0`, `-x`). */
 const OPENER_SUFFIX = seq(alt(lit("_"), lit(":"), lit("-")), word("ident", 16), lit(">"))
+/** A parameter tag with its name, where a header was due (MiMo-V2-Flash writes parameters before the header). */
+const PARAMETER_FIRST = seq(lit("<parameter="), word("function", 256), lit(">"))
 /** A `<function` header that does not parse, on its own line, followed by a parameter tag or a closer (or its own close). */
 const MALFORMED_FUNCTION_HEADER = seq(
   lit("<function"),
@@ -510,6 +512,16 @@ const dsmlEntries: BodyEntry[] = [
   ...callEnds(...DSML.map((d) => `</${d}invoke>`), "</invoke>"),
 ]
 const dsmlBody: BodySpec = tags(dsmlEntries, DSML_END_ENTRIES)
+/** dots' invokes: the name as DSML's peers read it, Anthropic's parameter tags. */
+const dotsEntries: BodyEntry[] = [
+  // (Also unquoted: vLLM's dots parser reads `name\s*=\s*([^>]+)`, quotes stripped if any.)
+  call(
+    "<invoke",
+    alt(seq(INVOKE_NAME, lit(">")), seq(ws, lit("name"), ws, lit("="), ws, name("ident"), ws, lit(">"))),
+  ),
+  ...structure("<parameter"),
+  ...callEnds("</invoke>"),
+]
 /**
  * A call's JSON inside the envelope, bare or in a ```` ```json ```` fence (SGLang's V3.2 detector
  * reads a JSON payload in an invoke; V4 also writes one straight in the envelope): call objects, or
@@ -609,10 +621,15 @@ const HARMONY_CONFIRMED = alt(
   peek(seq(ws, alt(lit("{"), lit("[")))),
   seq(ws, cut("<|constrain|>", "<|message|>", "<|channel|>", "json")),
 )
-const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), word("letters"))
+/*
+ * A special token may be followed by a space: LLM-jp-4.1's tokenizer writes one after each
+ * (`<|start|> assistant<|channel|> commentary <|constrain|> json<|message|> {…}`, llama.cpp
+ * `common/parsers/llm-jp-harmony.cpp`), so `ws` follows each token the patterns below read.
+ */
+const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), ws, word("letters"))
 /** ` <|constrain|>json` or a glued ` json`, optional. */
 const HARMONY_CONSTRAIN = opt(
-  seq(ws, alt(seq(lit("<|constrain|>"), word("letters")), seq(lit("json"), not(word("ident"))))),
+  seq(ws, alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident"))))),
 )
 const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
 /** `to=functions.NAME` (or, after a special token, `to=NAME`). */
@@ -674,6 +691,31 @@ const k3Entries: BodyEntry[] = [
   ...structure(...k3("<|open|>", "argument")),
   ...callEnds(...k3("<|close|>", "call", "<|sep|>")),
 ]
+
+/**
+ * openPangu's other spelling of LFM2's `<|tool_call_start|>`/`<|tool_call_end|>`: the reserved tokens its
+ * older vocabularies use instead (vLLM `pangu_tool_parser.py` falls back to them).
+ */
+const PANGU = { open: ["[unused11]"], close: ["[unused12]"] }
+
+/**
+ * Envelopes around GLM 4.7's call (`NAME<arg_key>K</arg_key><arg_value>V</arg_value>`) in other
+ * vocabularies: iQuest-Coder V2's (vLLM `iquest_coder_v2`) and IQuest Q1's (SGLang `iquest_q1`).
+ */
+const GLM_ENVELOPES: readonly { readonly open: string; readonly close: string }[] = [
+  { open: "<iquestcoder_tool_call>", close: "</iquestcoder_tool_call>" },
+  { open: "<iquest_tool_call>", close: "</iquest_tool_call>" },
+]
+
+// --- dots: Anthropic-style invokes in its own envelope ------------------------------------------
+const DOTS = {
+  /**
+   * Its opener, also with its `<` written `>` as it leaked live (`>dots_function_call>{"name":"accept"…}`,
+   * quoted in a public agent-negotiation lab's notes).
+   */
+  opens: ["<dots_function_call>", ">dots_function_call>"],
+  close: "</dots_function_call>",
+}
 
 /** LM Studio's request closer, and the spelling Gemma 3 writes through it. */
 const LMSTUDIO_END = ["[END_TOOL_REQUEST]", "[TOOL_REQUEST_END]"]
@@ -983,9 +1025,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Also around a malformed header (`<function=get weather`) whose line is followed by the call's
     // structure: the envelope is never the user's text there, and the name stays unknown. (Prose that
     // writes `<tool_call> <function…` with no structure after it is not swallowed.)
+    // Or a parameter written before its call's header (`<tool_call>⏎<parameter=K>V</parameter>⏎<function=NAME>⏎</function>`,
+    // vLLM `tests/tool_parsers/test_mimov2_flash_tool_parser.py`): the parameter tag after the envelope confirms it.
     opener(
       ["<tool_call>"],
-      seq(opt(lit(">")), ws, peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER))),
+      seq(
+        opt(lit(">")),
+        ws,
+        peek(alt(ENVELOPED_FUNCTION_HEADER, MALFORMED_FUNCTION_HEADER, PARAMETER_FIRST)),
+      ),
       qwenBody("</tool_call>"),
     ),
     // A corrupted opener with a suffix (`<tool_call_1>`, `<tool_call:0>`) right before a real call.
@@ -1021,6 +1069,16 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...json("keys", "</function_call>"),
       closerOptional: true,
     }),
+    // Step-Audio 2: the tool's type, its name and its JSON arguments a line each
+    // (`<tool_call>function⏎NAME⏎{…}</tool_call>`, vLLM `step_audio_2_tool_parser.py`).
+    opener(
+      ["<tool_call>"],
+      // (The type right after the token, as the template writes it: a confirm that starts with `ws`
+      // costs a read at every `<tool_call>`.)
+      seq(lit("function\n"), name("ident"), lit("\n"), ws, peek(lit("{"))),
+      json("none", "</tool_call>"),
+      { structured: true },
+    ),
     // DeepSeek-V4 hosted: `<tool_call id="…" name="NAME">{json}</tool_call>`.
     opener(
       ["<tool_call "],
@@ -1049,11 +1107,45 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ),
       glmBody,
     ),
+    // GLM-5.3-Flash's JSON form: the name (after a display name and `/`, or alone), `>`, then the JSON
+    // arguments, the closer often left out (SGLang `glm53_flash_detector.py`:
+    // `<tool_call>Weather/get_weather_by_city>{"location": "Beijing"}`).
+    opener(
+      ["<tool_call>"],
+      // (The display name is read as a name, then replaced by the one after its `/`: one read of the
+      // first word, not one per alternative.)
+      seq(name("ident"), alt(lit(">"), seq(lit("/"), name("ident"), lit(">"))), ws, peek(lit("{"))),
+      { ...json("none", "</tool_call>"), closerOptional: true },
+      { structured: true },
+    ),
     // A zero-argument call (`<tool_call>NAME</tool_call>`) cut off right after its name: the
     // stream ends there. Only for an offered tool, since nothing but the name confirms it.
     opener(["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
       gate: true,
     }),
+    // The same call in another vocabulary's envelope (special tokens: no prose writes them): the name,
+    // then an argument or the close (or the stream cut off in either).
+    ...GLM_ENVELOPES.map(({ open, close }) =>
+      opener(
+        [open],
+        seq(
+          opt(lit("\n")),
+          name("ident"),
+          ws,
+          alt(peek(alt(lit("<arg_key>"), lit(close))), cut("<arg_key>", close)),
+        ),
+        tags(argTags, closers(close)),
+      ),
+    ),
+    token(
+      "open",
+      GLM_ENVELOPES.map((e) => e.open),
+      name("ident"),
+    ),
+    token(
+      "close",
+      GLM_ENVELOPES.map((e) => e.close),
+    ),
   ],
   "minimax-m1": [
     // MiniMax M1: call objects inside `<tool_calls>` (a list there is Jamba's).
@@ -1294,13 +1386,17 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(
       ["<|start|>"],
       seq(
+        ws,
         lit("assistant"),
-        alt(seq(ws, HARMONY_RECIPIENT), seq(lit("<|channel|>"), word("letters"), ws, HARMONY_AFTER_CHANNEL)),
+        alt(
+          seq(ws, HARMONY_RECIPIENT),
+          seq(lit("<|channel|>"), ws, word("letters"), ws, HARMONY_AFTER_CHANNEL),
+        ),
       ),
       harmonyBody,
       { endsAnalysis: true },
     ),
-    opener(["<|channel|>"], seq(word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
+    opener(["<|channel|>"], seq(ws, word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
       endsAnalysis: true,
     }),
     // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
@@ -1315,9 +1411,12 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Harmony's call end after a payload the JSON reader stops short of (`<|message|>foo<|call|>`).
     token("close", ["<|call|>"]),
     // The final answer's header, with or without its role, and its end (llama.cpp's gpt-oss tests).
+    // (Also with the space LLM-jp-4.1 writes after each special token.)
     token("frame", [
-      "<|start|>assistant<|channel|>final<|message|>",
-      "<|channel|>final<|message|>",
+      ...["", " "].flatMap((sp) => [
+        `<|start|>${sp}assistant<|channel|>${sp}final<|message|>`,
+        `<|channel|>${sp}final<|message|>`,
+      ]),
       "<|return|>",
     ]),
   ],
@@ -1388,6 +1487,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         bareTags(anthropicEntries, [
           ...FUNCTION_CALLS_END,
           { literal: "</minimax:tool_call>", format: "minimax-m2" },
+          { literal: DOTS.close, format: "dots" },
         ]),
       ),
       {
@@ -1398,7 +1498,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         unoffered: envelopeAfter(
           "invoke>",
           nsLit("<invoke"),
-          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>")),
+          alt(nsLit("</function_calls>"), lit("</minimax:tool_call>"), lit(DOTS.close)),
         ),
       },
     ),
@@ -1419,6 +1519,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<|START_ACTION|>"], JSON_ANY, json("keys", "<|END_ACTION|>")),
     token("open", ["<|START_ACTION|>"]),
     token("close", ["<|END_ACTION|>"]),
+    // The answer's text block and the turn's end around it (llama.cpp `common/parsers/cohere2moe.cpp`:
+    // `<|START_TEXT|>…<|END_TEXT|>`, then `<|END_OF_TURN_TOKEN|>`): a server that parsed the format removes them.
+    token("frame", ["<|START_TEXT|>", "<|END_TEXT|>", "<|END_OF_TURN_TOKEN|>"]),
   ],
   "seed-oss": [
     // Seed-OSS.
@@ -1441,11 +1544,12 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     }),
   ],
   lfm2: [
-    // LFM2: a JSON list or a pythonic one.
+    // LFM2: a JSON list or a pythonic one. openPangu writes the JSON list in the same tokens, or in
+    // `[unused11]` … `[unused12]` where its vocabulary has no `<|tool_call_start|>` (vLLM `pangu`).
     opener(
-      ["<|tool_call_start|>"],
+      ["<|tool_call_start|>", ...PANGU.open],
       seq(ws, peek(seq(lit("["), ws, lit("{")))),
-      json("keys", "<|tool_call_end|>"),
+      json("keys", "<|tool_call_end|>", ...PANGU.close),
     ),
     opener(
       ["<|tool_call_start|>"],
@@ -1597,6 +1701,51 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         unoffered: to("[END_TOOL_REQUEST]"),
       },
     ),
+  ],
+  dots: [
+    // dots (vLLM and SGLang `dots`): Anthropic-style invokes, or one call object, in `<dots_function_call>`.
+    // The invoke's name as the peers read it (`name\s*=\s*…`, quoted or not: INVOKE_NAME's spellings).
+    // (A peek that captures no name: the body's `<invoke` starts each call.)
+    opener(
+      DOTS.opens,
+      seq(ws, peek(seq(lit("<invoke"), ws, lit("name")))),
+      tags(dotsEntries, closers(DOTS.close)),
+    ),
+    opener(DOTS.opens, JSON_START, json("keys", DOTS.close)),
+    // Its opener alone: real leaks hold it before payloads no row reads (`<dots_function_call>
+    // <dots_function_call> <built-in> <parameter name="command" string="true">date</parameter> </built-in>`,
+    // a public terminal agent's `TestBTWExplainsUnexecutedToolCalls`, "screenshot" case), and prose has no
+    // use for it: withheld as a token. (Its closer alone is not: a `</d…` token would stop the prose scan
+    // at every `</div>`; after a call it joins the call.)
+    token("open", DOTS.opens),
+  ],
+  cwm: [
+    // CWM (vLLM `cwm`): `<tool: LABEL>`, the tool's name as the body's first word, then its arguments
+    // as text (or JSON) up to `</tool>`. The label is informational (`function`).
+    // The tag on a line of its own, and a name only an offered tool's or one whose `</tool>` follows:
+    // prose that names the tag (`Use <tool: function> then…`) is text.
+    opener(
+      ["<tool:"],
+      seq(
+        ws,
+        word("ident", 64),
+        ws,
+        lit(">"),
+        alt(lit("\n"), lit("\r\n")),
+        ws,
+        name("ident"),
+        peek(alt(lit(" "), lit("\t"), lit("\n"), lit("\r\n"), lit("</tool>"))),
+      ),
+      tags(closers("</tool>")),
+      { structured: true, gate: true, unoffered: to("</tool>") },
+    ),
+  ],
+  rwkv: [
+    // RWKV (vLLM `rwkv`): a bold `**Tool Call:**` line, then the call object in a ```` ```json ```` fence,
+    // which is the envelope (as Command-R's `Action:`): only a call object (`"name"` first) after it.
+    opener(["**Tool Call:**"], seq(ws, lit("```"), opt(lit("json")), JSON_CALL_START), json("keys", "```"), {
+      where: "line",
+    }),
   ],
   "cline-xml": [
     // Cline / Roo-Code prompt XML: `<TOOLNAME>` … `</TOOLNAME>` for an offered tool, opt-in.
@@ -1821,6 +1970,19 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     harmony: false,
   },
   {
+    // K2 Horizon's three reasoning tokens (SGLang `k2_v3_detector.py`: `<ifm|think>`, `<ifm|think_fast>`, `<ifm|think_faster>`).
+    formats: ["k2-horizon"],
+    literals: ["<ifm|think>", "<ifm|think_fast>", "<ifm|think_faster>"],
+    where: "anywhere",
+    confirm: EMPTY,
+    close: [
+      { literal: "</ifm|think>", peek: false },
+      { literal: "</ifm|think_fast>", peek: false },
+      { literal: "</ifm|think_faster>", peek: false },
+    ],
+    harmony: false,
+  },
+  {
     formats: ["solar-open2"],
     literals: ["<|think:start|>"],
     where: "anywhere",
@@ -1901,7 +2063,8 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     formats: ["harmony"],
     literals: ["<|channel|>"],
     where: "anywhere",
-    confirm: lit("analysis<|message|>"),
+    // (`<|channel|> analysis<|message|>`: LLM-jp-4.1's space after the token.)
+    confirm: seq(ws, lit("analysis<|message|>")),
     close: [
       { literal: "<|end|>", peek: false },
       { literal: "<|start|>", peek: true },

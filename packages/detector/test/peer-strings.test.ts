@@ -32,14 +32,16 @@ function longestRun(text: string, char: string): number {
  * ```` ```json ````), an inline code span (for text with no blank line: a blank line ends the
  * paragraph and so the span), and an indented code block.
  */
-function twins(text: string): [string, string][] {
+function twins(row: PeerString): [string, string][] {
+  const { text } = row
   const fence = "`".repeat(Math.max(3, longestRun(text, "`") + 1))
   const tick = "`".repeat(longestRun(text, "`") + 1)
   const out: [string, string][] = [
     ["fenced", `Like this:\n\n${fence}\n${text}\n${fence}\n\nDone.`],
     ["indented", `Like this:\n\n${text.replace(/^/gm, "    ")}\n\nDone.`],
   ]
-  if (!/\n[ \t]*\n/.test(text)) out.push(["inline code", `Write ${tick} ${text} ${tick} exactly.`])
+  if (!/\n[ \t]*\n/.test(text) && row.inlineTwin !== false)
+    out.push(["inline code", `Write ${tick} ${text} ${tick} exactly.`])
   return out
 }
 
@@ -65,7 +67,7 @@ describe.each(PEER_STRINGS.map((row, i) => [`#${i + 1} ${row.source}`, row] as c
     expect(feed(splitAt(row.text, points), options)).toMatchObject({ text: whole.text, markup: whole.markup })
   })
 
-  test.each(twins(row.text))("its %s twin is an example, shown unchanged", (_, text) => {
+  test.each(twins(row))("its %s twin is an example, shown unchanged", (_, text) => {
     expect(scan(text, options)).toMatchObject({ text, markup: [] })
   })
 })

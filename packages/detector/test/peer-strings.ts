@@ -16,6 +16,11 @@ export interface PeerString {
   readonly tools?: readonly string[]
   readonly recover?: readonly (string | undefined)[]
   readonly visible?: string
+  /**
+   * `false`: the text in an inline code span is not all code. A line in it that opens a fence after
+   * the first interrupts the paragraph (CommonMark §4.5), so what follows that fenced block is prose.
+   */
+  readonly inlineTwin?: false
 }
 
 const VLLM = "vllm-project/vllm"
@@ -115,6 +120,21 @@ const atemCall = (tool: string, key: string, value: string): string =>
 const M3NS = "]<]minimax[>["
 const m3Block = (tool: string, key: string, value: string): string =>
   `${M3NS}<tool_call>\n${M3NS}<invoke name="${tool}">${M3NS}<${key}>${value}${M3NS}</${key}>${M3NS}</invoke>\n${M3NS}</tool_call>`
+
+// --- Parsers checked for held-out formats (vLLM `tests/tool_parsers/`, SGLang `function_call/`) -----
+const PANGU = `${VLLM} tests/tool_parsers/test_pangu_tool_parser.py`
+const OPENPANGU2 = `${VLLM} tests/tool_parsers/test_openpanguv2_tool_parser.py`
+const CWM = `${VLLM} tests/tool_parsers/test_cwm_tool_parser.py`
+const DOTS = `${VLLM} tests/tool_parsers/test_dots_tool_parser.py`
+const IQUEST2 = `${VLLM} tests/tool_parsers/test_iquest_coder_v2_tool_parser.py`
+const RWKV = `${VLLM} tests/tool_parsers/test_rwkv_tool_parser.py`
+// The tests' builders: iQuest V2's call block and RWKV's Markdown call (`json.dumps(…, indent=2)`).
+const iquestCall = (tool: string, ...pairs: [string, string][]): string =>
+  `<iquestcoder_tool_call>${tool}${pairs.map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`).join("")}</iquestcoder_tool_call>`
+const rwkvCall = (tool: string, args: Record<string, string>): string =>
+  `**Tool Call:**\n\`\`\`json\n${JSON.stringify({ name: tool, arguments: args }, null, 2)}\n\`\`\``
+const dotsInvoke = (tool: string, key: string, value: string): string =>
+  `<invoke name="${tool}"><parameter name="${key}">${value}</parameter></invoke>`
 
 export const PEER_STRINGS: readonly PeerString[] = [
   // --- Hunyuan HY v4: the family's suffixed tokens -----------------------------------------------------
@@ -2291,5 +2311,312 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: [],
     tools: ["test"],
     visible: '<unit xmlns="http://www.srcML.org/srcML/src"><function><name>test</name></function></unit>',
+  },
+  // --- openPangu: LFM2's tokens around a JSON list ----------------------------------------------------
+  {
+    source: `${PANGU} (multiple tool calls)`,
+    text: '<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "San Francisco", "metric": "celsius"}}, {"name": "register_user", "arguments": {"name": "John Doe", "age": 37, "address": {"city": "San Francisco", "state": "CA"}, "role": null, "passed_test": true, "aliases": ["John", "Johnny"]}}]<|tool_call_end|>',
+    markup: ["lfm2:get_weather", "lfm2:register_user"],
+    visible: "",
+  },
+  {
+    source: `${PANGU} (content before the call)`,
+    text: 'I will call the tool now. <|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Boston"}}]<|tool_call_end|>',
+    markup: ["lfm2:get_weather"],
+    visible: "I will call the tool now. ",
+  },
+  {
+    source: `${PANGU} (content after the call)`,
+    text: '<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Seattle"}}]<|tool_call_end|>\nThank you!',
+    markup: ["lfm2:get_weather"],
+    visible: "\nThank you!",
+  },
+  {
+    source: `${PANGU} (streaming: line breaks inside the tokens)`,
+    text: 'some content\n<|tool_call_start|>\n[{"name": "device_control_a", "arguments": {}}]\n<|tool_call_end|>',
+    markup: ["lfm2:device_control_a"],
+    visible: "some content\n",
+  },
+  {
+    source: `${VLLM} vllm/tool_parsers/pangu_tool_parser.py (its fallback tokens [unused11]/[unused12] around the test's call)`,
+    text: 'I will call the tool now. [unused11][{"name": "get_weather", "arguments": {"city": "Boston"}}][unused12]',
+    markup: ["lfm2:get_weather"],
+    visible: "I will call the tool now. ",
+  },
+  {
+    source: `${OPENPANGU2} (single tool)`,
+    text: 'Thought: I need to check weather.<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Beijing"}}]<|tool_call_end|>',
+    markup: ["lfm2:get_weather"],
+    visible: "Thought: I need to check weather.",
+  },
+  // --- CWM: `<tool: function>` … `</tool>`, the name as the body's first word -------------------------
+  { source: CWM, text: "This is a test", markup: [] },
+  {
+    source: `${CWM} (single terminal call after reasoning)`,
+    text: '<think>Let me search.</think>\n<tool: function>\nterminal find . -name "*.py" | xargs grep -n "def bulk_create"\n</tool>\n',
+    markup: ["cwm:terminal"],
+    visible: "<think>Let me search.</think>\n\n",
+  },
+  {
+    source: `${CWM} (multiple tools)`,
+    text: "preamble\n<tool: function>\nterminal echo hi\n</tool>\n<tool: function>\nterminal echo bye\n</tool>\n",
+    markup: ["cwm:terminal", "cwm:terminal"],
+    visible: "preamble\n\n\n",
+  },
+  {
+    source: `${CWM} (the same block naming a tool not offered: its \`</tool>\` makes it a call)`,
+    text: "preamble\n<tool: function>\nterminal echo hi\n</tool>\n",
+    markup: ["cwm:terminal"],
+    tools: ["read_file"],
+    recover: [],
+    visible: "preamble\n\n",
+  },
+  {
+    source:
+      "cwm: prose that names the tag (vllm/tool_parsers/cwm_tool_parser.py's docstring form, in a sentence)",
+    text: "Wrap each call in <tool: function> and close it with </tool>.",
+    markup: [],
+    tools: ["terminal"],
+  },
+  // --- dots: Anthropic-style invokes or a JSON object in `<dots_function_call>` ----------------------
+  {
+    source: `${DOTS} (XML with typed values)`,
+    text: 'ok<dots_function_call><invoke name="set_location"><parameter name="location">{"city": "Shanghai"}</parameter><parameter name="days">3</parameter><parameter name="include_weather">true</parameter></invoke></dots_function_call>',
+    markup: ["dots:set_location"],
+    visible: "ok",
+  },
+  {
+    source: `${DOTS} (multiple invokes and the JSON fallback)`,
+    text: `<dots_function_call>${dotsInvoke("search", "query", "chairs")}${dotsInvoke("open", "id", "7")}</dots_function_call><dots_function_call>{"name":"search","arguments":{"query":"tables"}}</dots_function_call>`,
+    markup: ["dots:search", "dots:open", "dots:search"],
+    visible: "",
+  },
+  {
+    source: `${DOTS} (an unknown tool: withheld, not recovered)`,
+    text: `<dots_function_call>${dotsInvoke("ghost", "query", "chairs")}</dots_function_call>`,
+    markup: ["dots:ghost"],
+    tools: ["search"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source: `${DOTS} (a block with no call in it: its opener withheld as a token, the rest shown)`,
+    text: "<dots_function_call>garbage</dots_function_call>",
+    markup: ["dots:?"],
+    tools: ["search"],
+    visible: "garbage</dots_function_call>",
+  },
+  {
+    source: `${DOTS} (a stray end marker, which vLLM's parser strips: shown, a known limit)`,
+    text: "some text </dots_function_call>",
+    markup: [],
+    tools: ["search"],
+  },
+  {
+    source:
+      'a public terminal agent\'s TestBTWExplainsUnexecutedToolCalls (its "screenshot" leak: the tokens around a payload no row reads)',
+    text: '<dots_function_call> <dots_function_call> <built-in> <parameter name="command" string="true">date</parameter> </built-in>',
+    markup: ["dots:?", "dots:?"],
+    tools: ["shell"],
+    visible: '  <built-in> <parameter name="command" string="true">date</parameter> </built-in>',
+  },
+  {
+    source:
+      'a public agent-negotiation lab\'s notes (a live leak: ">dots_function_call>{"name":"accept"…}" as text)',
+    text: 'Here are my valuations. >dots_function_call>{"name":"accept","arguments":{"offer":3}}',
+    markup: ["dots:accept"],
+    visible: "Here are my valuations. ",
+  },
+  {
+    source:
+      "a public agent runtime's protocol-stripping test (a call streamed after prose and a reasoning block)",
+    text: 'I am thinking about the problem.<think>private thoughts</think>Here is the solution.<dots_function_call>\n{"name": "calculator", "parameters": {"expression": "2+2"}}\n</dots_function_call>',
+    markup: ["dots:calculator"],
+    visible: "I am thinking about the problem.<think>private thoughts</think>Here is the solution.",
+  },
+  {
+    source: `${DOTS} (streaming: two blocks)`,
+    text: `visible<dots_function_call>${dotsInvoke("search", "query", "chairs")}</dots_function_call><dots_function_call>${dotsInvoke("search", "query", "tables")}</dots_function_call>`,
+    markup: ["dots:search", "dots:search"],
+    visible: "visible",
+  },
+  {
+    source: `${VLLM} vllm/tool_parsers/dots_tool_parser.py (its invoke regex reads an unquoted name)`,
+    text: "<dots_function_call><invoke name=search><parameter name=query>chairs</parameter></invoke></dots_function_call>",
+    markup: ["dots:search"],
+    visible: "",
+  },
+  {
+    source: "dots: an invoke whose opener was dropped, ended by the orphan </dots_function_call>",
+    text: `Searching.\n${dotsInvoke("search", "query", "chairs")}\n</dots_function_call>`,
+    markup: ["dots:search"],
+    visible: "Searching.\n",
+  },
+  // --- iQuest: GLM 4.7's call in its own envelope -----------------------------------------------------
+  { source: IQUEST2, text: "Just a plain assistant reply with no tool call.", markup: [] },
+  {
+    source: `${IQUEST2} (typed arguments)`,
+    text: iquestCall("get_current_weather", ["city", "Dallas"], ["state", "TX"], ["days", "3"]),
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${IQUEST2} (no arguments)`,
+    text: "<iquestcoder_tool_call>get_current_weather</iquestcoder_tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${IQUEST2} (leading content, parallel calls)`,
+    text: `Let me look that up for you.\n${iquestCall("get_current_weather", ["city", "Dallas"])}${iquestCall("get_current_weather", ["city", "Orlando"])}`,
+    markup: ["glm:get_current_weather", "glm:get_current_weather"],
+    visible: "Let me look that up for you.\n",
+  },
+  {
+    source: `${IQUEST2} (whitespace between the name and the arguments)`,
+    text: "<iquestcoder_tool_call>get_current_weather\n<arg_key>city</arg_key>\n<arg_value>Dallas</arg_value>\n</iquestcoder_tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source: `${IQUEST2} (an <arg_value> never closed: the parser drops the call; its tokens are still a leak)`,
+    text: "<iquestcoder_tool_call>get_current_weather<arg_key>city</arg_key><arg_value>Dallas</iquestcoder_tool_call>",
+    markup: ["glm:get_current_weather"],
+    visible: "",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/iquest_q1_detector.py (its <iquest_tool_call> tokens)",
+    text: "Checking.\n<iquest_tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></iquest_tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "Checking.\n",
+  },
+  // --- Step-Audio 2: the tool's type, name and arguments a line each in <tool_call> ------------------
+  {
+    source: `${VLLM} vllm/tool_parsers/step_audio_2_tool_parser.py (the format its comment names: function⏎forecast_weather⏎{…})`,
+    text: 'Let me check.<tool_call>function\nforecast_weather\n{"location": "shanghai"}</tool_call>',
+    markup: ["hermes:forecast_weather"],
+    visible: "Let me check.",
+  },
+  // --- RWKV: `**Tool Call:**` and a ```json fence --------------------------------------------------
+  { source: RWKV, text: "There is no tool call here.", markup: [] },
+  {
+    source: `${RWKV} (Markdown tool call)`,
+    text: rwkvCall("get_weather", { city: "Paris" }),
+    markup: ["rwkv:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${RWKV} (parallel Markdown tool calls)`,
+    text: `${rwkvCall("get_weather", { city: "Paris" })}\n${rwkvCall("get_forecast", { city: "Berlin" })}`,
+    markup: ["rwkv:get_weather", "rwkv:get_forecast"],
+    visible: "\n",
+    // (In the span, its first ```json line opens a fenced block: the second `**Tool Call:**` is outside code.)
+    inlineTwin: false,
+  },
+  {
+    source: `${RWKV} (streams without leaking the marker)`,
+    text: `Checking.\n${rwkvCall("get_weather", { city: "Paris" })}`,
+    markup: ["rwkv:get_weather"],
+    visible: "Checking.\n",
+  },
+  {
+    source: `${RWKV} (a bash fence is content)`,
+    text: "You can run this command manually:\n```bash\nperl -0pi -e 's/return a - b/return a + b/' /tmp/calculator.py\n```\n",
+    markup: [],
+    tools: ["bash"],
+  },
+  {
+    source: `${RWKV} (a json fence with no **Tool Call:** line: a code block, shown; vLLM reads it when tools are offered)`,
+    text: 'Checking.\n```json\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}\n```',
+    markup: [],
+    tools: ["get_weather"],
+  },
+  {
+    source: `${RWKV} (the legacy <tool_call> with a Python dict: not JSON, a known limit)`,
+    text: "Need to inspect the file.\n<tool_call>\n{'arguments': {'filePath': 'calculator.py'}, 'name': 'read', 'type': 'tool_call'}\n",
+    markup: [],
+    tools: ["read"],
+  },
+  // --- K2 Horizon's reasoning tokens (SGLang k2_v3_detector.py) and Cohere Command 4 ------------------
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/k2_v3_detector.py (a call rehearsed in <ifm|think_fast>, then an answer)",
+    text: "<ifm|think_fast>I could call <ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value></ifm|tool_call></ifm|think_fast>It is sunny.",
+    markup: ["k2-horizon:get_weather"],
+    recover: [],
+    visible: "<ifm|think_fast>I could call </ifm|think_fast>It is sunny.",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/cohere_command4_detector.py (the wire format its docstring quotes)",
+    text: '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "fn_a", "parameters": {"x": 1}},\n    {"tool_call_id": "1", "tool_name": "fn_b", "parameters": {}}\n]<|END_ACTION|>',
+    markup: ["command-r7b:fn_a", "command-r7b:fn_b"],
+    visible: "<|START_THINKING|>Plan.<|END_THINKING|>",
+  },
+  // --- LLM-jp-4.1: Harmony with a space after each special token (llama.cpp llm-jp-harmony.cpp) -------
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (recipient in the role header, its spaced tokens)`,
+    text: '<|channel|> analysis<|message|> Need the weather.<|end|><|start|> assistant to=functions.get_weather<|channel|> commentary <|constrain|> json<|message|> {"city": "Tokyo"}<|call|>',
+    markup: ["harmony:get_weather"],
+    visible: "<|channel|> analysis<|message|> Need the weather.<|end|>",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (recipient in the channel header)`,
+    text: '<|start|> assistant<|channel|> commentary to=functions.get_weather <|constrain|> json<|message|> {"city": "Tokyo"}<|call|>',
+    markup: ["harmony:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/llm-jp-harmony.cpp (a rehearsal in the spaced analysis channel, then the final answer)`,
+    text: '<|channel|> analysis<|message|> I could send to=functions.get_weather <|constrain|> json<|message|> {"city": "Tokyo"} but no.<|end|><|start|> assistant<|channel|> final<|message|> Hello!',
+    markup: ["harmony:get_weather", "harmony:?"],
+    recover: [],
+    visible: "<|channel|> analysis<|message|> I could send  but no.<|end|> Hello!",
+  },
+  // --- MiMo-V2-Flash (vLLM) and GLM-5.3-Flash (SGLang): shapes of formats already in the catalogue -------
+  {
+    source: `${VLLM} tests/tool_parsers/test_mimov2_flash_tool_parser.py (multiple calls, the second's parameter before its header)`,
+    text: "Here is the result:\n<tool_call>\n<function=execute_bash>\n<parameter=command>pwd</parameter>\n</function>\n</tool_call>\n<tool_call>\n<parameter=command>ls -la</parameter>\n<function=list_files>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:execute_bash", "qwen3-coder:list_files"],
+    visible: "Here is the result:\n\n",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its JSON form, a display name before the name)",
+    text: '<tool_call>Weather/get_weather_by_city>{"location": "Beijing"}',
+    markup: ["glm:get_weather_by_city"],
+    visible: "",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its JSON form after prose, closed)",
+    text: 'Sure.<tool_call>get_weather>{"location": "Beijing"}</tool_call>',
+    markup: ["glm:get_weather"],
+    visible: "Sure.",
+  },
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/glm53_flash_detector.py (its tag form, a display name as the name)",
+    text: "<tool_call>Weather\n<arg_key>location</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>",
+    markup: ["glm:Weather"],
+    tools: ["get_weather"],
+    recover: [],
+    visible: "",
+  },
+  // --- Cohere Command A / North Code: the turn's framing tokens (llama.cpp cohere2moe.cpp) ----------------
+  {
+    source: `${LLAMA_CPP} common/parsers/cohere2moe.cpp (a call, then the turn's end token)`,
+    text: '<|START_THINKING|>Plan.<|END_THINKING|><|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}\n]<|END_ACTION|><|END_OF_TURN_TOKEN|>',
+    markup: ["command-r7b:f", "command-r7b:?"],
+    recover: ["f"],
+    visible: "<|START_THINKING|>Plan.<|END_THINKING|>",
+  },
+  {
+    source: `${LLAMA_CPP} common/parsers/cohere2moe.cpp (an answer in its text block)`,
+    text: "<|START_THINKING|>Easy.<|END_THINKING|><|START_TEXT|>Paris is the capital.<|END_TEXT|><|END_OF_TURN_TOKEN|>",
+    markup: ["command-r7b:?", "command-r7b:?", "command-r7b:?"],
+    recover: [],
+    visible: "<|START_THINKING|>Easy.<|END_THINKING|>Paris is the capital.",
   },
 ]

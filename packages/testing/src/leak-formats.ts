@@ -277,9 +277,20 @@ const RENDERERS: Record<FormatId, Renderer> = {
     },
   }),
   hermes: row({
-    // Styles: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or not.
-    styles: 8,
+    // Styles 0–7: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or
+    // not. 8: Step-Audio 2's type, name and arguments a line each (vLLM `step_audio_2`).
+    styles: 9,
     render: (calls, style) => {
+      if (style % 9 === 8)
+        return perCall(
+          calls.map((call) => [
+            open("<tool_call>"),
+            syntax(`function\n${call.name}\n`),
+            ...jsonArgs(call.args, true),
+            close("</tool_call>"),
+          ]),
+          "\n",
+        )
       const tag = style % 2 === 0 ? "tool_call" : "tools"
       const spaced = (style >> 1) % 2 === 0
       const nl = (style >> 2) % 2 === 0 ? "\n" : ""
@@ -416,20 +427,36 @@ const RENDERERS: Record<FormatId, Renderer> = {
     }),
   }),
   glm: row({
-    // Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines).
-    styles: 2,
+    // Styles: 0 GLM-4.5 (newlines), 1 GLM-4.7 (no newlines); 2, 3 the same in iQuest-Coder V2's
+    // envelope (vLLM `iquest_coder_v2`), 4, 5 in IQuest Q1's (SGLang `iquest_q1`); 6, 7 GLM-5.3-Flash's
+    // JSON form, `<tool_call>NAME>{…}` with no closer, 7 with a display name before the name
+    // (SGLang `glm53_flash_detector.py`).
+    styles: 8,
+    hasClosing: (style) => style % 8 < 6,
     render: (calls, style) => {
+      if (style % 8 >= 6) {
+        const display = style % 8 === 7 ? "Tool/" : ""
+        return perCall(
+          calls.map((call) => [
+            open(`<tool_call>${display}`),
+            syntax(`${call.name}>`),
+            ...jsonArgs(call.args, true),
+          ]),
+          "\n",
+        )
+      }
       const nl = style % 2 === 0 ? "\n" : ""
+      const tag = ["tool_call", "iquestcoder_tool_call", "iquest_tool_call"][Math.floor((style % 8) / 2)]!
       return perCall(
         calls.map((call) => [
-          open("<tool_call>"),
+          open(`<${tag}>`),
           syntax(`${call.name}${nl}`),
           ...call.args.flatMap(([key, arg]) => [
             syntax(`<arg_key>${key}</arg_key>${nl}<arg_value>`),
             raw(arg),
             syntax(`</arg_value>${nl}`),
           ]),
-          close("</tool_call>"),
+          close(`</${tag}>`),
         ]),
         "\n",
       )
@@ -437,17 +464,19 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   harmony: row({
     // Styles: 0 `<|start|>assistant<|channel|>commentary to=…`, 1 without `<|start|>assistant`,
-    // 2 recipient before the channel. `<|call|>` closes.
-    styles: 3,
+    // 2 recipient before the channel. `<|call|>` closes. 3–5 the same with a space after each special
+    // token, as LLM-jp-4.1's tokenizer writes (llama.cpp `common/parsers/llm-jp-harmony.cpp`).
+    styles: 6,
     render: (calls, style) =>
       perCall(
         calls.map((call) => {
+          const sp = style % 6 >= 3 ? " " : ""
           const header =
             style % 3 === 0
-              ? `<|start|>assistant<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
+              ? `<|start|>${sp}assistant<|channel|>${sp}commentary to=functions.${call.name} <|constrain|>${sp}json<|message|>${sp}`
               : style % 3 === 1
-                ? `<|channel|>commentary to=functions.${call.name} <|constrain|>json<|message|>`
-                : `<|start|>assistant to=functions.${call.name}<|channel|>commentary json<|message|>`
+                ? `<|channel|>${sp}commentary to=functions.${call.name} <|constrain|>${sp}json<|message|>${sp}`
+                : `<|start|>${sp}assistant to=functions.${call.name}<|channel|>${sp}commentary json<|message|>${sp}`
           return [open(header), ...jsonArgs(call.args, false), close("<|call|>")]
         }),
         "\n",
@@ -690,9 +719,16 @@ const RENDERERS: Record<FormatId, Renderer> = {
     },
   }),
   lfm2: row({
-    //
+    // Styles: 0 a pythonic list; 1 a JSON list in the same tokens (openPangu, vLLM `openpangu_v2`);
+    // 2 the JSON list in openPangu's reserved tokens `[unused11]` … `[unused12]` (vLLM `pangu`).
     identifierNames: true,
-    render: (calls) => pythonList(calls, "<|tool_call_start|>[", "]<|tool_call_end|>"),
+    styles: 3,
+    render: (calls, style) =>
+      style % 3 === 0
+        ? pythonList(calls, "<|tool_call_start|>[", "]<|tool_call_end|>")
+        : style % 3 === 1
+          ? jsonList(calls, "<|tool_call_start|>[", "]<|tool_call_end|>")
+          : jsonList(calls, "[unused11][", "][unused12]"),
   }),
   olmo3: row({
     // pythonic, one call a line.
@@ -883,6 +919,48 @@ const RENDERERS: Record<FormatId, Renderer> = {
               ]),
               "\n",
             ),
+  }),
+  dots: row({
+    // dots (vLLM and SGLang `dots`): styles 0 Anthropic-style invokes with newlines, 1 on one line, both
+    // in one envelope; 2 one call object an envelope. Without its opener an invoke reads as
+    // Anthropic XML's bare one, which the orphan `</dots_function_call>` tells apart.
+    styles: 3,
+    innerHeader: (style) => style % 3 !== 2,
+    aliases: (_, bareOpening) => (bareOpening ? ["anthropic-xml"] : []),
+    render: (calls, style) => {
+      if (style % 3 === 2) return jsonPerCall(calls, "<dots_function_call>", "</dots_function_call>")
+      const nl = style % 3 === 0 ? "\n" : ""
+      return {
+        head: [open(`<dots_function_call>${nl}`)],
+        calls: calls.map((call) => [
+          syntax(`<invoke name="${call.name}">${nl}`),
+          ...namedParams(call.args, "parameter", "parameter", nl),
+          syntax("</invoke>"),
+        ]),
+        separator: nl,
+        tail: [close(`${nl}</dots_function_call>`)],
+      }
+    },
+  }),
+  cwm: row({
+    // CWM (vLLM `cwm`): `<tool: function>`, then the name and its arguments as JSON (the parser reads
+    // JSON after the name, else wraps the text as `{"command": …}`): styles 0 on the name's line, 1 on the next.
+    identifierNames: true,
+    styles: 2,
+    render: (calls, style) =>
+      perCall(
+        calls.map((call) => [
+          open("<tool: function>\n"),
+          syntax(`${call.name}${style % 2 === 0 ? " " : "\n"}`),
+          ...jsonArgs(call.args, true),
+          close("\n</tool>"),
+        ]),
+        "\n",
+      ),
+  }),
+  rwkv: row({
+    // RWKV (vLLM `rwkv`): a `**Tool Call:**` line, then one call object in a ```` ```json ```` fence.
+    render: (calls) => jsonPerCall(calls, "**Tool Call:**\n```json\n", "\n```"),
   }),
   "cline-xml": row({
     // a client prompt protocol, detected only when the format is enabled explicitly.

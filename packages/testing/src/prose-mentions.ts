@@ -44,6 +44,11 @@ const mentionsOf = (tool: string): string[] => [
   "<function_calls>",
   "</function>",
   "<parameter=path>",
+  // Tags that other formats' calls open with, named alone (`cwm`, `rwkv`, Step-Audio 2's `hermes`).
+  "<tool: function>",
+  "**Tool Call:**",
+  "<tool_call>function",
+  "</dots_function_call>",
 ]
 
 /** Plain words to follow a mention (none of them continues a header: no `json`, no `{`). */

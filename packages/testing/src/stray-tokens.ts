@@ -167,6 +167,26 @@ const k2Horizon: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
   { format: "k2-horizon", role: "close", text: "</ifm|tool_calls>" },
 )
 
+/**
+ * The envelopes other vocabularies put around GLM 4.7's call: iQuest-Coder V2's (vLLM
+ * `tests/tool_parsers/test_iquest_coder_v2_tool_parser.py`) and IQuest Q1's (SGLang `iquest_q1_detector.py`).
+ */
+const glmEnvelopes: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "glm", role: "open", text: "<iquestcoder_tool_call>" },
+  { format: "glm", role: "close", text: "</iquestcoder_tool_call>" },
+  { format: "glm", role: "open", text: "<iquest_tool_call>" },
+  { format: "glm", role: "close", text: "</iquest_tool_call>" },
+)
+
+/**
+ * dots' opener (vLLM `tests/tool_parsers/test_dots_tool_parser.py`), also with its `<` written `>` as it
+ * leaked live. (Its closer alone is shown: FORMATS.md, dots.)
+ */
+const dots: fc.Arbitrary<StrayToken> = fc.constantFrom<StrayToken>(
+  { format: "dots", role: "open", text: "<dots_function_call>" },
+  { format: "dots", role: "open", text: ">dots_function_call>" },
+)
+
 /** Inkling's invoke block token (vLLM `tests/parser/engine/test_inkling.py`). */
 const inkling: fc.Arbitrary<StrayToken> = fc.constant<StrayToken>({
   format: "inkling",
@@ -184,6 +204,8 @@ const FAMILIES: ReadonlyMap<FormatId, fc.Arbitrary<StrayToken>> = new Map<Format
     ["inkling", inkling],
     ["solar-open2", solarOpen2],
     ["k2-horizon", k2Horizon],
+    ["glm", glmEnvelopes],
+    ["dots", dots],
   ],
 )
 

@@ -53,7 +53,9 @@ const markerLiterals: string[] = (() => {
         if (
           (segment.role === "open" || segment.role === "close") &&
           text.length > 1 &&
-          !text.includes("NAME")
+          !text.includes("NAME") &&
+          // A fence alone is Markdown's (RWKV's closer is the fence after its `**Tool Call:**` line).
+          text !== "```"
         ) {
           found.add(text)
         }
@@ -318,6 +320,9 @@ describe("strayTokens", () => {
         "k2-horizon:close",
         "solar-open2:call",
         "solar-open2:close",
+        "glm:open",
+        "glm:close",
+        "dots:open",
       ].sort(),
     )
   })

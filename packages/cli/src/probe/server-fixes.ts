@@ -63,8 +63,24 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   "deepseek-v3": { vllm: "deepseek_v3", sglang: "deepseekv3" },
   "deepseek-dsml": { vllm: "deepseek_v32", sglang: "deepseekv32" },
   "kimi-k2": { vllm: "kimi_k2", sglang: "kimi_k2" },
-  glm: { vllm: "glm45", sglang: "glm45" },
-  harmony: { vllm: "openai", sglang: "gpt-oss" },
+  // Spark3 and the iQuest models write GLM 4.7's call under parser names we could not confirm in
+  // vLLM's or SGLang's registry: listed without one (the doctor names none for them).
+  glm: {
+    vllm: [
+      { models: "GLM-4.5/4.6/4.7/5.x, Laguna, Ling 3", parser: "glm45" },
+      { models: "Spark3, iQuest-Coder V2, IQuest Q1" },
+    ],
+    sglang: [
+      { models: "GLM-4.5/4.6/4.7/5.x, Laguna, Ling 3", parser: "glm45" },
+      { models: "Spark3, iQuest-Coder V2, IQuest Q1" },
+    ],
+  },
+  // LLM-jp-4.1 writes Harmony with a space after each special token: llama.cpp reads it, no vLLM or
+  // SGLang parser is known to.
+  harmony: {
+    vllm: [{ models: "gpt-oss (Harmony)", parser: "openai" }, { models: "LLM-jp-4.1" }],
+    sglang: [{ models: "gpt-oss (Harmony)", parser: "gpt-oss" }, { models: "LLM-jp-4.1" }],
+  },
   "minimax-m2": { vllm: "minimax_m2", sglang: "minimax-m2" },
   "minimax-m3": { vllm: "minimax_m3", sglang: "minimax-m3" },
   "minimax-m1": {},
@@ -90,7 +106,13 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
     ],
     sglang: [{ models: "HY3", parser: "hunyuan" }, { models: "HY v4" }],
   },
-  lfm2: { vllm: "lfm2", sglang: "lfm2" },
+  lfm2: {
+    vllm: [
+      { models: "Liquid LFM2", parser: "lfm2" },
+      { models: "openPangu", parser: "pangu" },
+    ],
+    sglang: [{ models: "Liquid LFM2", parser: "lfm2" }, { models: "openPangu" }],
+  },
   olmo3: { vllm: "olmo3" },
   nemotron: {},
   apertus: { vllm: "apertus" },
@@ -105,6 +127,9 @@ export const TOOL_PARSERS: Readonly<Record<FormatId, FormatParsers>> = {
   "k2-horizon": { vllm: "k2_horizon" },
   // LM Studio's own convention: no server parser names it (LM Studio reads it itself).
   lmstudio: {},
+  dots: { vllm: "dots" },
+  cwm: { vllm: "cwm" },
+  rwkv: { vllm: "rwkv" },
   "cline-xml": {},
 }
 
