@@ -22,7 +22,7 @@ import {
   TOKEN_ROWS,
   TOOL,
 } from "./format-table.ts"
-import { alt, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
+import { alt, inClass, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type NsTags, type Scanner } from "./skip-plain.ts"
 
 /** What starts at a literal: markup, or a reasoning block. */
@@ -134,8 +134,26 @@ export interface Tables {
    * (see `confirmRow`), before its grammar runs.
    */
   readonly nameFirst: ReadonlySet<OpenerRow>
+  /**
+   * How {@link textScanFor} narrows the prose scan for the offered tools: the scan's other
+   * literals, and the one-character openers of {@link nameFirst} rows with their followers.
+   */
+  readonly narrowing: Narrowing | undefined
   /** The longest literal: the hold-back floor. */
   readonly longest: number
+}
+
+/** See {@link Tables.narrowing}. */
+interface Narrowing {
+  readonly literals: readonly string[]
+  readonly gated: readonly (readonly [literal: string, follows: string])[]
+  readonly lineStarts: readonly number[]
+  readonly ns: NsTags
+  /**
+   * The narrowed scanners made so far, by the offered names' first characters (a memo of values
+   * derived from these tables alone, bounded by {@link NARROWED}).
+   */
+  readonly byFirsts: Map<string, Scanner>
 }
 
 /** A trie node under construction. */
@@ -385,10 +403,10 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   )
   // What prose is scanned for: markup openers, then reasoning openers (a block's own prose adds its closers).
   const namespaced = text.some(([, start]) => namespacedStart(start))
-  const textLiterals = [
-    ...text.flatMap(scanLiterals),
-    ...reasoningRows.filter((row) => row.where !== "anchor").flatMap((row) => row.literals),
-  ]
+  const reasoningLiterals = reasoningRows
+    .filter((row) => row.where !== "anchor")
+    .flatMap((row) => row.literals)
+  const textLiterals = [...text.flatMap(scanLiterals), ...reasoningLiterals]
   // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
   // or a list item (its content column decides what counts as indented code).
   const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
@@ -414,16 +432,79 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     for (const literal of [...row.literals, ...closers])
       longest.value = Math.max(longest.value, literal.length)
   }
+  // One-character openers gated on the name they read first (`[` of `[NAME(`), with their
+  // followers: narrowed per tools (`textScanFor`); the other prose literals stay as they are.
+  const gated: [string, string][] = []
+  const ungated: [string, Start][] = []
+  for (const entry of text) {
+    const [literal, start] = entry
+    if (
+      literal.length === 1 &&
+      start.kind === "markup" &&
+      start.row.follows !== undefined &&
+      checksNameFirst(start.row)
+    )
+      gated.push([literal, start.row.follows])
+    else ungated.push(entry)
+  }
+  const ns = namespaced ? "open" : "none"
   return {
     text: buildIndex(text, namespacedStart),
-    textScan: makeScanner(textLiterals, lines, namespaced ? "open" : "none"),
+    textScan: makeScanner(textLiterals, lines, ns),
     anchor: buildIndex(anchor),
     line: buildIndex(line),
     lineStart,
     bodies,
     nameFirst: new Set([...bodies.keys()].filter(checksNameFirst)),
+    narrowing:
+      gated.length === 0
+        ? undefined
+        : {
+            literals: [...ungated.flatMap(scanLiterals), ...reasoningLiterals],
+            gated,
+            lineStarts,
+            ns,
+            byFirsts: new Map(),
+          },
     longest: longest.value,
   }
+}
+
+/** Narrowed prose scanners kept per table set (distinct first characters of offered names). */
+const NARROWED = 16
+
+/**
+ * The prose scanner of a detector offered `tools`. A one-character opener gated on the name it
+ * reads first (`[` of `[NAME(`) fails, with tools offered, unless whitespace or the first character
+ * of an offered name follows it (`confirmRow`'s check): `[keys]`, `[1]` and `[the docs]` are then
+ * no stops. The scanner is the shared one where nothing narrows, and one per set of first
+ * characters otherwise (shared by every detector offered names with the same ones).
+ */
+export function textScanFor(tables: Tables, tools: readonly string[]): Scanner {
+  const narrowing = tables.narrowing
+  // (An empty name's `json` spelling starts with `j`: such a list is not narrowed.)
+  if (narrowing === undefined || tools.length === 0 || tools.includes("")) return tables.textScan
+  let firsts = ""
+  for (const tool of tools) {
+    const c = tool.charAt(0)
+    if (!firsts.includes(c)) firsts += c
+  }
+  let scanner = narrowing.byFirsts.get(firsts)
+  if (scanner === undefined) {
+    const gated = narrowing.gated.flatMap(([literal, follows]) =>
+      [...follows]
+        .filter((c) => !inClass("ident", c.charCodeAt(0)) || firsts.includes(c))
+        .map((c) => literal + c),
+    )
+    if (narrowing.byFirsts.size >= NARROWED) narrowing.byFirsts.clear()
+    scanner = makeScanner(
+      [...narrowing.literals, ...gated],
+      { lineStarts: narrowing.lineStarts },
+      narrowing.ns,
+    )
+    narrowing.byFirsts.set(firsts, scanner)
+  }
+  return scanner
 }
 
 /**

@@ -313,7 +313,7 @@ function codeAt(m: Machine, j: number): number {
 
 /** What prose is skipped with: the reasoning block's scanner or the response's. */
 function textScanner(m: Machine): Scanner {
-  const scanner = m.reasoning === undefined ? m.tables.textScan : m.reasoning.textScan
+  const scanner = m.reasoning === undefined ? m.textScan : m.reasoning.textScan
   // Blank lines only matter while an inline code run is open.
   return m.runs.length === 0 ? scanner.quiet : scanner
 }

@@ -18,7 +18,14 @@
  * @see https://spec.commonmark.org/0.31.2/#code-spans (CommonMark §6.1)
  */
 import { CR, LF, SPACE, TAB } from "./char-codes.ts"
-import type { CompiledBody, CompiledReasoning, LiteralIndex, Tables, TrieNode } from "./compile.ts"
+import {
+  type CompiledBody,
+  type CompiledReasoning,
+  type LiteralIndex,
+  type Tables,
+  type TrieNode,
+  textScanFor,
+} from "./compile.ts"
 import type { FormatId } from "./format-ids.ts"
 import type { OpenerRow } from "./format-table.ts"
 import type { Capture, Pattern } from "./pattern.ts"
@@ -178,6 +185,8 @@ export interface Machine extends Capture, SearchMemo {
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
   readonly maxHold: number
+  /** What prose outside reasoning is scanned with: the tables' scanner, narrowed for the tools (`textScanFor`). */
+  readonly textScan: Scanner
   // --- reads cut off by the end of a push: resumed on the next one, not repeated --------------
   /** The last literal walk cut off by the end of the input (made on the first; then reused). */
   walk: Walk | undefined
@@ -294,6 +303,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     tools,
     tables,
     maxHold,
+    textScan: textScanFor(tables, tools),
     walk: undefined,
     cutEnd: -1,
     captured: undefined,
