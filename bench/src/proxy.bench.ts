@@ -24,6 +24,13 @@
  *
  * Issue 15's targets: added p99 TTFB ≤ 2 ms; throughput at 200 streams ≥ 90% of direct; memory
  * per idle stream ≤ 16 KB.
+ *
+ * Options (environment): `BENCH_PROXY_BEFORE=<commit>` runs that commit's proxy beside today's in
+ * the time-to-first-byte rounds and reports the difference (see {@link BEFORE_ENV}: a change
+ * smaller than a run's spread shows, over several runs); `BENCH_TTFB_SAMPLES=<file>` writes
+ * every sample of those rounds; `BENCH_PROXY_NODE_FLAGS` (and `BENCH_FLOOR_TOO=1` for the floor's
+ * process) passes Node flags: `--cpu-prof`, or `--import <abs path>/proxy/ttfb-trace.ts` for
+ * each step's median.
  */
 import { type ChildProcess, fork } from "node:child_process"
 import { writeFileSync } from "node:fs"
