@@ -24,9 +24,18 @@
  *
  * Issue 15's targets: added p99 TTFB ≤ 2 ms; throughput at 200 streams ≥ 90% of direct; memory
  * per idle stream ≤ 16 KB.
+ *
+ * Options (environment): `BENCH_PROXY_BEFORE=<commit>` runs that commit's proxy beside today's in
+ * the time-to-first-byte rounds and reports the difference (see {@link BEFORE_ENV}: a change
+ * smaller than a run's spread shows, over several runs); `BENCH_TTFB_SAMPLES=<file>` writes
+ * every sample of those rounds; `BENCH_PROXY_NODE_FLAGS` (and `BENCH_FLOOR_TOO=1` for the floor's
+ * process) passes Node flags: `--cpu-prof`, or `--import <abs path>/proxy/ttfb-trace.ts` for
+ * each step's median.
  */
 import { type ChildProcess, fork } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
+import { buildFromGit } from "./build-from-git.ts"
 import type { SseUpstream, Workload } from "./proxy/sse-upstream.ts"
 import type { Cell, Sample as ClientSample, ProtocolName } from "./proxy/ttfb-client-process.ts"
 import { median, registerSuite } from "./suite.ts"
@@ -215,12 +224,14 @@ export interface ProxyProcess {
 export async function startProxyProcess(
   upstream: string,
   file = "./proxy/proxy-process.ts",
+  module?: string,
 ): Promise<ProxyProcess> {
   const flags =
     process.env.BENCH_FLOOR_TOO || file === "./proxy/proxy-process.ts"
       ? (process.env.BENCH_PROXY_NODE_FLAGS ?? "")
       : ""
-  const child = await startChild(file, [upstream], ["--expose-gc", ...flags.split(" ").filter(Boolean)])
+  const args = module === undefined ? [upstream] : [upstream, module]
+  const child = await startChild(file, args, ["--expose-gc", ...flags.split(" ").filter(Boolean)])
   return {
     url: child.url,
     heap: async () => (await child.ask<{ heapUsed: number }>({ type: "heap" }, "heap")).heapUsed,
@@ -335,6 +346,23 @@ interface TtfbCell {
   readonly direct: PathTtfb
   readonly floor: PathTtfb
   readonly proxy: PathTtfb
+  /** An older commit's proxy ({@link BEFORE_ENV}), in the same rounds. */
+  readonly before?: PathTtfb
+  /** Today's proxy minus the older one, request by request (each pair in the same moment). */
+  readonly paired?: Paired
+}
+
+/** Per-request differences of two paths' samples taken side by side (ms). */
+interface Paired {
+  readonly headers: readonly number[]
+  readonly text: readonly number[]
+}
+
+function paired(a: readonly ClientSample[], b: readonly ClientSample[]): Paired {
+  return {
+    headers: a.map((s, j) => s.headers - b[j]!.headers),
+    text: a.map((s, j) => s.firstText - b[j]!.firstText),
+  }
 }
 
 export interface TtfbMatrix {
@@ -342,6 +370,32 @@ export interface TtfbMatrix {
   readonly requests: number
   readonly floorCost: PerRequest
   readonly proxyCost: PerRequest
+  /** The older commit's proxy, when one ran beside today's ({@link BEFORE_ENV}). */
+  readonly before?: { readonly commit: string; readonly cost: PerRequest }
+}
+
+/**
+ * A commit (`BENCH_PROXY_BEFORE=b86d2d9`): its proxy, built from git with the `recovery`, `wire`
+ * and `detector` of the same commit, runs as a fourth path of the time-to-first-byte rounds, so
+ * a run says what today's sources changed directly, both in the same rounds (a change smaller
+ * than what one run moves a cell by still shows).
+ */
+const BEFORE_ENV = "BENCH_PROXY_BEFORE"
+
+/** The older proxy's process, when {@link BEFORE_ENV} names a commit. */
+async function startBefore(
+  upstream: SseUpstream,
+): Promise<{ commit: string; process: ProxyProcess } | undefined> {
+  const commit = process.env[BEFORE_ENV]
+  if (commit === undefined || commit === "") return undefined
+  const module = await buildFromGit("proxy", commit, {
+    entry: "node.ts",
+    workspace: ["recovery", "wire", "detector"],
+  })
+  const older = await startProxyProcess(upstream.url, "./proxy/proxy-process.ts", module)
+  // The same warm-up as today's proxy ({@link warmUp}).
+  await measure(upstream, older.url, UNPACED, 20, 3)
+  return { commit, process: older }
 }
 
 function pathTtfb(samples: readonly ClientSample[]): PathTtfb {
@@ -368,8 +422,9 @@ function pathTtfb(samples: readonly ClientSample[]): PathTtfb {
  */
 async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<TtfbMatrix> {
   const floor = await startProxyProcess(upstream.url, "./proxy/floor-process.ts")
+  const before = await startBefore(upstream)
   const client = await startChild("./proxy/ttfb-client-process.ts", [upstream.url], [])
-  const urls = [upstream.url, floor.url, proxy.url]
+  const urls = [upstream.url, floor.url, proxy.url, ...(before === undefined ? [] : [before.process.url])]
   const cell = (protocol: ProtocolName, fresh: boolean, requests: number, workload = FIRST_BYTE) => {
     const message: Cell = { type: "cell", protocol, fresh, urls, requests, workload }
     return client.ask<{ samples: ClientSample[][] }>(message, "cell")
@@ -377,9 +432,14 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
   try {
     for (const protocol of PROTOCOLS) await cell(protocol, false, WARM_UP, UNPACED_SHORT)
     const pooled = new Map<string, ClientSample[][]>()
-    const [floorBefore, proxyBefore] = await Promise.all([floor.cost(), proxy.cost()])
+    const [floorBefore, proxyBefore, olderBefore] = await Promise.all([
+      floor.cost(),
+      proxy.cost(),
+      before?.process.cost(),
+    ])
     for (let round = 0; round < TTFB_ROUNDS; round++) {
       await endTurn(proxy.url)
+      if (before !== undefined) await endTurn(before.process.url)
       for (const protocol of PROTOCOLS)
         for (const fresh of [false, true]) {
           const { samples } = await cell(protocol, fresh, CELL_REQUESTS)
@@ -389,9 +449,16 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
           pooled.set(key, sofar)
         }
     }
-    const [floorAfter, proxyAfter] = await Promise.all([floor.cost(), proxy.cost()])
+    const [floorAfter, proxyAfter, olderAfter] = await Promise.all([
+      floor.cost(),
+      proxy.cost(),
+      before?.process.cost(),
+    ])
     const requests = TTFB_ROUNDS * PROTOCOLS.length * 2 * CELL_REQUESTS
-    const cells = [...pooled].map(([key, [direct, viaFloor, viaProxy]]) => {
+    // Every sample, for a reader pooling several runs (`BENCH_TTFB_SAMPLES=file.json`).
+    const samplesFile = process.env.BENCH_TTFB_SAMPLES
+    if (samplesFile) writeFileSync(samplesFile, JSON.stringify(Object.fromEntries(pooled)))
+    const cells = [...pooled].map(([key, [direct, viaFloor, viaProxy, viaBefore]]) => {
       const [protocol, fresh] = key.split(" ")
       return {
         protocol: protocol as ProtocolName,
@@ -399,6 +466,9 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
         direct: pathTtfb(direct!),
         floor: pathTtfb(viaFloor!),
         proxy: pathTtfb(viaProxy!),
+        ...(viaBefore === undefined
+          ? {}
+          : { before: pathTtfb(viaBefore), paired: paired(viaProxy!, viaBefore) }),
       }
     })
     return {
@@ -406,10 +476,14 @@ async function ttfbMatrix(upstream: SseUpstream, proxy: ProxyProcess): Promise<T
       requests: TTFB_ROUNDS * CELL_REQUESTS,
       floorCost: perRequest(floorBefore, floorAfter, requests),
       proxyCost: perRequest(proxyBefore, proxyAfter, requests),
+      ...(before === undefined
+        ? {}
+        : { before: { commit: before.commit, cost: perRequest(olderBefore!, olderAfter!, requests) } }),
     }
   } finally {
     await client.close()
     await floor.close()
+    await before?.process.close()
   }
 }
 
@@ -492,7 +566,7 @@ function ttfbTable(matrix: TtfbMatrix): string {
   const cost = (c: PerRequest) =>
     `${c.cpu.toFixed(0)} µs of CPU and ${c.youngGcsPer1000.toFixed(1)} young GCs per 1000 requests`
   const lines = [
-    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers with the stream's opening events, the first text delta on its event loop's next turn, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
+    `Time to first byte from a client in its own process (node:http, \`proxy/ttfb-client-process.ts\`), streaming, three tools in every request (the recovered path), on a fresh connection per request or one kept alive: direct, through the floor and through the proxy in alternation, request by request, each first in turn; ${WARM_UP} requests per protocol and path to warm up, then ${TTFB_ROUNDS} rounds of ${CELL_REQUESTS} per cell and path (${matrix.requests} pooled). Each round starts with a turn the proxy ends (a tool call written as text twice: its memory of ended turns then holds one, as after any turn it failed in the last minute). The upstream writes its headers with the stream's opening events, the first text delta on its event loop's next turn, then a ${FIRST_BYTE.size}-character delta every ${FIRST_BYTE.everyMs} ms (${FIRST_BYTE.deltas} in all). The floor is a bare node:http server piping an undici request (\`proxy/floor-process.ts\`): the hop any proxy in its own process adds at best. *Added* is the path's p50 minus direct's p50; per delta, the p50 of every later delta's lag (the client's read minus the upstream's write) minus direct's.`,
     "",
     "| protocol | connection | headers p50 direct (ms) | headers added floor / proxy (ms) | first text p50 direct (ms) | first text added floor / proxy (ms) | first text p90 floor / proxy (ms) | later delta added floor / proxy (ms) |",
     "|---|---|---:|---:|---:|---:|---:|---:|",
@@ -505,6 +579,34 @@ function ttfbTable(matrix: TtfbMatrix): string {
     "",
     `Work per request in each server's process over the measured rounds: the proxy ${cost(matrix.proxyCost)}; the floor ${cost(matrix.floorCost)}.`,
   )
+  if (matrix.before !== undefined)
+    lines.push(
+      "",
+      beforeTable(matrix, matrix.before.commit),
+      "",
+      `The proxy of ${matrix.before.commit}: ${cost(matrix.before.cost)}.`,
+    )
+  return lines.join("\n")
+}
+
+/** Today's proxy against the older commit's, in the same rounds: p50 differences per cell. */
+function beforeTable(matrix: TtfbMatrix, commit: string): string {
+  const lines = [
+    `Today's proxy minus the proxy of ${commit} (built from git, a fourth path in the same rounds; negative: today's is faster): the difference of the p50s, and the median of the differences request by request (today's and the older proxy's requests of one alternation, taken within milliseconds of each other, so a burst of load hits both).`,
+    "",
+    "| protocol | connection | headers p50 (ms) | first text p50 (ms) | first text p90 (ms) | later delta p50 (ms) | headers, paired (ms) | first text, paired (ms) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+  ]
+  const all: Paired = { headers: [], text: [] }
+  for (const { protocol, fresh, proxy: p, before: b, paired: d } of matrix.cells) {
+    if (b === undefined || d === undefined) continue
+    ;(all.headers as number[]).push(...d.headers)
+    ;(all.text as number[]).push(...d.text)
+    lines.push(
+      `| ${protocol} | ${fresh ? "fresh" : "kept alive"} | ${ms(p.headers50 - b.headers50)} | ${ms(p.text50 - b.text50)} | ${ms(p.text90 - b.text90)} | ${ms(p.lag50 - b.lag50)} | ${ms(percentile(d.headers, 50))} | ${ms(percentile(d.text, 50))} |`,
+    )
+  }
+  lines.push(`| all | both | | | | | ${ms(percentile(all.headers, 50))} | ${ms(percentile(all.text, 50))} |`)
   return lines.join("\n")
 }
 

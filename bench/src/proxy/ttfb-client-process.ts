@@ -165,8 +165,12 @@ async function written(id: string): Promise<number[]> {
 
 async function run(cell: Cell): Promise<Sample[][]> {
   const samples: Sample[][] = cell.urls.map(() => [])
+  const { urls } = cell
   for (let i = 0; i < cell.requests; i++)
-    for (const [path, base] of cell.urls.entries()) {
+    for (let k = 0; k < urls.length; k++) {
+      // Each path in turn first: what follows another path's request (a busy upstream) hits all alike.
+      const path = (i + k) % urls.length
+      const base = urls[path]!
       const id = `c${process.pid}-${streams++}`
       const { headers, firstText, arrived } = await once(cell, base, id)
       const times = await written(id)
