@@ -25,10 +25,17 @@ import {
 import { alt, inClass, lit, nsLit, type Pattern, peek, seq, ws } from "./pattern.ts"
 import { makeScanner, type NsTags, type Scanner } from "./skip-plain.ts"
 
-/** What starts at a literal: markup, or a reasoning block. */
+/** What starts at a literal: markup, a reasoning block, or the answer after a block the chat template opened. */
 export type Start =
   | { readonly kind: "markup"; readonly row: OpenerRow }
   | { readonly kind: "reasoning"; readonly row: CompiledReasoning }
+  /**
+   * A reasoning closer with no block open: a chat template that writes the opener into the prompt
+   * (Qwen3-Thinking-2507, MiniMax-M2, HyperCLOVAX-SEED-Think, DeepSeek-R1) leaves the output as
+   * `reasoning…</think>\n\nanswer`. `confirm` follows the closer: a tag prose names needs its line
+   * to end there (see {@link templateEnds}).
+   */
+  | { readonly kind: "reasoning-end"; readonly confirm: Pattern }
 
 /** A literal and everything it may start, in priority order. */
 export interface LiteralEntry<T> {
@@ -401,6 +408,8 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const reasoningRows = REASONING_ROWS.filter(
     (row) => row.formats === undefined || row.formats.some((f) => enabled.has(f)),
   )
+  // After the markup rows: a closer that is a format's own token (`</mm:think>`) stays that token.
+  text.push(...templateEnds(reasoningRows, new Set(text.map(([literal]) => literal))))
   // What prose is scanned for: markup openers, then reasoning openers (a block's own prose adds its closers).
   const namespaced = text.some(([, start]) => namespacedStart(start))
   const reasoningLiterals = reasoningRows
@@ -468,6 +477,30 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
           },
     longest: longest.value,
   }
+}
+
+/** A tag's line ends right after it (CR LF too); its answer starts on the next line. */
+const LINE_END: Pattern = peek(alt(lit("\n"), lit("\r\n")))
+
+/**
+ * The closers of the reasoning blocks a chat template opens in the prompt (`openedInPrompt`), each
+ * once (`taken`: literals markup rows already start). A special token ends the block wherever it
+ * stands; a tag prose names (`</think>`: a row that opens only at the answer's start) only where
+ * its line ends, as templates write it (`…</think>\n\n`): "close it with </think> then…" stays prose.
+ */
+function templateEnds(rows: readonly ReasoningRow[], taken: ReadonlySet<string>): [string, Start][] {
+  const ends = new Map<string, Start>()
+  for (const row of rows) {
+    if (row.openedInPrompt !== true) continue
+    const line = row.where === "anchor" ? LINE_END : undefined
+    for (const close of row.close) {
+      if (close.peek || taken.has(close.literal) || ends.has(close.literal)) continue
+      const own = close.pattern
+      const confirm = own === undefined ? (line ?? seq()) : line === undefined ? own : seq(own, line)
+      ends.set(close.literal, { kind: "reasoning-end", confirm })
+    }
+  }
+  return [...ends]
 }
 
 /** Narrowed prose scanners kept per table set (distinct first characters of offered names). */

@@ -342,6 +342,8 @@ function startOrClose(m: Machine, i: number): Matched<StartHit | CloseHit> {
 function act(m: Machine, i: number, hit: StartHit | CloseHit): boolean {
   if (hit.kind === "close") return closeReasoning(m, hit.close.peek ? i : hit.end)
   const start = hit.start
+  // A closer the chat template's opener (in the prompt) left alone: the answer starts after it.
+  if (start.kind === "reasoning-end") return closeReasoning(m, hit.end)
   if (start.kind === "reasoning") return openReasoning(m, i, start.row, hit.end)
   return openMarkup(m, i, start.row, hit.end, hit.name)
 }

@@ -55,6 +55,7 @@ export function flushQueue(m: Machine): void {
 
 export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end: number): boolean {
   release(m, i)
+  m.templateReasoning = false
   m.reasoning = row
   m.block = { answered: false, marked: false }
   release(m, end)
@@ -63,9 +64,14 @@ export function openReasoning(m: Machine, i: number, row: CompiledReasoning, end
   return true
 }
 
-/** Closes the reasoning block whose closer is at `i`; scanning resumes at `end` (`i` for a peek closer). */
+/**
+ * Closes the reasoning block whose closer is at `i` (the open one, or the one the chat template
+ * opened: then there is no block, and the text before it was already shown as prose); scanning
+ * resumes at `end` (`i` for a peek closer). The closer is shown, as the reasoning it ends is.
+ */
 export function closeReasoning(m: Machine, end: number): boolean {
   release(m, end)
+  m.templateReasoning = false
   if (m.block?.marked) {
     m.unanswered ??= []
     m.unanswered.push(m.block)

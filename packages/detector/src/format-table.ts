@@ -194,6 +194,11 @@ export interface ReasoningRow {
   readonly close: readonly ReasoningClose[]
   /** Harmony analysis: a message addressed `to=functions.NAME` ends it. */
   readonly harmony: boolean
+  /**
+   * Chat templates write the opener into the prompt, so the output holds only the closer
+   * (`reasoning…</think>\n\nanswer`): a closer before any reasoning marker ends that block.
+   */
+  readonly openedInPrompt?: boolean
 }
 
 const EMPTY: Pattern = seq()
@@ -1943,6 +1948,9 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     confirm: EMPTY,
     close: [{ literal: "</think>", peek: false }],
     harmony: false,
+    // Qwen3-Thinking-2507 and Qwen3.5, MiniMax-M2, HyperCLOVAX-SEED-Think, Step3, DeepSeek-R1: their
+    // templates end the prompt with `<think>` (vLLM's reasoning parsers and their tests).
+    openedInPrompt: true,
   },
   {
     // Hunyuan HY v4's suffixed token (its family, see FAMILIES): a special token, never prose.

@@ -288,6 +288,12 @@ export interface Machine extends Capture, SearchMemo {
   // --- reasoning blocks and start-anchored formats ---------------------------------------------
   /** Start-anchored formats may still start (start of response, or right after reasoning). */
   anchor: boolean
+  /**
+   * No reasoning marker yet: the response may be inside a reasoning block its chat template opened
+   * in the prompt, and a closer with no opener (`Start` of kind `reasoning-end`) ends it. The first
+   * reasoning opener or closer decides.
+   */
+  templateReasoning: boolean
   /** The open reasoning block's row. */
   reasoning: CompiledReasoning | undefined
   /** The open reasoning block. */
@@ -346,6 +352,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     checkPos: 0,
     checkReturn: "text",
     anchor: true,
+    templateReasoning: true,
     reasoning: undefined,
     block: undefined,
     draft: undefined,

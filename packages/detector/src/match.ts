@@ -265,6 +265,14 @@ function acceptStart(
 ): Matched<StartHit> {
   for (const item of items) {
     if (item.kind === "reasoning" && m.reasoning !== undefined) continue // blocks do not nest
+    if (item.kind === "reasoning-end") {
+      // Only while no reasoning marker came before it (inside a block, its own closer matched first).
+      if (!m.templateReasoning) continue
+      const stop = match(item.confirm, m.buf, end, limit, fin, m, streamEndAt(m, i))
+      if (stop === MORE) return MORE
+      if (stop >= 0) return { kind: "start", end: stop, start: item, name: undefined }
+      continue
+    }
     if (item.kind === "reasoning") {
       const stop = match(item.row.row.confirm, m.buf, end, limit, fin, m, streamEndAt(m, i))
       if (stop === MORE) return MORE

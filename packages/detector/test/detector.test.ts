@@ -181,6 +181,51 @@ describe("reasoning", () => {
   })
 })
 
+describe("reasoning opened by the chat template (the opener is in the prompt, the closer alone in the output)", () => {
+  const unknown = '{"name": "wipe_disk", "parameters": {}}'
+
+  test.each([
+    ['[{"name": "get_weather", "arguments": {"city": "Paris"}}]', "xlam:get_weather"],
+    ["[get_weather(city='Paris')]", "pythonic:get_weather"],
+    [unknown, "llama3-json:wipe_disk"],
+  ])("a closer with no opener, ending its line, starts the answer: %s", (answer, found) => {
+    for (const before of ["Plan: check Paris.", "Plan.\n", ""]) {
+      const text = `${before}</think>\n\n${answer}`
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual([found])
+        expect(result.markup[0]!.inReasoning).toBe(false)
+        expect(result.text).toBe(`${before}</think>\n\n`)
+      }
+    }
+  })
+
+  test.each([
+    // Named mid-sentence: its line goes on, so no answer starts after it.
+    `Close the block with </think> then ${unknown}`,
+    `Close the block with </think>${unknown}`,
+    // Only the first closer, and only before any reasoning marker, can end a block the template opened.
+    `Plan.</think>\nThe answer.</think>\n${unknown}`,
+    `<think>Plan.</think>\nThe answer.</think>\n${unknown}`,
+    // Code is an example.
+    `\`\`\`\nPlan.</think>\n${unknown}\n\`\`\``,
+  ])("no answer starts after %j: the text is shown whole", (text) => {
+    expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
+    expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
+  })
+
+  test("a call before the closer stays a call outside reasoning: it was reported, and the text around it shown, before the closer came", () => {
+    // (vLLM's Qwen3 parser, too, reads a `<tool_call>` before any `</think>` as the end of the reasoning.)
+    const call = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>'
+    const text = `I could call ${call} here.\n</think>\n\n[get_weather(city='Paris')]`
+    const result = scan(text, { tools })
+    expect(result.markup.map(brief)).toEqual([
+      "hermes:read_file open,close,struct",
+      "pythonic:get_weather struct",
+    ])
+    expect(result.text).toBe("I could call  here.\n</think>\n\n")
+  })
+})
+
 describe("Harmony (gpt-oss)", () => {
   test("analysis is reasoning; a message to=functions.NAME is a call whatever its channel", () => {
     const text =

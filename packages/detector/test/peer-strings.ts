@@ -55,6 +55,8 @@ const GLM = `${VLLM} tests/tool_use/test_glm4_moe_tool_parser.py`
 const MISTRAL = `${VLLM} tests/tool_use/test_mistral_tool_parser.py`
 const SEED = `${VLLM} tests/tool_use/test_seed_oss_tool_parser.py`
 const XLAM = `${VLLM} tests/tool_use/test_xlam_tool_parser.py`
+const HCX_TP = `${VLLM} tests/tool_parsers/test_hyperclovax_seed_think_tool_parser.py`
+const HCX_RP = `${VLLM} tests/reasoning/test_hyperclovax_seed_think_reasoning_parser.py`
 const DSV31 = `${VLLM} tests/tool_use/test_deepseekv31_tool_parser.py`
 const MINIMAX_M2 = `${VLLM} tests/tool_use/test_minimax_m2_tool_parser.py`
 const SF = '{"city": "San Francisco", "state": "CA", "unit": "celsius"}'
@@ -455,6 +457,39 @@ export const PEER_STRINGS: readonly PeerString[] = [
     text: `<think>I'll help you with that.</think>[{"name": "get_current_weather", "arguments": ${DALLAS_JSON}}]`,
     markup: ["xlam:get_current_weather"],
     visible: "<think>I'll help you with that.</think>",
+  },
+  // --- Reasoning opened by the chat template: a closer with no opener, then the answer ----------------
+  {
+    source: `${HCX_TP} test_json_after_think_end`,
+    text: 'thinking</think>\n\n[{"name": "get_current_weather", "parameters": {"location": "Seoul"}}]',
+    markup: ["xlam:get_current_weather"],
+    visible: "thinking</think>\n\n",
+  },
+  {
+    source: `${HCX_TP} TestStreamingJSON.test_json_after_think_end`,
+    text: '</think>\n\n[{"name": "get_current_weather", "parameters": {"location": "Busan"}}]',
+    markup: ["xlam:get_current_weather"],
+    visible: "</think>\n\n",
+  },
+  {
+    source: `${HCX_RP} test_with_think_end_splits`,
+    text: "step by step</think>\n\nfinal answer",
+    markup: [],
+  },
+  {
+    source: `${VLLM} tests/reasoning/test_qwen3_reasoning_parser.py WITHOUT_START_TOKEN`,
+    text: "This is a reasoning section</think>This is the rest",
+    markup: [],
+  },
+  {
+    source: `${VLLM} tests/reasoning/test_minimax_m2_reasoning_parser.py DOUBLE_END_TOKEN`,
+    text: "reasoning</think>content A</think>content B",
+    markup: [],
+  },
+  {
+    source: `${VLLM} tests/reasoning/test_minimax_m2_reasoning_parser.py CODE_IN_REASONING`,
+    text: "```python\nprint('hello')\n```</think>Here is the code.",
+    markup: [],
   },
   {
     source: `${XLAM} (a [TOOL_CALLS] token after prose)`,

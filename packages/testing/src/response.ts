@@ -64,11 +64,24 @@ const visibleText = (sample: Sample): Part => ({ text: sample.text, calls: [], v
 const leakPart = (sample: Sample): Part => ({ text: sample.text, calls: sample.labels.calls, visible: false })
 
 /**
+ * Markup-free reasoning before an answer: a whole `<think>` block, or the closer alone (the chat
+ * template opened the block in the prompt), then a blank line.
+ */
+export const reasoningBefore: fc.Arbitrary<string> = fc
+  .record({
+    thought: prose({ code: false, maxSentences: 2 }).map((sample) => sample.text),
+    opened: fc.constantFrom("<think>\n", ""),
+  })
+  .map(({ thought, opened }) => `${opened}${thought}\n</think>\n\n`)
+
+/**
  * A model response: an optional reasoning block (maybe holding a call), then prose, fenced and
  * inline code examples and leaked calls in any order, and an ending that may be a leak cut off
  * by the end of the stream, an unclosed fenced example, or prose with stray backticks. Parts are
  * separated by blank lines. The composition keeps the labels true: a start-anchored leak (bare
- * JSON, pythonic list) only ever forms the whole response; a leak that is not closed only ends
+ * JSON, pythonic list) only ever forms the whole answer, maybe after a reasoning block — a whole
+ * `<think>…</think>`, or only its closer when the chat template wrote the opener into the prompt
+ * (Qwen3-Thinking-2507, MiniMax-M2: `reasoning…</think>⏎⏎answer`); a leak that is not closed only ends
  * it; stray backticks only come after the last leak; a call in the reasoning block gets
  * `answerFollows` when visible text follows the block, which makes it not recoverable under
  * `reasoning: "auto"`.
@@ -150,15 +163,17 @@ export function response(options: ResponseOptions): fc.Arbitrary<Sample<Response
   } catch {
     return composed // no offered tool can be named in a start-anchored format
   }
-  const anchored = anchoredLeak.map(
-    (sample): Sample<ResponseLabels> => ({
-      text: sample.text,
-      labels: {
-        ...labelsOf(sample.labels.calls),
-        formats: sample.labels.calls.map((call) => call.format),
-        reasoning: false,
-      },
-    }),
-  )
+  const anchored = fc
+    .record({ reasoning: fc.option(reasoningBefore, { nil: null }), leak: anchoredLeak })
+    .map(
+      ({ reasoning, leak }): Sample<ResponseLabels> => ({
+        text: `${reasoning ?? ""}${leak.text}`,
+        labels: {
+          ...labelsOf(leak.labels.calls),
+          formats: leak.labels.calls.map((call) => call.format),
+          reasoning: reasoning !== null,
+        },
+      }),
+    )
   return fc.oneof({ weight: 6, arbitrary: composed }, { weight: 1, arbitrary: anchored })
 }

@@ -25,6 +25,7 @@ import {
   strayTokens,
 } from "../src/index.ts"
 import { variantsOf } from "../src/leaked-call.ts"
+import { reasoningBefore } from "../src/response.ts"
 
 const tools = ["read_file", "bash", "get-weather", "Glob"]
 
@@ -106,6 +107,26 @@ describe("the detector against the arbitraries", () => {
       })
     }
   }
+
+  test.prop([
+    fc
+      .record({
+        reasoning: reasoningBefore,
+        leak: leakedCall({ tools, unknownTools: true, anchored: "only" }),
+      })
+      .chain(({ reasoning, leak }) =>
+        fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
+      ),
+  ])(
+    "a start-anchored leak right after reasoning (a whole <think> block, or its closer alone) is detected with its labels, under every chunking",
+    ([{ reasoning, leak }, chunks]) => {
+      const result = detect(chunks, tools)
+      expectLabels(result.markup, leak.labels)
+      // The reasoning stays visible; of the leak, only whitespace between calls.
+      expect(result.text.startsWith(reasoning)).toBe(true)
+      expect(result.text.slice(reasoning.length).trim()).toBe("")
+    },
+  )
 
   test.prop([withChunks(leakedCall({ tools, format: "cline-xml" }))])(
     "cline-xml leaks are detected when the format is enabled explicitly",
