@@ -18,7 +18,8 @@ export function stateLineStart(m: Machine): boolean {
   for (; i < len; i++) {
     const c = m.buf.charCodeAt(i)
     if (c === SPACE) m.lineIndent++
-    else if (c === TAB) m.lineIndent += 4
+    else if (c === TAB)
+      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
     else if (c !== CR) break // (a CR before the line feed: the line is still blank)
   }
   m.pos = i
@@ -44,20 +45,20 @@ export function stateLineStart(m: Machine): boolean {
     return true
   }
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
-  const item = listItemAt(m, i)
+  const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
-  if (item > 0) {
+  if (item !== FAIL) {
     // ```markdown
     // > | - ```json
     //       ^ the item's content may open a block of its own: a fence, an HTML block, code (§5.2)
     // ```
-    // Read on from the content column as from a line start (five spaces or more after the marker:
-    // one space, then indented code).
-    m.listIndent = m.lineIndent + item
-    m.lineIndent = m.listIndent
+    // Read on from the content column as from a line start (five columns or more after the
+    // marker: one of them, then indented code).
+    m.listIndent = m.lineIndent + item.width
+    m.lineIndent += item.atColumn
     m.anchor = false
     m.para = false
-    m.pos = i + item
+    m.pos = item.at
     return true
   }
   // Fences and HTML blocks are indented relative to the open list item's content (§5.2).
@@ -177,14 +178,16 @@ function countRun(m: Machine): boolean {
 /** What a code-span check reads its backtick runs as (in the run memo). */
 const CHECK_RUN = Symbol("backtick run")
 
-/** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to four spaces. */
-const MAX_ITEM = 14
+/** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to five columns. */
+const MAX_ITEM = 15
 
 /**
- * A list item's marker at `i` (`- `, `* `, `+ `, `1. `, `1) `): the width from the marker to the
- * item's content (what its continuation lines are indented by), 0 when none, or {@link MORE}.
+ * A list item's marker at `i` (`- `, `* `, `+ `, `1. `, `1) `, also with a tab after it), the marker
+ * at column `column`: where to read on (`at`, at column `atColumn` from the marker) and the columns
+ * from the marker to the item's content (`width`: what its continuation lines are indented by);
+ * FAIL when there is none, or {@link MORE}. Tabs go to the next tab stop of four (§2.2).
  */
-function listItemAt(m: Machine, i: number): number {
+function listItemAt(m: Machine, i: number, column: number): ListItem | typeof FAIL | typeof MORE {
   const limit = Math.min(m.buf.length, i + MAX_ITEM)
   const fin = m.final || i + MAX_ITEM <= m.buf.length
   const c = m.buf.charCodeAt(i)
@@ -193,19 +196,35 @@ function listItemAt(m: Machine, i: number): number {
     j++ // "-", "*", "+"
   else {
     while (j < limit && j - i < 9 && m.buf.charCodeAt(j) >= 48 && m.buf.charCodeAt(j) <= 57) j++
-    if (j === i) return 0
-    if (j === limit) return fin ? 0 : MORE
+    if (j === i) return FAIL
+    if (j === limit) return fin ? FAIL : MORE
     const d = m.buf.charCodeAt(j)
-    if (d !== 46 && d !== 41) return 0 // "." or ")"
+    if (d !== 46 && d !== 41) return FAIL // "." or ")"
     j++
   }
   const marker = j - i
-  while (j < limit && j - i - marker < 5 && m.buf.charCodeAt(j) === SPACE) j++
+  const from = column + marker
+  let col = from
+  for (; j < limit && col - from < 5; j++) {
+    const d = m.buf.charCodeAt(j)
+    if (d === SPACE) col++
+    else if (d === TAB) col += 4 - (col & 3)
+    else break
+  }
   if (j === limit && !fin) return MORE
-  const spaces = j - i - marker
-  if (spaces === 0) return 0
-  // Five or more spaces: the content starts one space after the marker (the rest is indentation).
-  return marker + (spaces > 4 ? 1 : spaces)
+  const spaces = col - from
+  if (spaces === 0) return FAIL
+  // Five columns or more: the content starts one column after the marker (the rest is
+  // indentation, read on from the marker's end).
+  if (spaces > 4) return { at: i + marker, atColumn: marker, width: marker + 1 }
+  return { at: j, atColumn: marker + spaces, width: marker + spaces }
+}
+
+/** A list item's marker line: see {@link listItemAt}. */
+interface ListItem {
+  readonly at: number
+  readonly atColumn: number
+  readonly width: number
 }
 
 /**
@@ -516,9 +535,12 @@ export function stateFenceQuote(m: Machine): boolean {
 export function stateFenceLineStart(m: Machine): boolean {
   const len = m.buf.length
   let i = m.pos
-  while (i < len && m.buf.charCodeAt(i) === SPACE) {
-    m.lineIndent++
-    i++
+  for (; i < len; i++) {
+    const c = m.buf.charCodeAt(i)
+    if (c === SPACE) m.lineIndent++
+    else if (c === TAB)
+      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
+    else break
   }
   m.pos = i
   if (i === len) return false
