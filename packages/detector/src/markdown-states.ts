@@ -1,13 +1,14 @@
 /**
  * The Markdown states: line starts, fenced code (CommonMark §4.5), indented code (§4.4), HTML
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
- * inside it is never flagged, also in a list item (§5.2) or, for fences, a blockquote (§5.1).
+ * inside it is never flagged, also in list items (§5.2) and blockquotes (§5.1), nested either way
+ * (HTML blocks only outside blockquotes).
  * Blockquotes themselves are prose (`> <tool_call>` is a call).
  */
 
 import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { dropRuns, isBlank, MAX_RUNS, type Machine, NO_RUNS } from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine, NO_QUOTE, NO_RUNS } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { noteRun, resumeRun } from "./run-memo.ts"
@@ -45,6 +46,7 @@ export function stateLineStart(m: Machine): boolean {
     return true
   }
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
+  if (!m.para) m.paraQuote = 0 // (a quoted line sets its own below)
   const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
   if (item !== FAIL) {
@@ -79,25 +81,15 @@ export function stateLineStart(m: Machine): boolean {
     }
   }
   if (indent <= 3 && c === GT) {
-    const quoted = quotedFenceAt(m, i)
+    const quoted = quotedBlockAt(m, i, m.lineIndent >= m.listIndent ? m.listIndent : 0)
     if (quoted === MORE) return false
-    if (quoted !== FAIL) {
-      // ```markdown
-      // > | > ```json
-      //       ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers
-      // ```
-      m.fenceQuote = quoted.depth
-      m.listIndent = 0
-      m.runChar = m.buf.charCodeAt(quoted.at)
-      m.runLen = 0
-      m.pos = quoted.at
-      m.state = "fence-open"
-      return true
-    }
+    if (quoted.kind !== "prose") return enterQuoted(m, quoted)
+    // Quoted prose: a paragraph in the quote, or one a deeper quote's line goes on (§5.1, lazy).
+    if (!(m.para && m.paraQuote >= quoted.depth)) m.paraQuote = quoted.depth
   }
   if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
     if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
     m.runChar = c
     m.runLen = 0
     m.state = "fence-open"
@@ -138,7 +130,7 @@ export function stateFenceOpen(m: Machine): boolean {
     } else m.state = "fence-info"
   } else {
     // Not a fence: backticks are an inline code run, tildes plain text.
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
     if (m.runChar === BACKTICK) addRun(m, m.runLen)
     m.state = "text"
   }
@@ -228,60 +220,153 @@ interface ListItem {
 }
 
 /**
- * Deepest blockquote whose fence is followed (`> > > ```…`); a deeper one stays prose. It bounds
- * what a line start holds while its markers arrive: at most 4 × 5 + 6 characters.
+ * Deepest blockquote whose code is followed (`> > > ```…`); a deeper one stays prose. With
+ * {@link MAX_QUOTE_LINE} it bounds what a line start holds while its markers arrive.
  */
 const MAX_QUOTE = 4
 
 /**
- * After `depth` blockquote markers from `i` (each after up to three spaces, with one optional space
- * after it, CommonMark §5.1): the index there, FAIL when the line lacks them, or {@link MORE}.
+ * Longest run of markers and indentation read at a quoted line's start (4 × 5 + 6); a line whose
+ * code starts further in is read as prose (a fence's line: the fence ends).
  */
-function quoteMarkers(m: Machine, i: number, depth: number): number {
-  const len = m.buf.length
+const MAX_QUOTE_LINE = 26
+
+/**
+ * After the blockquote markers of an open fence from `i`, one per entry of `gaps`, each after at
+ * most that many columns of indentation (three, plus the list item's content column it stands at
+ * in the container before it, §5.1, §5.2), with one optional space after it: the index there, FAIL
+ * when the line lacks them, or {@link MORE}.
+ */
+function quoteMarkers(m: Machine, i: number, gaps: readonly number[]): number {
+  const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
+  const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let j = i
-  for (let k = 0; k < depth; k++) {
-    let spaces = 0
-    while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
-      j++
-      spaces++
+  for (const gap of gaps) {
+    let col = 0
+    for (; j < end && col <= gap; j++) {
+      const c = m.buf.charCodeAt(j)
+      if (c === SPACE) col++
+      else if (c === TAB) col += 4 - (col & 3)
+      else break
     }
-    if (j === len) return m.final ? FAIL : MORE
-    if (spaces > 3 || m.buf.charCodeAt(j) !== GT) return FAIL
+    if (j === end) return fin ? FAIL : MORE
+    if (col > gap || m.buf.charCodeAt(j) !== GT) return FAIL
     j++
-    if (j === len && !m.final) return MORE
-    if (j < len && m.buf.charCodeAt(j) === SPACE) j++
+    if (j === end && !fin) return MORE
+    if (j < end && m.buf.charCodeAt(j) === SPACE) j++
   }
   return j
 }
 
 /**
- * A fence opening in a blockquote at `i` (the first `>`): the quote's depth and where the fence's
- * run starts, FAIL (no fence: the quote is prose), or {@link MORE}.
+ * What a blockquote's line holds after its markers (§5.1), when it is not prose: a fence (also in
+ * list items in the quote, `item` the innermost one's content column in the innermost quote, §5.2;
+ * `gaps` what its lines' markers may stand after, see {@link quoteMarkers}), indented code (§4.4),
+ * or nothing (a blank line in the quote). `at` is where the block starts (for a blank line: the
+ * next line's start).
  */
-function quotedFenceAt(m: Machine, i: number): { depth: number; at: number } | typeof FAIL | typeof MORE {
-  const len = m.buf.length
-  let depth = 0
+type QuotedBlock =
+  | {
+      readonly kind: "fence"
+      readonly depth: number
+      readonly at: number
+      readonly item: number
+      readonly gaps: readonly number[]
+    }
+  | { readonly kind: "indented"; readonly depth: number; readonly at: number }
+  | { readonly kind: "blank"; readonly depth: number; readonly at: number }
+  | { readonly kind: "prose"; readonly depth: number }
+
+/**
+ * The blockquote line at `i` (its first `>`, `outer` the content column of the list item it stands
+ * in, 0: none): what its content opens, or {@link MORE}. The content may nest list items and quotes
+ * (`> - > ```…`, §5.1, §5.2); columns count from the innermost quote's content (after its optional
+ * space), tabs to the next tab stop from there. A tab right after a `>` is read as prose (part of it
+ * would be the optional space: not worth the state).
+ */
+function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof MORE {
+  const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
+  const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
+  const gaps: number[] = []
+  let item = outer // the content column of the innermost list item in the innermost quote (0: none)
   let j = i
   for (;;) {
-    const at = quoteMarkers(m, j, 1)
-    if (at === MORE) return MORE
-    if (at === FAIL) break
-    depth++
-    j = at
-    if (depth > MAX_QUOTE) return FAIL
+    let k = j
+    let col = 0
+    for (; k < end && col < 4; k++) {
+      const c = m.buf.charCodeAt(k)
+      if (c === SPACE) col++
+      else if (c === TAB) col += 4 - ((item + col) & 3)
+      else if (c !== CR) break
+    }
+    if (k === end) return fin ? { kind: "prose", depth: gaps.length } : MORE
+    const c = m.buf.charCodeAt(k)
+    if (c === GT && col <= 3) {
+      if (gaps.length === MAX_QUOTE) return { kind: "prose", depth: gaps.length }
+      gaps.push(item + 3)
+      item = 0
+      j = k + 1
+      if (j === end) return fin ? { kind: "prose", depth: gaps.length } : MORE
+      const d = m.buf.charCodeAt(j)
+      if (d === TAB) return { kind: "prose", depth: gaps.length }
+      if (d === SPACE) j++
+      continue
+    }
+    const depth = gaps.length
+    if (c === LF) return { kind: "blank", depth, at: k + 1 }
+    if (col >= 4) {
+      // ```markdown
+      // > | >     <tool_call>
+      //           ^ four columns into the quote's content: indented code, unless a paragraph goes on
+      // ```
+      return m.para && m.paraQuote >= depth ? { kind: "prose", depth } : { kind: "indented", depth, at: k }
+    }
+    if (c === BACKTICK || c === TILDE) {
+      if (k + 3 > end) return fin ? { kind: "prose", depth } : MORE
+      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return { kind: "prose", depth }
+      return { kind: "fence", depth, at: k, item, gaps }
+    }
+    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return { kind: "prose", depth }
+    const r = listItemAt(m, k, item + col)
+    if (r === MORE) return MORE
+    if (r === FAIL) return { kind: "prose", depth }
+    // An item opening with indented code (five columns or more after its marker).
+    if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at }
+    item += col + r.width
+    j = r.at
   }
-  // The fence may stand up to three spaces into the quote's content.
-  let spaces = 0
-  while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
-    j++
-    spaces++
+}
+
+/** Opens what a blockquote's line holds (see {@link quotedBlockAt}). */
+function enterQuoted(m: Machine, quoted: Exclude<QuotedBlock, { kind: "prose" }>): boolean {
+  m.pos = quoted.at
+  m.paraQuote = quoted.depth
+  if (quoted.kind === "blank") {
+    // A blank line in the quote ends its paragraph (§5.1).
+    dropRuns(m)
+    m.para = false
+    m.lineIndent = 0
+    return true
   }
-  if (j + 3 > len) return m.final ? FAIL : MORE
-  const c = m.buf.charCodeAt(j)
-  if (spaces > 3 || !(c === BACKTICK || c === TILDE)) return FAIL
-  if (m.buf.charCodeAt(j + 1) !== c || m.buf.charCodeAt(j + 2) !== c) return FAIL
-  return { depth, at: j }
+  m.anchor = false
+  dropRuns(m)
+  if (quoted.kind === "indented") {
+    // Its lines each come back to `line-start`, and its quote's markers (or their absence) decide.
+    m.listIndent = 0
+    m.state = "indented-code"
+    return true
+  }
+  // ```markdown
+  // > | > - ```json
+  //         ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers, then the
+  //           item's indentation (§5.2)
+  // ```
+  m.fenceQuote = quoted.gaps
+  m.listIndent = quoted.item
+  m.runChar = m.buf.charCodeAt(quoted.at)
+  m.runLen = 0
+  m.state = "fence-open"
+  return true
 }
 
 /** The tags that open an HTML block of kind 1 (and `<code>`, which models use the same way). */
@@ -344,7 +429,7 @@ function codeLine(m: Machine): number {
     if (hit === MORE) return -1
     if (hit !== FAIL) {
       m.fenceChar = 0
-      m.fenceQuote = 0
+      m.fenceQuote = NO_QUOTE
       m.htmlClose = ""
       m.state = "text"
       closeReasoning(m, hit.close.peek ? i : hit.end)
@@ -492,7 +577,7 @@ export function stateFenceInfo(m: Machine): boolean {
     return true
   }
   // Not a fence: the opening run is an inline code run.
-  m.fenceQuote = 0
+  m.fenceQuote = NO_QUOTE
   addRun(m, m.fenceLen)
   m.state = "text"
   return true
@@ -510,7 +595,7 @@ export function stateFence(m: Machine): boolean {
 
 /** Where a line of the open fence starts: at its quote's markers when it is in a blockquote. */
 function fenceLineState(m: Machine): "fence-line-start" | "fence-quote" {
-  return m.fenceQuote > 0 ? "fence-quote" : "fence-line-start"
+  return m.fenceQuote.length > 0 ? "fence-quote" : "fence-line-start"
 }
 
 export function stateFenceQuote(m: Machine): boolean {
@@ -523,7 +608,8 @@ export function stateFenceQuote(m: Machine): boolean {
   if (at === MORE) return false
   if (at === FAIL) {
     m.fenceChar = 0
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
+    m.listIndent = 0 // the quote's list ended with it
     m.state = "line-start"
     return true
   }
@@ -584,6 +670,11 @@ export function stateFenceCloseTail(m: Machine): boolean {
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {
     m.fenceChar = 0
+    if (m.fenceQuote.length > 0) {
+      // The quote's list item column was the fence's (`enterQuoted`): the next line reads its own.
+      m.fenceQuote = NO_QUOTE
+      m.listIndent = 0
+    }
     dropRuns(m)
     m.lineIndent = 0
     m.pos = i + 1

@@ -148,6 +148,7 @@ describe("code in blockquotes (CommonMark §5.1)", () => {
 type Layer = { quote: string } | { marker: string; indent: string }
 
 const layer: fc.Arbitrary<Layer> = fc.oneof(
+  fc.constantFrom("> ", ">", " > ").map((quote) => ({ quote })),
   fc
     .constantFrom(
       ["- ", "  "],
@@ -243,8 +244,15 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
   const leaked = '<tool_call>\n{"name":"read_file","arguments":{}}\n</tool_call>'
   const under = (prefix: string) => leaked.replace(/\n/g, `\n${prefix}`)
   test.each([
+    ["indented code in a quote (§5.1, §4.4)", `>     ${under(">     ")}`],
+    [
+      "indented code in a quote after a quoted paragraph and a blank quoted line",
+      `> Run:\n>\n>     ${under(">     ")}`,
+    ],
+    ["indented code in a quote right after a paragraph outside it", `Run:\n>     ${under(">     ")}`],
     ["a fence after a tab after a list marker (§5.2, tab stops §2.2)", `-\t~~~\n\t${under("\t")}\n\t~~~`],
     ["a fence after a tab, its lines four spaces in", `1.\t~~~\n    ${under("    ")}\n    ~~~`],
+    ["a fence in a list item in a quote", `> - ~~~json\n>   ${under(">   ")}\n>   ~~~`],
     ["a fence in a quote in a list item", `- > ~~~\n  > ${under("  > ")}\n  > ~~~`],
     ["a fence in a quote in a wide list item", `10) > ~~~\n    > ${under("    > ")}\n    > ~~~`],
   ])("%s is code, and a call after it is one", (_, code) => {
