@@ -277,6 +277,9 @@ type QuotedBlock =
   | { readonly kind: "blank"; readonly depth: number; readonly at: number }
   | { readonly kind: "prose"; readonly depth: number }
 
+/** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a fence). */
+const gapsRead: number[] = [0, 0, 0, 0]
+
 /**
  * The blockquote line at `i` (its first `>`, `outer` the content column of the list item it stands
  * in, 0: none): what its content opens, or {@link MORE}. The content may nest list items and quotes
@@ -287,7 +290,7 @@ type QuotedBlock =
 function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof MORE {
   const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
-  const gaps: number[] = []
+  let depth = 0
   let item = outer // the content column of the innermost list item in the innermost quote (0: none)
   let j = i
   for (;;) {
@@ -299,20 +302,19 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
       else if (c === TAB) col += 4 - ((item + col) & 3)
       else if (c !== CR) break
     }
-    if (k === end) return fin ? { kind: "prose", depth: gaps.length } : MORE
+    if (k === end) return fin ? { kind: "prose", depth } : MORE
     const c = m.buf.charCodeAt(k)
     if (c === GT && col <= 3) {
-      if (gaps.length === MAX_QUOTE) return { kind: "prose", depth: gaps.length }
-      gaps.push(item + 3)
+      if (depth === MAX_QUOTE) return { kind: "prose", depth }
+      gapsRead[depth++] = item + 3
       item = 0
       j = k + 1
-      if (j === end) return fin ? { kind: "prose", depth: gaps.length } : MORE
+      if (j === end) return fin ? { kind: "prose", depth } : MORE
       const d = m.buf.charCodeAt(j)
-      if (d === TAB) return { kind: "prose", depth: gaps.length }
+      if (d === TAB) return { kind: "prose", depth }
       if (d === SPACE) j++
       continue
     }
-    const depth = gaps.length
     if (c === LF) return { kind: "blank", depth, at: k + 1 }
     if (col >= 4) {
       // ```markdown
@@ -324,7 +326,7 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
     if (c === BACKTICK || c === TILDE) {
       if (k + 3 > end) return fin ? { kind: "prose", depth } : MORE
       if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return { kind: "prose", depth }
-      return { kind: "fence", depth, at: k, item, gaps }
+      return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
     }
     if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return { kind: "prose", depth }
     const r = listItemAt(m, k, item + col)
