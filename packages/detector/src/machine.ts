@@ -263,6 +263,8 @@ export interface Machine extends Capture, SearchMemo {
   para: boolean
   /** The blockquote depth of the open paragraph (a quoted line as deep or shallower continues it, §5.1). */
   paraQuote: number
+  /** Content column of the list item open in a blockquote, in the quote (0: none): its indented code needs four more. */
+  quoteList: number
   /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
   listIndent: number
   /** The closing tag of the open HTML block (lower case, `</pre>`), or `""`. */
@@ -333,6 +335,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     fenceQuote: NO_QUOTE,
     para: false,
     paraQuote: 0,
+    quoteList: 0,
     listIndent: 0,
     htmlClose: "",
     htmlDone: false,

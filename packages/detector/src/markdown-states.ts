@@ -46,7 +46,11 @@ export function stateLineStart(m: Machine): boolean {
     return true
   }
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
-  if (!m.para) m.paraQuote = 0 // (a quoted line sets its own below)
+  if (!m.para && c !== GT) {
+    // Not in a quote, and no lazy line (a quoted line sets its own below).
+    m.paraQuote = 0
+    m.quoteList = 0
+  }
   const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
   if (item !== FAIL) {
@@ -86,6 +90,7 @@ export function stateLineStart(m: Machine): boolean {
     if (quoted.kind !== "prose") return enterQuoted(m, quoted)
     // Quoted prose: a paragraph in the quote, or one a deeper quote's line goes on (§5.1, lazy).
     if (!(m.para && m.paraQuote >= quoted.depth)) m.paraQuote = quoted.depth
+    if (quoted.item > 0) m.quoteList = quoted.item
   }
   if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
     if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
@@ -263,7 +268,7 @@ function quoteMarkers(m: Machine, i: number, gaps: readonly number[]): number {
  * list items in the quote, `item` the innermost one's content column in the innermost quote, §5.2;
  * `gaps` what its lines' markers may stand after, see {@link quoteMarkers}), indented code (§4.4),
  * or nothing (a blank line in the quote). `at` is where the block starts (for a blank line: the
- * next line's start).
+ * next line's start). Prose says the content column of a list item it opens (0: none).
  */
 type QuotedBlock =
   | {
@@ -273,9 +278,9 @@ type QuotedBlock =
       readonly item: number
       readonly gaps: readonly number[]
     }
-  | { readonly kind: "indented"; readonly depth: number; readonly at: number }
+  | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
   | { readonly kind: "blank"; readonly depth: number; readonly at: number }
-  | { readonly kind: "prose"; readonly depth: number }
+  | { readonly kind: "prose"; readonly depth: number; readonly item: number }
 
 /** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a fence). */
 const gapsRead: number[] = [0, 0, 0, 0]
@@ -294,46 +299,52 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
   let item = outer // the content column of the innermost list item in the innermost quote (0: none)
   let j = i
   for (;;) {
+    // Indented code is four columns past the content of a list item the quote holds (§5.2): one
+    // opened on this line, or on an earlier quoted line.
+    const code = 4 + (item === 0 ? m.quoteList : 0)
     let k = j
     let col = 0
-    for (; k < end && col < 4; k++) {
+    for (; k < end && col < code; k++) {
       const c = m.buf.charCodeAt(k)
       if (c === SPACE) col++
       else if (c === TAB) col += 4 - ((item + col) & 3)
       else if (c !== CR) break
     }
-    if (k === end) return fin ? { kind: "prose", depth } : MORE
+    if (k === end) return fin ? { kind: "prose", depth, item } : MORE
     const c = m.buf.charCodeAt(k)
     if (c === GT && col <= 3) {
-      if (depth === MAX_QUOTE) return { kind: "prose", depth }
+      if (depth === MAX_QUOTE) return { kind: "prose", depth, item }
       gapsRead[depth++] = item + 3
       item = 0
       j = k + 1
-      if (j === end) return fin ? { kind: "prose", depth } : MORE
+      if (j === end) return fin ? { kind: "prose", depth, item } : MORE
       const d = m.buf.charCodeAt(j)
-      if (d === TAB) return { kind: "prose", depth }
+      if (d === TAB) return { kind: "prose", depth, item }
       if (d === SPACE) j++
       continue
     }
     if (c === LF) return { kind: "blank", depth, at: k + 1 }
-    if (col >= 4) {
+    if (col >= code) {
       // ```markdown
       // > | >     <tool_call>
       //           ^ four columns into the quote's content: indented code, unless a paragraph goes on
       // ```
-      return m.para && m.paraQuote >= depth ? { kind: "prose", depth } : { kind: "indented", depth, at: k }
+      return m.para && m.paraQuote >= depth
+        ? { kind: "prose", depth, item }
+        : { kind: "indented", depth, at: k, item }
     }
     if (c === BACKTICK || c === TILDE) {
-      if (k + 3 > end) return fin ? { kind: "prose", depth } : MORE
-      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return { kind: "prose", depth }
+      if (k + 3 > end) return fin ? { kind: "prose", depth, item } : MORE
+      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c)
+        return { kind: "prose", depth, item }
       return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
     }
-    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return { kind: "prose", depth }
+    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return { kind: "prose", depth, item }
     const r = listItemAt(m, k, item + col)
     if (r === MORE) return MORE
-    if (r === FAIL) return { kind: "prose", depth }
+    if (r === FAIL) return { kind: "prose", depth, item }
     // An item opening with indented code (five columns or more after its marker).
-    if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at }
+    if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at, item: item + col + r.width }
     item += col + r.width
     j = r.at
   }
@@ -352,6 +363,7 @@ function enterQuoted(m: Machine, quoted: Exclude<QuotedBlock, { kind: "prose" }>
   }
   m.anchor = false
   dropRuns(m)
+  if (quoted.item > 0) m.quoteList = quoted.item // (what the quote's later lines are indented from)
   if (quoted.kind === "indented") {
     // Its lines each come back to `line-start`, and its quote's markers (or their absence) decide.
     m.listIndent = 0

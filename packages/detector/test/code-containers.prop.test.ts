@@ -253,6 +253,10 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     ["a fence after a tab after a list marker (§5.2, tab stops §2.2)", `-\t~~~\n\t${under("\t")}\n\t~~~`],
     ["a fence after a tab, its lines four spaces in", `1.\t~~~\n    ${under("    ")}\n    ~~~`],
     ["a fence in a list item in a quote", `> - ~~~json\n>   ${under(">   ")}\n>   ~~~`],
+    [
+      "indented code in a list item in a quote, after a blank line",
+      `> - Run:\n>\n>       ${under(">       ")}`,
+    ],
     ["a fence in a quote in a list item", `- > ~~~\n  > ${under("  > ")}\n  > ~~~`],
     ["a fence in a quote in a wide list item", `10) > ~~~\n    > ${under("    > ")}\n    > ~~~`],
   ])("%s is code, and a call after it is one", (_, code) => {
@@ -264,6 +268,24 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     }
   })
 
+  test.prop([
+    fc.constantFrom("- ", "1. ", "10) ", "-  "),
+    fc.nat({ max: 9 }),
+    fc.constantFrom("> ", " > ", "> > "),
+    fc.boolean(),
+    cuts(300),
+  ])(
+    "after a quoted list item and a blank quoted line, a line is code only four columns past the item's content",
+    (marker, spaces, quote, crlf, points) => {
+      const at = `${quote}${" ".repeat(spaces)}`
+      const raw = `${quote}${marker}Run:\n${quote.trimEnd()}\n${at}${call.replace(/\n/g, `\n${at}`)}\n`
+      const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
+      const code = spaces >= marker.length + 4
+      const found = feed(splitAt(text, points), options).markup.map((m) => m.toolName)
+      expect(found).toEqual(code ? [] : ["read_file"])
+    },
+  )
+
   test.each([
     ["four spaces after `>` (one is the quote's own): a paragraph", `>    ${call}`],
     ["an indented line continuing a quoted paragraph", `> Run:\n>     ${call}`],
@@ -272,6 +294,14 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     ["a quote in a list item, prose", `- > ${call}`],
     ["a quoted line after quoted code", `>     x = 1\n>\n> ${call.replace(/\n/g, "\n> ")}`],
     ["a tab after `>` (part of it is the quote's space): read as prose", `>\t${call}`],
+    [
+      "a quoted list item's paragraph four columns into the quote (two into the item)",
+      `> - Run:\n>\n>     ${call.replace(/\n/g, "\n>     ")}`,
+    ],
+    [
+      "a quoted list item's paragraph after its fence",
+      `> - ~~~\n>   x\n>   ~~~\n>\n>     ${call.replace(/\n/g, "\n>     ")}`,
+    ],
     ["a quoted fence's list item, then a line without the quote", `> - \`\`\`\n>   x\n${call}`],
   ])("%s stays a call", (_, text) => {
     expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
