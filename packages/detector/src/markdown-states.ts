@@ -87,10 +87,7 @@ export function stateLineStart(m: Machine): boolean {
   if (indent <= 3 && c === GT) {
     const quoted = quotedBlockAt(m, i, m.lineIndent >= m.listIndent ? m.listIndent : 0)
     if (quoted === MORE) return false
-    if (quoted.kind !== "prose") return enterQuoted(m, quoted)
-    // Quoted prose: a paragraph in the quote, or one a deeper quote's line goes on (§5.1, lazy).
-    if (!(m.para && m.paraQuote >= quoted.depth)) m.paraQuote = quoted.depth
-    if (quoted.item > 0) m.quoteList = quoted.item
+    if (quoted !== FAIL) return enterQuoted(m, quoted)
   }
   if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
     if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
@@ -184,7 +181,7 @@ const MAX_ITEM = 15
  * from the marker to the item's content (`width`: what its continuation lines are indented by);
  * FAIL when there is none, or {@link MORE}. Tabs go to the next tab stop of four (§2.2).
  */
-function listItemAt(m: Machine, i: number, column: number): ListItem | typeof FAIL | typeof MORE {
+function listItemAt(m: Machine, i: number, column: number): Readonly<ListItem> | typeof FAIL | typeof MORE {
   const limit = Math.min(m.buf.length, i + MAX_ITEM)
   const fin = m.final || i + MAX_ITEM <= m.buf.length
   const c = m.buf.charCodeAt(i)
@@ -213,16 +210,25 @@ function listItemAt(m: Machine, i: number, column: number): ListItem | typeof FA
   if (spaces === 0) return FAIL
   // Five columns or more: the content starts one column after the marker (the rest is
   // indentation, read on from the marker's end).
-  if (spaces > 4) return { at: i + marker, atColumn: marker, width: marker + 1 }
-  return { at: j, atColumn: marker + spaces, width: marker + spaces }
+  const wide = spaces > 4
+  itemRead.at = wide ? i + marker : j
+  itemRead.atColumn = wide ? marker : marker + spaces
+  itemRead.width = wide ? marker + 1 : marker + spaces
+  return itemRead
 }
 
 /** A list item's marker line: see {@link listItemAt}. */
 interface ListItem {
-  readonly at: number
-  readonly atColumn: number
-  readonly width: number
+  at: number
+  atColumn: number
+  width: number
 }
+
+/**
+ * What {@link listItemAt} returns, read before its next call: one object, so a list line costs no
+ * allocation (most lines of a list start with a marker).
+ */
+const itemRead: ListItem = { at: 0, atColumn: 0, width: 0 }
 
 /**
  * Deepest blockquote whose code is followed (`> > > ```…`); a deeper one stays prose. With
@@ -268,7 +274,7 @@ function quoteMarkers(m: Machine, i: number, gaps: readonly number[]): number {
  * list items in the quote, `item` the innermost one's content column in the innermost quote, §5.2;
  * `gaps` what its lines' markers may stand after, see {@link quoteMarkers}), indented code (§4.4),
  * or nothing (a blank line in the quote). `at` is where the block starts (for a blank line: the
- * next line's start). Prose says the content column of a list item it opens (0: none).
+ * next line's start). Prose is FAIL (see {@link quotedProse}).
  */
 type QuotedBlock =
   | {
@@ -280,7 +286,6 @@ type QuotedBlock =
     }
   | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
   | { readonly kind: "blank"; readonly depth: number; readonly at: number }
-  | { readonly kind: "prose"; readonly depth: number; readonly item: number }
 
 /** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a fence). */
 const gapsRead: number[] = [0, 0, 0, 0]
@@ -292,7 +297,7 @@ const gapsRead: number[] = [0, 0, 0, 0]
  * space), tabs to the next tab stop from there. A tab right after a `>` is read as prose (part of it
  * would be the optional space: not worth the state).
  */
-function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof MORE {
+function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof FAIL | typeof MORE {
   const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let depth = 0
@@ -310,16 +315,16 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
       else if (c === TAB) col += 4 - ((item + col) & 3)
       else if (c !== CR) break
     }
-    if (k === end) return fin ? { kind: "prose", depth, item } : MORE
+    if (k === end) return fin ? quotedProse(m, depth, item) : MORE
     const c = m.buf.charCodeAt(k)
     if (c === GT && col <= 3) {
-      if (depth === MAX_QUOTE) return { kind: "prose", depth, item }
+      if (depth === MAX_QUOTE) return quotedProse(m, depth, item)
       gapsRead[depth++] = item + 3
       item = 0
       j = k + 1
-      if (j === end) return fin ? { kind: "prose", depth, item } : MORE
+      if (j === end) return fin ? quotedProse(m, depth, item) : MORE
       const d = m.buf.charCodeAt(j)
-      if (d === TAB) return { kind: "prose", depth, item }
+      if (d === TAB) return quotedProse(m, depth, item)
       if (d === SPACE) j++
       continue
     }
@@ -330,19 +335,18 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
       //           ^ four columns into the quote's content: indented code, unless a paragraph goes on
       // ```
       return m.para && m.paraQuote >= depth
-        ? { kind: "prose", depth, item }
+        ? quotedProse(m, depth, item)
         : { kind: "indented", depth, at: k, item }
     }
     if (c === BACKTICK || c === TILDE) {
-      if (k + 3 > end) return fin ? { kind: "prose", depth, item } : MORE
-      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c)
-        return { kind: "prose", depth, item }
+      if (k + 3 > end) return fin ? quotedProse(m, depth, item) : MORE
+      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return quotedProse(m, depth, item)
       return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
     }
-    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return { kind: "prose", depth, item }
+    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return quotedProse(m, depth, item)
     const r = listItemAt(m, k, item + col)
     if (r === MORE) return MORE
-    if (r === FAIL) return { kind: "prose", depth, item }
+    if (r === FAIL) return quotedProse(m, depth, item)
     // An item opening with indented code (five columns or more after its marker).
     if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at, item: item + col + r.width }
     item += col + r.width
@@ -350,8 +354,19 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
   }
 }
 
+/**
+ * A blockquote line that is prose, `depth` quotes deep, opening a list item whose content is at
+ * `item` (0: none): notes its paragraph (a quoted line as deep or shallower continues it, §5.1,
+ * lazy) and its list (§5.2). Returns FAIL (prose needs no other result: no object per line).
+ */
+function quotedProse(m: Machine, depth: number, item: number): typeof FAIL {
+  if (!(m.para && m.paraQuote >= depth)) m.paraQuote = depth
+  if (item > 0) m.quoteList = item
+  return FAIL
+}
+
 /** Opens what a blockquote's line holds (see {@link quotedBlockAt}). */
-function enterQuoted(m: Machine, quoted: Exclude<QuotedBlock, { kind: "prose" }>): boolean {
+function enterQuoted(m: Machine, quoted: QuotedBlock): boolean {
   m.pos = quoted.at
   m.paraQuote = quoted.depth
   if (quoted.kind === "blank") {
