@@ -170,6 +170,8 @@ export const NO_MARKUP: readonly Markup[] = Object.freeze([])
 export const NO_SPANS: readonly number[] = Object.freeze([])
 /** No open inline-code run (shared: a detector makes its own list when a run opens). */
 export const NO_RUNS: readonly number[] = Object.freeze([])
+/** An open fence that is not in a blockquote (`fenceQuote`). */
+export const NO_QUOTE: readonly number[] = Object.freeze([])
 
 /**
  * The state of one detector (one object per detector; the code that works on it is shared). It is
@@ -261,10 +263,17 @@ export interface Machine extends Capture, SearchMemo {
   fenceLen: number
   /** Length of a possible closing fence run so far. */
   closeRun: number
-  /** The blockquote markers (`>`) the open fence's lines start with (0: the fence is not quoted). */
-  fenceQuote: number
+  /**
+   * The blockquote markers (`>`) the open fence's lines start with, outermost first: for each, the
+   * columns of indentation it may stand after (empty: the fence is not quoted).
+   */
+  fenceQuote: readonly number[]
   /** A paragraph is open: an indented line continues it instead of starting code (CommonMark §4.4). */
   para: boolean
+  /** The blockquote depth of the open paragraph (a quoted line as deep or shallower continues it, §5.1). */
+  paraQuote: number
+  /** Content column of the list item open in a blockquote, in the quote (0: none): its indented code needs four more. */
+  quoteList: number
   /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
   listIndent: number
   /** The closing tag of the open HTML block (lower case, `</pre>`), or `""`. */
@@ -339,8 +348,10 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     fenceChar: 0,
     fenceLen: 0,
     closeRun: 0,
-    fenceQuote: 0,
+    fenceQuote: NO_QUOTE,
     para: false,
+    paraQuote: 0,
+    quoteList: 0,
     listIndent: 0,
     htmlClose: "",
     htmlDone: false,

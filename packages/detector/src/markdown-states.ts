@@ -1,13 +1,14 @@
 /**
  * The Markdown states: line starts, fenced code (CommonMark §4.5), indented code (§4.4), HTML
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
- * inside it is never flagged, also in a list item (§5.2) or, for fences, a blockquote (§5.1).
+ * inside it is never flagged, also in list items (§5.2) and blockquotes (§5.1), nested either way
+ * (HTML blocks only outside blockquotes).
  * Blockquotes themselves are prose (`> <tool_call>` is a call).
  */
 
 import { BACKTICK, CR, GT, LF, LT, SPACE, TAB, TILDE } from "./char-codes.ts"
 import { closeReasoning, openMarkup } from "./emit.ts"
-import { dropRuns, isBlank, MAX_RUNS, type Machine, NO_RUNS } from "./machine.ts"
+import { dropRuns, isBlank, MAX_RUNS, type Machine, NO_QUOTE, NO_RUNS } from "./machine.ts"
 import { finalAt, limitAt, matchClose, matchStart } from "./match.ts"
 import { FAIL, MORE } from "./pattern.ts"
 import { noteRun, resumeRun } from "./run-memo.ts"
@@ -18,7 +19,8 @@ export function stateLineStart(m: Machine): boolean {
   for (; i < len; i++) {
     const c = m.buf.charCodeAt(i)
     if (c === SPACE) m.lineIndent++
-    else if (c === TAB) m.lineIndent += 4
+    else if (c === TAB)
+      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
     else if (c !== CR) break // (a CR before the line feed: the line is still blank)
   }
   m.pos = i
@@ -44,20 +46,25 @@ export function stateLineStart(m: Machine): boolean {
     return true
   }
   if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
-  const item = listItemAt(m, i)
+  if (!m.para && c !== GT) {
+    // Not in a quote, and no lazy line (a quoted line sets its own below).
+    m.paraQuote = 0
+    m.quoteList = 0
+  }
+  const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
-  if (item > 0) {
+  if (item !== FAIL) {
     // ```markdown
     // > | - ```json
     //       ^ the item's content may open a block of its own: a fence, an HTML block, code (§5.2)
     // ```
-    // Read on from the content column as from a line start (five spaces or more after the marker:
-    // one space, then indented code).
-    m.listIndent = m.lineIndent + item
-    m.lineIndent = m.listIndent
+    // Read on from the content column as from a line start (five columns or more after the
+    // marker: one of them, then indented code).
+    m.listIndent = m.lineIndent + item.width
+    m.lineIndent += item.atColumn
     m.anchor = false
     m.para = false
-    m.pos = i + item
+    m.pos = item.at
     return true
   }
   // Fences and HTML blocks are indented relative to the open list item's content (§5.2).
@@ -78,25 +85,13 @@ export function stateLineStart(m: Machine): boolean {
     }
   }
   if (indent <= 3 && c === GT) {
-    const quoted = quotedFenceAt(m, i)
+    const quoted = quotedBlockAt(m, i, m.lineIndent >= m.listIndent ? m.listIndent : 0)
     if (quoted === MORE) return false
-    if (quoted !== FAIL) {
-      // ```markdown
-      // > | > ```json
-      //       ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers
-      // ```
-      m.fenceQuote = quoted.depth
-      m.listIndent = 0
-      m.runChar = m.buf.charCodeAt(quoted.at)
-      m.runLen = 0
-      m.pos = quoted.at
-      m.state = "fence-open"
-      return true
-    }
+    if (quoted !== FAIL) return enterQuoted(m, quoted)
   }
   if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
     if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
     m.runChar = c
     m.runLen = 0
     m.state = "fence-open"
@@ -137,7 +132,7 @@ export function stateFenceOpen(m: Machine): boolean {
     } else m.state = "fence-info"
   } else {
     // Not a fence: backticks are an inline code run, tildes plain text.
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
     if (m.runChar === BACKTICK) addRun(m, m.runLen)
     m.state = "text"
   }
@@ -177,14 +172,16 @@ function countRun(m: Machine): boolean {
 /** What a code-span check reads its backtick runs as (in the run memo). */
 const CHECK_RUN = Symbol("backtick run")
 
-/** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to four spaces. */
-const MAX_ITEM = 14
+/** Longest list marker looked at: nine digits and `.` (CommonMark §5.2), then up to five columns. */
+const MAX_ITEM = 15
 
 /**
- * A list item's marker at `i` (`- `, `* `, `+ `, `1. `, `1) `): the width from the marker to the
- * item's content (what its continuation lines are indented by), 0 when none, or {@link MORE}.
+ * A list item's marker at `i` (`- `, `* `, `+ `, `1. `, `1) `, also with a tab after it), the marker
+ * at column `column`: where to read on (`at`, at column `atColumn` from the marker) and the columns
+ * from the marker to the item's content (`width`: what its continuation lines are indented by);
+ * FAIL when there is none, or {@link MORE}. Tabs go to the next tab stop of four (§2.2).
  */
-function listItemAt(m: Machine, i: number): number {
+function listItemAt(m: Machine, i: number, column: number): Readonly<ListItem> | typeof FAIL | typeof MORE {
   const limit = Math.min(m.buf.length, i + MAX_ITEM)
   const fin = m.final || i + MAX_ITEM <= m.buf.length
   const c = m.buf.charCodeAt(i)
@@ -193,76 +190,212 @@ function listItemAt(m: Machine, i: number): number {
     j++ // "-", "*", "+"
   else {
     while (j < limit && j - i < 9 && m.buf.charCodeAt(j) >= 48 && m.buf.charCodeAt(j) <= 57) j++
-    if (j === i) return 0
-    if (j === limit) return fin ? 0 : MORE
+    if (j === i) return FAIL
+    if (j === limit) return fin ? FAIL : MORE
     const d = m.buf.charCodeAt(j)
-    if (d !== 46 && d !== 41) return 0 // "." or ")"
+    if (d !== 46 && d !== 41) return FAIL // "." or ")"
     j++
   }
   const marker = j - i
-  while (j < limit && j - i - marker < 5 && m.buf.charCodeAt(j) === SPACE) j++
+  const from = column + marker
+  let col = from
+  for (; j < limit && col - from < 5; j++) {
+    const d = m.buf.charCodeAt(j)
+    if (d === SPACE) col++
+    else if (d === TAB) col += 4 - (col & 3)
+    else break
+  }
   if (j === limit && !fin) return MORE
-  const spaces = j - i - marker
-  if (spaces === 0) return 0
-  // Five or more spaces: the content starts one space after the marker (the rest is indentation).
-  return marker + (spaces > 4 ? 1 : spaces)
+  const spaces = col - from
+  if (spaces === 0) return FAIL
+  // Five columns or more: the content starts one column after the marker (the rest is
+  // indentation, read on from the marker's end).
+  const wide = spaces > 4
+  itemRead.at = wide ? i + marker : j
+  itemRead.atColumn = wide ? marker : marker + spaces
+  itemRead.width = wide ? marker + 1 : marker + spaces
+  return itemRead
+}
+
+/** A list item's marker line: see {@link listItemAt}. */
+interface ListItem {
+  at: number
+  atColumn: number
+  width: number
 }
 
 /**
- * Deepest blockquote whose fence is followed (`> > > ```…`); a deeper one stays prose. It bounds
- * what a line start holds while its markers arrive: at most 4 × 5 + 6 characters.
+ * What {@link listItemAt} returns, read before its next call: one object, so a list line costs no
+ * allocation (most lines of a list start with a marker).
+ */
+const itemRead: ListItem = { at: 0, atColumn: 0, width: 0 }
+
+/**
+ * Deepest blockquote whose code is followed (`> > > ```…`); a deeper one stays prose. With
+ * {@link MAX_QUOTE_LINE} it bounds what a line start holds while its markers arrive.
  */
 const MAX_QUOTE = 4
 
 /**
- * After `depth` blockquote markers from `i` (each after up to three spaces, with one optional space
- * after it, CommonMark §5.1): the index there, FAIL when the line lacks them, or {@link MORE}.
+ * Longest run of markers and indentation read at a quoted line's start (4 × 5 + 6); a line whose
+ * code starts further in is read as prose (a fence's line: the fence ends).
  */
-function quoteMarkers(m: Machine, i: number, depth: number): number {
-  const len = m.buf.length
+const MAX_QUOTE_LINE = 26
+
+/**
+ * After the blockquote markers of an open fence from `i`, one per entry of `gaps`, each after at
+ * most that many columns of indentation (three, plus the list item's content column it stands at
+ * in the container before it, §5.1, §5.2), with one optional space after it: the index there, FAIL
+ * when the line lacks them, or {@link MORE}.
+ */
+function quoteMarkers(m: Machine, i: number, gaps: readonly number[]): number {
+  const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
+  const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let j = i
-  for (let k = 0; k < depth; k++) {
-    let spaces = 0
-    while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
-      j++
-      spaces++
+  for (const gap of gaps) {
+    let col = 0
+    for (; j < end && col <= gap; j++) {
+      const c = m.buf.charCodeAt(j)
+      if (c === SPACE) col++
+      else if (c === TAB) col += 4 - (col & 3)
+      else break
     }
-    if (j === len) return m.final ? FAIL : MORE
-    if (spaces > 3 || m.buf.charCodeAt(j) !== GT) return FAIL
+    if (j === end) return fin ? FAIL : MORE
+    if (col > gap || m.buf.charCodeAt(j) !== GT) return FAIL
     j++
-    if (j === len && !m.final) return MORE
-    if (j < len && m.buf.charCodeAt(j) === SPACE) j++
+    if (j === end && !fin) return MORE
+    if (j < end && m.buf.charCodeAt(j) === SPACE) j++
   }
   return j
 }
 
 /**
- * A fence opening in a blockquote at `i` (the first `>`): the quote's depth and where the fence's
- * run starts, FAIL (no fence: the quote is prose), or {@link MORE}.
+ * What a blockquote's line holds after its markers (§5.1), when it is not prose: a fence (also in
+ * list items in the quote, `item` the innermost one's content column in the innermost quote, §5.2;
+ * `gaps` what its lines' markers may stand after, see {@link quoteMarkers}), indented code (§4.4),
+ * or nothing (a blank line in the quote). `at` is where the block starts (for a blank line: the
+ * next line's start). Prose is FAIL (see {@link quotedProse}).
  */
-function quotedFenceAt(m: Machine, i: number): { depth: number; at: number } | typeof FAIL | typeof MORE {
-  const len = m.buf.length
+type QuotedBlock =
+  | {
+      readonly kind: "fence"
+      readonly depth: number
+      readonly at: number
+      readonly item: number
+      readonly gaps: readonly number[]
+    }
+  | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
+  | { readonly kind: "blank"; readonly depth: number; readonly at: number }
+
+/** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a fence). */
+const gapsRead: number[] = [0, 0, 0, 0]
+
+/**
+ * The blockquote line at `i` (its first `>`, `outer` the content column of the list item it stands
+ * in, 0: none): what its content opens, or {@link MORE}. The content may nest list items and quotes
+ * (`> - > ```…`, §5.1, §5.2); columns count from the innermost quote's content (after its optional
+ * space), tabs to the next tab stop from there. A tab right after a `>` is read as prose (part of it
+ * would be the optional space: not worth the state).
+ */
+function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof FAIL | typeof MORE {
+  const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
+  const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let depth = 0
+  let item = outer // the content column of the innermost list item in the innermost quote (0: none)
   let j = i
   for (;;) {
-    const at = quoteMarkers(m, j, 1)
-    if (at === MORE) return MORE
-    if (at === FAIL) break
-    depth++
-    j = at
-    if (depth > MAX_QUOTE) return FAIL
+    // Indented code is four columns past the content of a list item the quote holds (§5.2): one
+    // opened on this line, or on an earlier quoted line.
+    const code = 4 + (item === 0 ? m.quoteList : 0)
+    let k = j
+    let col = 0
+    for (; k < end && col < code; k++) {
+      const c = m.buf.charCodeAt(k)
+      if (c === SPACE) col++
+      else if (c === TAB) col += 4 - ((item + col) & 3)
+      else if (c !== CR) break
+    }
+    if (k === end) return fin ? quotedProse(m, depth, item) : MORE
+    const c = m.buf.charCodeAt(k)
+    if (c === GT && col <= 3) {
+      if (depth === MAX_QUOTE) return quotedProse(m, depth, item)
+      gapsRead[depth++] = item + 3
+      item = 0
+      j = k + 1
+      if (j === end) return fin ? quotedProse(m, depth, item) : MORE
+      const d = m.buf.charCodeAt(j)
+      if (d === TAB) return quotedProse(m, depth, item)
+      if (d === SPACE) j++
+      continue
+    }
+    if (c === LF) return { kind: "blank", depth, at: k + 1 }
+    if (col >= code) {
+      // ```markdown
+      // > | >     <tool_call>
+      //           ^ four columns into the quote's content: indented code, unless a paragraph goes on
+      // ```
+      return m.para && m.paraQuote >= depth
+        ? quotedProse(m, depth, item)
+        : { kind: "indented", depth, at: k, item }
+    }
+    if (c === BACKTICK || c === TILDE) {
+      if (k + 3 > end) return fin ? quotedProse(m, depth, item) : MORE
+      if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return quotedProse(m, depth, item)
+      return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
+    }
+    if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return quotedProse(m, depth, item)
+    const r = listItemAt(m, k, item + col)
+    if (r === MORE) return MORE
+    if (r === FAIL) return quotedProse(m, depth, item)
+    // An item opening with indented code (five columns or more after its marker).
+    if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at, item: item + col + r.width }
+    item += col + r.width
+    j = r.at
   }
-  // The fence may stand up to three spaces into the quote's content.
-  let spaces = 0
-  while (j < len && spaces < 4 && m.buf.charCodeAt(j) === SPACE) {
-    j++
-    spaces++
+}
+
+/**
+ * A blockquote line that is prose, `depth` quotes deep, opening a list item whose content is at
+ * `item` (0: none): notes its paragraph (a quoted line as deep or shallower continues it, §5.1,
+ * lazy) and its list (§5.2). Returns FAIL (prose needs no other result: no object per line).
+ */
+function quotedProse(m: Machine, depth: number, item: number): typeof FAIL {
+  if (!(m.para && m.paraQuote >= depth)) m.paraQuote = depth
+  if (item > 0) m.quoteList = item
+  return FAIL
+}
+
+/** Opens what a blockquote's line holds (see {@link quotedBlockAt}). */
+function enterQuoted(m: Machine, quoted: QuotedBlock): boolean {
+  m.pos = quoted.at
+  m.paraQuote = quoted.depth
+  if (quoted.kind === "blank") {
+    // A blank line in the quote ends its paragraph (§5.1).
+    dropRuns(m)
+    m.para = false
+    m.lineIndent = 0
+    return true
   }
-  if (j + 3 > len) return m.final ? FAIL : MORE
-  const c = m.buf.charCodeAt(j)
-  if (spaces > 3 || !(c === BACKTICK || c === TILDE)) return FAIL
-  if (m.buf.charCodeAt(j + 1) !== c || m.buf.charCodeAt(j + 2) !== c) return FAIL
-  return { depth, at: j }
+  m.anchor = false
+  dropRuns(m)
+  if (quoted.item > 0) m.quoteList = quoted.item // (what the quote's later lines are indented from)
+  if (quoted.kind === "indented") {
+    // Its lines each come back to `line-start`, and its quote's markers (or their absence) decide.
+    m.listIndent = 0
+    m.state = "indented-code"
+    return true
+  }
+  // ```markdown
+  // > | > - ```json
+  //         ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers, then the
+  //           item's indentation (§5.2)
+  // ```
+  m.fenceQuote = quoted.gaps
+  m.listIndent = quoted.item
+  m.runChar = m.buf.charCodeAt(quoted.at)
+  m.runLen = 0
+  m.state = "fence-open"
+  return true
 }
 
 /** The tags that open an HTML block of kind 1 (and `<code>`, which models use the same way). */
@@ -325,7 +458,7 @@ function codeLine(m: Machine): number {
     if (hit === MORE) return -1
     if (hit !== FAIL) {
       m.fenceChar = 0
-      m.fenceQuote = 0
+      m.fenceQuote = NO_QUOTE
       m.htmlClose = ""
       m.state = "text"
       closeReasoning(m, hit.close.peek ? i : hit.end)
@@ -473,7 +606,7 @@ export function stateFenceInfo(m: Machine): boolean {
     return true
   }
   // Not a fence: the opening run is an inline code run.
-  m.fenceQuote = 0
+  m.fenceQuote = NO_QUOTE
   addRun(m, m.fenceLen)
   m.state = "text"
   return true
@@ -491,7 +624,7 @@ export function stateFence(m: Machine): boolean {
 
 /** Where a line of the open fence starts: at its quote's markers when it is in a blockquote. */
 function fenceLineState(m: Machine): "fence-line-start" | "fence-quote" {
-  return m.fenceQuote > 0 ? "fence-quote" : "fence-line-start"
+  return m.fenceQuote.length > 0 ? "fence-quote" : "fence-line-start"
 }
 
 export function stateFenceQuote(m: Machine): boolean {
@@ -504,7 +637,8 @@ export function stateFenceQuote(m: Machine): boolean {
   if (at === MORE) return false
   if (at === FAIL) {
     m.fenceChar = 0
-    m.fenceQuote = 0
+    m.fenceQuote = NO_QUOTE
+    m.listIndent = 0 // the quote's list ended with it
     m.state = "line-start"
     return true
   }
@@ -516,9 +650,12 @@ export function stateFenceQuote(m: Machine): boolean {
 export function stateFenceLineStart(m: Machine): boolean {
   const len = m.buf.length
   let i = m.pos
-  while (i < len && m.buf.charCodeAt(i) === SPACE) {
-    m.lineIndent++
-    i++
+  for (; i < len; i++) {
+    const c = m.buf.charCodeAt(i)
+    if (c === SPACE) m.lineIndent++
+    else if (c === TAB)
+      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
+    else break
   }
   m.pos = i
   if (i === len) return false
@@ -562,6 +699,11 @@ export function stateFenceCloseTail(m: Machine): boolean {
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {
     m.fenceChar = 0
+    if (m.fenceQuote.length > 0) {
+      // The quote's list item column was the fence's (`enterQuoted`): the next line reads its own.
+      m.fenceQuote = NO_QUOTE
+      m.listIndent = 0
+    }
     dropRuns(m)
     m.lineIndent = 0
     m.pos = i + 1

@@ -139,3 +139,171 @@ describe("code in blockquotes (CommonMark §5.1)", () => {
     expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
   })
 })
+
+/**
+ * A container around a block (CommonMark §5): a blockquote prefixes every line with its marker
+ * (§5.1); a list item puts its marker on the first line and indents the others to its content
+ * column (§5.2), with spaces or a tab (tab stops of four, §2.2).
+ */
+type Layer = { quote: string } | { marker: string; indent: string }
+
+const layer: fc.Arbitrary<Layer> = fc.oneof(
+  fc.constantFrom("> ", ">", " > ").map((quote) => ({ quote })),
+  fc
+    .constantFrom(
+      ["- ", "  "],
+      ["1. ", "   "],
+      ["10) ", "    "],
+      ["-\t", "\t"],
+      ["-\t", "    "],
+      ["*\t", "\t"],
+    )
+    .map(([marker, indent]) => ({ marker: marker!, indent: indent! })),
+)
+
+/** `lines` inside `layers` (outermost first). */
+function nest(lines: readonly string[], layers: readonly Layer[]): string[] {
+  let out = [...lines]
+  for (const l of [...layers].reverse()) {
+    out =
+      "quote" in l
+        ? out.map((line) => (line === "" ? l.quote.trimEnd() : l.quote + line))
+        : out.map((line, k) => (k === 0 ? l.marker + line : line === "" ? line : l.indent + line))
+  }
+  return out
+}
+
+/** Indented code (§4.4) holding `inner`: every line four spaces in. */
+const indentedBlock = fc.oneof(leak, malformed).map((inner) => ({
+  lines: inner.split("\n").map((line) => (line === "" ? line : `    ${line}`)),
+  closed: true,
+}))
+
+/**
+ * A code block as the first content of nested containers, up to three deep. HTML blocks stay out
+ * of quotes (not followed there).
+ */
+const inContainers = fc
+  .tuple(
+    fc.oneof(
+      codeBlock.map((b) => ({ ...b, kind: /^[`~]/.test(b.lines[0]!) ? "fence" : "html" })),
+      indentedBlock.map((b) => ({ ...b, kind: "indented" })),
+    ),
+    fc.array(layer, { minLength: 1, maxLength: 3 }),
+    fc.constantFrom("", "Text:\n\n", "Text:\n"),
+  )
+  .filter(([{ kind }, layers, before]) => {
+    const quoted = layers.some((l) => "quote" in l)
+    // Tab stops are columns of the line: a tab after a nested marker may end elsewhere than one
+    // on the lines below it (§2.2). Tab-indented items stand at the margin.
+    const tabInside = layers.some((l, k) => k > 0 && "marker" in l && l.marker.includes("\t"))
+    // A quote written `>` takes a space of the line after it as its own (§5.1): it holds no
+    // indented line (`>    x` is a paragraph), so it is the innermost layer and holds no indented code.
+    const tight = layers.some(
+      (l, k) => "quote" in l && l.quote === ">" && (k < layers.length - 1 || kind === "indented"),
+    )
+    // A list interrupting a paragraph starts at 1 (§5.2).
+    const interrupts = before === "Text:\n" && layers.some((l) => "marker" in l && l.marker.startsWith("10"))
+    return (
+      !(kind === "html" && quoted) &&
+      !tabInside &&
+      !tight &&
+      !interrupts &&
+      (before !== "Text:\n" || "quote" in layers[0]!)
+    )
+  })
+  .map(([{ lines, closed }, layers, before]) => ({
+    doc: `${before}${nest(lines, layers).join("\n")}\n`,
+    // A quote's end ends the blocks in it (no lazy line continues code): so does the first line
+    // without its markers.
+    closed: closed || layers.some((l) => "quote" in l),
+  }))
+
+describe("code in nested containers: quotes in items, items in quotes, indented code, tabs (§5)", () => {
+  test.prop([inContainers, fc.boolean(), cuts(400)])(
+    "markup inside is never flagged, under any chunking and line end",
+    ({ doc }, crlf, points) => {
+      const text = crlf ? doc.replace(/\n/g, "\r\n") : doc
+      expect(scan(text, options)).toMatchObject({ text, markup: [] })
+      expect(feed(splitAt(text, points), options)).toMatchObject({ text, markup: [] })
+      expect(feed(chars(text), options)).toMatchObject({ text, markup: [] })
+    },
+  )
+
+  const call = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>'
+  test.prop([inContainers.filter(({ closed }) => closed), fc.boolean(), cuts(400)])(
+    "the containers' end ends the code: a call at the margin after them is flagged",
+    ({ doc }, crlf, points) => {
+      const raw = `${doc}\nOk.\n\n${call}`
+      const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
+      const found = feed(splitAt(text, points), options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    },
+  )
+
+  const leaked = '<tool_call>\n{"name":"read_file","arguments":{}}\n</tool_call>'
+  const under = (prefix: string) => leaked.replace(/\n/g, `\n${prefix}`)
+  test.each([
+    ["indented code in a quote (§5.1, §4.4)", `>     ${under(">     ")}`],
+    [
+      "indented code in a quote after a quoted paragraph and a blank quoted line",
+      `> Run:\n>\n>     ${under(">     ")}`,
+    ],
+    ["indented code in a quote right after a paragraph outside it", `Run:\n>     ${under(">     ")}`],
+    ["a fence after a tab after a list marker (§5.2, tab stops §2.2)", `-\t~~~\n\t${under("\t")}\n\t~~~`],
+    ["a fence after a tab, its lines four spaces in", `1.\t~~~\n    ${under("    ")}\n    ~~~`],
+    ["a fence in a list item in a quote", `> - ~~~json\n>   ${under(">   ")}\n>   ~~~`],
+    [
+      "indented code in a list item in a quote, after a blank line",
+      `> - Run:\n>\n>       ${under(">       ")}`,
+    ],
+    ["a fence in a quote in a list item", `- > ~~~\n  > ${under("  > ")}\n  > ~~~`],
+    ["a fence in a quote in a wide list item", `10) > ~~~\n    > ${under("    > ")}\n    > ~~~`],
+  ])("%s is code, and a call after it is one", (_, code) => {
+    expect(scan(code, options)).toMatchObject({ text: code, markup: [] })
+    const text = `${code}\n\nOk.\n\n${call}`
+    for (const chunks of [[text], chars(text)]) {
+      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    }
+  })
+
+  test.prop([
+    fc.constantFrom("- ", "1. ", "10) ", "-  "),
+    fc.nat({ max: 9 }),
+    fc.constantFrom("> ", " > ", "> > "),
+    fc.boolean(),
+    cuts(300),
+  ])(
+    "after a quoted list item and a blank quoted line, a line is code only four columns past the item's content",
+    (marker, spaces, quote, crlf, points) => {
+      const at = `${quote}${" ".repeat(spaces)}`
+      const raw = `${quote}${marker}Run:\n${quote.trimEnd()}\n${at}${call.replace(/\n/g, `\n${at}`)}\n`
+      const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
+      const code = spaces >= marker.length + 4
+      const found = feed(splitAt(text, points), options).markup.map((m) => m.toolName)
+      expect(found).toEqual(code ? [] : ["read_file"])
+    },
+  )
+
+  test.each([
+    ["four spaces after `>` (one is the quote's own): a paragraph", `>    ${call}`],
+    ["an indented line continuing a quoted paragraph", `> Run:\n>     ${call}`],
+    ["an indented line continuing a deeper quoted paragraph (lazy)", `> > Run:\n>     ${call}`],
+    ["a quoted list item's prose", `> - ${call}`],
+    ["a quote in a list item, prose", `- > ${call}`],
+    ["a quoted line after quoted code", `>     x = 1\n>\n> ${call.replace(/\n/g, "\n> ")}`],
+    ["a tab after `>` (part of it is the quote's space): read as prose", `>\t${call}`],
+    [
+      "a quoted list item's paragraph four columns into the quote (two into the item)",
+      `> - Run:\n>\n>     ${call.replace(/\n/g, "\n>     ")}`,
+    ],
+    [
+      "a quoted list item's paragraph after its fence",
+      `> - ~~~\n>   x\n>   ~~~\n>\n>     ${call.replace(/\n/g, "\n>     ")}`,
+    ],
+    ["a quoted fence's list item, then a line without the quote", `> - \`\`\`\n>   x\n${call}`],
+  ])("%s stays a call", (_, text) => {
+    expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
+  })
+})
