@@ -666,6 +666,21 @@ export function stateFenceLineStart(m: Machine): boolean {
     m.state = fenceLineState(m)
     return true
   }
+  if (m.lineIndent < m.listIndent && c !== CR && m.fenceQuote.length === 0) {
+    // ```markdown
+    //   | - ```
+    // > | <tool_call>
+    //     ^ left of the item's content: not a line of the item, and a fence's line is never lazy
+    //       (§5.2; laziness is for paragraph continuation text only): the item ends, and its fence
+    //       with it. The line is read as a line start (`listIndent` was recorded when the fence
+    //       opened; `stateText` keeps it current on the lines it skips).
+    // ```
+    m.fenceChar = 0
+    m.listIndent = 0
+    m.para = false
+    m.state = "line-start"
+    return true
+  }
   if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
     m.closeRun = 0
     m.state = "fence-close"
