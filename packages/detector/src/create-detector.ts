@@ -26,6 +26,7 @@ import {
   stateFenceOpen,
   stateFenceQuote,
   stateHtmlBlock,
+  stateHtmlLineStart,
   stateIndentedCode,
   stateInlineRun,
   stateLineStart,
@@ -171,6 +172,9 @@ function run(m: Machine): void {
         break
       case "html-block":
         more = stateHtmlBlock(m)
+        break
+      case "html-line-start":
+        more = stateHtmlLineStart(m)
         break
       case "code-check":
         more = stateCodeCheck(m)

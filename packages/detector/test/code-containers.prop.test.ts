@@ -101,10 +101,10 @@ describe("after a list item's code block", () => {
   )
 })
 
-describe("a line left of a list item's content ends the item's fence (§5.2)", () => {
-  // A fence's lines are never lazy continuation lines (laziness is for paragraph text only): a
-  // non-blank line indented less than the item's content is not in the item, so the item ends, and
-  // the fence with it. Checked against micromark (CommonMark 0.31).
+describe("a line left of a list item's content ends the item's fence or HTML block (§5.2)", () => {
+  // A fence's or an HTML block's lines are never lazy continuation lines (laziness is for paragraph
+  // text only): a non-blank line indented less than the item's content is not in the item, so the
+  // item ends, and the block with it. Checked against micromark (CommonMark 0.31).
   const call = '<tool_call>\n{"name":"bash","arguments":{"cmd":"ls"}}\n</tool_call>\n'
   const indent = (text: string, n: number) =>
     text
@@ -123,22 +123,31 @@ describe("a line left of a list item's content ends the item's fence (§5.2)", (
     // a less indented line is in it.
     ["in a fence after the list ended", `- a\n\nfoo\n  \`\`\`\n  x\n${indent(call, 1)}`, 0],
     ["in a fence at the margin after the list ended", `- a\n\nfoo\n\`\`\`\n${call}`, 0],
+    ["after an item's HTML block", `- <pre>\n${call}`, 1],
+    [
+      "after a blank line in an item's HTML block (CRLF)",
+      `- <pre>\r\n\r\n  x\r\n${call.replace(/\n/g, "\r\n")}`,
+      1,
+    ],
+    ["left of a nested item's HTML block, in the outer item", `- a\n  - <pre>\n    x\n${indent(call, 2)}`, 1],
+    ["in an item's HTML block, indented to the content", `- <pre>\n${indent(call, 2)}`, 0],
+    ["in an HTML block at the margin after an item (no lazy line)", `- a\n<pre>\n${call}`, 0],
   ])("%s", (_, text, n) => {
     expect(scan(text, { tools: ["bash"] }).markup).toHaveLength(n)
     expect(feed(chars(text), { tools: ["bash"] }).markup).toHaveLength(n)
   })
 
-  /** An item's fence left open (its closer dropped), then a call `by` columns left of the content. */
+  /** An item's fence or HTML block left open (its closer dropped), then a call left of the content. */
   const leftOfItem = fc
     .tuple(
-      codeBlock.filter(({ lines }) => /^[`~]/.test(lines[0]!)),
+      codeBlock,
       marker,
       marker,
       fc.constantFrom("marker line", "after a blank line", "nested"),
       fc.nat(),
     )
     .map(([{ lines, closed }, outer, inner, where, by]) => {
-      const open = closed ? lines.slice(0, -1) : lines
+      const open = closed ? lines.slice(0, -1) : lines // (an HTML block's last line: its closing tag)
       const doc = place(open, outer, inner, where).replace(/\nDone\.$/, "\n")
       const content = where === "nested" ? outer.length + inner.length : outer.length
       // At most three columns in (a call opens a line only there), left of the content.
