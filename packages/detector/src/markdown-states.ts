@@ -702,7 +702,12 @@ export function stateFenceLineStart(m: Machine): boolean {
     m.state = fenceLineState(m)
     return true
   }
-  if (m.lineIndent < m.listIndent && c !== CR && m.fenceQuote.length === 0) {
+  if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
+    // (Also a run left of the item's content: strictly it ends the item and opens a fence of its
+    // own, §5.2, but models close an item's fence at the margin, and a closer is read as one.)
+    m.closeRun = 0
+    m.state = "fence-close"
+  } else if (m.lineIndent < m.listIndent && c !== CR && m.fenceQuote.length === 0) {
     // ```markdown
     //   | - ```
     // > | <tool_call>
@@ -715,11 +720,6 @@ export function stateFenceLineStart(m: Machine): boolean {
     m.listIndent = 0
     m.para = false
     m.state = "line-start"
-    return true
-  }
-  if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
-    m.closeRun = 0
-    m.state = "fence-close"
   } else m.state = "fence"
   return true
 }

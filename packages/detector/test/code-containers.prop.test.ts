@@ -123,6 +123,8 @@ describe("a line left of a list item's content ends the item's fence or HTML blo
     // a less indented line is in it.
     ["in a fence after the list ended", `- a\n\nfoo\n  \`\`\`\n  x\n${indent(call, 1)}`, 0],
     ["in a fence at the margin after the list ended", `- a\n\nfoo\n\`\`\`\n${call}`, 0],
+    // Strictly a fence of its own (§5.2), but models close an item's fence at the margin: a closer.
+    ["after a closing fence at the margin", `1. Run:\n   \`\`\`bash\n   ls\n\`\`\`\n${call}`, 1],
     ["after an item's HTML block", `- <pre>\n${call}`, 1],
     [
       "after a blank line in an item's HTML block (CRLF)",
