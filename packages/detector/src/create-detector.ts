@@ -26,6 +26,7 @@ import {
   stateFenceOpen,
   stateFenceQuote,
   stateHtmlBlock,
+  stateHtmlLineStart,
   stateIndentedCode,
   stateInlineRun,
   stateLineStart,
@@ -172,6 +173,9 @@ function run(m: Machine): void {
       case "html-block":
         more = stateHtmlBlock(m)
         break
+      case "html-line-start":
+        more = stateHtmlLineStart(m)
+        break
       case "code-check":
         more = stateCodeCheck(m)
         break
@@ -239,6 +243,9 @@ function stateText(m: Machine): boolean {
       if (next === LF && i + 2 < len) {
         // A blank line: the paragraph ends (as in `line-start`); the second line feed is looked at next.
         dropRuns(m)
+        // A line at the margin after it, which this loop may skip, ends the open list item (§5.2),
+        // as `line-start` would note: a fence opened later must not read its lines against it.
+        if (m.buf.charCodeAt(i + 2) > SPACE) m.listIndent = 0
         i++
         continue
       }
@@ -314,8 +321,9 @@ function codeAt(m: Machine, j: number): number {
 /** What prose is skipped with: the reasoning block's scanner or the response's. */
 function textScanner(m: Machine): Scanner {
   const scanner = m.reasoning === undefined ? m.textScan : m.reasoning.textScan
-  // Blank lines only matter while an inline code run is open.
-  return m.runs.length === 0 ? scanner.quiet : scanner
+  // Blank lines only matter while an inline code run or a list item is open (a line at the margin
+  // after one ends the item, §5.2: `stateText` notes it).
+  return m.runs.length === 0 && m.listIndent === 0 ? scanner.quiet : scanner
 }
 
 /**

@@ -67,6 +67,8 @@ export type State =
   | "indented-code"
   /** Inside an HTML block of kind 1 (`<pre>`, `<code>`, `<script>`, `<style>`, `<textarea>`; §4.6). */
   | "html-block"
+  /** At the start of a line inside an HTML block in a list item: its indentation decides whether the block goes on. */
+  | "html-line-start"
   /** After a closing fence run: only spaces or tabs may follow on the line. */
   | "fence-close-tail"
   /** A marker inside a possible inline code span: looking for a closing run before deciding. */

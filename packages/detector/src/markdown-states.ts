@@ -73,6 +73,7 @@ export function stateLineStart(m: Machine): boolean {
     const r = htmlBlockAt(m, i)
     if (r === MORE) return false
     if (r !== FAIL) {
+      if (indent < 0) m.listIndent = 0 // left of the item's content: the block ends the list (no lazy line)
       // ```markdown
       // > | <pre>
       //     ^ an HTML block of kind 1: code until the line holding its closing tag (§4.6)
@@ -507,7 +508,42 @@ export function stateHtmlBlock(m: Machine): boolean {
       m.state = "line-start"
       return true
     }
+    if (m.listIndent > 0) {
+      // In a list item: the next line's indentation decides whether the block goes on.
+      m.state = "html-line-start"
+      return true
+    }
   }
+}
+
+export function stateHtmlLineStart(m: Machine): boolean {
+  // ```markdown
+  //   | - <pre>
+  // > | <tool_call>
+  //     ^ left of the item's content: not a line of the item (an HTML block's lines are never lazy,
+  //       §5.2), so the item ends, and its HTML block with it, as its fence would (§4.6)
+  // ```
+  const len = m.buf.length
+  let i = m.pos
+  for (; i < len; i++) {
+    const c = m.buf.charCodeAt(i)
+    if (c === SPACE) m.lineIndent++
+    else if (c === TAB)
+      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
+    else break
+  }
+  m.pos = i
+  if (i === len) return false
+  const c = m.buf.charCodeAt(i)
+  if (m.lineIndent < m.listIndent && c !== LF && c !== CR) {
+    m.htmlClose = ""
+    m.listIndent = 0
+    m.para = false
+    m.state = "line-start"
+    return true
+  }
+  m.state = "html-block"
+  return true
 }
 
 /**
@@ -667,8 +703,23 @@ export function stateFenceLineStart(m: Machine): boolean {
     return true
   }
   if (m.lineIndent - m.listIndent <= 3 && c === m.fenceChar) {
+    // (Also a run left of the item's content: strictly it ends the item and opens a fence of its
+    // own, §5.2, but models close an item's fence at the margin, and a closer is read as one.)
     m.closeRun = 0
     m.state = "fence-close"
+  } else if (m.lineIndent < m.listIndent && c !== CR && m.fenceQuote.length === 0) {
+    // ```markdown
+    //   | - ```
+    // > | <tool_call>
+    //     ^ left of the item's content: not a line of the item, and a fence's line is never lazy
+    //       (§5.2; laziness is for paragraph continuation text only): the item ends, and its fence
+    //       with it. The line is read as a line start (`listIndent` was recorded when the fence
+    //       opened; `stateText` keeps it current on the lines it skips).
+    // ```
+    m.fenceChar = 0
+    m.listIndent = 0
+    m.para = false
+    m.state = "line-start"
   } else m.state = "fence"
   return true
 }

@@ -101,6 +101,106 @@ describe("after a list item's code block", () => {
   )
 })
 
+describe("a line left of a list item's content ends the item's fence or HTML block (§5.2)", () => {
+  // A fence's or an HTML block's lines are never lazy continuation lines (laziness is for paragraph
+  // text only): a non-blank line indented less than the item's content is not in the item, so the
+  // item ends, and the block with it. Checked against micromark (CommonMark 0.31).
+  const call = '<tool_call>\n{"name":"bash","arguments":{"cmd":"ls"}}\n</tool_call>\n'
+  const indent = (text: string, n: number) =>
+    text
+      .split("\n")
+      .map((line) => (line === "" ? line : " ".repeat(n) + line))
+      .join("\n")
+  test.each([
+    ["on the marker line", `- \`\`\`\n${call}`, 1],
+    ["after a code line", `Steps:\n- \`\`\`\n  code\n${call}`, 1],
+    ["after a blank line (CRLF)", `- \`\`\`\r\n\r\n  x\r\n${call.replace(/\n/g, "\r\n")}`, 1],
+    ["left of a nested item's content, in the outer item", `- a\n  - \`\`\`\n    x\n${indent(call, 2)}`, 1],
+    ["indented to the item's content: in the fence", `- \`\`\`\n${indent(call, 2)}`, 0],
+    ["after a blank line, indented to the content", `- \`\`\`\n\n${indent(call, 2)}`, 0],
+    ["indented to a nested item's content", `- a\n  - \`\`\`\n    x\n${indent(call, 4)}`, 0],
+    // The list ended at `foo` (a line the prose scan skips): the fence is not in an item, and
+    // a less indented line is in it.
+    ["in a fence after the list ended", `- a\n\nfoo\n  \`\`\`\n  x\n${indent(call, 1)}`, 0],
+    ["in a fence at the margin after the list ended", `- a\n\nfoo\n\`\`\`\n${call}`, 0],
+    // Strictly a fence of its own (§5.2), but models close an item's fence at the margin: a closer.
+    ["after a closing fence at the margin", `1. Run:\n   \`\`\`bash\n   ls\n\`\`\`\n${call}`, 1],
+    ["after an item's HTML block", `- <pre>\n${call}`, 1],
+    [
+      "after a blank line in an item's HTML block (CRLF)",
+      `- <pre>\r\n\r\n  x\r\n${call.replace(/\n/g, "\r\n")}`,
+      1,
+    ],
+    ["left of a nested item's HTML block, in the outer item", `- a\n  - <pre>\n    x\n${indent(call, 2)}`, 1],
+    ["in an item's HTML block, indented to the content", `- <pre>\n${indent(call, 2)}`, 0],
+    ["in an HTML block at the margin after an item (no lazy line)", `- a\n<pre>\n${call}`, 0],
+  ])("%s", (_, text, n) => {
+    expect(scan(text, { tools: ["bash"] }).markup).toHaveLength(n)
+    expect(feed(chars(text), { tools: ["bash"] }).markup).toHaveLength(n)
+  })
+
+  /** An item's fence or HTML block left open (its closer dropped), then a call left of the content. */
+  const leftOfItem = fc
+    .tuple(
+      codeBlock,
+      marker,
+      marker,
+      fc.constantFrom("marker line", "after a blank line", "nested"),
+      fc.nat(),
+    )
+    .map(([{ lines, closed }, outer, inner, where, by]) => {
+      const open = closed ? lines.slice(0, -1) : lines // (an HTML block's last line: its closing tag)
+      const doc = place(open, outer, inner, where).replace(/\nDone\.$/, "\n")
+      const content = where === "nested" ? outer.length + inner.length : outer.length
+      // At most three columns in (a call opens a line only there), left of the content.
+      return { doc, column: by % Math.min(content, 4) }
+    })
+
+  test.prop([leftOfItem, fc.boolean(), cuts(400)])(
+    "a call on it is flagged exactly once, under any chunking and line end",
+    ({ doc, column }, crlf, points) => {
+      const tail = `${" ".repeat(column)}<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>`
+      const nl = (s: string) => (crlf ? s.replace(/\n/g, "\r\n") : s)
+      const text = nl(doc + tail)
+      const at = text.length - nl(tail).length + column
+      for (const result of [
+        scan(text, options),
+        feed(splitAt(text, points), options),
+        feed(chars(text), options),
+      ])
+        expect(result.markup.map((m) => [m.toolName, m.start])).toEqual([["read_file", at]])
+    },
+  )
+})
+
+describe("a fence after a list ended is not in the list", () => {
+  // A line at the margin after a blank line ends the list (§5.2), also when the prose scan skips
+  // it: a later fence's lines are read without the item's column (a less indented line is code).
+  test.prop([
+    marker,
+    fc.constantFrom("foo", "Then:", "ok."),
+    fc.integer({ min: 1, max: 3 }),
+    fc.nat(),
+    fc.oneof(leak, malformed),
+    fc.boolean(),
+    cuts(400),
+  ])(
+    "markup in it is never flagged, under any chunking and line end",
+    (item, prose, at, by, inner, crlf, points) => {
+      const lines = inner.split("\n").map((line) => (line === "" ? line : " ".repeat(by % at) + line))
+      const n = Math.max(3, longestRun(inner, "`") + 1)
+      const doc = `${item}a\n\n${prose}\n${" ".repeat(at)}${"`".repeat(n)}\n${lines.join("\n")}\n`
+      const text = crlf ? doc.replace(/\n/g, "\r\n") : doc
+      for (const result of [
+        scan(text, options),
+        feed(splitAt(text, points), options),
+        feed(chars(text), options),
+      ])
+        expect(result).toMatchObject({ text, markup: [] })
+    },
+  )
+})
+
 /** A fence in a blockquote (CommonMark §5.1): every line of it carries the quote's markers. */
 const inBlockquote = fc
   .tuple(
