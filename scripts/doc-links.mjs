@@ -149,13 +149,19 @@ function anchorsOf(path) {
   const seen = new Map()
   let fence
   for (const line of readFileSync(join(root, path), "utf8").split("\n")) {
-    const fenceMark = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (fenceMark !== undefined) {
-      if (fence === undefined) fence = fenceMark
-      else if (fenceMark[0] === fence[0] && fenceMark.length >= fence.length) fence = undefined
+    // CommonMark §4.5: a backtick fence's info string holds no backtick (```` ```json ```` in a
+    // line of prose is a code span), and a closing fence is followed by spaces only.
+    const [, mark, rest = ""] = /^\s{0,3}(`{3,}|~{3,})(.*)$/.exec(line) ?? []
+    if (fence === undefined) {
+      if (mark !== undefined && !(mark[0] === "`" && rest.includes("`"))) {
+        fence = mark
+        continue
+      }
+    } else {
+      if (mark !== undefined && mark[0] === fence[0] && mark.length >= fence.length && rest.trim() === "")
+        fence = undefined
       continue
     }
-    if (fence !== undefined) continue
     for (const id of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id[1].toLowerCase())
     const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1]
     if (heading === undefined) continue

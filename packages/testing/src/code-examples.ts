@@ -160,8 +160,10 @@ export function indentedCodeExample(options: CodeExampleOptions = {}): fc.Arbitr
       after: fc.constantFrom("", "\n", "\n\nThat is all."),
     })
     .map(({ content, before, indent, after }) => {
-      // In a list item (`1. `) the code is four columns past the item's content, which starts at 3.
-      const pad = before.startsWith("1.") ? `   ${indent}` : indent
+      // In a list item (`1. `) the code is four columns past the item's content, which starts at
+      // 3. Tabs stop every four columns of the line (CommonMark §2.2): a tab right after the
+      // item's three spaces only reaches column 4 (the item's paragraph), so it follows a space.
+      const pad = before.startsWith("1.") ? `   ${indent === "\t" ? " \t" : indent}` : indent
       const body = content.text
         .split("\n")
         .map((line) => pad + line)
