@@ -37,6 +37,7 @@ import { stateTags } from "./markup-tags.ts"
 import { stateMarkupTail } from "./markup-tail.ts"
 import {
   type CloseHit,
+  heldTag,
   heldWalk,
   type Matched,
   matchClose,
@@ -460,9 +461,10 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
   const text = m.buf.length === 0 ? delta : m.buf + delta
   m.buf = text
   // Where the scan starts: after the held marker when the delta disproved it (`markerAt` would
-  // answer FAIL there; no confirm ran, so no run was cut off).
+  // answer FAIL there; no confirm ran, so no run was cut off): a tag's prefix that ends without
+  // its colon, or a literal walk that stops where no namespaced tag can start.
   let from = 0
-  if (held === "stops" && !mayStartNamespaced(m.tables.text, text)) {
+  if (held === "fails" || (held === "stops" && !mayStartNamespaced(m.tables.text, text))) {
     m.cutRun = undefined
     m.cutEnd = -1
     from = 1
@@ -516,16 +518,32 @@ function releaseTo(m: Machine, text: string, to: number): DetectorResult {
 
 /**
  * What the delta does to the marker held at `buf[0]` (a held marker is where the scan stops: the
- * machine would start there): its literal walk goes on or stops ({@link heldWalk}), its confirm's
- * cut-off run goes on (`goes-on`), or the machine must decide.
+ * machine would start there): a tag's XML prefix goes on or fails ({@link heldTag}), its literal
+ * walk goes on or stops ({@link heldWalk}), its confirm's cut-off run goes on (`goes-on`), or the
+ * machine must decide.
  */
-function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "undecided" {
+function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "fails" | "undecided" {
   if (m.reasoning !== undefined) return "undecided"
   // A walk over the text index starts only where `stateText` asks `markerAt`: never at a line feed
   // or a backtick. So it is tried before `buf[0]` is read (a held buffer joined with earlier deltas
-  // is copied flat by its first read).
+  // is copied flat by its first read), as is a tag's prefix (where a walk failed).
   const walk = heldWalk(m, m.tables.text, delta)
   if (walk !== "undecided") return walk
+  const tag = m.tag
+  if (
+    tag !== undefined &&
+    tag.at === m.base &&
+    tag.to === m.base + m.buf.length &&
+    tag.index === m.tables.text
+  ) {
+    const read = heldTag(m, tag, delta)
+    if (read !== "undecided") {
+      // As `markerAt` leaves them: no confirm ran, so no run was cut off.
+      m.cutRun = undefined
+      m.cutEnd = -1
+      return read
+    }
+  }
   const c = m.buf.charCodeAt(0)
   if (c === LF || c === BACKTICK) return "undecided"
   return runGoesOn(m, delta) ? "goes-on" : "undecided"

@@ -162,6 +162,18 @@ export interface Walk {
   node: TrieNode<unknown>
 }
 
+/**
+ * A tag whose XML prefix the end of the input cut off (`<https`, `</div`: `matchNamespaced` read
+ * only prefix characters, after a literal walk that had failed): the index, where the tag and its
+ * prefix start, and where the input ended (stream offsets). The next push reads on from there.
+ */
+export interface TagCut {
+  index: LiteralIndex<unknown>
+  at: number
+  from: number
+  to: number
+}
+
 /** Decided markup waiting for its reasoning block's answer (reported in stream order). */
 export interface Queued {
   readonly markup: Omit<Markup, "answerFollows">
@@ -194,6 +206,8 @@ export interface Machine extends Capture, SearchMemo {
   // --- reads cut off by the end of a push: resumed on the next one, not repeated --------------
   /** The last literal walk cut off by the end of the input (made on the first; then reused). */
   walk: Walk | undefined
+  /** The last tag prefix cut off by the end of the input (made on the first; then reused). */
+  tag: TagCut | undefined
   /**
    * Where the input ended when a prose marker's confirm last stopped inside a run there (`cutRun`:
    * a name or whitespace cut off, `[functo`), or -1: a push that only extends the run is held
@@ -322,6 +336,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     maxHold,
     textScan: textScanFor(tables, tools),
     walk: undefined,
+    tag: undefined,
     cutEnd: -1,
     captured: undefined,
     cutRun: undefined,

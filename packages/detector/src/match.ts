@@ -3,7 +3,7 @@
 import { COLON, isXmlPrefixPart, LT, MAX_XML_PREFIX, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
-import { MAX_NAME, type Machine, offers } from "./machine.ts"
+import { MAX_NAME, type Machine, offers, type TagCut } from "./machine.ts"
 import { FAIL, inClass, isSpace, MORE, match } from "./pattern.ts"
 import { noteRun } from "./run-memo.ts"
 
@@ -171,6 +171,52 @@ export function heldWalk(
 }
 
 /**
+ * What `delta` (about to be appended to `buf`) does to the tag's XML prefix that the last push cut
+ * off at `buf[0]` (`tag`, which ends where `buf` does), as {@link matchIndex} would answer there.
+ * Reads the delta only, on from where the prefix was cut off.
+ * - `goes-on`: the prefix still needs more (`<ht` + `tps`): MORE, as the memo now notes.
+ * - `fails`: it ends where no namespaced literal can follow (`<ht` + `ml>`, `<div` + ` cl`): FAIL.
+ * - `undecided`: anything else (its colon, a capped window).
+ */
+export function heldTag(m: Machine, tag: TagCut, delta: string): "goes-on" | "fails" | "undecided" {
+  const end = tag.to
+  if (m.maxHold <= m.buf.length + delta.length) return "undecided"
+  // As `matchNamespaced` reads the prefix (`from`: where it starts; `end + k`: the character read).
+  for (let k = 0; k < delta.length; k++) {
+    const c = delta.charCodeAt(k)
+    const n = end + k - tag.from
+    if (n <= MAX_XML_PREFIX && isXmlPrefixPart(c)) continue
+    if (c !== COLON || n === 0 || n > MAX_XML_PREFIX) return "fails"
+    // Its colon: no namespaced literal goes on with what follows it (`<https:/`), or the machine decides.
+    return nsFails(tag.index, tag.from - tag.at === 2, delta, k + 1) ? "fails" : "undecided"
+  }
+  tag.to = end + delta.length
+  return "goes-on"
+}
+
+/**
+ * Whether no namespaced literal of `index` (closing ones with `slash`) goes on after a prefix's
+ * colon with `delta` from `k` on (some characters follow the colon), as {@link matchNamespaced}
+ * compares them.
+ */
+function nsFails(index: LiteralIndex<unknown>, slash: boolean, delta: string, k: number): boolean {
+  if (k >= delta.length) return false
+  const head = slash ? 2 : 1
+  for (const entry of index.ns) {
+    const s = entry.literal
+    if ((s.charCodeAt(1) === SLASH) !== slash) continue
+    let same = true
+    for (let q = 0; q < delta.length - k && head + q < s.length; q++)
+      if (delta.charCodeAt(k + q) !== s.charCodeAt(head + q)) {
+        same = false
+        break
+      }
+    if (same) return false
+  }
+  return true
+}
+
+/**
  * Whether {@link matchNamespaced} may take `text[0]` (not decided FAIL at once): `index` has
  * namespaced literals, and `text` starts with a `<` (or `</`) that the first character of an XML
  * prefix follows, or ends there.
@@ -225,7 +271,11 @@ function matchNamespaced<T, H>(
   if (slash) j++
   const from = j
   while (j < limit && j - from <= MAX_XML_PREFIX && isXmlPrefixPart(m.buf.charCodeAt(j))) j++
-  if (j >= limit) return fin ? FAIL : MORE
+  if (j >= limit) {
+    if (fin) return FAIL
+    noteTag(m, index, i, from)
+    return MORE
+  }
   if (j === from || j - from > MAX_XML_PREFIX || m.buf.charCodeAt(j) !== COLON) return FAIL
   const head = slash ? 2 : 1
   for (const entry of index.ns) {
@@ -248,6 +298,22 @@ function matchNamespaced<T, H>(
     if (stop !== FAIL) return stop
   }
   return FAIL
+}
+
+/**
+ * Notes the tag at `i` whose XML prefix (from `from`) the end of the input cut off: the next push
+ * reads on from there ({@link heldTag}). Apart from `matchNamespaced`, which stays small.
+ */
+function noteTag(m: Machine, index: LiteralIndex<unknown>, i: number, from: number): void {
+  const tag = m.tag
+  const to = m.base + m.buf.length
+  if (tag === undefined) m.tag = { index, at: m.base + i, from: m.base + from, to }
+  else {
+    tag.index = index
+    tag.at = m.base + i
+    tag.from = m.base + from
+    tag.to = to
+  }
 }
 
 /** A markup opener or reasoning opener at `i`. */

@@ -158,10 +158,69 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     expect(readsPerChar(`Hi ${repeat("<tool_call>x ", SIZE)}`, 4)).toBeLessThanOrEqual(8.5)
   })
 
+  test("a tag name held as a possible XML prefix is read once, not again on every push", () => {
+    // `<string`, `<https`, `</div`: a namespaced tag (`<x:invoke`) may still follow until the name
+    // ends; a push that extends or ends it reads its own characters (10-11.5 reads a character before).
+    expect(readsPerChar(repeat("Hi <ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEF> ", SIZE), 4)).toBeLessThanOrEqual(3)
+    expect(readsPerChar(repeat("x </closing_tag_name_abcdefghij> ", SIZE), 4)).toBeLessThanOrEqual(3)
+    expect(readsPerChar(repeat("<a-b_c9", SIZE), 4)).toBeLessThanOrEqual(5.5)
+  })
+
   test("every format enabled, the same bound", () => {
     const all = { formats: formats.map((f) => f.id) }
     expect(readsPerChar(repeat("<read_file><｜tool▁ca<|tool_", SIZE), 4, all)).toBeLessThanOrEqual(BOUND)
   })
+})
+
+describe("tag names held as possible XML prefixes decide as a fresh read would", () => {
+  // `<name` and `</name` (names up to past the longest prefix, 32), with or without a namespace
+  // colon and the rest of a namespaced literal, ended every way; whole namespaced calls among them.
+  const nameChar = fc.constantFrom(..."aZ09_-xinvoke".split(""))
+  const name = fc.oneof(
+    fc.array(nameChar, { maxLength: 36 }).map((cs) => cs.join("")),
+    fc.constantFrom("x", "antml", "https", "string", "a".repeat(32), "a".repeat(33)),
+  )
+  const rest = fc.constantFrom(
+    "",
+    ":",
+    ':invoke name="read_file">',
+    ":function_calls>",
+    ":invoke>",
+    "://a.b",
+    ":i",
+  )
+  const end = fc.constantFrom("", ">", " ", "/>", "\n", ", ", "<", "`", "x")
+  const tag = fc.tuple(fc.constantFrom("<", "</"), name, rest, end).map((parts) => parts.join(""))
+  const call = fc.oneof(fc.constantFrom("x", "antml", "a-b_9"), name).map((p) => {
+    const t = (s: string): string => `<${p}:${s}>`
+    return `${t("function_calls")}${t('invoke name="read_file"')}${t('parameter name="path"')}a${t("/parameter")}${t("/invoke")}${t("/function_calls")}`.replace(
+      new RegExp(`<${p}:/`, "g"),
+      `</${p}:`,
+    )
+  })
+  const text = fc
+    .array(fc.oneof(tag, call, fc.constantFrom("Hi ", "a < b ", "\n\n", "`")), { minLength: 1, maxLength: 8 })
+    .map((parts) => parts.join(""))
+  test.prop([text, fc.option(fc.integer({ min: 1, max: 80 }), { nil: undefined })])(
+    "cut at every position, under any hold cap",
+    (input, maxHoldChars) => {
+      const options = maxHoldChars === undefined ? { tools: TOOLS } : { tools: TOOLS, maxHoldChars }
+      const whole = scan(input, options)
+      const parts = feed([...input], options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
+  test.prop([text.chain((t) => fc.tuple(fc.constant(t), cuts(t.length)))])(
+    "cut anywhere",
+    ([input, points]) => {
+      const options = { tools: TOOLS }
+      const whole = scan(input, options)
+      const parts = feed(splitAt(input, points), options)
+      expect(parts.text).toBe(whole.text)
+      expect(parts.markup).toEqual(whole.markup)
+    },
+  )
 })
 
 describe("hostile input: resumed decisions decide as a fresh read would", () => {
