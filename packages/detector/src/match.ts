@@ -366,8 +366,9 @@ function confirmRow(
   if (m.tools.length > 0 && m.tables.nameFirst.has(row) && !mayNameOffered(m, end, limit, fin)) return FAIL
   m.captured = undefined
   const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
-  if (stop === MORE && row.bareName) {
-    // Its gate (`mayNameTool`) reads the cut-off name too: a longer one may fail it.
+  if (stop === MORE && (row.bareName || (m.tools.length > 0 && m.tables.nameFirst.has(row)))) {
+    // Its gate (`mayNameTool`, `mayNameOffered`) reads the cut-off name too: a longer one may fail
+    // it (`[read_file_` names no offered tool), so a run that goes on is not held without it.
     m.cutRun = undefined
   }
   if (stop < 0) return stop === MORE ? MORE : FAIL

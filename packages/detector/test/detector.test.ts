@@ -611,3 +611,30 @@ describe("positions (withheld, decided)", () => {
     expect(d.push("\uDE00!")).toMatchObject({ text: "\uD83D\uDE00!", decided: 6 })
   })
 })
+
+describe("a pythonic name cut off by a push", () => {
+  // FC_SEED=1622326473: `[` held at a push's end, then `read_file_` — a name no offered tool starts
+  // with. The fast path held the run going on (11 characters) where the machine, given the same
+  // text in one push, holds none.
+  test.each([
+    ["x[", "read_file_"],
+    ["</y:invoke>[", "read_file_"],
+    ["x [read", "_file_"],
+  ])("%j then %j holds what one push of both holds", (first, second) => {
+    const split = createDetector({ tools })
+    split.push(first)
+    split.push(second)
+    const whole = createDetector({ tools })
+    whole.push(first + second)
+    expect(split.held()).toBe(whole.held())
+    expect(split.held()).toBe(0)
+  })
+
+  test("a name an offered tool starts with is still held across pushes", () => {
+    const d = createDetector({ tools })
+    d.push("x [")
+    d.push("read_fi")
+    expect(d.held()).toBe(8)
+    expect(d.push("le(path='a.ts')]").markup).toHaveLength(1)
+  })
+})
