@@ -524,15 +524,7 @@ export function stateHtmlLineStart(m: Machine): boolean {
   //       §5.2), so the item ends, and its HTML block with it, as its fence would (§4.6)
   // ```
   const len = m.buf.length
-  let i = m.pos
-  for (; i < len; i++) {
-    const c = m.buf.charCodeAt(i)
-    if (c === SPACE) m.lineIndent++
-    else if (c === TAB)
-      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
-    else break
-  }
-  m.pos = i
+  const i = readIndent(m)
   if (i === len) return false
   const c = m.buf.charCodeAt(i)
   if (m.lineIndent < m.listIndent && c !== LF && c !== CR) {
@@ -685,15 +677,7 @@ export function stateFenceQuote(m: Machine): boolean {
 
 export function stateFenceLineStart(m: Machine): boolean {
   const len = m.buf.length
-  let i = m.pos
-  for (; i < len; i++) {
-    const c = m.buf.charCodeAt(i)
-    if (c === SPACE) m.lineIndent++
-    else if (c === TAB)
-      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
-    else break
-  }
-  m.pos = i
+  const i = readIndent(m)
   if (i === len) return false
   const c = m.buf.charCodeAt(i)
   if (c === LF) {
@@ -761,4 +745,21 @@ export function stateFenceCloseTail(m: Machine): boolean {
     m.state = "line-start"
   } else m.state = "fence"
   return true
+}
+
+/**
+ * Reads the indentation of a line inside a block from `pos` into `lineIndent` (a tab to the next
+ * tab stop, §2.2) and moves `pos` past it: where the line's content starts, or the end of the input.
+ */
+function readIndent(m: Machine): number {
+  const buf = m.buf
+  let i = m.pos
+  for (; i < buf.length; i++) {
+    const c = buf.charCodeAt(i)
+    if (c === SPACE) m.lineIndent++
+    else if (c === TAB) m.lineIndent += 4 - (m.lineIndent & 3)
+    else break
+  }
+  m.pos = i
+  return i
 }

@@ -363,12 +363,13 @@ function confirmRow(
   const row = start.row
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
   // `[keys]`, `[i]`: a name no offered tool has fails the gate; decided before the grammar runs.
-  if (m.tools.length > 0 && m.tables.nameFirst.has(row) && !mayNameOffered(m, end, limit, fin)) return FAIL
+  const gated = m.tools.length > 0 && m.tables.nameFirst.has(row)
+  if (gated && !mayNameOffered(m, end, limit, fin)) return FAIL
   m.captured = undefined
   const stop = match(row.confirm, m.buf, row.bareName ? i : end, limit, fin, m, streamEndAt(m, i))
-  if (stop === MORE && (row.bareName || (m.tools.length > 0 && m.tables.nameFirst.has(row)))) {
+  if (stop === MORE && (row.bareName || (gated && m.cutRun?.kind === "name"))) {
     // Its gate (`mayNameTool`, `mayNameOffered`) reads the cut-off name too: a longer one may fail
-    // it (`[read_file_` names no offered tool), so a run that goes on is not held without it.
+    // it (`[read_file_` names no offered tool), so a name that goes on is not held without it.
     m.cutRun = undefined
   }
   if (stop < 0) return stop === MORE ? MORE : FAIL
