@@ -72,7 +72,6 @@ export function createTurnTelemetry(model?: string): TurnTelemetry {
   const markupOutcomes = createMarkupOutcomes(count)
   let span: SpanState = { name: "none" }
   let rounds = 0
-  let format = "unknown"
   let ended = false
 
   const finish = (outcome: RecoveryOutcome) => {
@@ -102,7 +101,7 @@ export function createTurnTelemetry(model?: string): TurnTelemetry {
           const first = event.markup[0]
           if (recoveryOutcome(event) === "announced") count("none", "announced")
           if (span.name === "none") {
-            format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
+            const format = first?.format ?? (event.announced === undefined ? "unknown" : "none")
             const tool = first?.toolName ?? event.announced
             const attributes = {
               "tool_rescue.format": format,
