@@ -517,11 +517,8 @@ export function textScanFor(tables: Tables, tools: readonly string[]): Scanner {
   const narrowing = tables.narrowing
   // (An empty name's `json` spelling starts with `j`: such a list is not narrowed.)
   if (narrowing === undefined || tools.length === 0 || tools.includes("")) return tables.textScan
-  let firsts = ""
-  for (const tool of tools) {
-    const c = tool.charAt(0)
-    if (!firsts.includes(c)) firsts += c
-  }
+  // The key is the set, sorted: the same tools in another order (`Read, Bash`) share one scanner.
+  const firsts = [...new Set(tools.map((tool) => tool.charAt(0)))].sort().join("")
   let scanner = narrowing.byFirsts.get(firsts)
   if (scanner === undefined) {
     const gated = narrowing.gated.flatMap(([literal, follows]) =>

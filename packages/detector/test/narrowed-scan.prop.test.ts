@@ -75,3 +75,14 @@ describe("the prose scanner narrowed for the offered tools", () => {
     }
   })
 })
+
+describe("the narrowed scanners' memo", () => {
+  test.prop([fc.shuffledSubarray(["Read", "Bash", "read_file", "get_weather", "Glob"], { minLength: 1 })])(
+    "the same tools in any order share one scanner",
+    (tools) => {
+      const { tools: resolved, enabled } = resolveOptions({ tools })
+      const tables = tablesFor(undefined, enabled, resolved)
+      expect(textScanFor(tables, resolved)).toBe(textScanFor(tables, [...resolved].reverse()))
+    },
+  )
+})
