@@ -584,6 +584,10 @@ const RELEASE_ENV = "TOOL_RESCUE_BENCH_RELEASE_DETECTOR"
 /** The dense Markdown stream of the release rows. */
 const RELEASE_DENSE = "dense Markdown (`<`, backticks, HTML, fences), 4 MB"
 
+/** The realistic streams run beside the previous release at 4-character deltas (see {@link realistic}). */
+const RELEASE_PROSE = "prose, no markers"
+const RELEASE_LEAK = "leaked call, 100 KB parameter"
+
 /**
  * The floor's characters: every character the detector's prose scan can stop at (its compiled
  * trigger table for the default formats: the first characters of the markers, line feeds and
@@ -835,7 +839,11 @@ async function benchDetector(): Promise<string> {
     ...[CHUNK_LARGE, CHUNK_SMALL].map((size) =>
       isolated<ReleaseRow>({ kind: "release", name: RELEASE_DENSE, chunk: size }),
     ),
-    ...hostileNames.map((name) => isolated<ReleaseRow>({ kind: "release", name, chunk: CHUNK_SMALL })),
+    // Prose and a leaked call beside the previous release too: a change that speeds one stream
+    // must not slow another unseen.
+    ...[RELEASE_PROSE, RELEASE_LEAK, ...hostileNames].map((name) =>
+      isolated<ReleaseRow>({ kind: "release", name, chunk: CHUNK_SMALL }),
+    ),
   ]
   const releaseDense = (size: number): ReleaseRow =>
     releaseRows.find((r) => r.stream === RELEASE_DENSE && r.chunk === size)!
