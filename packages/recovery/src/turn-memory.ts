@@ -210,9 +210,11 @@ export function recallTurn(memory: TurnMemory, key: () => string | undefined): R
     }
     return value
   }
-  const recalled = memory.empty
-    ? undefined
-    : ((k) => (k === undefined ? undefined : memory.recall(k)))(keyOnce())
+  let recalled: RememberedTurn | undefined
+  if (!memory.empty) {
+    const k = keyOnce()
+    recalled = k === undefined ? undefined : memory.recall(k)
+  }
   return {
     spent: recalled?.spent ?? 0,
     error: recalled?.error,

@@ -92,6 +92,22 @@ describe("re-runs of one turn share its budget", () => {
   )
 })
 
+describe("a run the consumer leaves during its retry", () => {
+  it("keeps the retry spent: a re-run has no budget left", async () => {
+    const memory = createTurnMemory()
+    const messages = [{ role: "user", content: "Read a" }]
+    const recalled = recallTurn(memory, () => turnKey(messages))
+    const plan = planTurn(resolveRecoveryOptions({}), { tools: ["read_file"] })
+    if (plan.kind === "skip") throw new Error("not skipped")
+    const parts = recalled.record(runTurn<string>(plan, { attempt: () => attempt("leak") }))
+    for await (const part of parts) if (part.type === "attempt-start") break
+    expect(memory.recall(turnKey(messages)!)).toEqual({ spent: 1 })
+    const again = await runOnce(memory, 1, messages, () => "leak")
+    expect(again.retries).toBe(0)
+    expect(isToolCallRecoveryError(again.error)).toBe(true)
+  })
+})
+
 describe("the memory", () => {
   it("keys a turn by its content, whatever the order of its objects' keys", () => {
     expect(turnKey({ a: 1, b: [{ c: 2, d: 3 }] })).toBe(turnKey({ b: [{ d: 3, c: 2 }], a: 1 }))
