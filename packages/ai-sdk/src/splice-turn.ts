@@ -4,7 +4,12 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider"
 import { isToolCallRecoveryError, runTurn } from "@tool-rescue/recovery"
-import { placeInstruction, type RecoverPlan, sumUsage } from "@tool-rescue/recovery/adapter"
+import {
+  placeInstruction,
+  type RecalledTurn,
+  type RecoverPlan,
+  sumUsage,
+} from "@tool-rescue/recovery/adapter"
 import { promptOperations } from "./prompt-operations.ts"
 import { type AttemptParts, readParts } from "./read-parts.ts"
 import { createStreamSplicer, type StreamSplicer } from "./stream-splicer.ts"
@@ -35,6 +40,8 @@ export interface TurnSetup {
    * would have.
    */
   readonly mode: "stream" | "generate"
+  /** What earlier runs of the same call left in the middleware's turn memory: records this run. */
+  readonly recalled?: RecalledTurn | undefined
 }
 
 /**
@@ -60,7 +67,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
   // Only for retry requests: runTurn aborts their signal when it learns that the consumer left,
   // which it cannot while it waits for the request itself.
   const cancelled = new AbortController()
-  const turn = runTurn<Part>(plan, {
+  const run = runTurn<Part>(plan, {
     // The V4 stream protocol ends every complete response with `finish` (AI SDK core takes a
     // stream without one for incomplete): a provider stream that just closes was cut short.
     finishRequired: true,
@@ -84,6 +91,7 @@ export function spliceTurn(setup: TurnSetup): ReadableStream<Part> {
     },
     signal: params.abortSignal,
   })
+  const turn = setup.recalled === undefined ? run : setup.recalled.record(run)
   const releaseFirst = () => {
     if (!firstTaken) void first.cancel().catch(() => {})
   }

@@ -6,10 +6,13 @@ import type {
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider"
 import {
+  createTurnMemory,
   planTurn,
   type ResolvedRecoveryOptions,
+  recallTurn,
   resolveRecoveryOptions,
   type TurnPlan,
+  turnKey,
 } from "@tool-rescue/recovery/adapter"
 import { collectGenerateResult, generateResultParts } from "./generate-result-parts.ts"
 import type { ToolCallRecoveryMiddlewareOptions } from "./options.ts"
@@ -44,6 +47,11 @@ import { readTurnMark } from "./turn-mark.ts"
  * stream that just closes with neither a `finish` nor an `error` part (cut short: markup held
  * then is neither shown nor retried). A request with no tools,
  * or with `toolChoice: "none"`, is passed through untouched (a `recovery-skipped` event says so).
+ *
+ * The bound holds under retries: the SDK's `maxRetries` never retries our error, nor a failed
+ * retry's provider error; a caller that runs a failed call again (its own retry loop) gets the
+ * same error with no request, or the budget it already spent (for a minute, by the call's prompt
+ * and tools; an answered call is forgotten).
  *
  * The AI SDK keeps reading a step's stream after a consumer stops reading `textStream` (a
  * `break`), so that `text`, `steps` and `onFinish` still resolve: a retry may still be sent.
@@ -120,18 +128,32 @@ export function recoveryHooks(
 ): Required<Pick<LanguageModelV4Middleware, "wrapStream" | "wrapGenerate">> {
   // Validate now: a misconfiguration throws where the middleware is created, not on a request.
   const resolved = resolveRecoveryOptions(options)
+  // The calls that ended without an answer, by their prompt and tools: a caller that runs a
+  // failed `generateText` / `streamText` again (its own retry loop; the SDK's `maxRetries` never
+  // retries our error) gets the error it ended with, with no request, or the budget it spent.
+  const memory = createTurnMemory()
+  const recall = (params: LanguageModelV4CallOptions) =>
+    recallTurn(memory, () => turnKey({ prompt: params.prompt, tools: toolNames(params) }))
   return {
     wrapStream: ({ doStream, params, model }) => {
-      const plan = planStep(resolved, params, model)
+      const recalled = recall(params)
+      if (recalled.error !== undefined) return Promise.reject(recalled.error)
+      const plan = planStep(resolved, params, model, recalled.spent)
       if (plan.kind === "skip") return doStream()
-      return recoverStream(doStream, model, { params, plan })
+      return recoverStream(doStream, model, { params, plan, recalled })
     },
     wrapGenerate: ({ doGenerate, params, model }) => {
-      const plan = planStep(resolved, params, model)
+      const recalled = recall(params)
+      if (recalled.error !== undefined) return Promise.reject(recalled.error)
+      const plan = planStep(resolved, params, model, recalled.spent)
       if (plan.kind === "skip") return doGenerate()
-      return recoverGenerate(doGenerate, model, { params, plan })
+      return recoverGenerate(doGenerate, model, { params, plan, recalled })
     },
   }
+}
+
+function toolNames(params: LanguageModelV4CallOptions): string[] {
+  return params.tools?.map((tool) => tool.name) ?? []
 }
 
 /**
@@ -143,11 +165,12 @@ function planStep(
   resolved: ResolvedRecoveryOptions,
   params: LanguageModelV4CallOptions,
   model: LanguageModelV4,
+  spent: number,
 ): TurnPlan {
   return planTurn(resolved, {
-    tools: params.tools?.map((tool) => tool.name) ?? [],
+    tools: toolNames(params),
     toolChoice: params.toolChoice?.type,
-    recoveriesBefore: readTurnMark(params.prompt),
+    recoveriesBefore: readTurnMark(params.prompt) + spent,
     model: model.modelId,
   })
 }

@@ -5,12 +5,17 @@ import {
   runTurn,
 } from "@tool-rescue/recovery"
 import {
+  createTurnMemory,
   placeInstruction,
   planTurn,
+  type RecalledTurn,
   type ResolvedRecoveryOptions,
+  recallTurn,
   resolveRecoveryOptions,
+  type TurnMemory,
   type TurnPlan,
   type TurnRequest,
+  turnKey,
 } from "@tool-rescue/recovery/adapter"
 import { type Context, Effect, Exit, Layer, Option, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, ResponseIdTracker, type Toolkit } from "effect/ai"
@@ -68,7 +73,10 @@ export type Options = RecoveryOptions & UnknownToolCallsOptions
  *   approved handler run, a denial) are sent to the retry as already answered;
  * - `generateText` keeps nothing of the malformed response; provider errors are final;
  *   requests without tools or with `toolChoice: "none"` pass through; interruption stops
- *   recovery (no new request starts).
+ *   recovery (no new request starts);
+ * - the bound holds under `Effect.retry` (which retries every failure unless told otherwise): a
+ *   call run again after it failed gets the same error with no request, or the budget it already
+ *   spent (for a minute, by its prompt and tools; an answered call is forgotten).
  *
  * `generateObject` is not recovered: its answer is JSON text, not a tool call. With
  * `unknownToolCalls: "return"` every method also answers calls to unknown tools with failed tool
@@ -92,13 +100,16 @@ export function decorate(
   // API misuse (an invalid option) throws here, where the decorator is built, not mid-request.
   const resolved = resolveRecoveryOptions(options)
   const byDefault = checkUnknownToolCalls(options?.unknownToolCalls) ?? "error"
+  // The turns that ended without an answer, shared by every service this decorator makes:
+  // `Effect.retry` re-runs an effect whose service `withRecovery` decorates again on each run.
+  const settings: Settings = { resolved, memory: createTurnMemory() }
   return (service) => {
     const inner = untyped(service)
     const recovering = typed(
       {
-        generateText: (request) => recoverGenerate(inner, request, resolved),
+        generateText: (request) => recoverGenerate(inner, request, settings),
         generateObject: inner.generateObject,
-        streamText: (request) => recoverStream(inner, request, resolved),
+        streamText: (request) => recoverStream(inner, request, settings),
       },
       service,
     )
@@ -190,6 +201,17 @@ export type WithRecovery<Self> =
 type Request = AnyOptions
 type Inner = UntypedModel
 
+/** What every call of a decorator shares. */
+interface Settings {
+  readonly resolved: ResolvedRecoveryOptions
+  /**
+   * The turns that ended without an answer, by their prompt and tools: `Effect.retry({ times })`
+   * (or a `Schedule`) re-runs a failed call whatever its error, and a re-run must not buy a fresh
+   * budget. It gets the error its turn ended with, with no request, or the budget it spent.
+   */
+  readonly memory: TurnMemory
+}
+
 interface Turn {
   /** The request with the toolkit resolved once (see {@link resolveToolkit}). */
   readonly request: Request
@@ -207,18 +229,24 @@ interface Turn {
    */
   readonly recorder: ReturnType<typeof recordApprovedCalls> | undefined
   readonly context: Context.Context<never>
+  /** What earlier runs of the same turn left in the memory (see {@link Settings}). */
+  readonly recalled: RecalledTurn
 }
 
 /** Resolves what every attempt shares, and plans the turn. */
-const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Effect<Turn, unknown, unknown> =>
+const prepare = (request: Request, { resolved, memory }: Settings): Effect.Effect<Turn, unknown, unknown> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
     const toolkit = yield* resolveToolkit(request.toolkit)
     const prompt = Prompt.make(request.prompt)
-    const plan = planTurn(options, {
-      tools: offeredTools(toolkit, request),
+    const tools = offeredTools(toolkit, request)
+    // A re-run repeats its prompt and tools: the prompt's JSON is its messages and parts (the
+    // turn mark included), with no identity of its own.
+    const recalled = recallTurn(memory, () => turnKey({ prompt, tools }))
+    const plan = planTurn(resolved, {
+      tools,
       toolChoice: toolChoiceKind(request.toolChoice),
-      recoveriesBefore: readTurnMark(prompt),
+      recoveriesBefore: readTurnMark(prompt) + recalled.spent,
     })
     const approvals = approvalToolCallIds(prompt)
     const recorder =
@@ -232,6 +260,7 @@ const prepare = (request: Request, options: ResolvedRecoveryOptions): Effect.Eff
       approvals,
       recorder,
       context,
+      recalled,
     }
   })
 
@@ -330,17 +359,18 @@ const failure = (method: string) => (error: unknown) => {
 const recoverStream = (
   inner: Inner,
   request: Request,
-  resolvedOptions: ResolvedRecoveryOptions,
+  settings: Settings,
 ): Stream.Stream<StreamPart, unknown, unknown> =>
   Stream.unwrap(
-    Effect.map(prepare(request, resolvedOptions), (turn) => {
-      const { plan } = turn
+    Effect.map(prepare(request, settings), (turn) => {
+      const { plan, recalled } = turn
       if (plan.kind === "skip") return inner.streamText(turn.request)
+      if (recalled.error !== undefined) return Stream.fromEffect(failure("streamText")(recalled.error))
       // Aborted when the stream ends for any reason: if it is interrupted while `runTurn` awaits
       // the model, the in-flight attempt is interrupted at once and no retry starts.
       const controller = new AbortController()
       const resolved: StreamPart[] = []
-      const parts = runTurn<StreamPart>(plan, {
+      const run = runTurn<StreamPart>(plan, {
         // Effect providers end every complete stream with a `finish` part: one that ends
         // without it was cut short.
         finishRequired: true,
@@ -359,7 +389,7 @@ const recoverStream = (
           return attemptStream(Stream.mapError(stream, finalError), turn.context, signal)
         },
       })
-      return turnStream(parts, makeStreamSplicer(plan.recoveriesBefore)).pipe(
+      return turnStream(recalled.record(run), makeStreamSplicer(plan.recoveriesBefore)).pipe(
         Stream.catch((error) => Stream.fromEffect(failure("streamText")(error))),
         Stream.ensuring(Effect.sync(() => controller.abort())),
       )
@@ -369,19 +399,20 @@ const recoverStream = (
 const recoverGenerate = (
   inner: Inner,
   request: Request,
-  resolvedOptions: ResolvedRecoveryOptions,
+  settings: Settings,
 ): Effect.Effect<
   LanguageModel.GenerateTextResponse<AnyTools, Response.ToolParametersMode>,
   unknown,
   unknown
 > =>
-  Effect.flatMap(prepare(request, resolvedOptions), (turn) => {
-    const { plan } = turn
+  Effect.flatMap(prepare(request, settings), (turn) => {
+    const { plan, recalled } = turn
     if (plan.kind === "skip") return inner.generateText(turn.request)
+    if (recalled.error !== undefined) return failure("generateText")(recalled.error)
     return Effect.flatten(
       Effect.promise(async (interrupted) => {
         const resolved: ContentPart[] = []
-        const parts = runTurn<ContentPart>(plan, {
+        const run = runTurn<ContentPart>(plan, {
           signal: interrupted,
           attempt: (_round, { instruction, signal }) => {
             if (instruction === undefined) {
@@ -398,7 +429,7 @@ const recoverGenerate = (
         })
         const collector = makeContentCollector(plan.recoveriesBefore, resolvedBefore(turn))
         try {
-          for await (const part of parts) collector.push(part)
+          for await (const part of recalled.record(run)) collector.push(part)
         } catch (error) {
           return failure("generateText")(error)
         }

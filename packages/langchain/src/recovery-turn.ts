@@ -1,7 +1,13 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import type { BaseMessage } from "@langchain/core/messages"
 import { isToolCallRecoveryError, type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
-import { planTurn, type ResolvedRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import {
+  planTurn,
+  type ResolvedRecoveryOptions,
+  recallTurn,
+  type TurnMemory,
+  turnKey,
+} from "@tool-rescue/recovery/adapter"
 import { retryMessages } from "./retry-messages.ts"
 import { readTurnMark } from "./turn-mark.ts"
 import { turnRequest } from "./turn-request.ts"
@@ -10,18 +16,11 @@ import { turnRequest } from "./turn-request.ts"
 export interface RecoverySettings {
   readonly resolved: ResolvedRecoveryOptions
   /**
-   * One model call's record across its re-runs (an agent middleware that retries it, such as
-   * `modelRetryMiddleware`): the retries it spent, which a re-run may not spend again.
+   * The turns of this model that ended without an answer, by their content: a client that runs a
+   * failed call again (`.withRetry()`, which retries every error whatever its mark, or a retry
+   * loop of its own) gets the error it ended with, or the budget it spent, never a fresh one.
    */
-  readonly ledger?: TurnLedger | undefined
-}
-
-/** What one model call spent, kept while something outside may run it again. */
-export interface TurnLedger {
-  /** Retries (rounds after the first) the call's runs started. */
-  spent: number
-  /** The error recovery ended the call with (`repeated-markup`…): a re-run gets it again. */
-  error?: unknown
+  readonly memory?: TurnMemory | undefined
 }
 
 /** Parsed call options, as `_generate` and `_streamResponseChunks` receive them. */
@@ -70,18 +69,21 @@ export function recoveryTurn<Raw>(
   const request = turnRequest(
     typeof bound === "object" && bound !== null ? { ...bound, ...options } : options,
   )
-  const { ledger } = settings
-  const recoveriesBefore = readTurnMark(messages) + (ledger?.spent ?? 0)
+  const { memory } = settings
+  const recalled =
+    memory === undefined ? undefined : recallTurn(memory, () => turnKey(callContent(messages, request.tools)))
+  if (recalled?.error !== undefined)
+    return { parts: finalErrors(failed(recalled.error), () => true), recoveriesBefore: 0 }
+  const recoveriesBefore = readTurnMark(messages) + (recalled?.spent ?? 0)
   const plan = planTurn(settings.resolved, { ...request, recoveriesBefore, model })
   if (plan.kind === "skip") return undefined
   let retried = false
-  const parts = runTurn<Raw>(plan, {
+  const run = runTurn<Raw>(plan, {
     signal: options.signal,
     streaming,
     attempt: (round, context) => {
       // Counted as it starts: a retry that then fails (at the provider, say) is spent all the same.
       if (round > 0) retried = true
-      if (round > 0 && ledger !== undefined) ledger.spent++
       return attempt(
         context.instruction === undefined
           ? messages
@@ -90,7 +92,34 @@ export function recoveryTurn<Raw>(
       )
     },
   })
+  const parts = recalled === undefined ? run : recalled.record(run)
   return { parts: finalErrors(parts, () => retried), recoveriesBefore: plan.recoveriesBefore }
+}
+
+/**
+ * What a re-run of a call repeats, for its {@link turnKey}: each message's kind, content and
+ * tool calls (not its ids or metadata: a string input becomes a new message with a new id on
+ * every run), and the bound tools.
+ */
+function callContent(messages: readonly BaseMessage[], tools: readonly string[]): unknown {
+  return {
+    tools,
+    messages: messages.map((message) => {
+      const { tool_calls: calls, tool_call_id: callId } = message as {
+        tool_calls?: unknown
+        tool_call_id?: unknown
+      }
+      return [message.type, message.content, calls ?? null, callId ?? null]
+    }),
+  }
+}
+
+/** Parts that end at once with `error`: a re-run of a turn that ended with it. */
+function failed<Part>(error: unknown): AsyncGenerator<Part, void, undefined> {
+  return (async function* (): AsyncGenerator<Part, void, undefined> {
+    yield* []
+    throw error
+  })()
 }
 
 /** LangChain's retryability mark (`stampRetryable` of `@langchain/core/errors`, core ≥ 1.4). */

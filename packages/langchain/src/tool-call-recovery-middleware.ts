@@ -1,8 +1,6 @@
-import { isToolCallRecoveryError } from "@tool-rescue/recovery"
-import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { createTurnMemory, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { AgentMiddleware } from "langchain"
 import type { ToolCallRecoveryOptions } from "./options.ts"
-import type { TurnLedger } from "./recovery-turn.ts"
 import { isChatModel, unwrapChatModel, wrapChatModel } from "./with-tool-call-recovery.ts"
 
 /** LangChain's middleware brand (`Symbol.for`, so no runtime import of `langchain` is needed). */
@@ -45,28 +43,17 @@ export function toolCallRecoveryMiddleware(options: ToolCallRecoveryOptions = {}
   const resolved = resolveRecoveryOptions(options)
   // A middleware outside this one may run the same model call again (`modelRetryMiddleware`
   // retries every error not marked otherwise, and `createAgent` wraps ours in a `MiddlewareError`
-  // that carries no mark): each run would be a fresh first request with a fresh budget. The call's
-  // messages (the same array on every run) key what it spent; the next model call of the agent
-  // has a new array.
-  const ledgers = new WeakMap<object, TurnLedger>()
+  // that carries no mark), and a caller may invoke the agent again with the same input: each run
+  // would be a fresh first request with a fresh budget. The memory of turns by their content
+  // (messages and tools) gives a re-run the error its call ended with, or the budget it spent.
+  const memory = createTurnMemory()
   const middleware: AgentMiddleware & { readonly [MIDDLEWARE_BRAND]: true } = {
     [MIDDLEWARE_BRAND]: true,
     name: "ToolCallRecoveryMiddleware",
     wrapModelCall: async (request, handler) => {
       if (!isChatModel(request.model)) return handler(request)
-      let ledger = ledgers.get(request.messages)
-      if (ledger?.error !== undefined) throw ledger.error
-      if (ledger === undefined) {
-        ledger = { spent: 0 }
-        ledgers.set(request.messages, ledger)
-      }
-      const model = wrapChatModel(unwrapChatModel(request.model), { resolved, ledger })
-      try {
-        return await handler({ ...request, model })
-      } catch (error) {
-        if (isToolCallRecoveryError(error) && error.code !== "aborted") ledger.error = error
-        throw error
-      }
+      const model = wrapChatModel(unwrapChatModel(request.model), { resolved, memory })
+      return handler({ ...request, model })
     },
   }
   return middleware

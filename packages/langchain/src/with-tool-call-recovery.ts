@@ -1,7 +1,7 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager"
 import { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseMessage } from "@langchain/core/messages"
-import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { createTurnMemory, resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import type { ToolCallRecoveryOptions } from "./options.ts"
 import { type Generate, recoverGenerate } from "./recover-generate.ts"
 import {
@@ -23,7 +23,10 @@ import type { CallOptions, RecoverySettings } from "./recovery-turn.ts"
  * The budget is per user turn: at most `maxRecoveries` (default 1) corrected responses across the
  * model calls after the last human message (an agent's steps), read back from a mark the
  * recovered response carries in its `response_metadata`; a second malformed response rejects
- * with {@link ToolCallRecoveryError} `"repeated-markup"`. Streamed
+ * with {@link ToolCallRecoveryError} `"repeated-markup"`. The bound holds under retries: a call
+ * run again after it failed (`.withRetry()`, which retries every error, or the caller's own
+ * loop) gets the same error with no request, or the budget it already spent (for a minute, by
+ * the call's messages and tools; an answered call is forgotten). Streamed
  * chunks (also those LangGraph's `streamMode: "messages"` and `streamEvents` read from the
  * callbacks) never carry the markup; a retry's chunks continue the same message. Usage is summed
  * over the attempts. Aborting `signal` stops the turn: no new request starts. Calls without tools,
@@ -52,7 +55,12 @@ export function withToolCallRecovery<Model extends BaseChatModel>(
 ): Model {
   if (!isChatModel(model))
     throw new TypeError("tool-rescue: withToolCallRecovery needs a LangChain chat model")
-  return wrapChatModel(unwrapChatModel(model), { resolved: resolveRecoveryOptions(options) })
+  // The memory is shared by the models the wrapper returns (`bindTools`, `withConfig`): a re-run
+  // through any of them is the same turn.
+  return wrapChatModel(unwrapChatModel(model), {
+    resolved: resolveRecoveryOptions(options),
+    memory: createTurnMemory(),
+  })
 }
 
 /** Wrapped model → the model it wraps. */

@@ -216,3 +216,19 @@ describe("under LangChain's modelRetryMiddleware (it retries every error not mar
     expect(runs).toEqual([])
   })
 })
+
+describe("an agent invoked again with the same input after repeated-markup", () => {
+  it("gets the same error with no request (the turn's budget is spent); a new question is a new turn", async () => {
+    const { server, runs, agent } = await recoveringAgent(() => ({ content: sample.text }))
+    const first = await agent.invoke(question).catch((e: unknown) => e)
+    const again = await agent.invoke(question).catch((e: unknown) => e)
+    expect(isToolCallRecoveryError(first) && first.code).toBe("repeated-markup")
+    expect(isToolCallRecoveryError(again) && again.code).toBe("repeated-markup")
+    expect(server.requests.map(retrying)).toEqual([false, true])
+    await agent
+      .invoke({ messages: [{ role: "user", content: "Where is BaseClient?" }] })
+      .catch(() => undefined)
+    expect(server.requests.map(retrying)).toEqual([false, true, false, true])
+    expect(runs).toEqual([])
+  })
+})

@@ -15,9 +15,13 @@
  */
 import { type AttemptContext, type NormalizedPart, type OutputPart, runTurn } from "@tool-rescue/recovery"
 import {
+  turnKey as contentKey,
   planTurn,
+  type RecalledTurn,
   type RecoverPlan,
   type ResolvedRecoveryOptions,
+  recallTurn,
+  type TurnMemory,
   type TurnRequest,
 } from "@tool-rescue/recovery/adapter"
 import type { JsonObject, SplicerSettings, WireProtocol } from "@tool-rescue/wire"
@@ -59,6 +63,13 @@ export interface CreateSettings {
   readonly returnToolCallErrors: boolean
   /** The turn marks: call ids of recovered responses (shared by the clients `withOptions` derives). */
   readonly calls: RecoveredCalls
+  /**
+   * The turns that ended without an answer, by their conversation and tools (shared as `calls`):
+   * a caller that runs a failed request again (its own retry loop; the SDK's `maxRetries` retries
+   * only statuses, never our error) gets the error it ended with, with no request, or the budget
+   * it spent.
+   */
+  readonly memory: TurnMemory
 }
 
 /** The SDK's `Stream`, as far as we use it. */
@@ -139,7 +150,19 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
   return function create(body: unknown, options?: unknown): unknown {
     if (typeof body !== "object" || body === null) return callOriginal(body, options)
     const request = body as Body
-    const plan = planTurn(settings.resolved, api.request(request, settings.calls))
+    const turnRequest = api.request(request, settings.calls)
+    // A resend repeats its conversation, streamed or not: the protocol's conversation fields.
+    const recalled = recallTurn(settings.memory, () =>
+      contentKey({
+        conversation: wire.conversation.map((field) => request[field] ?? null),
+        tools: turnRequest.tools,
+      }),
+    )
+    if (recalled.error !== undefined) return rejectedCall(recalled.error)
+    const plan = planTurn(settings.resolved, {
+      ...turnRequest,
+      recoveriesBefore: (turnRequest.recoveriesBefore ?? 0) + recalled.spent,
+    })
     if (plan.kind === "skip") return callOriginal(body, options)
     const first = callOriginal(body, options)
     // A custom transport may return a plain promise: nothing to derive from, so no recovery.
@@ -151,6 +174,7 @@ export function recoveringCreate<StreamItem, StreamRaw, Data, DataRaw>(
       turn: api.turn(request),
       stored: api.stored(request),
       callOriginal,
+      recalled,
     }
     return first._thenUnwrap((data) =>
       isStream(data)
@@ -169,6 +193,27 @@ interface Call {
   /** The server stores the response (`wire.stored`). */
   readonly stored: boolean
   readonly callOriginal: (body: unknown, options: unknown) => unknown
+  /** What earlier runs of the same turn left in the memory: records this run. */
+  readonly recalled: RecalledTurn
+}
+
+/**
+ * A request answered with `error` and not sent (a re-run of a turn that ended with it): what the
+ * SDK's `APIPromise` offers its callers and helpers (`then`, `_thenUnwrap`, `withResponse`,
+ * `asResponse`), each rejecting with `error`. Each rejection is made when asked for, so an
+ * unread one is never an unhandled rejection.
+ */
+function rejectedCall(error: unknown): SdkPromise<never> {
+  const rejected = (): Promise<never> => Promise.reject(error)
+  const call: SdkPromise<never> & Promise<never> = {
+    // biome-ignore lint/suspicious/noThenProperty: it is a promise-like on purpose.
+    then: (onFulfilled, onRejected) => rejected().then(onFulfilled, onRejected),
+    catch: (onRejected) => rejected().catch(onRejected),
+    finally: (onFinally) => rejected().finally(onFinally),
+    _thenUnwrap: () => call,
+    [Symbol.toStringTag]: "Promise",
+  }
+  return Object.assign(call, { withResponse: rejected, asResponse: rejected })
 }
 
 /**
@@ -222,14 +267,16 @@ function recoverData<StreamItem, StreamRaw, Data, DataRaw>(
   settings: CreateSettings,
 ): Promise<Data> {
   const signal = signalOf(call.options)
-  const output = runTurn<DataRaw>(call.plan, {
-    signal,
-    attempt: async (round, context) => {
-      if (round === 0) return fromArray(api.dataParts(data))
-      const next = (await sendRetry(api, call, context)) as Data
-      return fromArray(api.dataParts(next))
-    },
-  })
+  const output = call.recalled.record(
+    runTurn<DataRaw>(call.plan, {
+      signal,
+      attempt: async (round, context) => {
+        if (round === 0) return fromArray(api.dataParts(data))
+        const next = (await sendRetry(api, call, context)) as Data
+        return fromArray(api.dataParts(next))
+      },
+    }),
+  )
   return api.result(marked(output, call, settings, api.dataCallIds), splicerSettings(call, settings))
 }
 
@@ -255,22 +302,24 @@ function recoverStream<StreamItem, StreamRaw, Data, DataRaw>(
     if (consumed) throw new Error("Cannot iterate over a consumed stream, use `.tee()` to split the stream.")
     consumed = true
     const splicer = api.createSplicer(splicerSettings(call, settings))
-    const turn = runTurn<StreamRaw>(call.plan, {
-      // Chat Completions streams end with a `finish_reason`, Responses streams with their
-      // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
-      // without `[DONE]`) was cut short.
-      finishRequired: true,
-      // What an abandoned attempt released stays shown: the retry continues after it.
-      streaming: true,
-      signal: outer.signal,
-      attempt: async (round, context) => {
-        if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
-        const next = (await sendRetry(api, call, context)) as SdkStream<StreamItem>
-        current = next
-        if (outer.signal.aborted) next.controller.abort()
-        return streamAttempt(next, context.signal, api.streamParts)
-      },
-    })
+    const turn = call.recalled.record(
+      runTurn<StreamRaw>(call.plan, {
+        // Chat Completions streams end with a `finish_reason`, Responses streams with their
+        // lifecycle end: a stream that closes before it (the client ends quietly when a server closes
+        // without `[DONE]`) was cut short.
+        finishRequired: true,
+        // What an abandoned attempt released stays shown: the retry continues after it.
+        streaming: true,
+        signal: outer.signal,
+        attempt: async (round, context) => {
+          if (round === 0) return streamAttempt(first, context.signal, api.streamParts)
+          const next = (await sendRetry(api, call, context)) as SdkStream<StreamItem>
+          current = next
+          if (outer.signal.aborted) next.controller.abort()
+          return streamAttempt(next, context.signal, api.streamParts)
+        },
+      }),
+    )
     let done = false
     let round = 0
     try {

@@ -1,5 +1,5 @@
 import type { UnknownToolCalls } from "@tool-rescue/recovery"
-import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
+import { createTurnMemory, resolveRecoveryOptions, type TurnMemory } from "@tool-rescue/recovery/adapter"
 import { chatCompletions, responses as responsesWire } from "@tool-rescue/wire"
 import type { OpenAIClientLike, RecoveringClient } from "./client-types.ts"
 import type { ToolCallRecoveryOptions } from "./options.ts"
@@ -10,6 +10,8 @@ import { createRecoveredCalls, type RecoveredCalls } from "./turn-mark.ts"
 const realClients = new WeakMap<object, object>()
 /** A client `withOptions()` derived → the turn marks of the wrapped client it came from. */
 const recoveredCalls = new WeakMap<object, RecoveredCalls>()
+/** The turn memory of a wrapped client, by its turn marks (shared with the clients it derives). */
+const memories = new WeakMap<RecoveredCalls, TurnMemory>()
 
 type AnyFunction = (...args: unknown[]) => unknown
 
@@ -25,7 +27,12 @@ function settingsOf(
   }
   // Validated now, so that a misconfiguration throws here and not on the first request.
   const resolved = resolveRecoveryOptions(recovery)
-  return { resolved, returnToolCallErrors: unknownToolCalls === "return", calls }
+  let memory = memories.get(calls)
+  if (memory === undefined) {
+    memory = createTurnMemory()
+    memories.set(calls, memory)
+  }
+  return { resolved, returnToolCallErrors: unknownToolCalls === "return", calls, memory }
 }
 
 /**
@@ -60,7 +67,12 @@ function view(real: object, own: Record<string, unknown>, client: object): objec
  *
  * A second malformed response throws a `ToolCallRecoveryError` (`code: "repeated-markup"`) from
  * the stream's iterator or rejects the promise. Provider errors pass through unchanged and are
- * never retried; aborting (`signal`, `stream.controller.abort()`, `break`) never retries.
+ * never retried by the wrapper (the client's own `maxRetries` resends a failed request as it
+ * would without it: a failed retry request is resent as it is, never the first one); aborting
+ * (`signal`, `stream.controller.abort()`, `break`) never retries. The bound holds under a
+ * caller's own retries: a request sent again after it failed gets the same error with no
+ * request, or the budget it already spent (for a minute, by its conversation and tools; an
+ * answered request is forgotten).
  *
  * Recovery is skipped, with a `recovery-skipped` event, for requests without function/custom
  * tools, with `tool_choice: "none"`, chat `n > 1`, and Responses `background: true` or

@@ -28,4 +28,13 @@ export { retryId } from "./retry-id.ts"
 export { suggestToolNames } from "./suggest-tool-names.ts"
 export { sumUsage } from "./sum-usage.ts"
 export { type TurnMark, turnMarkOf, withTurnMark } from "./turn-mark.ts"
+export {
+  createTurnMemory,
+  type RecalledTurn,
+  type RememberedTurn,
+  recallTurn,
+  type TurnMemory,
+  type TurnMemoryLimits,
+  turnKey,
+} from "./turn-memory.ts"
 export { classifyToolCall, type ToolCallClass, toolCallError } from "./unknown-tool-calls.ts"

@@ -96,6 +96,24 @@ export class ToolCallRecoveryError extends Error {
   }
 
   /**
+   * Always `false`: sending the same request again cannot help (the turn's recoveries are spent,
+   * and the wrappers answer a re-run of the turn with this error, with no request). For retry
+   * helpers that read the common `isRetryable` flag (as the AI SDK's `APICallError` and Effect's
+   * `AiError` carry it). A getter on the prototype: it stays out of logs and JSON.
+   *
+   * @example
+   * ```ts
+   * import { ToolCallRecoveryError } from "@tool-rescue/recovery"
+   *
+   * const shouldRetry = (e: unknown) => (e as { isRetryable?: boolean }).isRetryable ?? true
+   * shouldRetry(new ToolCallRecoveryError({ code: "repeated-markup", rounds: 2, markup: [] })) // false
+   * ```
+   */
+  get isRetryable(): false {
+    return false
+  }
+
+  /**
    * True for a {@link ToolCallRecoveryError} from any copy of this package, and for a framework's
    * wrapper whose `cause` is one and that took its name or message (LangChain's `createAgent`
    * rejects with such a `MiddlewareError`, the OpenAI SDK's stream helpers with such an
@@ -139,7 +157,7 @@ const MAX_WRAPPERS = 8
  * A framework's wrapper that presents itself as our error: it holds ours as `cause` and took our
  * name or our message (LangChain's `createAgent` rethrows what a middleware throws as its
  * `MiddlewareError`, copying `name` and `message`; the OpenAI SDK's stream helpers reject with an
- * `OpenAIError` of the same message). It gets ours' `code`, `rounds` and `markup` (non-enumerable
+ * `OpenAIError` of the same message). It gets ours' `code`, `rounds`, `markup` and `isRetryable` (non-enumerable
  * getters, as the brand) so the guard's promise holds: the user reads `error.code` on what the
  * framework handed them. Left alone, and not ours, when any of those keys is already its own or
  * it cannot be extended (frozen).
@@ -151,7 +169,7 @@ function adoptWrapper(value: unknown, depth: number): boolean {
     return false
   if (!(branded(cause) || adoptWrapper(cause, depth + 1))) return false
   const ours = cause as ToolCallRecoveryError
-  const keys = ["code", "rounds", "markup"] as const
+  const keys = ["code", "rounds", "markup", "isRetryable"] as const
   if (keys.some((key) => Object.hasOwn(value, key)) || !Object.isExtensible(value)) return false
   for (const key of keys) Object.defineProperty(value, key, { get: () => ours[key], configurable: true })
   Object.defineProperty(value, brand, { value: true })

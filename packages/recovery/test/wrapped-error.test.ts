@@ -15,6 +15,13 @@ function wrap(error: Error): Error {
   return wrapper
 }
 
+test("our error says it is not retryable, for retry helpers that read isRetryable; not in logs or JSON", () => {
+  const error = ours()
+  expect(error.isRetryable).toBe(false)
+  expect(Object.keys(error)).not.toContain("isRetryable")
+  expect(JSON.stringify(error)).not.toContain("isRetryable")
+})
+
 describe("isToolCallRecoveryError on a framework's wrapper of ours", () => {
   test("a wrapper named ToolCallRecoveryError whose cause is ours passes, with ours' fields", () => {
     const cause = ours()
@@ -24,6 +31,7 @@ describe("isToolCallRecoveryError on a framework's wrapper of ours", () => {
     expect(wrapper.code).toBe("repeated-markup")
     expect(wrapper.rounds).toBe(2)
     expect(wrapper.markup).toBe(cause.markup)
+    expect(wrapper.isRetryable).toBe(false)
     expect(ToolCallRecoveryError.isInstance(wrapper)).toBe(true)
     // Nothing new in logs or JSON.
     expect(Object.keys(wrapper)).toEqual(Object.keys(wrap(ours())))
