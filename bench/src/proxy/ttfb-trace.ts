@@ -2,7 +2,11 @@
  * Where a hop's time to first byte goes, for `bench proxy-ttfb`: preloaded in the proxy's and the
  * floor's processes (`BENCH_FLOOR_TOO=1 BENCH_PROXY_NODE_FLAGS="--import <this file>"`), it stamps
  * each request's steps from Node's and undici's diagnostics channels and the response's writes,
- * and prints on exit the median of each step over the last 1200 requests (the measured rounds).
+ * and prints on exit, over the last 1200 requests (the measured rounds), the median of each
+ * step; then the steps as they happened, request by request: the most common orders (the first
+ * text delta in the upstream's first network chunk or in a later one, …), each with the median
+ * of every step to the next, up to the first text delta's write. Medians of one order's steps
+ * add up to its total; medians of steps taken from different orders do not.
  * The bench sends one request at a time per process, so the request in flight is the last one.
  * The first text delta is the bench upstream's first (`"The "`, `sse-upstream.ts`).
  */
@@ -17,6 +21,8 @@ interface Stamps {
   flushed?: number
   upstreamText?: number
   text?: number
+  /** Every step in order, up to the first text delta's write. */
+  readonly steps: [string, number][]
 }
 
 const requests: Stamps[] = []
@@ -28,35 +34,49 @@ function carriesText(chunk: unknown): boolean {
   return chunk instanceof Uint8Array && Buffer.from(chunk).includes(FIRST_TEXT)
 }
 
+function step(name: string, at: number): void {
+  if (current !== undefined && current.text === undefined) current.steps.push([name, at])
+}
+
 subscribe("http.server.request.start", () => {
-  current = { arrived: performance.now() }
+  const now = performance.now()
+  current = { arrived: now, steps: [["arrived", now]] }
   requests.push(current)
 })
 subscribe("undici:request:create", () => {
-  if (current !== undefined) current.created ??= performance.now()
+  const now = performance.now()
+  if (current !== undefined) current.created ??= now
+  step("undici request", now)
 })
 subscribe("undici:client:sendHeaders", () => {
-  if (current !== undefined) current.written ??= performance.now()
+  const now = performance.now()
+  if (current !== undefined) current.written ??= now
+  step("upstream request written", now)
 })
 subscribe("undici:request:headers", () => {
-  if (current !== undefined) current.upstreamHeaders ??= performance.now()
+  const now = performance.now()
+  if (current !== undefined) current.upstreamHeaders ??= now
+  step("upstream headers", now)
 })
 subscribe("undici:request:bodyChunkReceived", (message) => {
-  if (
-    current !== undefined &&
-    current.upstreamText === undefined &&
-    carriesText((message as { chunk: unknown }).chunk)
-  )
-    current.upstreamText = performance.now()
+  const now = performance.now()
+  const text = carriesText((message as { chunk: unknown }).chunk)
+  if (current !== undefined && current.upstreamText === undefined && text) current.upstreamText = now
+  step(text ? "upstream chunk, text" : "upstream chunk", now)
 })
 const { flushHeaders, write } = ServerResponse.prototype
 ServerResponse.prototype.flushHeaders = function (this: ServerResponse) {
-  if (current !== undefined) current.flushed ??= performance.now()
+  const now = performance.now()
+  if (current !== undefined) current.flushed ??= now
+  step("head flushed", now)
   flushHeaders.call(this)
+  step("head flush returned", performance.now())
 }
 ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-  if (current !== undefined && current.text === undefined && carriesText(chunk))
-    current.text = performance.now()
+  const now = performance.now()
+  const text = carriesText(chunk)
+  step(text ? "text written" : "written", now)
+  if (current !== undefined && current.text === undefined && text) current.text = now
   return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
 } as typeof write
 
@@ -68,14 +88,45 @@ const STEPS: readonly [string, keyof Stamps, keyof Stamps][] = [
   ["upstream first text → first text written", "upstreamText", "text"],
 ]
 
+const µs = (ms: number | undefined) => (ms === undefined ? "-" : `${(1000 * ms).toFixed(0)} µs`)
+
+function median(values: readonly number[]): number | undefined {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[sorted.length >> 1]
+}
+
+/** The most common orders of steps, each with its requests' median per step. */
+function orders(measured: readonly Stamps[]): string {
+  const byOrder = new Map<string, Stamps[]>()
+  for (const r of measured) {
+    if (r.text === undefined) continue
+    const order = r.steps.map(([name]) => name).join(" > ")
+    const list = byOrder.get(order) ?? []
+    list.push(r)
+    byOrder.set(order, list)
+  }
+  const lines: string[] = []
+  for (const [order, list] of [...byOrder].sort((a, b) => b[1].length - a[1].length).slice(0, 2)) {
+    const names = order.split(" > ")
+    const total = median(list.map((r) => r.text! - r.arrived))
+    lines.push(`  ${list.length} requests in this order, arrival → first text written ${µs(total)}:`)
+    for (let i = 1; i < names.length; i++) {
+      const span = median(list.map((r) => r.steps[i]![1] - r.steps[i - 1]![1]))
+      lines.push(`    ${`${names[i - 1]} → ${names[i]}`.padEnd(58)} ${µs(span)}`)
+    }
+  }
+  return lines.join("\n")
+}
+
 process.on("exit", () => {
   const measured = requests.slice(-1200)
   const line = STEPS.map(([name, from, to]) => {
     const spans = measured
       .filter((r) => r[from] !== undefined && r[to] !== undefined)
-      .map((r) => r[to]! - r[from]!)
-      .sort((a, b) => a - b)
-    return `${name} ${spans.length === 0 ? "-" : (1000 * spans[spans.length >> 1]!).toFixed(0)} µs`
+      .map((r) => (r[to] as number) - (r[from] as number))
+    return `${name} ${µs(median(spans))}`
   })
-  process.stderr.write(`ttfb-trace ${process.argv[1]?.split("/").pop()}: ${line.join("; ")}\n`)
+  process.stderr.write(
+    `ttfb-trace ${process.argv[1]?.split("/").pop()}: ${line.join("; ")}\n${orders(measured)}\n`,
+  )
 })
