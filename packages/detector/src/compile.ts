@@ -485,14 +485,17 @@ const LINE_END: Pattern = peek(alt(lit("\n"), lit("\r\n")))
 /**
  * The closers of the reasoning blocks a chat template opens in the prompt (`openedInPrompt`), each
  * once (`taken`: literals markup rows already start). A special token ends the block wherever it
- * stands; a tag prose names (`</think>`: a row that opens only at the answer's start) only where
- * its line ends, as templates write it (`…</think>\n\n`): "close it with </think> then…" stays prose.
+ * stands (`[/THINK]`, `</seed:think>`); a tag prose names (`</think>`: a row that opens only at the
+ * answer's start) only where its line ends, as templates write it (`…</think>\n\n`), or where the
+ * row's `answerOnLine` follows it (`…</think>[{"name": …`): "close it with </think> then…" stays prose.
  */
 function templateEnds(rows: readonly ReasoningRow[], taken: ReadonlySet<string>): [string, Start][] {
   const ends = new Map<string, Start>()
   for (const row of rows) {
     if (row.openedInPrompt !== true) continue
-    const line = row.where === "anchor" ? LINE_END : undefined
+    const glued = row.answerOnLine
+    const line =
+      row.where !== "anchor" ? undefined : glued === undefined ? LINE_END : alt(LINE_END, peek(glued))
     for (const close of row.close) {
       if (close.peek || taken.has(close.literal) || ends.has(close.literal)) continue
       const own = close.pattern

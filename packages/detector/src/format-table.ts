@@ -199,6 +199,12 @@ export interface ReasoningRow {
    * (`reasoning…</think>\n\nanswer`): a closer before any reasoning marker ends that block.
    */
   readonly openedInPrompt?: boolean
+  /**
+   * A closer that is a tag prose names (an `anchor` row's) ends the template's block where its line
+   * ends, or where this follows it on the same line: the start of a call no prose writes
+   * (`reasoning</think>[{"name": …}]`).
+   */
+  readonly answerOnLine?: Pattern
 }
 
 const EMPTY: Pattern = seq()
@@ -1951,6 +1957,9 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     // Qwen3-Thinking-2507 and Qwen3.5, MiniMax-M2, HyperCLOVAX-SEED-Think, Step3, DeepSeek-R1: their
     // templates end the prompt with `<think>` (vLLM's reasoning parsers and their tests).
     openedInPrompt: true,
+    // A JSON call list glued to the closer (xLAM's and HyperCLOVAX's answer shape, vLLM's
+    // `xlam` and `hyperclovax` tool parsers): `{` alone stays prose ("close it with </think>{…}").
+    answerOnLine: seq(ws, lit("["), ws, lit("{"), CALL_KEYS),
   },
   {
     // Hunyuan HY v4's suffixed token (its family, see FAMILIES): a special token, never prose.
@@ -2026,6 +2035,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     confirm: EMPTY,
     close: [{ literal: "[/THINK]", peek: false }],
     harmony: false,
+    openedInPrompt: true,
   },
   {
     formats: ["seed-oss"],
@@ -2034,6 +2044,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     confirm: EMPTY,
     close: [{ literal: "</seed:think>", peek: false }],
     harmony: false,
+    openedInPrompt: true,
   },
   {
     formats: ["apriel", "anthropic-xml"],

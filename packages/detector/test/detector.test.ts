@@ -213,6 +213,39 @@ describe("reasoning opened by the chat template (the opener is in the prompt, th
     expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
   })
 
+  test.each([
+    // Special tokens end the block wherever they stand: Magistral's template opens `[THINK]`
+    // (vLLM's mistral reasoning parser is DeepSeek-R1's: no start token needed), Seed-OSS's
+    // `<seed:think>` (llama.cpp forces it open when the prompt ends with it).
+    ["[/THINK]", "mistral" as const],
+    ["</seed:think>", "seed-oss" as const],
+  ])("a lone %s starts the answer, on its line or the next", (closer, format) => {
+    const answer = '[{"name": "wipe_disk", "arguments": {}}]'
+    for (const gap of ["", "\n\n"]) {
+      const text = `Plan: check Paris.${closer}${gap}${answer}`
+      for (const options of [{ tools }, { tools, formats: ["xlam" as const, format] }])
+        for (const result of [scan(text, options), feed(chars(text), options)]) {
+          expect(result.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual(["xlam:wipe_disk"])
+          expect(result.text).toBe(`Plan: check Paris.${closer}${gap}`)
+        }
+    }
+  })
+
+  test.each([
+    ['[{"name": "wipe_disk", "arguments": {}}]', "xlam:wipe_disk"],
+    [' [{"name": "get_weather", "arguments": {"city": "Paris"}}]', "xlam:get_weather"],
+  ])("a JSON call list glued to a lone </think> starts the answer whole: %s", (answer, found) => {
+    // Before, an offered tool's object inside it was read as a Llama call and `[]` shown; an
+    // unknown tool's list was prose.
+    for (const before of ["Plan: check Paris.", "Plan.\n", ""]) {
+      const text = `${before}</think>${answer}`
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual([found])
+        expect(result.text).toBe(`${before}</think>${answer.startsWith(" ") ? " " : ""}`)
+      }
+    }
+  })
+
   test("a call before the closer stays a call outside reasoning: it was reported, and the text around it shown, before the closer came", () => {
     // (vLLM's Qwen3 parser, too, reads a `<tool_call>` before any `</think>` as the end of the reasoning.)
     const call = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>'

@@ -25,7 +25,7 @@ import {
   strayTokens,
 } from "../src/index.ts"
 import { variantsOf } from "../src/leaked-call.ts"
-import { reasoningBefore } from "../src/response.ts"
+import { reasoningBefore, reasoningGluedBefore } from "../src/response.ts"
 
 const tools = ["read_file", "bash", "get-weather", "Glob"]
 
@@ -123,6 +123,25 @@ describe("the detector against the arbitraries", () => {
       const result = detect(chunks, tools)
       expectLabels(result.markup, leak.labels)
       // The reasoning stays visible; of the leak, only whitespace between calls.
+      expect(result.text.startsWith(reasoning)).toBe(true)
+      expect(result.text.slice(reasoning.length).trim()).toBe("")
+    },
+  )
+
+  test.prop([
+    fc
+      .record({
+        reasoning: reasoningGluedBefore,
+        leak: leakedCall({ tools, unknownTools: true, format: "xlam" }),
+      })
+      .chain(({ reasoning, leak }) =>
+        fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
+      ),
+  ])(
+    "a JSON call list glued to a lone </think> is detected with its labels, under every chunking",
+    ([{ reasoning, leak }, chunks]) => {
+      const result = detect(chunks, tools)
+      expectLabels(result.markup, leak.labels)
       expect(result.text.startsWith(reasoning)).toBe(true)
       expect(result.text.slice(reasoning.length).trim()).toBe("")
     },
