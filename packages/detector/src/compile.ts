@@ -550,7 +550,8 @@ function checksNameFirst(row: OpenerRow): boolean {
   if (p.kind !== "seq") return false
   const head = p.items[0]?.kind === "ws" ? 1 : 0
   const first = p.items[head]
-  return first?.kind === "name" && first.capture && captures(p) === 1
+  // (`mayNameOffered` reads a name as far as a space: a name of words is left to the grammar and the gate.)
+  return first?.kind === "name" && first.chars !== "spaced" && first.capture && captures(p) === 1
 }
 
 /** How many names `p` captures (each `name` node once, wherever it stands). */

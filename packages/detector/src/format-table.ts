@@ -168,6 +168,11 @@ export interface FormatRow {
    * spelling is a tag prose writes, the family's a special token that only a leak holds.
    */
   readonly familyOnly: boolean
+  /**
+   * A gated row whose name is words prose writes too (`<tool_call> then </tool_call>`): it names an
+   * offered tool whose name has a space in it, or is not markup (also when no tools are given).
+   */
+  readonly offeredOnly: boolean
   readonly body: BodySpec
 }
 
@@ -233,6 +238,7 @@ const opener = (
   perTool: extra.perTool ?? false,
   optIn: extra.optIn ?? false,
   familyOnly: extra.familyOnly ?? false,
+  offeredOnly: extra.offeredOnly ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -886,12 +892,12 @@ const GENERIC_WRAPPER: Pattern = alt(
  * then stand alone after the call (`{"name": …}\n</tool_call>`, ollama/ollama#13968).
  */
 const ORPHAN_JSON_CLOSERS: readonly BareTail[] = [
-  "</tool_call>",
-  "</tool_calls>",
-  "</function_call>",
-  "</tools>",
-  ...LMSTUDIO_END,
-].map((literal) => ({ literal }))
+  ...["</tool_call>", "</tool_calls>", "</function_call>", "</tools>", ...LMSTUDIO_END].map((literal) => ({
+    literal,
+  })),
+  // dots' call object without its `<dots_function_call>` (vLLM and SGLang `dots`): its closer says whose.
+  { literal: DOTS.close, format: "dots" },
+]
 const bareJson: JsonBody = { ...json("keys"), bare: { tails: ORPHAN_JSON_CLOSERS } }
 const genericBody: JsonBody = { ...bareJson, wrapped: true }
 
@@ -1129,6 +1135,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       { ...json("none", "</tool_call>"), closerOptional: true },
       { structured: true },
     ),
+    // Poolside Laguna writes GLM-4.7's call, and its parser reads a name with spaces in it (and
+    // around it: vLLM `poolside_v1`, `<tool_call>  get weather  <arg_key>`). Words before an argument
+    // tag are prose's too ("put <tool_call> tag before <arg_key>"): only an offered tool's name with
+    // a space in it, not without tools, and only before an argument (`<tool_call> tool </tool_call>`
+    // names a tag).
+    opener(["<tool_call>"], seq(ws, name("spaced", 64), peek(lit("<arg_key>"))), glmBody, {
+      gate: true,
+      offeredOnly: true,
+    }),
     // A zero-argument call (`<tool_call>NAME</tool_call>`) cut off right after its name: the
     // stream ends there. Only for an offered tool, since nothing but the name confirms it.
     opener(["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
@@ -1925,6 +1940,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   perTool: row.perTool,
   optIn: row.optIn,
   familyOnly: row.familyOnly,
+  offeredOnly: row.offeredOnly,
 })
 
 /** Every row with its format, in priority order. */

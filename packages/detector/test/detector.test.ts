@@ -259,6 +259,47 @@ describe("reasoning opened by the chat template (the opener is in the prompt, th
   })
 })
 
+describe("spellings from peers' tests", () => {
+  test("a GLM-4.7 call naming an offered tool with spaces in its name (Poolside Laguna, vLLM poolside_v1)", () => {
+    const args = "<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+    for (const head of [
+      "<tool_call>get weather",
+      "<tool_call>  get weather  ",
+      "<tool_call>\nget weather ",
+    ]) {
+      const text = `Checking.${head}${args}`
+      for (const result of [
+        scan(text, { tools: ["get weather"] }),
+        feed(chars(text), { tools: ["get weather"] }),
+      ]) {
+        expect(result.markup.map(brief)).toEqual(["glm:get weather open,close,struct"])
+        expect(result.text).toBe("Checking.")
+      }
+    }
+  })
+
+  test.each([
+    "Put the <tool_call> tag before <arg_key>city</arg_key>.",
+    "Use <tool_call> then </tool_call> around it.",
+    "Wrap it: <tool_call> get weather </tool_call> and so on.",
+    "<tool_call> the forecast <arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+  ])("words before a tag are prose unless they spell an offered tool: %j", (text) => {
+    for (const tools of [[], ["get_weather"], ["get weather"]]) {
+      expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
+      expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
+    }
+  })
+
+  test("dots' call object whose opener was dropped: its closer joins the call and names the format", () => {
+    // Before: a Llama object, the closer shown.
+    const text = 'Done.\n{"name": "get_weather", "arguments": {"city": "Paris"}}</dots_function_call>'
+    for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+      expect(result.markup.map(brief)).toEqual(["dots:get_weather close,struct"])
+      expect(result.text).toBe("Done.\n")
+    }
+  })
+})
+
 describe("Harmony (gpt-oss)", () => {
   test("analysis is reasoning; a message to=functions.NAME is a call whatever its channel", () => {
     const text =
