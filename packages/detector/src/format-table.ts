@@ -1140,7 +1140,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // tag are prose's too ("put <tool_call> tag before <arg_key>"): only an offered tool's name with
     // a space in it, not without tools, and only before an argument (`<tool_call> tool </tool_call>`
     // names a tag).
-    opener(["<tool_call>"], seq(ws, name("spaced", 64), peek(lit("<arg_key>"))), glmBody, {
+    opener(["<tool_call>"], seq(ws, name("spaced", 64), ws, peek(lit("<arg_key>"))), glmBody, {
       gate: true,
       offeredOnly: true,
     }),

@@ -22,6 +22,7 @@ import {
   proseTagMentions,
   response,
   type Sample,
+  spacedNameCall,
   strayTokens,
 } from "../src/index.ts"
 import { variantsOf } from "../src/leaked-call.ts"
@@ -144,6 +145,15 @@ describe("the detector against the arbitraries", () => {
       expectLabels(result.markup, leak.labels)
       expect(result.text.startsWith(reasoning)).toBe(true)
       expect(result.text.slice(reasoning.length).trim()).toBe("")
+    },
+  )
+
+  test.prop([withChunks(spacedNameCall({ tools: [...tools, "get weather", "run all tests"] }))])(
+    "a GLM call naming an offered tool with spaces in its name (Poolside Laguna) is detected with its labels, under every chunking",
+    ([{ labels }, chunks]) => {
+      const result = detect(chunks, [...tools, "get weather", "run all tests"])
+      expectLabels(result.markup, labels)
+      expect(result.text).toBe("")
     },
   )
 
