@@ -945,6 +945,19 @@ const token = (
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
 const DS_SLOT = seq(opt(lit("function")), opt(DS_SEP_ANY), name("ident"))
 const GEMMA_SLOT = seq(lit("call:"), name("ident"))
+/** A bare Gemma 4 call's arguments, and the closer it may still be written with (`<turn|>` too, as vLLM reads it). */
+const GEMMA_BARE_BODY: JsonBody = {
+  ...json("none"),
+  bare: { tails: [{ literal: "<tool_call|>" }, { literal: "<turn|>" }] },
+}
+const GEMMA_BARE_ROW = {
+  opening: false,
+  structured: true,
+  gate: true,
+  unoffered: to("<tool_call|>"),
+} as const
+/** `NAME{}` or `NAME{KEY:`: a Gemma call's name and the start of its arguments, after `call:` or `<call>`. */
+const GEMMA_BARE = seq(name("ident"), peek(seq(lit("{"), alt(lit("}"), seq(word("ident"), lit(":"))))))
 
 /**
  * FunctionGemma's `call:NAME{…}` between a format's own open and close tokens: its rows, the
@@ -953,7 +966,8 @@ const GEMMA_SLOT = seq(lit("call:"), name("ident"))
 const gemmaCalls = (open: string, close: string): FormatRow[] => [
   opener(
     [open],
-    seq(ws, peek(lit("call:"))),
+    // (`<|tool_call>:call:NAME{`: a stray colon after the token, vLLM `gemma4_utils` reads it too.)
+    seq(ws, opt(lit(":")), peek(lit("call:"))),
     tags([call("call:", seq(name("ident"), lit("{")))], closers(close)),
     { structured: true },
   ),
@@ -1487,7 +1501,19 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   // FunctionGemma: `call:NAME{…}`.
   "function-gemma": gemmaCalls("<start_function_call>", "<end_function_call>"),
   // Gemma 4: FunctionGemma's `call:NAME{…}` in other tokens.
-  gemma4: gemmaCalls("<|tool_call>", "<tool_call|>"),
+  gemma4: [
+    ...gemmaCalls("<|tool_call>", "<tool_call|>"),
+    // The call with its `<|tool_call>` dropped (vLLM `gemma4_utils.parse_tool_calls`' fallback tier,
+    // `tests/tool_parsers/test_gemma4_regex_and_bare_calls.py`): `call:NAME{KEY:…}` at a line's start
+    // or the answer's (glued to the thought channel's `<channel|>`), and `<call>NAME{…}` (the token
+    // split apart). Its arguments are read as a value that ends where its braces close; only a name
+    // an offered tool has, or any without tools, opening its arguments (`call:me{maybe}` is prose).
+    // The orphan closer after it joins it, and confirms a name no offered tool has (a token, withheld).
+    ...(["anchor", "line"] as const).map((where) =>
+      opener(["call:"], GEMMA_BARE, GEMMA_BARE_BODY, { where, ...GEMMA_BARE_ROW }),
+    ),
+    opener(["<call>"], GEMMA_BARE, GEMMA_BARE_BODY, GEMMA_BARE_ROW),
+  ],
   olmo3: [
     // Olmo 3 shares `<function_calls>` with Anthropic XML; a pythonic line decides, so it
     // goes first.

@@ -290,6 +290,30 @@ describe("spellings from peers' tests", () => {
     }
   })
 
+  test("Gemma 4's call without its <|tool_call> ends where its braces close; an orphan closer joins it", () => {
+    const Q = '<|"|>'
+    const cases: [string, string[], string[], string][] = [
+      [
+        `Reading.\ncall:read_file{path:${Q}a.ts${Q}}\nThen more.`,
+        tools,
+        ["gemma4:read_file struct"],
+        "Reading.\n\nThen more.",
+      ],
+      [`call:read_file{path:${Q}a.ts${Q}}<tool_call|>`, tools, ["gemma4:read_file close,struct"], ""],
+      // Not offered: the orphan envelope token confirms it (withheld, not recoverable).
+      [`Hm.\ncall:wipe{}<tool_call|>`, tools, ["gemma4:wipe(not offered) close,struct"], "Hm.\n"],
+      // Prose: not at a line's start, no arguments opened, or a name no offered tool has.
+      [`You can call:read_file{path:${Q}a${Q}} later.`, tools, [], ""],
+      ["call:me{maybe} tonight", tools, [], ""],
+      [`call:wipe{path:${Q}a${Q}}`, tools, [], ""],
+    ]
+    for (const [text, offered, found, shown] of cases)
+      for (const result of [scan(text, { tools: offered }), feed(chars(text), { tools: offered })]) {
+        expect(result.markup.map(brief)).toEqual(found)
+        expect(result.text).toBe(found.length === 0 ? text : shown)
+      }
+  })
+
   test("dots' call object whose opener was dropped: its closer joins the call and names the format", () => {
     // Before: a Llama object, the closer shown.
     const text = 'Done.\n{"name": "get_weather", "arguments": {"city": "Paris"}}</dots_function_call>'
