@@ -703,6 +703,15 @@ const k3 = (token: string, tag: string, rest = ""): string[] => [
 const K3_CALLS = [...k3("<|open|>", 'call tool="'), '<|open|>toolscall tool="']
 const K3_SECTION = k3("<|open|>", "tools", "<|sep|>")
 const K3_SECTION_END = k3("<|close|>", "tools", "<|sep|>")
+/**
+ * The section's end with the message's run into it (`<|close|>toolsmessage<|sep|>`,
+ * `<|close|>toolstoolsmessage<|sep|>`: live leaks quoted in a public coding agent's issue on Kimi K3's
+ * markup): `<|close|>tools`, more letters, `<|sep|>`.
+ */
+const K3_SECTION_END_RUN: BareTail = {
+  literal: "<|close|>tools",
+  pattern: seq(word("letters"), lit("<|sep|>")),
+}
 const k3Entries: BodyEntry[] = [
   ...K3_CALLS.map((literal) => call(literal, QUOTED_NAME)),
   ...structure(...k3("<|open|>", "argument")),
@@ -1637,7 +1646,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
     // call without its section (the section tokens are special tokens: prose never holds them).
     opener(K3_SECTION, seq(ws, peek(alt(...K3_CALLS.map(lit)))), tags(k3Entries, closers(...K3_SECTION_END))),
-    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, K3_SECTION_END), {
+    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, [...K3_SECTION_END, K3_SECTION_END_RUN]), {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
@@ -1650,6 +1659,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...k3("<|close|>", "call", "<|sep|>"),
       ...k3("<|close|>", "argument", "<|sep|>"),
     ]),
+    token("close", [K3_SECTION_END_RUN.literal], undefined, K3_SECTION_END_RUN.pattern),
   ],
   plamo3: [
     // PLaMo 3 (vLLM `plamo3`): `<|plamo:begin_tool_requests:plamo|>` around one request a call, its name

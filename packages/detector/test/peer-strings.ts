@@ -1342,6 +1342,20 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["kimi-k3:calc"],
     visible: "",
   },
+  // Live Kimi K3 leaks (can1357/oh-my-pi#8495): the section's end run into the message's tag.
+  {
+    source: "can1357/oh-my-pi#8495 (leak A: the section end written `<|close|>toolstoolsmessage<|sep|>`)",
+    text: '<|open|>toolscall tool="StrReplace" index="1"<|sep|><|open|>argument key="path" type="string"<|sep|>src/rendererargument<|sep|><|close|>call<|sep|><|close|>toolstoolsmessage<|sep|>',
+    markup: ["kimi-k3:StrReplace"],
+    visible: "",
+  },
+  {
+    source:
+      "can1357/oh-my-pi#8495 (the dialect as the report lists it, a path filled in: `<|close|>toolsmessage<|sep|>`)",
+    text: '<|open|>toolscall tool="Read" index="1"<|sep|>\n<|open|>argument key="path" type="string"<|sep|>a.ts<|close|>argument<|sep|>\n<|close|>call<|sep|>\n<|close|>toolsmessage<|sep|>',
+    markup: ["kimi-k3:Read"],
+    visible: "",
+  },
   // --- llama.cpp tests/chat: Functionary v3.1, FireFunction v2, Granite, generic ------------------
   {
     source: `${LLAMA_CPP} test_functionary_v3_1_llama_3_1_parser (cut before the closer)`,
