@@ -9,7 +9,7 @@
  * idle detector small.
  */
 
-import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
+import { APOSTROPHE, BACKSLASH, LF, QUOTE } from "./char-codes.ts"
 import type { FormatId } from "./format-ids.ts"
 import {
   type BodyEntry,
@@ -324,8 +324,12 @@ function compileBody(spec: BodySpec, scanners: ScannerMemo): CompiledBody {
   const stringTrigger = new Uint8Array(128)
   stringTrigger[QUOTE] = 1
   stringTrigger[BACKSLASH] = 1
+  // (A Python dict's strings may close with `'`: the JSON lexer then stops there too.)
+  const apostrophes = spec.kind === "json" && spec.quotes === "python"
+  if (apostrophes) stringTrigger[APOSTROPHE] = 1
   const valueTrigger = new Uint8Array(128)
-  for (const ch of spec.kind === "pythonic" ? "\"'()[]{}" : '"{}[],:') valueTrigger[ch.charCodeAt(0)] = 1
+  const valueChars = spec.kind === "pythonic" ? "\"'()[]{}" : apostrophes ? "\"'{}[],:" : '"{}[],:'
+  for (const ch of valueChars) valueTrigger[ch.charCodeAt(0)] = 1
   for (const literal of closerLiterals) {
     stringTrigger[literal.charCodeAt(0)] = 1
     valueTrigger[literal.charCodeAt(0)] = 1

@@ -90,6 +90,8 @@ export type BodySpec =
        * behind by a model that dropped the opener (`{"name": …}</tool_call>`); one joins the call.
        */
       readonly bare?: { readonly tails: readonly BareTail[] }
+      /** `python`: strings may be in single quotes too (a Python dict written for JSON: RWKV's legacy calls). */
+      readonly quotes?: "python"
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -280,6 +282,11 @@ export const TOOL = "{tool}"
 const AGAIN: Pattern = opt(seq(ws, lit("<tool_call>")))
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** {@link JSON_START}, or a Python dict (`{'`). */
+const HERMES_START: Pattern = seq(
+  ws,
+  peek(alt(seq(lit("{"), ws, alt(lit('"'), lit("'"))), seq(lit("["), ws, lit("{")))),
+)
 /** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
 const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{"), ws, lit('"name"'))))
 /**
@@ -1099,7 +1106,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   hermes: [
     // Hermes JSON, plus the tag variants models substitute (`<tools>`, `<function_call>`).
-    opener(["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
+    // Also a Python dict in the same envelope (RWKV's legacy calls, vLLM `rwkv`,
+    // `test_rwkv_tool_parser.py`: `<tool_call>\n{'arguments': {…}, 'name': 'read', …}`, often with no
+    // closer). Its lexer reads `'` strings too, which valid JSON never holds outside a string.
+    opener(["<tool_call>"], HERMES_START, { ...json("keys", "</tool_call>"), quotes: "python" }),
     opener(["<tools>"], JSON_START, json("keys", "</tools>")),
     // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
     // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.

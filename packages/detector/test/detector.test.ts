@@ -314,6 +314,24 @@ describe("spellings from peers' tests", () => {
       }
   })
 
+  test("a Python dict in Hermes' envelope (RWKV's legacy calls): its strings in either quote, the other one inside them", () => {
+    const dict = "{'arguments': {'q': 'say \"hi\", it\\'s {x}'}, 'name': 'read_file', 'type': 'tool_call'}"
+    for (const text of [`Looking.\n<tool_call>\n${dict}\n`, `Looking.\n<tool_call>${dict}</tool_call>`]) {
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map((m) => `${m.format}:${m.toolName}:${m.structured}`)).toEqual([
+          "hermes:read_file:true",
+        ])
+        expect(result.text).toBe("Looking.\n")
+      }
+    }
+    // JSON with apostrophes in its strings reads as before.
+    const json = `<tool_call>{"name": "Bash", "arguments": {"command": "echo 'it''s'"}}</tool_call>Done.`
+    expect(scan(json, { tools })).toMatchObject({
+      text: "Done.",
+      markup: [{ toolName: "Bash", closing: true }],
+    })
+  })
+
   test("dots' call object whose opener was dropped: its closer joins the call and names the format", () => {
     // Before: a Llama object, the closer shown.
     const text = 'Done.\n{"name": "get_weather", "arguments": {"city": "Paris"}}</dots_function_call>'

@@ -2644,10 +2644,16 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["get_weather"],
   },
   {
-    source: `${RWKV} (the legacy <tool_call> with a Python dict: not JSON, a known limit)`,
+    source: `${RWKV} test_rwkv_tool_parser_streams_legacy_xml_tool_call (a Python dict in Hermes' envelope, no closer)`,
     text: "Need to inspect the file.\n<tool_call>\n{'arguments': {'filePath': 'calculator.py'}, 'name': 'read', 'type': 'tool_call'}\n",
-    markup: [],
-    tools: ["read"],
+    markup: ["hermes:read"],
+    visible: "Need to inspect the file.\n",
+  },
+  {
+    source: `${RWKV} test_rwkv_tool_parser_normalizes_legacy_edit_tool_call`,
+    text: "<tool_call>\n{'arguments': {'action': 'replace_text', 'filePath': 'calculator.py', 'oldText': 'return a - b', 'newText': 'return a + b'}, 'name': 'edit', 'type': 'tool_call'}\n",
+    markup: ["hermes:edit"],
+    visible: "",
   },
   // --- K2 Horizon's reasoning tokens (SGLang k2_v3_detector.py) and Cohere Command 4 ------------------
   {
