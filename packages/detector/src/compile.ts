@@ -9,7 +9,7 @@
  * idle detector small.
  */
 
-import { BACKSLASH, LF, QUOTE } from "./char-codes.ts"
+import { APOSTROPHE, BACKSLASH, LF, QUOTE } from "./char-codes.ts"
 import type { FormatId } from "./format-ids.ts"
 import {
   type BodyEntry,
@@ -324,8 +324,12 @@ function compileBody(spec: BodySpec, scanners: ScannerMemo): CompiledBody {
   const stringTrigger = new Uint8Array(128)
   stringTrigger[QUOTE] = 1
   stringTrigger[BACKSLASH] = 1
+  // (A Python dict's strings may close with `'`: the JSON lexer then stops there too.)
+  const apostrophes = spec.kind === "json" && spec.quotes === "python"
+  if (apostrophes) stringTrigger[APOSTROPHE] = 1
   const valueTrigger = new Uint8Array(128)
-  for (const ch of spec.kind === "pythonic" ? "\"'()[]{}" : '"{}[],:') valueTrigger[ch.charCodeAt(0)] = 1
+  const valueChars = spec.kind === "pythonic" ? "\"'()[]{}" : apostrophes ? "\"'{}[],:" : '"{}[],:'
+  for (const ch of valueChars) valueTrigger[ch.charCodeAt(0)] = 1
   for (const literal of closerLiterals) {
     stringTrigger[literal.charCodeAt(0)] = 1
     valueTrigger[literal.charCodeAt(0)] = 1
@@ -485,14 +489,17 @@ const LINE_END: Pattern = peek(alt(lit("\n"), lit("\r\n")))
 /**
  * The closers of the reasoning blocks a chat template opens in the prompt (`openedInPrompt`), each
  * once (`taken`: literals markup rows already start). A special token ends the block wherever it
- * stands; a tag prose names (`</think>`: a row that opens only at the answer's start) only where
- * its line ends, as templates write it (`…</think>\n\n`): "close it with </think> then…" stays prose.
+ * stands (`[/THINK]`, `</seed:think>`); a tag prose names (`</think>`: a row that opens only at the
+ * answer's start) only where its line ends, as templates write it (`…</think>\n\n`), or where the
+ * row's `answerOnLine` follows it (`…</think>[{"name": …`): "close it with </think> then…" stays prose.
  */
 function templateEnds(rows: readonly ReasoningRow[], taken: ReadonlySet<string>): [string, Start][] {
   const ends = new Map<string, Start>()
   for (const row of rows) {
     if (row.openedInPrompt !== true) continue
-    const line = row.where === "anchor" ? LINE_END : undefined
+    const glued = row.answerOnLine
+    const line =
+      row.where !== "anchor" ? undefined : glued === undefined ? LINE_END : alt(LINE_END, peek(glued))
     for (const close of row.close) {
       if (close.peek || taken.has(close.literal) || ends.has(close.literal)) continue
       const own = close.pattern
@@ -547,7 +554,8 @@ function checksNameFirst(row: OpenerRow): boolean {
   if (p.kind !== "seq") return false
   const head = p.items[0]?.kind === "ws" ? 1 : 0
   const first = p.items[head]
-  return first?.kind === "name" && first.capture && captures(p) === 1
+  // (`mayNameOffered` reads a name as far as a space: a name of words is left to the grammar and the gate.)
+  return first?.kind === "name" && first.chars !== "spaced" && first.capture && captures(p) === 1
 }
 
 /** How many names `p` captures (each `name` node once, wherever it stands). */

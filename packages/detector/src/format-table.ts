@@ -90,6 +90,8 @@ export type BodySpec =
        * behind by a model that dropped the opener (`{"name": …}</tool_call>`); one joins the call.
        */
       readonly bare?: { readonly tails: readonly BareTail[] }
+      /** `python`: strings may be in single quotes too (a Python dict written for JSON: RWKV's legacy calls). */
+      readonly quotes?: "python"
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
   | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
@@ -168,6 +170,11 @@ export interface FormatRow {
    * spelling is a tag prose writes, the family's a special token that only a leak holds.
    */
   readonly familyOnly: boolean
+  /**
+   * A gated row whose name is words prose writes too (`<tool_call> then </tool_call>`): it names an
+   * offered tool whose name has a space in it, or is not markup (also when no tools are given).
+   */
+  readonly offeredOnly: boolean
   readonly body: BodySpec
 }
 
@@ -199,6 +206,12 @@ export interface ReasoningRow {
    * (`reasoning…</think>\n\nanswer`): a closer before any reasoning marker ends that block.
    */
   readonly openedInPrompt?: boolean
+  /**
+   * A closer that is a tag prose names (an `anchor` row's) ends the template's block where its line
+   * ends, or where this follows it on the same line: the start of a call no prose writes
+   * (`reasoning</think>[{"name": …}]`).
+   */
+  readonly answerOnLine?: Pattern
 }
 
 const EMPTY: Pattern = seq()
@@ -227,6 +240,7 @@ const opener = (
   perTool: extra.perTool ?? false,
   optIn: extra.optIn ?? false,
   familyOnly: extra.familyOnly ?? false,
+  offeredOnly: extra.offeredOnly ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -268,6 +282,11 @@ export const TOOL = "{tool}"
 const AGAIN: Pattern = opt(seq(ws, lit("<tool_call>")))
 /** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
 const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** {@link JSON_START}, or a Python dict (`{'`). */
+const HERMES_START: Pattern = seq(
+  ws,
+  peek(alt(seq(lit("{"), ws, alt(lit('"'), lit("'"))), seq(lit("["), ws, lit("{")))),
+)
 /** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
 const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{"), ws, lit('"name"'))))
 /**
@@ -691,6 +710,15 @@ const k3 = (token: string, tag: string, rest = ""): string[] => [
 const K3_CALLS = [...k3("<|open|>", 'call tool="'), '<|open|>toolscall tool="']
 const K3_SECTION = k3("<|open|>", "tools", "<|sep|>")
 const K3_SECTION_END = k3("<|close|>", "tools", "<|sep|>")
+/**
+ * The section's end with the message's run into it (`<|close|>toolsmessage<|sep|>`,
+ * `<|close|>toolstoolsmessage<|sep|>`: live leaks quoted in a public coding agent's issue on Kimi K3's
+ * markup): `<|close|>tools`, more letters, `<|sep|>`.
+ */
+const K3_SECTION_END_RUN: BareTail = {
+  literal: "<|close|>tools",
+  pattern: seq(word("letters"), lit("<|sep|>")),
+}
 const k3Entries: BodyEntry[] = [
   ...K3_CALLS.map((literal) => call(literal, QUOTED_NAME)),
   ...structure(...k3("<|open|>", "argument")),
@@ -880,12 +908,12 @@ const GENERIC_WRAPPER: Pattern = alt(
  * then stand alone after the call (`{"name": …}\n</tool_call>`, ollama/ollama#13968).
  */
 const ORPHAN_JSON_CLOSERS: readonly BareTail[] = [
-  "</tool_call>",
-  "</tool_calls>",
-  "</function_call>",
-  "</tools>",
-  ...LMSTUDIO_END,
-].map((literal) => ({ literal }))
+  ...["</tool_call>", "</tool_calls>", "</function_call>", "</tools>", ...LMSTUDIO_END].map((literal) => ({
+    literal,
+  })),
+  // dots' call object without its `<dots_function_call>` (vLLM and SGLang `dots`): its closer says whose.
+  { literal: DOTS.close, format: "dots" },
+]
 const bareJson: JsonBody = { ...json("keys"), bare: { tails: ORPHAN_JSON_CLOSERS } }
 const genericBody: JsonBody = { ...bareJson, wrapped: true }
 
@@ -933,6 +961,19 @@ const token = (
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
 const DS_SLOT = seq(opt(lit("function")), opt(DS_SEP_ANY), name("ident"))
 const GEMMA_SLOT = seq(lit("call:"), name("ident"))
+/** A bare Gemma 4 call's arguments, and the closer it may still be written with (`<turn|>` too, as vLLM reads it). */
+const GEMMA_BARE_BODY: JsonBody = {
+  ...json("none"),
+  bare: { tails: [{ literal: "<tool_call|>" }, { literal: "<turn|>" }] },
+}
+const GEMMA_BARE_ROW = {
+  opening: false,
+  structured: true,
+  gate: true,
+  unoffered: to("<tool_call|>"),
+} as const
+/** `NAME{}` or `NAME{KEY:`: a Gemma call's name and the start of its arguments, after `call:` or `<call>`. */
+const GEMMA_BARE = seq(name("ident"), peek(seq(lit("{"), alt(lit("}"), seq(word("ident"), lit(":"))))))
 
 /**
  * FunctionGemma's `call:NAME{…}` between a format's own open and close tokens: its rows, the
@@ -941,7 +982,8 @@ const GEMMA_SLOT = seq(lit("call:"), name("ident"))
 const gemmaCalls = (open: string, close: string): FormatRow[] => [
   opener(
     [open],
-    seq(ws, peek(lit("call:"))),
+    // (`<|tool_call>:call:NAME{`: a stray colon after the token, vLLM `gemma4_utils` reads it too.)
+    seq(ws, opt(lit(":")), peek(lit("call:"))),
     tags([call("call:", seq(name("ident"), lit("{")))], closers(close)),
     { structured: true },
   ),
@@ -1064,7 +1106,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   ],
   hermes: [
     // Hermes JSON, plus the tag variants models substitute (`<tools>`, `<function_call>`).
-    opener(["<tool_call>"], JSON_START, json("keys", "</tool_call>")),
+    // Also a Python dict in the same envelope (RWKV's legacy calls, vLLM `rwkv`,
+    // `test_rwkv_tool_parser.py`: `<tool_call>\n{'arguments': {…}, 'name': 'read', …}`, often with no
+    // closer). Its lexer reads `'` strings too, which valid JSON never holds outside a string.
+    opener(["<tool_call>"], HERMES_START, { ...json("keys", "</tool_call>"), quotes: "python" }),
     opener(["<tools>"], JSON_START, json("keys", "</tools>")),
     // The other wrappers llama.cpp's Hermes parser accepts (`<tool>`, `<response>`, `<json>`, …):
     // tags prose uses for other JSON too, so only a call object (`"name"` first) opens one.
@@ -1123,6 +1168,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       { ...json("none", "</tool_call>"), closerOptional: true },
       { structured: true },
     ),
+    // Poolside Laguna writes GLM-4.7's call, and its parser reads a name with spaces in it (and
+    // around it: vLLM `poolside_v1`, `<tool_call>  get weather  <arg_key>`). Words before an argument
+    // tag are prose's too ("put <tool_call> tag before <arg_key>"): only an offered tool's name with
+    // a space in it, not without tools, and only before an argument (`<tool_call> tool </tool_call>`
+    // names a tag).
+    opener(["<tool_call>"], seq(ws, name("spaced", 64), ws, peek(lit("<arg_key>"))), glmBody, {
+      gate: true,
+      offeredOnly: true,
+    }),
     // A zero-argument call (`<tool_call>NAME</tool_call>`) cut off right after its name: the
     // stream ends there. Only for an offered tool, since nothing but the name confirms it.
     opener(["<tool_call>"], seq(opt(lit("\n")), name("ident"), end), glmBody, {
@@ -1466,7 +1520,19 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   // FunctionGemma: `call:NAME{…}`.
   "function-gemma": gemmaCalls("<start_function_call>", "<end_function_call>"),
   // Gemma 4: FunctionGemma's `call:NAME{…}` in other tokens.
-  gemma4: gemmaCalls("<|tool_call>", "<tool_call|>"),
+  gemma4: [
+    ...gemmaCalls("<|tool_call>", "<tool_call|>"),
+    // The call with its `<|tool_call>` dropped (vLLM `gemma4_utils.parse_tool_calls`' fallback tier,
+    // `tests/tool_parsers/test_gemma4_regex_and_bare_calls.py`): `call:NAME{KEY:…}` at a line's start
+    // or the answer's (glued to the thought channel's `<channel|>`), and `<call>NAME{…}` (the token
+    // split apart). Its arguments are read as a value that ends where its braces close; only a name
+    // an offered tool has, or any without tools, opening its arguments (`call:me{maybe}` is prose).
+    // The orphan closer after it joins it, and confirms a name no offered tool has (a token, withheld).
+    ...(["anchor", "line"] as const).map((where) =>
+      opener(["call:"], GEMMA_BARE, GEMMA_BARE_BODY, { where, ...GEMMA_BARE_ROW }),
+    ),
+    opener(["<call>"], GEMMA_BARE, GEMMA_BARE_BODY, GEMMA_BARE_ROW),
+  ],
   olmo3: [
     // Olmo 3 shares `<function_calls>` with Anthropic XML; a pythonic line decides, so it
     // goes first.
@@ -1590,7 +1656,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // Kimi K3: `<|open|>tools<|sep|>` around `<|open|>call tool="NAME" index="1"<|sep|>` calls, or a
     // call without its section (the section tokens are special tokens: prose never holds them).
     opener(K3_SECTION, seq(ws, peek(alt(...K3_CALLS.map(lit)))), tags(k3Entries, closers(...K3_SECTION_END))),
-    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, K3_SECTION_END), {
+    opener(K3_CALLS, QUOTED_NAME, bareTags(k3Entries, [...K3_SECTION_END, K3_SECTION_END_RUN]), {
       opening: false,
     }),
     token("frame", ["<|open|>response<|sep|>", "<|close|>response<|sep|>"]),
@@ -1603,6 +1669,7 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ...k3("<|close|>", "call", "<|sep|>"),
       ...k3("<|close|>", "argument", "<|sep|>"),
     ]),
+    token("close", [K3_SECTION_END_RUN.literal], undefined, K3_SECTION_END_RUN.pattern),
   ],
   plamo3: [
     // PLaMo 3 (vLLM `plamo3`): `<|plamo:begin_tool_requests:plamo|>` around one request a call, its name
@@ -1919,6 +1986,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   perTool: row.perTool,
   optIn: row.optIn,
   familyOnly: row.familyOnly,
+  offeredOnly: row.offeredOnly,
 })
 
 /** Every row with its format, in priority order. */
@@ -1951,6 +2019,9 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     // Qwen3-Thinking-2507 and Qwen3.5, MiniMax-M2, HyperCLOVAX-SEED-Think, Step3, DeepSeek-R1: their
     // templates end the prompt with `<think>` (vLLM's reasoning parsers and their tests).
     openedInPrompt: true,
+    // A JSON call list glued to the closer (xLAM's and HyperCLOVAX's answer shape, vLLM's
+    // `xlam` and `hyperclovax` tool parsers): `{` alone stays prose ("close it with </think>{…}").
+    answerOnLine: seq(ws, lit("["), ws, lit("{"), CALL_KEYS),
   },
   {
     // Hunyuan HY v4's suffixed token (its family, see FAMILIES): a special token, never prose.
@@ -2026,6 +2097,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     confirm: EMPTY,
     close: [{ literal: "[/THINK]", peek: false }],
     harmony: false,
+    openedInPrompt: true,
   },
   {
     formats: ["seed-oss"],
@@ -2034,6 +2106,7 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     confirm: EMPTY,
     close: [{ literal: "</seed:think>", peek: false }],
     harmony: false,
+    openedInPrompt: true,
   },
   {
     formats: ["apriel", "anthropic-xml"],

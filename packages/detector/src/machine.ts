@@ -197,6 +197,8 @@ export interface Machine extends Capture, SearchMemo {
   // --- options (fixed for the detector's life) -------------------------------------------------
   /** Tools offered this turn (a few names: an array is a fraction of a set's size; see {@link offers}). */
   readonly tools: readonly string[]
+  /** Some offered tool's name has a space in it (`get weather`): only then do `offeredOnly` rows run. */
+  readonly spacedTools: boolean
   /** Compiled literal tables, shared by detectors with the same formats. */
   readonly tables: Tables
   /** Cap on an undecided candidate (at least the longest literal). */
@@ -332,6 +334,7 @@ export interface Machine extends Capture, SearchMemo {
 export function createMachine(tools: readonly string[], tables: Tables, maxHold: number): Machine {
   return {
     tools,
+    spacedTools: tools.some((tool) => tool.includes(" ")),
     tables,
     maxHold,
     textScan: textScanFor(tables, tools),

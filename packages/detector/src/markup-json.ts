@@ -10,7 +10,17 @@
  * ```
  */
 
-import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from "./char-codes.ts"
+import {
+  APOSTROPHE,
+  BACKSLASH,
+  COLON,
+  COMMA,
+  LBRACE,
+  LBRACKET,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+} from "./char-codes.ts"
 import { closerAt, currentCall, reasoningCloser } from "./emit.ts"
 import { type Draft, MAX_NAME, type Machine } from "./machine.ts"
 import { normalize } from "./match.ts"
@@ -41,8 +51,10 @@ export function stateJson(m: Machine, d: Draft): boolean {
       }
       if (i >= len) break
       if (c === BACKSLASH) d.jLex = "escape"
-      else if (c === QUOTE) d.jLex = "code"
-      else {
+      // (Only a Python dict's lexer stops at `'`; its strings close with the quote that opened them.)
+      else if (c === QUOTE || c === APOSTROPHE) {
+        if (c === (d.jQuote === 0 ? QUOTE : d.jQuote)) d.jLex = "code"
+      } else {
         const r = closerAt(m, d, i)
         if (r !== "none") return r === "ended"
       }
@@ -56,14 +68,17 @@ export function stateJson(m: Machine, d: Draft): boolean {
     }
     if (i >= len) break
     switch (c) {
+      case APOSTROPHE:
       case QUOTE: {
+        // (`'` stops the scan only in a Python dict: RWKV's legacy calls.)
+        d.jQuote = c
         if (
           names !== "none" &&
           d.jInCall &&
           d.jDepth === d.jCallDepth &&
           (d.jExpect === "key" || (d.jExpect === "value" && d.jNameNext))
         ) {
-          const end = captureString(m, i)
+          const end = captureString(m, i, c)
           if (end === MORE) {
             m.pos = i
             return false
@@ -124,7 +139,7 @@ export function stateJson(m: Machine, d: Draft): boolean {
 }
 
 /** The end quote of a short escape-free string at `i`, {@link MORE}, or FAIL (not a name). */
-export function captureString(m: Machine, i: number): number {
+export function captureString(m: Machine, i: number, quote: number = QUOTE): number {
   const span = Math.min(MAX_NAME + 2, m.maxHold)
   const limit = Math.min(m.buf.length, i + span)
   const fin = m.final || i + span <= m.buf.length
@@ -132,7 +147,7 @@ export function captureString(m: Machine, i: number): number {
   let j = Math.max(i + 1, resumeRun(m, STRING_RUN, i, limit))
   for (; j < limit; j++) {
     const c = m.buf.charCodeAt(j)
-    if (c === QUOTE) return j
+    if (c === quote) return j
     if (c === BACKSLASH) return FAIL
   }
   noteRun(m, STRING_RUN, i, j)

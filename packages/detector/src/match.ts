@@ -362,6 +362,8 @@ function confirmRow(
 ): Matched<StartHit> {
   const row = start.row
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
+  // (Names of words are rare: a list without one pays nothing for these rows.)
+  if (row.offeredOnly && !m.spacedTools) return FAIL
   // `[keys]`, `[i]`: a name no offered tool has fails the gate; decided before the grammar runs.
   const gated = m.tools.length > 0 && m.tables.nameFirst.has(row)
   if (gated && !mayNameOffered(m, end, limit, fin)) return FAIL
@@ -377,6 +379,7 @@ function confirmRow(
   if (name !== undefined) name = normalize(m, name)
   // Bare openers (`<function=NAME>`) are markup only for an offered tool (llama.cpp's rule), or
   // when the envelope token that ends the call follows it (withheld whatever tool it names).
+  if (row.offeredOnly && (name === undefined || !offers(m, name))) return FAIL
   if (row.gate && m.tools.length > 0 && (name === undefined || !offers(m, name))) {
     if (row.unoffered === undefined || name === undefined) return FAIL
     const envelope = match(row.unoffered, m.buf, stop, limit, fin, m, streamEndAt(m, i))

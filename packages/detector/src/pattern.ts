@@ -52,6 +52,11 @@ export type NameClass =
   | "digits"
   /** ASCII letters. */
   | "letters"
+  /**
+   * `ident` and spaces: a name with words in it (`<tool_call>get weather<arg_key>`, vLLM
+   * `poolside_v1`). Spaces after the last word are not captured.
+   */
+  | "spaced"
 
 /** A bounded grammar over UTF-16 code units. */
 export type Pattern =
@@ -203,6 +208,8 @@ export function inClass(chars: NameClass, c: number): boolean {
       return isAsciiDigit(c)
     case "letters":
       return isAsciiLetter(c)
+    case "spaced":
+      return c === SPACE || isAsciiIdent(c)
     default:
       return chars satisfies never
   }
@@ -259,7 +266,11 @@ export function match(
       if (j - i > pattern.max) return FAIL
       if (j === limit && !final) return cutRun(capture, pattern, i)
       if (j === i) return FAIL
-      if (pattern.capture) capture.captured = text.slice(i, j)
+      if (pattern.capture) {
+        let to = j
+        if (pattern.chars === "spaced") while (to > i && text.charCodeAt(to - 1) === SPACE) to--
+        capture.captured = text.slice(i, to)
+      }
       return j
     }
     case "seq": {

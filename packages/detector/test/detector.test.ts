@@ -213,6 +213,39 @@ describe("reasoning opened by the chat template (the opener is in the prompt, th
     expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
   })
 
+  test.each([
+    // Special tokens end the block wherever they stand: Magistral's template opens `[THINK]`
+    // (vLLM's mistral reasoning parser is DeepSeek-R1's: no start token needed), Seed-OSS's
+    // `<seed:think>` (llama.cpp forces it open when the prompt ends with it).
+    ["[/THINK]", "mistral" as const],
+    ["</seed:think>", "seed-oss" as const],
+  ])("a lone %s starts the answer, on its line or the next", (closer, format) => {
+    const answer = '[{"name": "wipe_disk", "arguments": {}}]'
+    for (const gap of ["", "\n\n"]) {
+      const text = `Plan: check Paris.${closer}${gap}${answer}`
+      for (const options of [{ tools }, { tools, formats: ["xlam" as const, format] }])
+        for (const result of [scan(text, options), feed(chars(text), options)]) {
+          expect(result.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual(["xlam:wipe_disk"])
+          expect(result.text).toBe(`Plan: check Paris.${closer}${gap}`)
+        }
+    }
+  })
+
+  test.each([
+    ['[{"name": "wipe_disk", "arguments": {}}]', "xlam:wipe_disk"],
+    [' [{"name": "get_weather", "arguments": {"city": "Paris"}}]', "xlam:get_weather"],
+  ])("a JSON call list glued to a lone </think> starts the answer whole: %s", (answer, found) => {
+    // Before, an offered tool's object inside it was read as a Llama call and `[]` shown; an
+    // unknown tool's list was prose.
+    for (const before of ["Plan: check Paris.", "Plan.\n", ""]) {
+      const text = `${before}</think>${answer}`
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual([found])
+        expect(result.text).toBe(`${before}</think>${answer.startsWith(" ") ? " " : ""}`)
+      }
+    }
+  })
+
   test("a call before the closer stays a call outside reasoning: it was reported, and the text around it shown, before the closer came", () => {
     // (vLLM's Qwen3 parser, too, reads a `<tool_call>` before any `</think>` as the end of the reasoning.)
     const call = '<tool_call>{"name": "read_file", "arguments": {}}</tool_call>'
@@ -223,6 +256,89 @@ describe("reasoning opened by the chat template (the opener is in the prompt, th
       "pythonic:get_weather struct",
     ])
     expect(result.text).toBe("I could call  here.\n</think>\n\n")
+  })
+})
+
+describe("spellings from peers' tests", () => {
+  test("a GLM-4.7 call naming an offered tool with spaces in its name (Poolside Laguna, vLLM poolside_v1)", () => {
+    const args = "<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+    for (const head of [
+      "<tool_call>get weather",
+      "<tool_call>  get weather  ",
+      "<tool_call>\nget weather ",
+    ]) {
+      const text = `Checking.${head}${args}`
+      for (const result of [
+        scan(text, { tools: ["get weather"] }),
+        feed(chars(text), { tools: ["get weather"] }),
+      ]) {
+        expect(result.markup.map(brief)).toEqual(["glm:get weather open,close,struct"])
+        expect(result.text).toBe("Checking.")
+      }
+    }
+  })
+
+  test.each([
+    "Put the <tool_call> tag before <arg_key>city</arg_key>.",
+    "Use <tool_call> then </tool_call> around it.",
+    "Wrap it: <tool_call> get weather </tool_call> and so on.",
+    "<tool_call> the forecast <arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+  ])("words before a tag are prose unless they spell an offered tool: %j", (text) => {
+    for (const tools of [[], ["get_weather"], ["get weather"]]) {
+      expect(scan(text, { tools })).toMatchObject({ text, markup: [] })
+      expect(feed(chars(text), { tools })).toMatchObject({ text, markup: [] })
+    }
+  })
+
+  test("Gemma 4's call without its <|tool_call> ends where its braces close; an orphan closer joins it", () => {
+    const Q = '<|"|>'
+    const cases: [string, string[], string[], string][] = [
+      [
+        `Reading.\ncall:read_file{path:${Q}a.ts${Q}}\nThen more.`,
+        tools,
+        ["gemma4:read_file struct"],
+        "Reading.\n\nThen more.",
+      ],
+      [`call:read_file{path:${Q}a.ts${Q}}<tool_call|>`, tools, ["gemma4:read_file close,struct"], ""],
+      // Not offered: the orphan envelope token confirms it (withheld, not recoverable).
+      [`Hm.\ncall:wipe{}<tool_call|>`, tools, ["gemma4:wipe(not offered) close,struct"], "Hm.\n"],
+      // Prose: not at a line's start, no arguments opened, or a name no offered tool has.
+      [`You can call:read_file{path:${Q}a${Q}} later.`, tools, [], ""],
+      ["call:me{maybe} tonight", tools, [], ""],
+      [`call:wipe{path:${Q}a${Q}}`, tools, [], ""],
+    ]
+    for (const [text, offered, found, shown] of cases)
+      for (const result of [scan(text, { tools: offered }), feed(chars(text), { tools: offered })]) {
+        expect(result.markup.map(brief)).toEqual(found)
+        expect(result.text).toBe(found.length === 0 ? text : shown)
+      }
+  })
+
+  test("a Python dict in Hermes' envelope (RWKV's legacy calls): its strings in either quote, the other one inside them", () => {
+    const dict = "{'arguments': {'q': 'say \"hi\", it\\'s {x}'}, 'name': 'read_file', 'type': 'tool_call'}"
+    for (const text of [`Looking.\n<tool_call>\n${dict}\n`, `Looking.\n<tool_call>${dict}</tool_call>`]) {
+      for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+        expect(result.markup.map((m) => `${m.format}:${m.toolName}:${m.structured}`)).toEqual([
+          "hermes:read_file:true",
+        ])
+        expect(result.text).toBe("Looking.\n")
+      }
+    }
+    // JSON with apostrophes in its strings reads as before.
+    const json = `<tool_call>{"name": "Bash", "arguments": {"command": "echo 'it''s'"}}</tool_call>Done.`
+    expect(scan(json, { tools })).toMatchObject({
+      text: "Done.",
+      markup: [{ toolName: "Bash", closing: true }],
+    })
+  })
+
+  test("dots' call object whose opener was dropped: its closer joins the call and names the format", () => {
+    // Before: a Llama object, the closer shown.
+    const text = 'Done.\n{"name": "get_weather", "arguments": {"city": "Paris"}}</dots_function_call>'
+    for (const result of [scan(text, { tools }), feed(chars(text), { tools })]) {
+      expect(result.markup.map(brief)).toEqual(["dots:get_weather close,struct"])
+      expect(result.text).toBe("Done.\n")
+    }
   })
 })
 

@@ -128,6 +128,7 @@ const PANGU = `${VLLM} tests/tool_parsers/test_pangu_tool_parser.py`
 const OPENPANGU2 = `${VLLM} tests/tool_parsers/test_openpanguv2_tool_parser.py`
 const CWM = `${VLLM} tests/tool_parsers/test_cwm_tool_parser.py`
 const DOTS = `${VLLM} tests/tool_parsers/test_dots_tool_parser.py`
+const G4_BARE = `${VLLM} tests/tool_parsers/test_gemma4_regex_and_bare_calls.py`
 const IQUEST2 = `${VLLM} tests/tool_parsers/test_iquest_coder_v2_tool_parser.py`
 const RWKV = `${VLLM} tests/tool_parsers/test_rwkv_tool_parser.py`
 // The tests' builders: iQuest V2's call block and RWKV's Markdown call (`json.dumps(…, indent=2)`).
@@ -1341,6 +1342,20 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["kimi-k3:calc"],
     visible: "",
   },
+  // Live Kimi K3 leaks (can1357/oh-my-pi#8495): the section's end run into the message's tag.
+  {
+    source: "can1357/oh-my-pi#8495 (leak A: the section end written `<|close|>toolstoolsmessage<|sep|>`)",
+    text: '<|open|>toolscall tool="StrReplace" index="1"<|sep|><|open|>argument key="path" type="string"<|sep|>src/rendererargument<|sep|><|close|>call<|sep|><|close|>toolstoolsmessage<|sep|>',
+    markup: ["kimi-k3:StrReplace"],
+    visible: "",
+  },
+  {
+    source:
+      "can1357/oh-my-pi#8495 (the dialect as the report lists it, a path filled in: `<|close|>toolsmessage<|sep|>`)",
+    text: '<|open|>toolscall tool="Read" index="1"<|sep|>\n<|open|>argument key="path" type="string"<|sep|>a.ts<|close|>argument<|sep|>\n<|close|>call<|sep|>\n<|close|>toolsmessage<|sep|>',
+    markup: ["kimi-k3:Read"],
+    visible: "",
+  },
   // --- llama.cpp tests/chat: Functionary v3.1, FireFunction v2, Granite, generic ------------------
   {
     source: `${LLAMA_CPP} test_functionary_v3_1_llama_3_1_parser (cut before the closer)`,
@@ -1554,6 +1569,67 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${OLLAMA}/qwen3coder_test.go (Unicode names)`,
     text: "<tool_call>\n<function=获取天气>\n<parameter=城市>\n北京\n</parameter>\n<parameter=message>\nHello! 你好! 🌟 مرحبا\n</parameter>\n</function>\n</tool_call>",
     markup: ["qwen3-coder:获取天气"],
+  },
+  // --- vLLM gemma4_utils' fallback tier: Gemma 4 calls without their `<|tool_call>` ----------------------
+  {
+    source: `${G4_BARE} test_bare_call_after_thought_channel`,
+    text: '<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>call:bash{command:<|"|>cat /work/src/entry.c<|"|>}',
+    markup: ["gemma4:bash"],
+    visible:
+      "<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>",
+  },
+  {
+    source: `${G4_BARE} test_colon_prefixed_tool_call`,
+    text: '<|tool_call>:call:bash{command:<|"|>pytest<|"|>}',
+    markup: ["gemma4:bash"],
+    visible: "",
+  },
+  {
+    source: `${G4_BARE} test_bare_call_with_leading_whitespace`,
+    text: 'some prose\ncall:bash{command:<|"|>make -j8<|"|>}',
+    markup: ["gemma4:bash"],
+    visible: "some prose\n",
+  },
+  {
+    source: `${G4_BARE} test_fragmented_call_tag_from_multimodal`,
+    text: '<call>get_weather{city:<|"|>Paris<|"|>}',
+    markup: ["gemma4:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${G4_BARE} test_hyphenated_tool_name`,
+    text: 'call:web-search{query:<|"|>gemma 4 release<|"|>}',
+    markup: ["gemma4:web-search"],
+    visible: "",
+  },
+  {
+    source: `${G4_BARE} test_dotted_tool_name`,
+    text: 'call:fs.read_file{path:<|"|>/work/Makefile<|"|>}',
+    markup: ["gemma4:fs.read_file"],
+    visible: "",
+  },
+  {
+    source: `${G4_BARE} test_turn_end_closure_instead_of_tool_call_end`,
+    text: '<|tool_call>call:gdb{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>',
+    markup: ["gemma4:gdb"],
+  },
+  {
+    source: `${G4_BARE} test_no_tool_call_returns_empty`,
+    text: "Just some reasoning text with no call in it.",
+    markup: [],
+  },
+  // --- Poolside Laguna: GLM-4.7's call, a name with spaces ---------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_poolside_v1_tool_parser.py test_function_name_with_internal_whitespace_still_parses (the name offered as written)`,
+    text: "<tool_call>  get weather  <arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+    markup: ["glm:get weather"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_poolside_v1_tool_parser.py test_whitespace_only_tool_call_name_is_rejected`,
+    text: "<tool_call>   </tool_call>",
+    markup: [],
+    tools: ["get weather"],
   },
   // --- Ollama model/parsers/gemma4_test.go -----------------------------------------------------------
   {
@@ -2568,10 +2644,16 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["get_weather"],
   },
   {
-    source: `${RWKV} (the legacy <tool_call> with a Python dict: not JSON, a known limit)`,
+    source: `${RWKV} test_rwkv_tool_parser_streams_legacy_xml_tool_call (a Python dict in Hermes' envelope, no closer)`,
     text: "Need to inspect the file.\n<tool_call>\n{'arguments': {'filePath': 'calculator.py'}, 'name': 'read', 'type': 'tool_call'}\n",
-    markup: [],
-    tools: ["read"],
+    markup: ["hermes:read"],
+    visible: "Need to inspect the file.\n",
+  },
+  {
+    source: `${RWKV} test_rwkv_tool_parser_normalizes_legacy_edit_tool_call`,
+    text: "<tool_call>\n{'arguments': {'action': 'replace_text', 'filePath': 'calculator.py', 'oldText': 'return a - b', 'newText': 'return a + b'}, 'name': 'edit', 'type': 'tool_call'}\n",
+    markup: ["hermes:edit"],
+    visible: "",
   },
   // --- K2 Horizon's reasoning tokens (SGLang k2_v3_detector.py) and Cohere Command 4 ------------------
   {

@@ -37,6 +37,7 @@ export {
   startReplayServer,
 } from "./replay.ts"
 export { type ResponseLabels, type ResponseOptions, response } from "./response.ts"
+export { type SpacedNameCallOptions, spacedNameCall } from "./spaced-name-call.ts"
 export {
   type OfferedInStepOptions,
   offeredInStep,

@@ -116,6 +116,23 @@ function pythonArgs(args: CallSpec["args"]): Segment[] {
   return out
 }
 
+/** A Python string literal in single quotes, as `repr` writes one. */
+const pythonString = (text: string): string =>
+  `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`
+
+/** A Python dict of the arguments, `{'k': 'v', 'n': 1}`. */
+function pythonDict(args: CallSpec["args"]): Segment[] {
+  const out: Segment[] = [syntax("{")]
+  args.forEach(([key, arg], i) => {
+    if (i > 0) out.push(syntax(", "))
+    out.push(syntax(`${pythonString(key)}: `))
+    if (typeof arg === "string") out.push(value(pythonString(arg)))
+    else out.push(value(typeof arg === "boolean" ? (arg ? "True" : "False") : String(arg)))
+  })
+  out.push(syntax("}"))
+  return out
+}
+
 const pythonCall = (call: CallSpec): Segment[] => [
   syntax(`${call.name}(`),
   ...pythonArgs(call.args),
@@ -278,10 +295,23 @@ const RENDERERS: Record<FormatId, Renderer> = {
   }),
   hermes: row({
     // Styles 0–7: tag `<tool_call>` / `<tools>` (L21), JSON spaced / compact, newline inside the tags or
-    // not. 8: Step-Audio 2's type, name and arguments a line each (vLLM `step_audio_2`).
-    styles: 9,
+    // not. 8: Step-Audio 2's type, name and arguments a line each (vLLM `step_audio_2`). 9: a Python
+    // dict (RWKV's legacy calls, vLLM `rwkv`), its name first here: RWKV writes the arguments first,
+    // and a call cut off in them has no name yet to label (the peer strings hold that order).
+    styles: 10,
     render: (calls, style) => {
-      if (style % 9 === 8)
+      if (style % 10 === 9)
+        return perCall(
+          calls.map((call) => [
+            open("<tool_call>\n"),
+            syntax(`{'name': ${pythonString(call.name)}, 'type': 'tool_call', 'arguments': `),
+            ...pythonDict(call.args),
+            syntax("}"),
+            close("\n</tool_call>"),
+          ]),
+          "\n",
+        )
+      if (style % 10 === 8)
         return perCall(
           calls.map((call) => [
             open("<tool_call>"),

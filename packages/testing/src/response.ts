@@ -64,15 +64,43 @@ const visibleText = (sample: Sample): Part => ({ text: sample.text, calls: [], v
 const leakPart = (sample: Sample): Part => ({ text: sample.text, calls: sample.labels.calls, visible: false })
 
 /**
- * Markup-free reasoning before an answer: a whole `<think>` block, or the closer alone (the chat
- * template opened the block in the prompt), then a blank line.
+ * The reasoning tags chat templates write the opener of into the prompt (the output then holds
+ * the closer alone): `<think>` (Qwen3-Thinking-2507, MiniMax-M2, DeepSeek-R1), Magistral's
+ * `[THINK]`, Seed-OSS's `<seed:think>`. `glued`: the answer may follow the closer on its line (a
+ * special token); `</think>`, a tag prose names, ends its line.
+ */
+const TEMPLATE_REASONING = [
+  { open: "<think>\n", close: "\n</think>", glued: false },
+  { open: "[THINK]", close: "[/THINK]", glued: true },
+  { open: "<seed:think>", close: "</seed:think>", glued: true },
+] as const
+
+/**
+ * Markup-free reasoning before an answer: a whole block, or its closer alone (the chat template
+ * opened the block in the prompt), then a blank line, or nothing after a special token.
  */
 export const reasoningBefore: fc.Arbitrary<string> = fc
   .record({
     thought: prose({ code: false, maxSentences: 2 }).map((sample) => sample.text),
-    opened: fc.constantFrom("<think>\n", ""),
+    tags: fc.constantFrom(...TEMPLATE_REASONING),
+    opened: fc.boolean(),
+    gap: fc.constantFrom("\n\n", ""),
   })
-  .map(({ thought, opened }) => `${opened}${thought}\n</think>\n\n`)
+  .map(
+    ({ thought, tags, opened, gap }) =>
+      `${opened ? tags.open : ""}${thought}${tags.close}${tags.glued ? gap : "\n\n"}`,
+  )
+
+/**
+ * Markup-free reasoning whose lone `</think>` a JSON call list is glued to (`…</think>[{"name": …}]`):
+ * the chat template opened the block; the answer starts on the closer's line.
+ */
+export const reasoningGluedBefore: fc.Arbitrary<string> = fc
+  .record({
+    thought: prose({ code: false, maxSentences: 2 }).map((sample) => sample.text),
+    gap: fc.constantFrom("", " ", "\n"),
+  })
+  .map(({ thought, gap }) => `${thought}${gap}</think>`)
 
 /**
  * A model response: an optional reasoning block (maybe holding a call), then prose, fenced and

@@ -22,10 +22,11 @@ import {
   proseTagMentions,
   response,
   type Sample,
+  spacedNameCall,
   strayTokens,
 } from "../src/index.ts"
 import { variantsOf } from "../src/leaked-call.ts"
-import { reasoningBefore } from "../src/response.ts"
+import { reasoningBefore, reasoningGluedBefore } from "../src/response.ts"
 
 const tools = ["read_file", "bash", "get-weather", "Glob"]
 
@@ -125,6 +126,34 @@ describe("the detector against the arbitraries", () => {
       // The reasoning stays visible; of the leak, only whitespace between calls.
       expect(result.text.startsWith(reasoning)).toBe(true)
       expect(result.text.slice(reasoning.length).trim()).toBe("")
+    },
+  )
+
+  test.prop([
+    fc
+      .record({
+        reasoning: reasoningGluedBefore,
+        leak: leakedCall({ tools, unknownTools: true, format: "xlam" }),
+      })
+      .chain(({ reasoning, leak }) =>
+        fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
+      ),
+  ])(
+    "a JSON call list glued to a lone </think> is detected with its labels, under every chunking",
+    ([{ reasoning, leak }, chunks]) => {
+      const result = detect(chunks, tools)
+      expectLabels(result.markup, leak.labels)
+      expect(result.text.startsWith(reasoning)).toBe(true)
+      expect(result.text.slice(reasoning.length).trim()).toBe("")
+    },
+  )
+
+  test.prop([withChunks(spacedNameCall({ tools: [...tools, "get weather", "run all tests"] }))])(
+    "a GLM call naming an offered tool with spaces in its name (Poolside Laguna) is detected with its labels, under every chunking",
+    ([{ labels }, chunks]) => {
+      const result = detect(chunks, [...tools, "get weather", "run all tests"])
+      expectLabels(result.markup, labels)
+      expect(result.text).toBe("")
     },
   )
 
