@@ -407,3 +407,69 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
   })
 })
+
+describe("blockquotes hold HTML blocks, tabs after `>`, and end their items' code (§5.1, §4.6, §2.2)", () => {
+  // Each row checked against micromark (CommonMark 0.31): is the call in code, or prose?
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    ["an HTML block in a quote (§4.6 kind 1)", `> <pre>\n> ${one}\n> </pre>`],
+    ["an HTML block in a quote, the call on its opening line", `> <PRE class="x">${one}\n> </PRE>`],
+    ["an unclosed <script> in a quote", `> <script>\n> ${one}`],
+    ["an HTML block in a quote in a list item", `- > <textarea>\n  > ${one}\n  > </textarea>`],
+    ["an HTML block in a list item in a quote", `> - <style>\n>   ${one}\n>   </style>`],
+    ["an HTML block in a nested quote", `> > <pre>\n> > ${one}`],
+    ["an HTML block in a quote across a blank quoted line", `> <pre>\n>\n> ${one}\n> </pre>`],
+    ["a quoted item's HTML block across a blank quoted line", `> - <pre>\n>\n>   ${one}`],
+    ["two tabs after `>`: indented code (the first tab's rest is indentation, §2.2)", `>\t\t${one}`],
+    ["a tab and two spaces after `>`: indented code", `>\t  ${one}`],
+    ["two tabs after a nested `>`", `> >\t\t${one}`],
+    ["two tabs after `>` in a list item", `- >\t\t${one}`],
+    ["a fence after a tab after `>`", `>\t~~~\n>\t${one}\n>\t~~~`],
+    ["a tab after ` >`: three columns of it indent", ` >\t   ${one}`],
+  ])("%s is code, and a call after it is one", (_, code) => {
+    for (const chunks of [[code], chars(code)])
+      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
+    const text = `${code}\n\nOk.\n\n${one}`
+    for (const chunks of [[text], chars(text)]) {
+      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    }
+  })
+
+  test.each([
+    ["a line without the quote ends its HTML block (no lazy line)", `> <pre>\n> x\n${one}`],
+    ["the closing tag's line ends a quoted HTML block", `> <pre>\n> x\n> </pre>\n> ${one}`],
+    ["a tab after ` > `: one column of indentation", ` > \t${one}`],
+    ["left of a quoted item's content: the item ends, and its fence", `> - \`\`\`\n>   x\n> ${one}`],
+    ["at the quote's margin, left of its item's fence", `> - \`\`\`\n>   x\n>${one}`],
+    ["left of a quoted ordered item's content", `> 1. \`\`\`\n>    x\n>  ${one}`],
+    ["left of a nested quoted item's fence, in the outer item", `> - a\n>   - \`\`\`\n>     x\n>   ${one}`],
+    ["left of a quoted item's HTML block", `> - <pre>\n>   x\n> ${one}`],
+    ["a quoted item's fence after a blank quoted line", `> - \`\`\`\n>\n> ${one}`],
+  ])("%s: the call on it is flagged", (_, text) => {
+    for (const chunks of [[text], chars(text)])
+      expect(feed(chunks, options).markup.map((m) => [m.toolName, m.end])).toEqual([
+        ["read_file", text.length],
+      ])
+  })
+})
+
+describe("a line that ends a nested item's code is read against the outer item (§5.2)", () => {
+  // Left of the inner item's content, at or right of the outer one's: a line of the outer item,
+  // indented less than four columns past its content, is its paragraph, not indented code.
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    ["an ordered item's nested fence", `1. a\n   - \`\`\`\n     x\n    ${one}`],
+    ["a wide item's nested fence", `10) a\n    - \`\`\`\n      x\n    ${one}`],
+    ["a quote's fence in a list item, then a line of the item", `- > \`\`\`\n  > x\n    ${one}`],
+    [
+      "a fence in the outer item after its nested item, then a line left of it",
+      `- a\n  - b\n  \`\`\`\n  x\n${one}`,
+    ],
+  ])("%s: the call on it is flagged", (_, text) => {
+    for (const chunks of [[text], chars(text)])
+      expect(feed(chunks, options).markup.map((m) => [m.toolName, m.end])).toEqual([
+        ["read_file", text.length],
+      ])
+  })
+})
