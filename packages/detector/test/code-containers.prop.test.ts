@@ -248,7 +248,8 @@ describe("code in blockquotes (CommonMark §5.1)", () => {
 type Layer = { quote: string } | { marker: string; indent: string }
 
 const layer: fc.Arbitrary<Layer> = fc.oneof(
-  fc.constantFrom("> ", ">", " > ").map((quote) => ({ quote })),
+  // (`>\t`: one column of the tab is the marker's space, the rest indents every line alike, §2.2.)
+  fc.constantFrom("> ", ">", " > ", ">\t").map((quote) => ({ quote })),
   fc
     .constantFrom(
       ["- ", "  "],
@@ -280,8 +281,7 @@ const indentedBlock = fc.oneof(leak, malformed).map((inner) => ({
 }))
 
 /**
- * A code block as the first content of nested containers, up to three deep. HTML blocks stay out
- * of quotes (not followed there).
+ * A code block as the first content of nested containers, up to three deep.
  */
 const inContainers = fc
   .tuple(
@@ -293,7 +293,6 @@ const inContainers = fc
     fc.constantFrom("", "Text:\n\n", "Text:\n"),
   )
   .filter(([{ kind }, layers, before]) => {
-    const quoted = layers.some((l) => "quote" in l)
     // Tab stops are columns of the line: a tab after a nested marker may end elsewhere than one
     // on the lines below it (§2.2). Tab-indented items stand at the margin.
     const tabInside = layers.some((l, k) => k > 0 && "marker" in l && l.marker.includes("\t"))
@@ -304,15 +303,10 @@ const inContainers = fc
     )
     // A list interrupting a paragraph starts at 1 (§5.2).
     const interrupts = before === "Text:\n" && layers.some((l) => "marker" in l && l.marker.startsWith("10"))
-    return (
-      !(kind === "html" && quoted) &&
-      !tabInside &&
-      !tight &&
-      !interrupts &&
-      (before !== "Text:\n" || "quote" in layers[0]!)
-    )
+    return !tabInside && !tight && !interrupts && (before !== "Text:\n" || "quote" in layers[0]!)
   })
   .map(([{ lines, closed }, layers, before]) => ({
+    layers,
     doc: `${before}${nest(lines, layers).join("\n")}\n`,
     // A quote's end ends the blocks in it (no lazy line continues code): so does the first line
     // without its markers.
@@ -338,6 +332,30 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
       const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
       const found = feed(splitAt(text, points), options).markup.map((m) => [m.toolName, m.end])
       expect(found).toEqual([["read_file", text.length]])
+    },
+  )
+
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.prop([inContainers, fc.nat(), fc.boolean(), cuts(400)])(
+    "a line that leaves a container ends the code in it: a call on it, in the containers around, is flagged",
+    ({ doc, layers }, by, crlf, points) => {
+      // The line stands in the first `depth` containers only (a quote's marker, a list item's
+      // indentation): it lacks the next container's marker, or stands left of its item's content.
+      // That container ends (code has no lazy lines, §5.1, §5.2), and the line is a paragraph of
+      // the container around it.
+      const depth = by % layers.length
+      const [line] = nest(
+        [one],
+        layers.slice(0, depth).map((l) => ("quote" in l ? l : { marker: l.indent, indent: l.indent })),
+      )
+      const raw = `${doc}${line}`
+      const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
+      for (const result of [
+        scan(text, options),
+        feed(splitAt(text, points), options),
+        feed(chars(text), options),
+      ])
+        expect(result.markup.map((m) => [m.toolName, m.end])).toEqual([["read_file", text.length]])
     },
   )
 
