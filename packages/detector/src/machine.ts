@@ -290,6 +290,8 @@ export interface Machine extends Capture, SearchMemo {
   paraQuote: number
   /** Content column of the list item open in a blockquote, in the quote (0: none): its indented code needs four more. */
   quoteList: number
+  /** The blockquote depth whose content `quoteList` counts from (`> > - a`: 2). */
+  quoteListDepth: number
   /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
   listIndent: number
   /**
@@ -377,6 +379,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     para: false,
     paraQuote: 0,
     quoteList: 0,
+    quoteListDepth: 0,
     listIndent: 0,
     lists: undefined,
     quoteOuter: 0,

@@ -33,6 +33,9 @@ export function stateLineStart(m: Machine): boolean {
     m.pos = i + 1
     return true
   }
+  // The open list items the line is not in end first (§5.2): its indentation counts from the
+  // content of the innermost one it is in.
+  if (!m.para && m.lineIndent < m.listIndent) closeItemsTo(m, m.lineIndent) // (after a blank line)
   if (!m.para && m.lineIndent >= m.listIndent + 4) {
     // ```markdown
     //   |
@@ -44,7 +47,6 @@ export function stateLineStart(m: Machine): boolean {
     m.state = "indented-code"
     return true
   }
-  if (!m.para && m.lineIndent < m.listIndent) closeItemsTo(m, m.lineIndent) // (after a blank line)
   if (!m.para && c !== GT) {
     // Not in a quote, and no lazy line (a quoted line sets its own below).
     m.paraQuote = 0
@@ -85,8 +87,16 @@ export function stateLineStart(m: Machine): boolean {
     }
   }
   if (indent <= 3 && c === GT) {
-    // A quote left of the item's content ends it (a quote is no paragraph continuation text).
-    if (indent < 0) closeItemsTo(m, m.lineIndent)
+    if (indent < 0) {
+      // ```markdown
+      //   | - > Run:
+      // > | >     <tool_call>
+      //     ^ left of the item's content: a new quote (a `>` starts no paragraph continuation
+      //       text, §5.2), and the item ends, with the quote and the paragraph in it
+      // ```
+      closeItemsTo(m, m.lineIndent)
+      m.para = false
+    }
     const quoted = quotedBlockAt(m, i, m.lineIndent, m.listIndent)
     if (quoted === MORE) return false
     if (quoted !== FAIL) return enterQuoted(m, quoted)
@@ -371,6 +381,13 @@ type QuotedBlock =
   | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
   | { readonly kind: "blank"; readonly depth: number; readonly at: number }
 
+/**
+ * The deepest list item {@link quotedBlockAt} read that holds a quote on its line: the depth of the
+ * quote it is in (0: none) and its content column there.
+ */
+let lineListDepth = 0
+let lineList = 0
+
 /** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a code block). */
 const gapsRead: number[] = [0, 0, 0, 0]
 
@@ -391,20 +408,33 @@ function quotedBlockAt(
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let depth = 0
   let item = outer // the content column of the innermost list item in the innermost quote (0: none)
+  lineListDepth = 0
   let j = i
   let at = column // the column of `j`
   let pre = 0 // columns of indentation before `j` (the rest of a tab after `>`)
   for (;;) {
     // Indented code is four columns past the content of a list item the quote holds (§5.2): one
     // opened on this line, or on an earlier quoted line.
-    const code = 4 + (item === 0 ? m.quoteList : 0)
+    const held = item === 0 && depth === m.quoteListDepth ? m.quoteList : 0
+    const code = 4 + held
     const k = skipIndent(m.buf, j, end, at, at - pre + code)
     const col = pre + indentColumn - at
     if (k === end) return fin ? quotedProse(m, depth, item) : MORE
     const c = m.buf.charCodeAt(k)
-    if (c === GT && col <= 3) {
+    // (A quote marker stands at most three columns into the quote's content, or into the content
+    // of the list item an earlier line opened in it.)
+    if (c === GT && col < code && (col <= 3 || col >= held)) {
       if (depth === MAX_QUOTE) return quotedProse(m, depth, item)
-      gapsRead[depth++] = item + 3
+      const holder = item > 0 ? item : col >= held ? held : 0
+      if (holder > 0) {
+        // ```markdown
+        // > | > - > x
+        //       ^ a list item holding a quote: its column is what the outer quote's later lines are read against
+        // ```
+        lineListDepth = depth
+        lineList = holder
+      }
+      gapsRead[depth++] = holder + 3
       item = 0
       if (!afterMarker(m.buf, k, indentColumn, end, fin)) return MORE
       j = markerAt
@@ -463,8 +493,23 @@ function quotedBlockAt(
  */
 function quotedProse(m: Machine, depth: number, item: number): typeof FAIL {
   if (!(m.para && m.paraQuote >= depth)) m.paraQuote = depth
-  if (item > 0) m.quoteList = item
+  noteQuotedList(m, depth, item)
   return FAIL
+}
+
+/**
+ * The list item a quoted line opened, at the innermost quote (`depth`, content column `item`, 0:
+ * none), or one holding a deeper quote on the line ({@link lineList}): what the quote's later lines
+ * are indented from (§5.2).
+ */
+function noteQuotedList(m: Machine, depth: number, item: number): void {
+  if (item > 0) {
+    m.quoteList = item
+    m.quoteListDepth = depth
+  } else if (lineListDepth > 0) {
+    m.quoteList = lineList
+    m.quoteListDepth = lineListDepth
+  }
 }
 
 /** Opens what a blockquote's line holds (see {@link quotedBlockAt}). */
@@ -480,7 +525,7 @@ function enterQuoted(m: Machine, quoted: QuotedBlock): boolean {
   }
   m.anchor = false
   dropRuns(m)
-  if (quoted.item > 0) m.quoteList = quoted.item // (what the quote's later lines are indented from)
+  noteQuotedList(m, quoted.depth, quoted.item)
   if (quoted.kind === "indented") {
     // Its lines each come back to `line-start`, and its quote's markers (or their absence) decide.
     m.state = "indented-code"
@@ -795,8 +840,10 @@ export function stateCodeQuote(m: Machine): boolean {
   // The line is read again from its start, outside the block.
   m.fenceChar = 0
   m.htmlClose = ""
-  endQuotedBlock(m) // (the quote's list ended with it)
-  m.quoteList = 0
+  // The innermost quote's list item ended (the line is left of it, or the quote ended): one in a
+  // quote around it goes on.
+  if (m.quoteListDepth >= m.blockQuote.length) m.quoteList = 0
+  endQuotedBlock(m)
   m.para = false
   m.lineIndent = 0
   m.state = "line-start"

@@ -336,7 +336,19 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
   )
 
   const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
-  test.prop([inContainers, fc.nat(), fc.boolean(), cuts(400)])(
+  // A quote written ` > ` right after a list marker: its space is the marker's (up to four columns
+  // of them, §5.2), so the item's content is a column right of its continuation lines' indentation.
+  const spacedQuoteInItem = (layers: readonly Layer[]) =>
+    layers.some((l, k) => {
+      const next = layers[k + 1]
+      return "marker" in l && next !== undefined && "quote" in next && next.quote.startsWith(" ")
+    })
+  test.prop([
+    inContainers.filter(({ layers }) => !spacedQuoteInItem(layers)),
+    fc.nat(),
+    fc.boolean(),
+    cuts(400),
+  ])(
     "a line that leaves a container ends the code in it: a call on it, in the containers around, is flagged",
     ({ doc, layers }, by, crlf, points) => {
       // The line stands in the first `depth` containers only (a quote's marker, a list item's
@@ -472,6 +484,25 @@ describe("blockquotes hold HTML blocks, tabs after `>`, and end their items' cod
   })
 })
 
+describe("a line that ends a list item is read against what holds it (§5.2)", () => {
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    // Checked against micromark (CommonMark 0.31).
+    ["left of a wide item's content after a blank line: indented code at the margin", `1.   a\n\n    ${one}`],
+    ["a quote left of an item's content: a new quote, its indented code", `- > Run:\n>     ${one}`],
+    // The list was in the inner quote, which a blank line of the outer one ended.
+    ["indented code in a quote after a deeper quote's list item", `> > - a\n>\n>     ${one}`],
+  ])("%s is code, and a call after it is one", (_, code) => {
+    for (const chunks of [[code], chars(code)])
+      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
+    const text = `${code}\n\nOk.\n\n${one}`
+    for (const chunks of [[text], chars(text)]) {
+      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    }
+  })
+})
+
 describe("a line that ends a nested item's code is read against the outer item (§5.2)", () => {
   // Left of the inner item's content, at or right of the outer one's: a line of the outer item,
   // indented less than four columns past its content, is its paragraph, not indented code.
@@ -483,6 +514,10 @@ describe("a line that ends a nested item's code is read against the outer item (
     [
       "a fence in the outer item after its nested item, then a line left of it",
       `- a\n  - b\n  \`\`\`\n  x\n${one}`,
+    ],
+    [
+      "a quoted item holding a quote's fence, then a line of the item",
+      `> 10) > \`\`\`\n>     > x\n>     > \`\`\`\n>     ${one}`,
     ],
   ])("%s: the call on it is flagged", (_, text) => {
     for (const chunks of [[text], chars(text)])
