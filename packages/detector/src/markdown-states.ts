@@ -33,6 +33,11 @@ export function stateLineStart(m: Machine): boolean {
     m.pos = i + 1
     return true
   }
+  if (!m.para && c !== GT) {
+    // Not in a quote, and no lazy line (a quoted line sets its own below; also before indented code).
+    m.paraQuote = 0
+    m.quoteList = 0
+  }
   // The open list items the line is not in end first (§5.2): its indentation counts from the
   // content of the innermost one it is in.
   if (!m.para && m.lineIndent < m.listIndent) closeItemsTo(m, m.lineIndent) // (after a blank line)
@@ -46,11 +51,6 @@ export function stateLineStart(m: Machine): boolean {
     dropRuns(m)
     m.state = "indented-code"
     return true
-  }
-  if (!m.para && c !== GT) {
-    // Not in a quote, and no lazy line (a quoted line sets its own below).
-    m.paraQuote = 0
-    m.quoteList = 0
   }
   const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
@@ -212,6 +212,11 @@ function closeItemsTo(m: Machine, column: number): void {
  * 0) is the open item's again (the block's was its own item's, in the quote: `enterQuoted`).
  */
 function endQuotedBlock(m: Machine): void {
+  if (m.listIndent > 0) {
+    // Closed by its own closer: its item goes on, and the quote's later lines are read against it.
+    m.quoteList = m.listIndent
+    m.quoteListDepth = m.blockQuote.length
+  }
   m.blockQuote = NO_QUOTE
   m.listIndent = m.quoteOuter
 }
@@ -376,6 +381,8 @@ type QuotedBlock =
       readonly depth: number
       readonly at: number
       readonly item: number
+      /** The content column of the item holding `item`'s, in the same quote (0: none or not known). */
+      readonly outer: number
       readonly gaps: readonly number[]
     }
   | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
@@ -408,6 +415,7 @@ function quotedBlockAt(
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let depth = 0
   let item = outer // the content column of the innermost list item in the innermost quote (0: none)
+  let around = 0 // the content column of the item holding that one, in the same quote (0: none)
   lineListDepth = 0
   let j = i
   let at = column // the column of `j`
@@ -436,6 +444,7 @@ function quotedBlockAt(
       }
       gapsRead[depth++] = holder + 3
       item = 0
+      around = 0
       if (!afterMarker(m.buf, k, indentColumn, end, fin)) return MORE
       j = markerAt
       at = markerColumn
@@ -461,7 +470,13 @@ function quotedBlockAt(
     if (c === BACKTICK || c === TILDE) {
       if (k + 3 > end) return fin ? quotedProse(m, depth, item) : MORE
       if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return quotedProse(m, depth, item)
-      return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
+      return {
+        kind: "fence",
+        depth,
+        at: k,
+        ...blockItems(item, around, held, col),
+        gaps: gapsRead.slice(0, depth),
+      }
     }
     if (c === LT) {
       // ```markdown
@@ -471,7 +486,13 @@ function quotedBlockAt(
       const r = htmlBlockAt(m, k)
       if (r === MORE) return MORE
       if (r === FAIL) return quotedProse(m, depth, item)
-      return { kind: "html", depth, at: r, item, gaps: gapsRead.slice(0, depth) }
+      return {
+        kind: "html",
+        depth,
+        at: r,
+        ...blockItems(item, around, held, col),
+        gaps: gapsRead.slice(0, depth),
+      }
     }
     if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return quotedProse(m, depth, item)
     const r = listItemAt(m, k, indentColumn)
@@ -479,11 +500,26 @@ function quotedBlockAt(
     if (r === FAIL) return quotedProse(m, depth, item)
     // An item opening with indented code (five columns or more after its marker).
     if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at, item: item + col + r.width }
+    around = item > 0 ? item : col >= held ? held : 0
     item += col + r.width
     j = r.at
     at = indentColumn + r.atColumn
     pre = 0
   }
+}
+
+/**
+ * The list items a code block at column `col` of a quote is in: the innermost (`item`, opened on
+ * its line, or `held`, an earlier line's, when it stands in its content), and the one around it.
+ */
+function blockItems(
+  item: number,
+  around: number,
+  held: number,
+  col: number,
+): { item: number; outer: number } {
+  if (item > 0) return { item, outer: around }
+  return { item: col >= held ? held : 0, outer: 0 }
 }
 
 /**
@@ -539,6 +575,12 @@ function enterQuoted(m: Machine, quoted: QuotedBlock): boolean {
   m.blockQuote = quoted.gaps
   m.quoteOuter = m.listIndent // (the list item the quote is in: its column again when the block ends)
   m.listIndent = quoted.item
+  if (quoted.outer > 0) {
+    // While the block is open its item's column is `listIndent`; what the quote's lines are read
+    // against when a line left of it ends the item is the one around it.
+    m.quoteList = quoted.outer
+    m.quoteListDepth = quoted.depth
+  } else if (quoted.item > 0 && m.quoteListDepth === quoted.depth) m.quoteList = 0
   if (quoted.kind === "html") {
     m.state = "html-block"
     return true
@@ -822,6 +864,7 @@ export function stateCodeQuote(m: Machine): boolean {
   const i = m.pos
   const j = quoteMarkers(m, i, m.blockQuote)
   if (j === MORE) return false
+  let left = -1 // the line's column in the innermost quote, when it has all the quote's markers
   if (j !== FAIL) {
     const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
     const k = skipIndent(m.buf, j, end, markerColumn, Infinity)
@@ -836,13 +879,15 @@ export function stateCodeQuote(m: Machine): boolean {
       m.state = m.fenceChar !== 0 ? "fence-line-start" : "html-block"
       return true
     }
+    left = col
   }
   // The line is read again from its start, outside the block.
   m.fenceChar = 0
   m.htmlClose = ""
-  // The innermost quote's list item ended (the line is left of it, or the quote ended): one in a
-  // quote around it goes on.
-  if (m.quoteListDepth >= m.blockQuote.length) m.quoteList = 0
+  // The block's list item ended (the line is left of its content), or its quote did: an item
+  // around it in the quote goes on when the line stands in its content (`enterQuoted`).
+  if (m.quoteListDepth >= m.blockQuote.length && left < m.quoteList) m.quoteList = 0
+  m.listIndent = 0
   endQuotedBlock(m)
   m.para = false
   m.lineIndent = 0

@@ -516,6 +516,18 @@ describe("a line that ends a nested item's code is read against the outer item (
       `- a\n  - b\n  \`\`\`\n  x\n${one}`,
     ],
     [
+      "a nested item's fence in a quote, then a line of the outer item",
+      `> 10) - \`\`\`\n>       x\n>     ${one}`,
+    ],
+    [
+      "a nested item's fence after a tab after `>`, then a line of the outer item",
+      `>\t- - \`\`\`\n>\t    x\n>\t  ${one}`,
+    ],
+    [
+      "a quoted fence in an earlier line's item, then a line left of it",
+      `> - a\n>   \`\`\`\n>   x\n> ${one}`,
+    ],
+    [
       "a quoted item holding a quote's fence, then a line of the item",
       `> 10) > \`\`\`\n>     > x\n>     > \`\`\`\n>     ${one}`,
     ],
