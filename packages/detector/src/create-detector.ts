@@ -18,13 +18,13 @@ import { createMachine, dropRuns, isBlank, type Machine, NO_MARKUP, NO_SPANS } f
 import {
   addRun,
   stateCodeCheck,
+  stateCodeQuote,
   stateFence,
   stateFenceClose,
   stateFenceCloseTail,
   stateFenceInfo,
   stateFenceLineStart,
   stateFenceOpen,
-  stateFenceQuote,
   stateHtmlBlock,
   stateHtmlLineStart,
   stateIndentedCode,
@@ -159,8 +159,8 @@ function run(m: Machine): void {
       case "fence-line-start":
         more = stateFenceLineStart(m)
         break
-      case "fence-quote":
-        more = stateFenceQuote(m)
+      case "code-quote":
+        more = stateCodeQuote(m)
         break
       case "fence-close":
         more = stateFenceClose(m)

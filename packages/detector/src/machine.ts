@@ -59,8 +59,8 @@ export type State =
   | "fence"
   /** At the start of a line inside a fenced code block. */
   | "fence-line-start"
-  /** At the start of a line inside a fenced code block in a blockquote: reading the quote's markers. */
-  | "fence-quote"
+  /** At the start of a line inside a fenced code block or an HTML block in a blockquote: reading the quote's markers. */
+  | "code-quote"
   /** Counting a possible closing fence run. */
   | "fence-close"
   /** Inside a line of an indented code block (CommonMark §4.4). */
@@ -184,7 +184,7 @@ export const NO_MARKUP: readonly Markup[] = Object.freeze([])
 export const NO_SPANS: readonly number[] = Object.freeze([])
 /** No open inline-code run (shared: a detector makes its own list when a run opens). */
 export const NO_RUNS: readonly number[] = Object.freeze([])
-/** An open fence that is not in a blockquote (`fenceQuote`). */
+/** An open code block that is not in a blockquote (`blockQuote`). */
 export const NO_QUOTE: readonly number[] = Object.freeze([])
 
 /**
@@ -282,18 +282,28 @@ export interface Machine extends Capture, SearchMemo {
   /** Length of a possible closing fence run so far. */
   closeRun: number
   /**
-   * The blockquote markers (`>`) the open fence's lines start with, outermost first: for each, the
-   * columns of indentation it may stand after (empty: the fence is not quoted).
+   * The blockquote markers (`>`) the open fence's or HTML block's lines start with, outermost first:
+   * for each, the columns of indentation it may stand after (empty: the block is not quoted).
    */
-  fenceQuote: readonly number[]
+  blockQuote: readonly number[]
   /** A paragraph is open: an indented line continues it instead of starting code (CommonMark §4.4). */
   para: boolean
   /** The blockquote depth of the open paragraph (a quoted line as deep or shallower continues it, §5.1). */
   paraQuote: number
   /** Content column of the list item open in a blockquote, in the quote (0: none): its indented code needs four more. */
   quoteList: number
+  /** The blockquote depth whose content `quoteList` counts from (`> > - a`: 2). */
+  quoteListDepth: number
   /** Content column of the open list item (0: none): its indented code needs four more (§5.2). */
   listIndent: number
+  /**
+   * Content columns of the list items the open one is nested in, outermost first (made when an item
+   * first nests in another; read only while `listIndent` is not 0): a line that ends the open item
+   * is read against the item it is in.
+   */
+  lists: number[] | undefined
+  /** The open list item's content column outside the blockquote whose fence or HTML block is open (0: none). */
+  quoteOuter: number
   /** The closing tag of the open HTML block (lower case, `</pre>`), or `""`. */
   htmlClose: string
   /** The open HTML block's closing tag was seen on the current line: the block ends with it. */
@@ -368,11 +378,14 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     fenceChar: 0,
     fenceLen: 0,
     closeRun: 0,
-    fenceQuote: NO_QUOTE,
+    blockQuote: NO_QUOTE,
     para: false,
     paraQuote: 0,
     quoteList: 0,
+    quoteListDepth: 0,
     listIndent: 0,
+    lists: undefined,
+    quoteOuter: 0,
     htmlClose: "",
     htmlDone: false,
     runs: NO_RUNS,

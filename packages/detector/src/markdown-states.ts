@@ -1,8 +1,7 @@
 /**
  * The Markdown states: line starts, fenced code (CommonMark §4.5), indented code (§4.4), HTML
  * blocks of kind 1 (§4.6) and inline code spans (§6.1). Code of every kind is an example: markup
- * inside it is never flagged, also in list items (§5.2) and blockquotes (§5.1), nested either way
- * (HTML blocks only outside blockquotes).
+ * inside it is never flagged, also in list items (§5.2) and blockquotes (§5.1), nested either way.
  * Blockquotes themselves are prose (`> <tool_call>` is a call).
  */
 
@@ -16,12 +15,12 @@ import { noteRun, resumeRun } from "./run-memo.ts"
 export function stateLineStart(m: Machine): boolean {
   const len = m.buf.length
   let i = m.pos
-  for (; i < len; i++) {
-    const c = m.buf.charCodeAt(i)
-    if (c === SPACE) m.lineIndent++
-    else if (c === TAB)
-      m.lineIndent += 4 - (m.lineIndent & 3) // to the next tab stop (§2.2)
-    else if (c !== CR) break // (a CR before the line feed: the line is still blank)
+  for (;;) {
+    i = skipIndent(m.buf, i, len, m.lineIndent, Infinity)
+    m.lineIndent = indentColumn
+    if (i < len && m.buf.charCodeAt(i) === CR)
+      i++ // (a CR before the line feed: the line is still blank)
+    else break
   }
   m.pos = i
   if (i === len) return false
@@ -34,6 +33,14 @@ export function stateLineStart(m: Machine): boolean {
     m.pos = i + 1
     return true
   }
+  if (!m.para && c !== GT) {
+    // Not in a quote, and no lazy line (a quoted line sets its own below; also before indented code).
+    m.paraQuote = 0
+    m.quoteList = 0
+  }
+  // The open list items the line is not in end first (§5.2): its indentation counts from the
+  // content of the innermost one it is in.
+  if (!m.para && m.lineIndent < m.listIndent) closeItemsTo(m, m.lineIndent) // (after a blank line)
   if (!m.para && m.lineIndent >= m.listIndent + 4) {
     // ```markdown
     //   |
@@ -45,12 +52,6 @@ export function stateLineStart(m: Machine): boolean {
     m.state = "indented-code"
     return true
   }
-  if (!m.para && m.lineIndent < m.listIndent) m.listIndent = 0 // the list ended after a blank line
-  if (!m.para && c !== GT) {
-    // Not in a quote, and no lazy line (a quoted line sets its own below).
-    m.paraQuote = 0
-    m.quoteList = 0
-  }
   const item = listItemAt(m, i, m.lineIndent)
   if (item === MORE) return false
   if (item !== FAIL) {
@@ -60,7 +61,7 @@ export function stateLineStart(m: Machine): boolean {
     // ```
     // Read on from the content column as from a line start (five columns or more after the
     // marker: one of them, then indented code).
-    m.listIndent = m.lineIndent + item.width
+    openItem(m, m.lineIndent, m.lineIndent + item.width)
     m.lineIndent += item.atColumn
     m.anchor = false
     m.para = false
@@ -73,7 +74,7 @@ export function stateLineStart(m: Machine): boolean {
     const r = htmlBlockAt(m, i)
     if (r === MORE) return false
     if (r !== FAIL) {
-      if (indent < 0) m.listIndent = 0 // left of the item's content: the block ends the list (no lazy line)
+      if (indent < 0) closeItemsTo(m, m.lineIndent) // left of the item's content: the block ends it (no lazy line)
       // ```markdown
       // > | <pre>
       //     ^ an HTML block of kind 1: code until the line holding its closing tag (§4.6)
@@ -86,13 +87,23 @@ export function stateLineStart(m: Machine): boolean {
     }
   }
   if (indent <= 3 && c === GT) {
-    const quoted = quotedBlockAt(m, i, m.lineIndent >= m.listIndent ? m.listIndent : 0)
+    if (indent < 0) {
+      // ```markdown
+      //   | - > Run:
+      // > | >     <tool_call>
+      //     ^ left of the item's content: a new quote (a `>` starts no paragraph continuation
+      //       text, §5.2), and the item ends, with the quote and the paragraph in it
+      // ```
+      closeItemsTo(m, m.lineIndent)
+      m.para = false
+    }
+    const quoted = quotedBlockAt(m, i, m.lineIndent, m.listIndent)
     if (quoted === MORE) return false
     if (quoted !== FAIL) return enterQuoted(m, quoted)
   }
   if (indent <= 3 && (c === BACKTICK || c === TILDE)) {
-    if (indent < 0) m.listIndent = 0 // left of the item's content: a fence ends the list (no lazy line)
-    m.fenceQuote = NO_QUOTE
+    if (indent < 0) closeItemsTo(m, m.lineIndent) // left of the item's content: a fence ends it (no lazy line)
+    m.blockQuote = NO_QUOTE
     m.runChar = c
     m.runLen = 0
     m.state = "fence-open"
@@ -133,7 +144,7 @@ export function stateFenceOpen(m: Machine): boolean {
     } else m.state = "fence-info"
   } else {
     // Not a fence: backticks are an inline code run, tildes plain text.
-    m.fenceQuote = NO_QUOTE
+    m.blockQuote = NO_QUOTE
     if (m.runChar === BACKTICK) addRun(m, m.runLen)
     m.state = "text"
   }
@@ -170,6 +181,46 @@ function countRun(m: Machine): boolean {
   return !(i === len && k < m.maxHold && !m.final)
 }
 
+/**
+ * A list item opens with its marker at column `column`, its content at `content` (§5.2): the open
+ * items whose content is right of the marker end, the others hold the new one (it is nested in
+ * them), and their columns are kept for when it ends.
+ */
+function openItem(m: Machine, column: number, content: number): void {
+  if (m.listIndent === 0) {
+    if (m.lists !== undefined) m.lists.length = 0 // (ended by a line the prose scan skipped)
+  } else {
+    closeItemsTo(m, column)
+    if (m.listIndent > 0) {
+      if (m.lists === undefined) m.lists = []
+      m.lists.push(m.listIndent)
+    }
+  }
+  m.listIndent = content
+}
+
+/**
+ * A line whose content is at column `column` and is no paragraph continuation (§5.2): the open
+ * items whose content is right of it end; the innermost one left open is the line's.
+ */
+function closeItemsTo(m: Machine, column: number): void {
+  while (m.listIndent > column) m.listIndent = m.lists?.pop() ?? 0
+}
+
+/**
+ * A fence or an HTML block in a blockquote ended: the column of the list item the quote is in (or
+ * 0) is the open item's again (the block's was its own item's, in the quote: `enterQuoted`).
+ */
+function endQuotedBlock(m: Machine): void {
+  if (m.listIndent > 0) {
+    // Closed by its own closer: its item goes on, and the quote's later lines are read against it.
+    m.quoteList = m.listIndent
+    m.quoteListDepth = m.blockQuote.length
+  }
+  m.blockQuote = NO_QUOTE
+  m.listIndent = m.quoteOuter
+}
+
 /** What a code-span check reads its backtick runs as (in the run memo). */
 const CHECK_RUN = Symbol("backtick run")
 
@@ -199,13 +250,8 @@ function listItemAt(m: Machine, i: number, column: number): Readonly<ListItem> |
   }
   const marker = j - i
   const from = column + marker
-  let col = from
-  for (; j < limit && col - from < 5; j++) {
-    const d = m.buf.charCodeAt(j)
-    if (d === SPACE) col++
-    else if (d === TAB) col += 4 - (col & 3)
-    else break
-  }
+  j = skipIndent(m.buf, j, limit, from, from + 5)
+  const col = indentColumn
   if (j === limit && !fin) return MORE
   const spaces = col - from
   if (spaces === 0) return FAIL
@@ -239,97 +285,179 @@ const MAX_QUOTE = 4
 
 /**
  * Longest run of markers and indentation read at a quoted line's start (4 × 5 + 6); a line whose
- * code starts further in is read as prose (a fence's line: the fence ends).
+ * code starts further in is read as prose (a code block's line: it goes on).
  */
 const MAX_QUOTE_LINE = 26
 
+/** The column {@link skipIndent} reached (read right after each call: no object per line). */
+let indentColumn = 0
+
 /**
- * After the blockquote markers of an open fence from `i`, one per entry of `gaps`, each after at
- * most that many columns of indentation (three, plus the list item's content column it stands at
- * in the container before it, §5.1, §5.2), with one optional space after it: the index there, FAIL
- * when the line lacks them, or {@link MORE}.
+ * Skips spaces and tabs from `i`, which stands at column `column` of its line (a tab goes to the
+ * next tab stop of four, §2.2), until `end` or until the column reaches `stop`: returns the index
+ * reached, and its column in {@link indentColumn}. Every column the Markdown states count is
+ * counted here, from the line's own columns, so tab stops fall where CommonMark puts them.
+ */
+function skipIndent(buf: string, i: number, end: number, column: number, stop: number): number {
+  for (; i < end && column < stop; i++) {
+    const c = buf.charCodeAt(i)
+    if (c === SPACE) column++
+    else if (c === TAB) column += 4 - (column & 3)
+    else break
+  }
+  indentColumn = column
+  return i
+}
+
+/**
+ * Where {@link afterMarker} left the line: the index after a `>` and its optional space, that
+ * index's column, and the columns of indentation already read there (what is left of a tab after
+ * the `>` once the optional space took one of its columns, §5.1, §2.2). The quote's content
+ * starts `markerIndent` columns left of `markerColumn`.
+ */
+let markerAt = 0
+let markerColumn = 0
+let markerIndent = 0
+
+/**
+ * Reads past a blockquote marker whose `>` is at `i`, column `column`: one space, or one column
+ * of a tab, is the marker's own (§5.1); see {@link markerAt}. Returns false when the input ends
+ * right after the `>` and may go on (`fin`: it does not).
+ */
+function afterMarker(buf: string, i: number, column: number, end: number, fin: boolean): boolean {
+  const j = i + 1
+  if (j === end && !fin) return false
+  const c = j < end ? buf.charCodeAt(j) : LF
+  if (c === TAB) {
+    // ```markdown
+    // > | >→→<tool_call>
+    //      ^ one column of the tab is the marker's space, its other two indent the content
+    // ```
+    markerAt = j + 1
+    markerColumn = column + 1 + 4 - ((column + 1) & 3)
+    markerIndent = markerColumn - column - 2
+  } else {
+    markerAt = c === SPACE ? j + 1 : j
+    markerColumn = c === SPACE ? column + 2 : column + 1
+    markerIndent = 0
+  }
+  return true
+}
+
+/**
+ * After the blockquote markers of an open code block from `i` (the line's start), one per entry of
+ * `gaps`, each after at most that many columns of indentation (three, plus the list item's content
+ * column it stands at in the container before it, §5.1, §5.2), with its optional space: the index
+ * there (with {@link markerColumn} and {@link markerIndent} set), FAIL when the line lacks them, or
+ * {@link MORE}.
  */
 function quoteMarkers(m: Machine, i: number, gaps: readonly number[]): number {
   const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
-  let j = i
+  markerAt = i
+  markerColumn = 0
+  markerIndent = 0
   for (const gap of gaps) {
-    let col = 0
-    for (; j < end && col <= gap; j++) {
-      const c = m.buf.charCodeAt(j)
-      if (c === SPACE) col++
-      else if (c === TAB) col += 4 - (col & 3)
-      else break
-    }
+    const from = markerColumn - markerIndent // where the enclosing content starts
+    const j = skipIndent(m.buf, markerAt, end, markerColumn, from + gap + 1)
     if (j === end) return fin ? FAIL : MORE
-    if (col > gap || m.buf.charCodeAt(j) !== GT) return FAIL
-    j++
-    if (j === end && !fin) return MORE
-    if (j < end && m.buf.charCodeAt(j) === SPACE) j++
+    if (indentColumn - from > gap || m.buf.charCodeAt(j) !== GT) return FAIL
+    if (!afterMarker(m.buf, j, indentColumn, end, fin)) return MORE
   }
-  return j
+  return markerAt
 }
 
 /**
- * What a blockquote's line holds after its markers (§5.1), when it is not prose: a fence (also in
- * list items in the quote, `item` the innermost one's content column in the innermost quote, §5.2;
- * `gaps` what its lines' markers may stand after, see {@link quoteMarkers}), indented code (§4.4),
- * or nothing (a blank line in the quote). `at` is where the block starts (for a blank line: the
- * next line's start). Prose is FAIL (see {@link quotedProse}).
+ * What a blockquote's line holds after its markers (§5.1), when it is not prose: a fence or an HTML
+ * block of kind 1 (also in list items in the quote, `item` the innermost one's content column in the
+ * innermost quote, §5.2; `gaps` what its lines' markers may stand after, see {@link quoteMarkers}),
+ * indented code (§4.4), or nothing (a blank line in the quote). `at` is where the block starts (for a
+ * blank line: the next line's start; for an HTML block: after its tag name). Prose is FAIL (see
+ * {@link quotedProse}).
  */
 type QuotedBlock =
   | {
-      readonly kind: "fence"
+      readonly kind: "fence" | "html"
       readonly depth: number
       readonly at: number
       readonly item: number
+      /** The content column of the item holding `item`'s, in the same quote (0: none or not known). */
+      readonly outer: number
       readonly gaps: readonly number[]
     }
   | { readonly kind: "indented"; readonly depth: number; readonly at: number; readonly item: number }
   | { readonly kind: "blank"; readonly depth: number; readonly at: number }
 
-/** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a fence). */
+/**
+ * The deepest list item {@link quotedBlockAt} read that holds a quote on its line: the depth of the
+ * quote it is in (0: none) and its content column there.
+ */
+let lineListDepth = 0
+let lineList = 0
+
+/** The gaps of the quote markers read by {@link quotedBlockAt} (copied only for a code block). */
 const gapsRead: number[] = [0, 0, 0, 0]
 
 /**
- * The blockquote line at `i` (its first `>`, `outer` the content column of the list item it stands
- * in, 0: none): what its content opens, or {@link MORE}. The content may nest list items and quotes
- * (`> - > ```…`, §5.1, §5.2); columns count from the innermost quote's content (after its optional
- * space), tabs to the next tab stop from there. A tab right after a `>` is read as prose (part of it
- * would be the optional space: not worth the state).
+ * The blockquote line at `i` (its first `>`, at column `column`; `outer` the content column of the
+ * list item it stands in, 0: none): what its content opens, or {@link MORE}. The content may nest
+ * list items and quotes (`> - > ```…`, §5.1, §5.2); columns count from the innermost quote's
+ * content (after its optional space: one column of a tab after `>`, the rest indents), tabs to the
+ * line's tab stops (§2.2).
  */
-function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | typeof FAIL | typeof MORE {
+function quotedBlockAt(
+  m: Machine,
+  i: number,
+  column: number,
+  outer: number,
+): QuotedBlock | typeof FAIL | typeof MORE {
   const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
   const fin = m.final || i + MAX_QUOTE_LINE <= m.buf.length
   let depth = 0
   let item = outer // the content column of the innermost list item in the innermost quote (0: none)
+  let around = 0 // the content column of the item holding that one, in the same quote (0: none)
+  lineListDepth = 0
   let j = i
+  let at = column // the column of `j`
+  let pre = 0 // columns of indentation before `j` (the rest of a tab after `>`)
   for (;;) {
     // Indented code is four columns past the content of a list item the quote holds (§5.2): one
     // opened on this line, or on an earlier quoted line.
-    const code = 4 + (item === 0 ? m.quoteList : 0)
-    let k = j
-    let col = 0
-    for (; k < end && col < code; k++) {
-      const c = m.buf.charCodeAt(k)
-      if (c === SPACE) col++
-      else if (c === TAB) col += 4 - ((item + col) & 3)
-      else if (c !== CR) break
-    }
+    const held = item === 0 && depth === m.quoteListDepth ? m.quoteList : 0
+    const code = 4 + held
+    const k = skipIndent(m.buf, j, end, at, at - pre + code)
+    const col = pre + indentColumn - at
     if (k === end) return fin ? quotedProse(m, depth, item) : MORE
     const c = m.buf.charCodeAt(k)
-    if (c === GT && col <= 3) {
+    // (A quote marker stands at most three columns into the quote's content, or into the content
+    // of the list item an earlier line opened in it.)
+    if (c === GT && col < code && (col <= 3 || col >= held)) {
       if (depth === MAX_QUOTE) return quotedProse(m, depth, item)
-      gapsRead[depth++] = item + 3
+      const holder = item > 0 ? item : col >= held ? held : 0
+      if (holder > 0) {
+        // ```markdown
+        // > | > - > x
+        //       ^ a list item holding a quote: its column is what the outer quote's later lines are read against
+        // ```
+        lineListDepth = depth
+        lineList = holder
+      }
+      gapsRead[depth++] = holder + 3
       item = 0
-      j = k + 1
-      if (j === end) return fin ? quotedProse(m, depth, item) : MORE
-      const d = m.buf.charCodeAt(j)
-      if (d === TAB) return quotedProse(m, depth, item)
-      if (d === SPACE) j++
+      around = 0
+      if (!afterMarker(m.buf, k, indentColumn, end, fin)) return MORE
+      j = markerAt
+      at = markerColumn
+      pre = markerIndent
       continue
     }
     if (c === LF) return { kind: "blank", depth, at: k + 1 }
+    if (c === CR) {
+      if (k + 1 === end) return fin ? quotedProse(m, depth, item) : MORE
+      return m.buf.charCodeAt(k + 1) === LF
+        ? { kind: "blank", depth, at: k + 2 }
+        : quotedProse(m, depth, item)
+    }
     if (col >= code) {
       // ```markdown
       // > | >     <tool_call>
@@ -342,17 +470,56 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
     if (c === BACKTICK || c === TILDE) {
       if (k + 3 > end) return fin ? quotedProse(m, depth, item) : MORE
       if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return quotedProse(m, depth, item)
-      return { kind: "fence", depth, at: k, item, gaps: gapsRead.slice(0, depth) }
+      return {
+        kind: "fence",
+        depth,
+        at: k,
+        ...blockItems(item, around, held, col),
+        gaps: gapsRead.slice(0, depth),
+      }
+    }
+    if (c === LT) {
+      // ```markdown
+      // > | > <pre>
+      //       ^ an HTML block of kind 1 in a quote: code until its closing tag or the quote's end (§4.6)
+      // ```
+      const r = htmlBlockAt(m, k)
+      if (r === MORE) return MORE
+      if (r === FAIL) return quotedProse(m, depth, item)
+      return {
+        kind: "html",
+        depth,
+        at: r,
+        ...blockItems(item, around, held, col),
+        gaps: gapsRead.slice(0, depth),
+      }
     }
     if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return quotedProse(m, depth, item)
-    const r = listItemAt(m, k, item + col)
+    const r = listItemAt(m, k, indentColumn)
     if (r === MORE) return MORE
     if (r === FAIL) return quotedProse(m, depth, item)
     // An item opening with indented code (five columns or more after its marker).
     if (r.atColumn !== r.width) return { kind: "indented", depth, at: r.at, item: item + col + r.width }
+    around = item > 0 ? item : col >= held ? held : 0
     item += col + r.width
     j = r.at
+    at = indentColumn + r.atColumn
+    pre = 0
   }
+}
+
+/**
+ * The list items a code block at column `col` of a quote is in: the innermost (`item`, opened on
+ * its line, or `held`, an earlier line's, when it stands in its content), and the one around it.
+ */
+function blockItems(
+  item: number,
+  around: number,
+  held: number,
+  col: number,
+): { item: number; outer: number } {
+  if (item > 0) return { item, outer: around }
+  return { item: col >= held ? held : 0, outer: 0 }
 }
 
 /**
@@ -362,8 +529,23 @@ function quotedBlockAt(m: Machine, i: number, outer: number): QuotedBlock | type
  */
 function quotedProse(m: Machine, depth: number, item: number): typeof FAIL {
   if (!(m.para && m.paraQuote >= depth)) m.paraQuote = depth
-  if (item > 0) m.quoteList = item
+  noteQuotedList(m, depth, item)
   return FAIL
+}
+
+/**
+ * The list item a quoted line opened, at the innermost quote (`depth`, content column `item`, 0:
+ * none), or one holding a deeper quote on the line ({@link lineList}): what the quote's later lines
+ * are indented from (§5.2).
+ */
+function noteQuotedList(m: Machine, depth: number, item: number): void {
+  if (item > 0) {
+    m.quoteList = item
+    m.quoteListDepth = depth
+  } else if (lineListDepth > 0) {
+    m.quoteList = lineList
+    m.quoteListDepth = lineListDepth
+  }
 }
 
 /** Opens what a blockquote's line holds (see {@link quotedBlockAt}). */
@@ -379,20 +561,30 @@ function enterQuoted(m: Machine, quoted: QuotedBlock): boolean {
   }
   m.anchor = false
   dropRuns(m)
-  if (quoted.item > 0) m.quoteList = quoted.item // (what the quote's later lines are indented from)
+  noteQuotedList(m, quoted.depth, quoted.item)
   if (quoted.kind === "indented") {
     // Its lines each come back to `line-start`, and its quote's markers (or their absence) decide.
-    m.listIndent = 0
     m.state = "indented-code"
     return true
   }
   // ```markdown
   // > | > - ```json
-  //         ^ a fence in a blockquote is code (§5.1); its lines carry the quote's markers, then the
-  //           item's indentation (§5.2)
+  //         ^ a fence or an HTML block in a blockquote is code (§5.1); its lines carry the quote's
+  //           markers, then the item's indentation (§5.2)
   // ```
-  m.fenceQuote = quoted.gaps
+  m.blockQuote = quoted.gaps
+  m.quoteOuter = m.listIndent // (the list item the quote is in: its column again when the block ends)
   m.listIndent = quoted.item
+  if (quoted.outer > 0) {
+    // While the block is open its item's column is `listIndent`; what the quote's lines are read
+    // against when a line left of it ends the item is the one around it.
+    m.quoteList = quoted.outer
+    m.quoteListDepth = quoted.depth
+  } else if (quoted.item > 0 && m.quoteListDepth === quoted.depth) m.quoteList = 0
+  if (quoted.kind === "html") {
+    m.state = "html-block"
+    return true
+  }
   m.runChar = m.buf.charCodeAt(quoted.at)
   m.runLen = 0
   m.state = "fence-open"
@@ -459,7 +651,7 @@ function codeLine(m: Machine): number {
     if (hit === MORE) return -1
     if (hit !== FAIL) {
       m.fenceChar = 0
-      m.fenceQuote = NO_QUOTE
+      if (m.blockQuote.length > 0) endQuotedBlock(m)
       m.htmlClose = ""
       m.state = "text"
       closeReasoning(m, hit.close.peek ? i : hit.end)
@@ -504,8 +696,14 @@ export function stateHtmlBlock(m: Machine): boolean {
     m.lineIndent = 0
     if (m.htmlDone) {
       m.htmlClose = ""
+      if (m.blockQuote.length > 0) endQuotedBlock(m)
       m.para = false
       m.state = "line-start"
+      return true
+    }
+    if (m.blockQuote.length > 0) {
+      // In a blockquote: the next line's markers and indentation decide whether the block goes on.
+      m.state = "code-quote"
       return true
     }
     if (m.listIndent > 0) {
@@ -529,7 +727,7 @@ export function stateHtmlLineStart(m: Machine): boolean {
   const c = m.buf.charCodeAt(i)
   if (m.lineIndent < m.listIndent && c !== LF && c !== CR) {
     m.htmlClose = ""
-    m.listIndent = 0
+    closeItemsTo(m, m.lineIndent)
     m.para = false
     m.state = "line-start"
     return true
@@ -634,7 +832,7 @@ export function stateFenceInfo(m: Machine): boolean {
     return true
   }
   // Not a fence: the opening run is an inline code run.
-  m.fenceQuote = NO_QUOTE
+  m.blockQuote = NO_QUOTE
   addRun(m, m.fenceLen)
   m.state = "text"
   return true
@@ -651,27 +849,49 @@ export function stateFence(m: Machine): boolean {
 }
 
 /** Where a line of the open fence starts: at its quote's markers when it is in a blockquote. */
-function fenceLineState(m: Machine): "fence-line-start" | "fence-quote" {
-  return m.fenceQuote.length > 0 ? "fence-quote" : "fence-line-start"
+function fenceLineState(m: Machine): "fence-line-start" | "code-quote" {
+  return m.blockQuote.length > 0 ? "code-quote" : "fence-line-start"
 }
 
-export function stateFenceQuote(m: Machine): boolean {
+export function stateCodeQuote(m: Machine): boolean {
   // ```markdown
-  //   | > ```
-  // > | > <tool_call>
-  //     ^^ the quote's markers first; a line without them ends the quote, and its fence (§5.1)
+  //   | > - ```
+  // > | >   <tool_call>
+  //     ^^^^ the quote's markers first, then the indentation of its list item's content: a line
+  //          without the markers ends the quote, one left of the item's content ends the item, and
+  //          either ends the code block in it (its lines are never lazy, §5.1, §5.2)
   // ```
-  const at = quoteMarkers(m, m.pos, m.fenceQuote)
-  if (at === MORE) return false
-  if (at === FAIL) {
-    m.fenceChar = 0
-    m.fenceQuote = NO_QUOTE
-    m.listIndent = 0 // the quote's list ended with it
-    m.state = "line-start"
-    return true
+  const i = m.pos
+  const j = quoteMarkers(m, i, m.blockQuote)
+  if (j === MORE) return false
+  let left = -1 // the line's column in the innermost quote, when it has all the quote's markers
+  if (j !== FAIL) {
+    const end = Math.min(m.buf.length, i + MAX_QUOTE_LINE)
+    const k = skipIndent(m.buf, j, end, markerColumn, Infinity)
+    if (k === end && !(m.final || i + MAX_QUOTE_LINE <= m.buf.length)) return false
+    const col = markerIndent + indentColumn - markerColumn
+    // (Indentation past the window: far right of any item's content, a line of the block.)
+    const c = k < end ? m.buf.charCodeAt(k) : SPACE
+    // (A fence's closer left of the item's content still closes it, as outside quotes.)
+    if (col >= m.listIndent || c === LF || c === CR || (m.fenceChar !== 0 && c === m.fenceChar)) {
+      m.pos = k
+      m.lineIndent = col
+      m.state = m.fenceChar !== 0 ? "fence-line-start" : "html-block"
+      return true
+    }
+    left = col
   }
-  m.pos = at
-  m.state = "fence-line-start"
+  // The line is read again from its start, outside the block.
+  m.fenceChar = 0
+  m.htmlClose = ""
+  // The block's list item ended (the line is left of its content), or its quote did: an item
+  // around it in the quote goes on when the line stands in its content (`enterQuoted`).
+  if (m.quoteListDepth >= m.blockQuote.length && left < m.quoteList) m.quoteList = 0
+  m.listIndent = 0
+  endQuotedBlock(m)
+  m.para = false
+  m.lineIndent = 0
+  m.state = "line-start"
   return true
 }
 
@@ -691,7 +911,7 @@ export function stateFenceLineStart(m: Machine): boolean {
     // own, §5.2, but models close an item's fence at the margin, and a closer is read as one.)
     m.closeRun = 0
     m.state = "fence-close"
-  } else if (m.lineIndent < m.listIndent && c !== CR && m.fenceQuote.length === 0) {
+  } else if (m.lineIndent < m.listIndent && c !== CR && m.blockQuote.length === 0) {
     // ```markdown
     //   | - ```
     // > | <tool_call>
@@ -701,7 +921,7 @@ export function stateFenceLineStart(m: Machine): boolean {
     //       opened; `stateText` keeps it current on the lines it skips).
     // ```
     m.fenceChar = 0
-    m.listIndent = 0
+    closeItemsTo(m, m.lineIndent)
     m.para = false
     m.state = "line-start"
   } else m.state = "fence"
@@ -734,11 +954,7 @@ export function stateFenceCloseTail(m: Machine): boolean {
   if (i === len) return false
   if (m.buf.charCodeAt(i) === LF) {
     m.fenceChar = 0
-    if (m.fenceQuote.length > 0) {
-      // The quote's list item column was the fence's (`enterQuoted`): the next line reads its own.
-      m.fenceQuote = NO_QUOTE
-      m.listIndent = 0
-    }
+    if (m.blockQuote.length > 0) endQuotedBlock(m)
     dropRuns(m)
     m.lineIndent = 0
     m.pos = i + 1
@@ -752,14 +968,8 @@ export function stateFenceCloseTail(m: Machine): boolean {
  * tab stop, §2.2) and moves `pos` past it: where the line's content starts, or the end of the input.
  */
 function readIndent(m: Machine): number {
-  const buf = m.buf
-  let i = m.pos
-  for (; i < buf.length; i++) {
-    const c = buf.charCodeAt(i)
-    if (c === SPACE) m.lineIndent++
-    else if (c === TAB) m.lineIndent += 4 - (m.lineIndent & 3)
-    else break
-  }
+  const i = skipIndent(m.buf, m.pos, m.buf.length, m.lineIndent, Infinity)
+  m.lineIndent = indentColumn
   m.pos = i
   return i
 }

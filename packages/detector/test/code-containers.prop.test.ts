@@ -248,7 +248,8 @@ describe("code in blockquotes (CommonMark §5.1)", () => {
 type Layer = { quote: string } | { marker: string; indent: string }
 
 const layer: fc.Arbitrary<Layer> = fc.oneof(
-  fc.constantFrom("> ", ">", " > ").map((quote) => ({ quote })),
+  // (`>\t`: one column of the tab is the marker's space, the rest indents every line alike, §2.2.)
+  fc.constantFrom("> ", ">", " > ", ">\t").map((quote) => ({ quote })),
   fc
     .constantFrom(
       ["- ", "  "],
@@ -280,8 +281,7 @@ const indentedBlock = fc.oneof(leak, malformed).map((inner) => ({
 }))
 
 /**
- * A code block as the first content of nested containers, up to three deep. HTML blocks stay out
- * of quotes (not followed there).
+ * A code block as the first content of nested containers, up to three deep.
  */
 const inContainers = fc
   .tuple(
@@ -293,7 +293,6 @@ const inContainers = fc
     fc.constantFrom("", "Text:\n\n", "Text:\n"),
   )
   .filter(([{ kind }, layers, before]) => {
-    const quoted = layers.some((l) => "quote" in l)
     // Tab stops are columns of the line: a tab after a nested marker may end elsewhere than one
     // on the lines below it (§2.2). Tab-indented items stand at the margin.
     const tabInside = layers.some((l, k) => k > 0 && "marker" in l && l.marker.includes("\t"))
@@ -304,15 +303,10 @@ const inContainers = fc
     )
     // A list interrupting a paragraph starts at 1 (§5.2).
     const interrupts = before === "Text:\n" && layers.some((l) => "marker" in l && l.marker.startsWith("10"))
-    return (
-      !(kind === "html" && quoted) &&
-      !tabInside &&
-      !tight &&
-      !interrupts &&
-      (before !== "Text:\n" || "quote" in layers[0]!)
-    )
+    return !tabInside && !tight && !interrupts && (before !== "Text:\n" || "quote" in layers[0]!)
   })
   .map(([{ lines, closed }, layers, before]) => ({
+    layers,
     doc: `${before}${nest(lines, layers).join("\n")}\n`,
     // A quote's end ends the blocks in it (no lazy line continues code): so does the first line
     // without its markers.
@@ -338,6 +332,42 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
       const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
       const found = feed(splitAt(text, points), options).markup.map((m) => [m.toolName, m.end])
       expect(found).toEqual([["read_file", text.length]])
+    },
+  )
+
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  // A quote written ` > ` right after a list marker: its space is the marker's (up to four columns
+  // of them, §5.2), so the item's content is a column right of its continuation lines' indentation.
+  const spacedQuoteInItem = (layers: readonly Layer[]) =>
+    layers.some((l, k) => {
+      const next = layers[k + 1]
+      return "marker" in l && next !== undefined && "quote" in next && next.quote.startsWith(" ")
+    })
+  test.prop([
+    inContainers.filter(({ layers }) => !spacedQuoteInItem(layers)),
+    fc.nat(),
+    fc.boolean(),
+    cuts(400),
+  ])(
+    "a line that leaves a container ends the code in it: a call on it, in the containers around, is flagged",
+    ({ doc, layers }, by, crlf, points) => {
+      // The line stands in the first `depth` containers only (a quote's marker, a list item's
+      // indentation): it lacks the next container's marker, or stands left of its item's content.
+      // That container ends (code has no lazy lines, §5.1, §5.2), and the line is a paragraph of
+      // the container around it.
+      const depth = by % layers.length
+      const [line] = nest(
+        [one],
+        layers.slice(0, depth).map((l) => ("quote" in l ? l : { marker: l.indent, indent: l.indent })),
+      )
+      const raw = `${doc}${line}`
+      const text = crlf ? raw.replace(/\n/g, "\r\n") : raw
+      for (const result of [
+        scan(text, options),
+        feed(splitAt(text, points), options),
+        feed(chars(text), options),
+      ])
+        expect(result.markup.map((m) => [m.toolName, m.end])).toEqual([["read_file", text.length]])
     },
   )
 
@@ -405,5 +435,106 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     ["a quoted fence's list item, then a line without the quote", `> - \`\`\`\n>   x\n${call}`],
   ])("%s stays a call", (_, text) => {
     expect(scan(text, options).markup.map((m) => m.toolName)).toEqual(["read_file"])
+  })
+})
+
+describe("blockquotes hold HTML blocks, tabs after `>`, and end their items' code (§5.1, §4.6, §2.2)", () => {
+  // Each row checked against micromark (CommonMark 0.31): is the call in code, or prose?
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    ["an HTML block in a quote (§4.6 kind 1)", `> <pre>\n> ${one}\n> </pre>`],
+    ["an HTML block in a quote, the call on its opening line", `> <PRE class="x">${one}\n> </PRE>`],
+    ["an unclosed <script> in a quote", `> <script>\n> ${one}`],
+    ["an HTML block in a quote in a list item", `- > <textarea>\n  > ${one}\n  > </textarea>`],
+    ["an HTML block in a list item in a quote", `> - <style>\n>   ${one}\n>   </style>`],
+    ["an HTML block in a nested quote", `> > <pre>\n> > ${one}`],
+    ["an HTML block in a quote across a blank quoted line", `> <pre>\n>\n> ${one}\n> </pre>`],
+    ["a quoted item's HTML block across a blank quoted line", `> - <pre>\n>\n>   ${one}`],
+    ["two tabs after `>`: indented code (the first tab's rest is indentation, §2.2)", `>\t\t${one}`],
+    ["a tab and two spaces after `>`: indented code", `>\t  ${one}`],
+    ["two tabs after a nested `>`", `> >\t\t${one}`],
+    ["two tabs after `>` in a list item", `- >\t\t${one}`],
+    ["a fence after a tab after `>`", `>\t~~~\n>\t${one}\n>\t~~~`],
+    ["a tab after ` >`: three columns of it indent", ` >\t   ${one}`],
+  ])("%s is code, and a call after it is one", (_, code) => {
+    for (const chunks of [[code], chars(code)])
+      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
+    const text = `${code}\n\nOk.\n\n${one}`
+    for (const chunks of [[text], chars(text)]) {
+      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    }
+  })
+
+  test.each([
+    ["a line without the quote ends its HTML block (no lazy line)", `> <pre>\n> x\n${one}`],
+    ["the closing tag's line ends a quoted HTML block", `> <pre>\n> x\n> </pre>\n> ${one}`],
+    ["a tab after ` > `: one column of indentation", ` > \t${one}`],
+    ["left of a quoted item's content: the item ends, and its fence", `> - \`\`\`\n>   x\n> ${one}`],
+    ["at the quote's margin, left of its item's fence", `> - \`\`\`\n>   x\n>${one}`],
+    ["left of a quoted ordered item's content", `> 1. \`\`\`\n>    x\n>  ${one}`],
+    ["left of a nested quoted item's fence, in the outer item", `> - a\n>   - \`\`\`\n>     x\n>   ${one}`],
+    ["left of a quoted item's HTML block", `> - <pre>\n>   x\n> ${one}`],
+    ["a quoted item's fence after a blank quoted line", `> - \`\`\`\n>\n> ${one}`],
+  ])("%s: the call on it is flagged", (_, text) => {
+    for (const chunks of [[text], chars(text)])
+      expect(feed(chunks, options).markup.map((m) => [m.toolName, m.end])).toEqual([
+        ["read_file", text.length],
+      ])
+  })
+})
+
+describe("a line that ends a list item is read against what holds it (§5.2)", () => {
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    // Checked against micromark (CommonMark 0.31).
+    ["left of a wide item's content after a blank line: indented code at the margin", `1.   a\n\n    ${one}`],
+    ["a quote left of an item's content: a new quote, its indented code", `- > Run:\n>     ${one}`],
+    // The list was in the inner quote, which a blank line of the outer one ended.
+    ["indented code in a quote after a deeper quote's list item", `> > - a\n>\n>     ${one}`],
+  ])("%s is code, and a call after it is one", (_, code) => {
+    for (const chunks of [[code], chars(code)])
+      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
+    const text = `${code}\n\nOk.\n\n${one}`
+    for (const chunks of [[text], chars(text)]) {
+      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+      expect(found).toEqual([["read_file", text.length]])
+    }
+  })
+})
+
+describe("a line that ends a nested item's code is read against the outer item (§5.2)", () => {
+  // Left of the inner item's content, at or right of the outer one's: a line of the outer item,
+  // indented less than four columns past its content, is its paragraph, not indented code.
+  const one = '<tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>'
+  test.each([
+    ["an ordered item's nested fence", `1. a\n   - \`\`\`\n     x\n    ${one}`],
+    ["a wide item's nested fence", `10) a\n    - \`\`\`\n      x\n    ${one}`],
+    ["a quote's fence in a list item, then a line of the item", `- > \`\`\`\n  > x\n    ${one}`],
+    [
+      "a fence in the outer item after its nested item, then a line left of it",
+      `- a\n  - b\n  \`\`\`\n  x\n${one}`,
+    ],
+    [
+      "a nested item's fence in a quote, then a line of the outer item",
+      `> 10) - \`\`\`\n>       x\n>     ${one}`,
+    ],
+    [
+      "a nested item's fence after a tab after `>`, then a line of the outer item",
+      `>\t- - \`\`\`\n>\t    x\n>\t  ${one}`,
+    ],
+    [
+      "a quoted fence in an earlier line's item, then a line left of it",
+      `> - a\n>   \`\`\`\n>   x\n> ${one}`,
+    ],
+    [
+      "a quoted item holding a quote's fence, then a line of the item",
+      `> 10) > \`\`\`\n>     > x\n>     > \`\`\`\n>     ${one}`,
+    ],
+  ])("%s: the call on it is flagged", (_, text) => {
+    for (const chunks of [[text], chars(text)])
+      expect(feed(chunks, options).markup.map((m) => [m.toolName, m.end])).toEqual([
+        ["read_file", text.length],
+      ])
   })
 })
