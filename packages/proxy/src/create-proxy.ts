@@ -3,7 +3,7 @@ import { resolveRecoveryOptions } from "@tool-rescue/recovery/adapter"
 import { Hono } from "hono"
 import type { Registry } from "prom-client"
 import { basicCredentials } from "./basic-credentials.ts"
-import { EndedTurns } from "./ended-turns.ts"
+import { createEndedTurns } from "./ended-turns.ts"
 import { fetchUpstream } from "./fetch-upstream.ts"
 import { passThrough } from "./pass-through.ts"
 import type { ProtocolName } from "./protocol.ts"
@@ -239,7 +239,7 @@ export function createProxyHandler(options: ProxyOptions, upstreamClient?: Upstr
       apiKey === undefined && authorization === undefined ? undefined : { proxyKey: apiKey, authorization },
     persistFailed,
     logger,
-    endedTurns: new EndedTurns(),
+    endedTurns: createEndedTurns(),
   }
   const guard = createRequestGuard(allowedHosts, apiKey)
   const routeOf = new Map(ROUTES)

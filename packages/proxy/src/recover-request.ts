@@ -284,7 +284,7 @@ export async function recoverRequest(
   const shape = turnShape(protocol, body)
   if (!context.endedTurns.empty && context.endedTurns.mayHold(shape)) {
     key = await turnKey(protocol, body, credentials(clientHeaders))
-    const ended = context.endedTurns.get(key)
+    const ended = context.endedTurns.recall(key)
     if (ended?.error !== undefined) {
       context.logger?.warn(
         { outcome: "resent", model: plan.model ?? null, protocol: protocol.name, route: protocol.route },
@@ -355,7 +355,7 @@ function credentials(clientHeaders: ClientHeaders): string {
 function replanned(context: ProxyContext, request: TurnRequest, ended: EndedTurn): RecoverPlan {
   const plan = planTurn(context.resolved, {
     ...request,
-    recoveriesBefore: (request.recoveriesBefore ?? 0) + ended.recoveries,
+    recoveriesBefore: (request.recoveriesBefore ?? 0) + ended.spent,
   })
   if (plan.kind === "skip") throw new Error("tool-rescue proxy: a recovered request's plan changed kind")
   return plan
@@ -377,7 +377,7 @@ async function keyOf(call: Call): Promise<string> {
  * the key first costs the common path nothing.
  */
 async function spendRetry(call: Call): Promise<void> {
-  call.context.endedTurns.set(await keyOf(call), { recoveries: 1, error: undefined }, call.shape)
+  call.context.endedTurns.remember(await keyOf(call), { spent: 1, error: undefined }, call.shape)
 }
 
 /**
@@ -389,11 +389,11 @@ async function spendRetry(call: Call): Promise<void> {
 async function settleTurn(call: Call, error?: unknown): Promise<void> {
   const { endedTurns } = call.context
   if (error === undefined) {
-    if (call.key !== undefined) endedTurns.delete(call.key)
+    if (call.key !== undefined) endedTurns.forget(call.key)
     return
   }
   const gaveUp = givenUp(call, error)
-  if (gaveUp !== undefined) endedTurns.set(await keyOf(call), { recoveries: 0, error: gaveUp }, call.shape)
+  if (gaveUp !== undefined) endedTurns.remember(await keyOf(call), { spent: 0, error: gaveUp }, call.shape)
 }
 
 /** The proxy's error for a turn recovery gave up on (not one the client left). */

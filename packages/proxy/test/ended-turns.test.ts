@@ -1,52 +1,26 @@
 /**
- * The memory of ended turns: bounded in entries (the oldest forgotten first) and in time (a
- * remembered turn is forgotten once its time is up: the clock is the test's, no timers); and, in
- * the proxy, a resend is answered from it only for the same client and the same conversation.
+ * The proxy's memory of ended turns: recovery's turn memory (its bounds, its sum of a resend's
+ * retries and its shape index are tested there, `recovery/test/turn-memory.test.ts`) with the
+ * proxy's defaults, a turn's shape and its SHA-256 key; and, in the proxy, a resend is answered
+ * from it only for the same client and the same conversation.
  */
 
 import type { ReplayStep } from "@tool-rescue/testing"
 import fc from "fast-check"
 import OpenAI from "openai"
 import { describe, expect, it, vi } from "vitest"
-import { EndedTurns, turnKey, turnShape } from "../src/ended-turns.ts"
+import { createEndedTurns, turnKey, turnShape } from "../src/ended-turns.ts"
 import { protocols } from "../src/protocols.ts"
 import { harnessPerTest, QWEN_LEAK, READ_FILE_TOOL } from "./support/harness.ts"
 
-const ended = { recoveries: 1 }
-
-describe("EndedTurns", () => {
-  it("forgets a turn once its time is up", () => {
-    let now = 1000
-    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
-    turns.set("a", ended, "x")
-    now = 1049
-    expect(turns.get("a")).toEqual(ended)
-    now = 1050
-    expect(turns.get("a")).toBeUndefined()
-    expect(turns.empty).toBe(true)
-  })
-
-  it("is empty again once every turn's time is up, with no lookup of them (a failed turn does not slow every later request)", () => {
-    let now = 1000
-    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
-    turns.set("a", ended, "chat|a1")
-    expect(turns.empty).toBe(false)
+describe("ended turns", () => {
+  it("holds 1024 turns unless told otherwise, each with its shape", () => {
+    const turns = createEndedTurns()
+    for (let i = 0; i <= 1024; i++) turns.remember(`${i}`, { spent: 1 }, `chat|a${i}`)
+    expect(turns.recall("0")).toBeUndefined()
+    expect(turns.mayHold("chat|a0")).toBe(false)
+    expect(turns.recall("1")).toEqual({ spent: 1 })
     expect(turns.mayHold("chat|a1")).toBe(true)
-    now = 1050
-    expect(turns.empty).toBe(true)
-    expect(turns.mayHold("chat|a1")).toBe(false)
-  })
-
-  it("may hold a turn only of a shape it remembers, while one turn of that shape is remembered", () => {
-    const turns = new EndedTurns({ maxEntries: 2 })
-    turns.set("a", ended, "x")
-    turns.set("b", ended, "x")
-    expect(turns.mayHold("x")).toBe(true)
-    expect(turns.mayHold("y")).toBe(false)
-    turns.set("c", ended, "y")
-    turns.set("d", ended, "y")
-    expect(turns.mayHold("x")).toBe(false)
-    expect(turns.mayHold("y")).toBe(true)
   })
 
   it("a turn's shape: the same for a resend streamed or not, another with one message more or another last message", () => {
@@ -98,62 +72,17 @@ describe("EndedTurns", () => {
     )
   })
 
-  it("holds at most maxEntries turns, forgetting the oldest first (a turn set again is the newest)", () => {
-    const turns = new EndedTurns({ maxEntries: 2 })
-    turns.set("a", ended, "x")
-    turns.set("b", ended, "x")
-    turns.set("a", ended, "x")
-    turns.set("c", ended, "x")
-    expect(turns.size).toBe(2)
-    expect(turns.get("b")).toBeUndefined()
-    expect(turns.get("a")).toEqual({ recoveries: 2 })
-    expect(turns.get("c")).toEqual(ended)
-  })
-
-  it("adds a resend's retries to those its turn spent while it is remembered, and starts again once forgotten", () => {
-    let now = 1000
-    const turns = new EndedTurns({ ttlMs: 50, now: () => now })
-    turns.set("a", { recoveries: 1 }, "x")
-    turns.set("a", { recoveries: 1 }, "x")
-    expect(turns.get("a")).toEqual({ recoveries: 2 })
-    const error = {
-      status: 422,
-      error: { message: "again", type: "tool_call_recovery_error", code: "repeated-markup" },
-    }
-    turns.set("a", { recoveries: 0, error }, "x")
-    expect(turns.get("a")).toEqual({ recoveries: 2, error })
-    now = 1050
-    turns.set("a", { recoveries: 1 }, "x")
-    expect(turns.get("a")).toEqual({ recoveries: 1 })
-  })
-
   it("a turn's key: the same for a resend streamed or not, another for another client or another conversation", async () => {
     const body = { model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ_FILE_TOOL] }
     const key = await turnKey(protocols.chat, { ...body, stream: true }, "Bearer a")
     expect(await turnKey(protocols.chat, { ...body, stream: false, max_tokens: 5 }, "Bearer a")).toBe(key)
     expect(await turnKey(protocols.chat, body, "Bearer b")).not.toBe(key)
+    // Written with sorted keys (recovery's sortedKeys): a client that rebuilds its objects resends the same turn.
+    const rebuilt = { tools: body.tools, messages: [{ content: "hi", role: "user" }], model: "m" }
+    expect(await turnKey(protocols.chat, rebuilt, "Bearer a")).toBe(key)
     expect(
       await turnKey(protocols.chat, { ...body, messages: [{ role: "user", content: "ho" }] }, "Bearer a"),
     ).not.toBe(key)
-  })
-
-  it("a turn's key does not depend on the order of the keys in its objects (property)", async () => {
-    /** `value` with every object's keys in reverse order. */
-    const reversed = (value: unknown): unknown => {
-      if (Array.isArray(value)) return value.map(reversed)
-      if (typeof value !== "object" || value === null) return value
-      return Object.fromEntries(
-        Object.entries(value)
-          .reverse()
-          .map(([key, item]) => [key, reversed(item)]),
-      )
-    }
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.dictionary(fc.string(), fc.jsonValue())), async (messages) => {
-        const key = await turnKey(protocols.chat, { messages }, "Bearer a")
-        expect(await turnKey(protocols.chat, { messages: reversed(messages) }, "Bearer a")).toBe(key)
-      }),
-    )
   })
 })
 

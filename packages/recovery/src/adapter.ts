@@ -33,6 +33,7 @@ export {
   type RecalledTurn,
   type RememberedTurn,
   recallTurn,
+  sortedKeys,
   type TurnMemory,
   type TurnMemoryLimits,
   turnKey,

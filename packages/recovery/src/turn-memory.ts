@@ -5,7 +5,8 @@
  * Effect's `Effect.retry({ times })` every failure; a user's retry loop the same. Each re-run
  * would be a fresh first request with a fresh budget. A re-run of a turn this memory holds gets
  * the error the turn ended with, with no request, or the budget it already spent (the proxy's
- * `EndedTurns` does the same for resent HTTP requests).
+ * `ended-turns.ts` is this memory too, for resent HTTP requests, with a shape per turn: see
+ * {@link TurnMemory.mayHold}).
  *
  * A re-run repeats its request, so the turn is keyed by the request's content ({@link turnKey}):
  * the messages and the tools. One memory per wrapped model (not global): two apps in one process
@@ -17,12 +18,15 @@
 import { isToolCallRecoveryError } from "./tool-call-recovery-error.ts"
 import type { OutputPart } from "./types.ts"
 
-/** How a remembered turn ended. */
-export interface RememberedTurn {
+/**
+ * How a remembered turn ended. `Failure` is the error's type: recovery's own error for the
+ * adapters, the protocol's error response for the proxy.
+ */
+export interface RememberedTurn<Failure = unknown> {
   /** Retries the turn's runs started (spent, whether or not they were answered). */
   readonly spent: number
   /** The error recovery ended the turn with (`repeated-markup`, …): a re-run gets it again. */
-  readonly error?: unknown
+  readonly error?: Failure | undefined
 }
 
 /** The memory's bounds. */
@@ -43,20 +47,30 @@ export interface TurnMemoryLimits {
  * import { createTurnMemory } from "@tool-rescue/recovery/adapter"
  *
  * const memory = createTurnMemory()
- * memory.remember("k", { spent: 1 })
+ * memory.remember("k", { spent: 1 }, "chat|a1")
  * memory.recall("k") // { spent: 1 }
+ * memory.mayHold("chat|a2") // false: a turn of that shape need not compute its key
  * ```
  */
-export interface TurnMemory {
+export interface TurnMemory<Failure = unknown> {
   /** Nothing remembered (expired turns forgotten first): a call need not compute its key. */
   readonly empty: boolean
-  /** How the turn `key` ended, while it is remembered. */
-  recall(key: string): RememberedTurn | undefined
   /**
-   * Remembers how a run of the turn `key` ended. A turn still remembered is a re-run's: its
-   * retries add to those remembered, so every run spends from one budget.
+   * Whether a turn remembered with `shape` (see {@link TurnMemory.remember}) may be held: a
+   * caller whose key is costly (the proxy's SHA-256 of a conversation) computes it only then.
+   * Turns whose time is up count until the next {@link TurnMemory.empty} forgets them.
    */
-  remember(key: string, turn: RememberedTurn): void
+  mayHold(shape: string): boolean
+  /** How the turn `key` ended, while it is remembered. */
+  recall(key: string): RememberedTurn<Failure> | undefined
+  /**
+   * Remembers how a run of the turn `key` ended (the newest turn, so the last to be forgotten).
+   * A turn still remembered is a re-run's: its retries add to those remembered, so every run
+   * spends from one budget. `shape` is a cheap part of the turn's identity that every re-run
+   * shares (its key's inputs, summarised): {@link TurnMemory.mayHold} answers for it. A turn
+   * remembered without one is never matched by `mayHold`.
+   */
+  remember(key: string, turn: RememberedTurn<Failure>, shape?: string): void
   /** Forgets the turn `key`: it ended with an answer. */
   forget(key: string): void
 }
@@ -71,24 +85,40 @@ export interface TurnMemory {
  * const memory = createTurnMemory({ maxEntries: 64, ttlMs: 30_000 })
  * ```
  */
-export function createTurnMemory({
+export function createTurnMemory<Failure = unknown>({
   maxEntries = 256,
   ttlMs = 60_000,
   now = Date.now,
-}: TurnMemoryLimits = {}): TurnMemory {
-  // Map order is insertion order: the first entries are the oldest (remember re-inserts).
-  const entries = new Map<string, { readonly turn: RememberedTurn; readonly until: number }>()
+}: TurnMemoryLimits = {}): TurnMemory<Failure> {
+  // Map order is insertion order: the first entries are the oldest (remember re-inserts), and,
+  // every entry living `ttlMs`, the first to expire.
+  const entries = new Map<
+    string,
+    { readonly turn: RememberedTurn<Failure>; readonly until: number; readonly shape: string | undefined }
+  >()
+  /** The shapes of the turns remembered, and how many turns each. */
+  const shapes = new Map<string, number>()
+  // Every way out of `entries` (forget, expiry, the bound) goes through here: `shapes` stays exact.
+  const drop = (key: string): void => {
+    const entry = entries.get(key)
+    if (entry === undefined) return
+    entries.delete(key)
+    if (entry.shape === undefined) return
+    const count = shapes.get(entry.shape) ?? 1
+    if (count > 1) shapes.set(entry.shape, count - 1)
+    else shapes.delete(entry.shape)
+  }
   const sweep = (time: number): void => {
     for (const [oldest, entry] of entries) {
       if (entries.size <= maxEntries && entry.until > time) break
-      entries.delete(oldest)
+      drop(oldest)
     }
   }
-  const recall = (key: string): RememberedTurn | undefined => {
+  const recall = (key: string): RememberedTurn<Failure> | undefined => {
     const entry = entries.get(key)
     if (entry === undefined) return undefined
     if (entry.until <= now()) {
-      entries.delete(key)
+      drop(key)
       return undefined
     }
     return entry.turn
@@ -98,18 +128,18 @@ export function createTurnMemory({
       sweep(now())
       return entries.size === 0
     },
+    mayHold: (shape) => shapes.has(shape),
     recall,
-    remember(key, turn) {
+    remember(key, turn, shape) {
       const before = recall(key)
-      entries.delete(key)
+      drop(key)
       const time = now()
       const spent = before === undefined ? turn : { ...turn, spent: before.spent + turn.spent }
-      entries.set(key, { turn: spent, until: time + ttlMs })
+      entries.set(key, { turn: spent, until: time + ttlMs, shape })
+      if (shape !== undefined) shapes.set(shape, (shapes.get(shape) ?? 0) + 1)
       sweep(time)
     },
-    forget(key) {
-      entries.delete(key)
-    },
+    forget: drop,
   }
 }
 
@@ -153,8 +183,19 @@ function hash53(text: string, seed: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0)
 }
 
-/** A `JSON.stringify` replacer that writes each object's keys sorted (arrays keep their order). */
-function sortedKeys(_key: string, value: unknown): unknown {
+/**
+ * A `JSON.stringify` replacer that writes each object's keys sorted (arrays keep their order):
+ * a turn's JSON is the same whatever order a re-run builds its objects' keys in. {@link turnKey}
+ * and the proxy's SHA-256 key both write the turn with it.
+ *
+ * @example
+ * ```ts
+ * import { sortedKeys } from "@tool-rescue/recovery/adapter"
+ *
+ * JSON.stringify({ b: 1, a: [{ d: 2, c: 3 }] }, sortedKeys) // '{"a":[{"c":3,"d":2}],"b":1}'
+ * ```
+ */
+export function sortedKeys(_key: string, value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value
   const sorted: Record<string, unknown> = {}
   for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key]

@@ -7,7 +7,14 @@
  */
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { createTurnMemory, planTurn, recallTurn, resolveRecoveryOptions, turnKey } from "../src/adapter.ts"
+import {
+  createTurnMemory,
+  planTurn,
+  recallTurn,
+  resolveRecoveryOptions,
+  sortedKeys,
+  turnKey,
+} from "../src/adapter.ts"
 import { isToolCallRecoveryError, type NormalizedPart, runTurn } from "../src/index.ts"
 
 const LEAK = "<function=read_file>\n<parameter=path>\na\n</parameter>\n</function>\n</tool_call>"
@@ -108,25 +115,98 @@ describe("a run the consumer leaves during its retry", () => {
   })
 })
 
-describe("the memory", () => {
-  it("keys a turn by its content, whatever the order of its objects' keys", () => {
-    expect(turnKey({ a: 1, b: [{ c: 2, d: 3 }] })).toBe(turnKey({ b: [{ d: 3, c: 2 }], a: 1 }))
-    expect(turnKey({ a: 1 })).not.toBe(turnKey({ a: 2 }))
-    expect(turnKey({ a: 1n })).toBeUndefined()
-  })
+type Op =
+  | {
+      readonly kind: "remember"
+      readonly key: string
+      readonly spent: number
+      readonly error?: string
+      readonly shape?: string
+    }
+  | { readonly kind: "forget"; readonly key: string }
+  | { readonly kind: "tick"; readonly ms: number }
 
-  it("forgets a turn when its time is up, and the oldest first beyond its size", () => {
-    let time = 0
-    const memory = createTurnMemory({ maxEntries: 2, ttlMs: 1000, now: () => time })
-    memory.remember("a", { spent: 1 })
-    memory.remember("b", { spent: 1 })
-    memory.remember("c", { spent: 1 })
-    expect(memory.recall("a")).toBeUndefined()
-    expect(memory.recall("b")).toEqual({ spent: 1 })
-    memory.remember("b", { spent: 1 })
-    expect(memory.recall("b")).toEqual({ spent: 2 })
-    time = 1000
-    expect(memory.recall("c")).toBeUndefined()
-    expect(memory.empty).toBe(true)
-  })
+const KEYS = ["a", "b", "c", "d"]
+const SHAPES = ["x", "y"]
+const anOp: fc.Arbitrary<Op> = fc.oneof(
+  fc.record(
+    {
+      kind: fc.constant("remember" as const),
+      key: fc.constantFrom(...KEYS),
+      spent: fc.integer({ min: 0, max: 2 }),
+      error: fc.constantFrom("repeated-markup", "truncated-call"),
+      shape: fc.constantFrom(...SHAPES),
+    },
+    { requiredKeys: ["kind", "key", "spent"] },
+  ),
+  fc.record({ kind: fc.constant("forget" as const), key: fc.constantFrom(...KEYS) }),
+  fc.record({ kind: fc.constant("tick" as const), ms: fc.integer({ min: 0, max: 60 }) }),
+)
+
+describe("the memory against a list of its turns (model)", () => {
+  test.prop([fc.array(anOp, { maxLength: 40 })])(
+    "recall, empty and mayHold say what the oldest-first, time-bounded list holds; re-runs add their retries",
+    (ops) => {
+      const ttlMs = 50
+      const maxEntries = 3
+      let time = 0
+      const memory = createTurnMemory<string>({ maxEntries, ttlMs, now: () => time })
+      // The oracle: the turns in the order remembered, each with its deadline.
+      let model: {
+        key: string
+        spent: number
+        error: string | undefined
+        shape: string | undefined
+        until: number
+      }[] = []
+      const sweep = () => {
+        while (model.length > 0 && (model.length > maxEntries || model[0]!.until <= time)) model.shift()
+      }
+      for (const op of ops) {
+        if (op.kind === "tick") time += op.ms
+        else if (op.kind === "forget") {
+          memory.forget(op.key)
+          model = model.filter((turn) => turn.key !== op.key)
+        } else {
+          memory.remember(op.key, { spent: op.spent, error: op.error }, op.shape)
+          const before = model.find((turn) => turn.key === op.key && turn.until > time)
+          model = model.filter((turn) => turn.key !== op.key)
+          const spent = op.spent + (before?.spent ?? 0)
+          model.push({ key: op.key, spent, error: op.error, shape: op.shape, until: time + ttlMs })
+          sweep()
+        }
+        sweep()
+        expect(memory.empty).toBe(model.length === 0)
+        for (const shape of SHAPES)
+          expect(memory.mayHold(shape)).toBe(model.some((turn) => turn.shape === shape))
+        for (const key of KEYS) {
+          const turn = model.find((held) => held.key === key)
+          expect(memory.recall(key)).toEqual(
+            turn === undefined ? undefined : { spent: turn.spent, error: turn.error },
+          )
+        }
+      }
+    },
+  )
+})
+
+describe("turnKey", () => {
+  /** `value` with every object's keys in reverse order. */
+  const reversed = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(reversed)
+    if (typeof value !== "object" || value === null) return value
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([key, item]) => [key, reversed(item)]),
+    )
+  }
+
+  test.prop([fc.array(fc.dictionary(fc.string(), fc.jsonValue()))])(
+    "does not depend on the order of the keys in its objects (sortedKeys)",
+    (messages) => {
+      expect(JSON.stringify(reversed(messages), sortedKeys)).toBe(JSON.stringify(messages, sortedKeys))
+      expect(turnKey(reversed(messages))).toBe(turnKey(messages))
+    },
+  )
 })
