@@ -469,14 +469,32 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
     m.cutEnd = -1
     from = 1
   }
+  // Nothing was held: where the table loop stopped in the delta (`pushDelta`), or the scan.
+  return plainFrom(m, text, stop >= 0 ? stop : skipPlain(text, from, textScanner(m), m))
+}
+
+/**
+ * Prose in `buf` (`text`) from `at`, where the scan stopped, as `stateText` reads it: released
+ * without the machine up to a position where the machine must run (`undefined`, `pos` there).
+ * Backtick runs are counted as `stateText` counts them ({@link proseRun}); a run that reaches the
+ * input's end is released with the text before it, and `inline-run` counts on (`runOnPush`).
+ */
+function plainFrom(m: Machine, text: string, at: number): DetectorResult | undefined {
   const len = text.length
   let to = len
-  // Nothing was held: where the table loop stopped in the delta (`pushDelta`), or the scan.
-  for (let at = stop >= 0 ? stop : skipPlain(text, from, textScanner(m), m); at !== len; ) {
+  while (at !== len) {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
-    if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
+    if (m.reasoning !== undefined || !(c < 128) || c === LF) return
+    if (c === BACKTICK) {
+      // `stateText` counts the run, and goes on after it with the scanner the open runs choose; at
+      // the input's end the machine would stop in `inline-run` at once: `settle` releases the run.
+      const j = proseRun(m, at)
+      if (j < 0) return settle(m)
+      at = skipPlain(text, j, textScanner(m), m)
+      continue
+    }
     if (at === len - 1) {
       if (!holdsLast(m, text)) return
       to = at
@@ -550,6 +568,22 @@ function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "fails" | 
 }
 
 /**
+ * A backtick run in prose that the last push's end cut off (`inline-run`; it was released, `buf` is
+ * empty): counted on through the delta as `inline-run` counts it, then the prose after it as
+ * `stateText` reads it ({@link plainFrom}); the machine runs only where that leaves it.
+ */
+function runOnPush(m: Machine, delta: string): DetectorResult {
+  m.buf = delta
+  m.pos = 0
+  // Still in the run at the delta's end: the machine would stop there too.
+  if (!stateInlineRun(m)) return settle(m)
+  const plain = plainFrom(m, delta, skipPlain(delta, m.pos, textScanner(m), m))
+  if (plain !== undefined) return plain
+  run(m)
+  return settle(m)
+}
+
+/**
  * Inside a line of fenced or indented code, a delta with no line feed is code text to the end (the
  * line's end decides what comes next; outside reasoning nothing else in the line matters): it is
  * released as `stateFence` would release it, without running the machine. False when the machine
@@ -599,12 +633,15 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
-  if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
-    // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
-    const plain = plainPush(m, delta, -1)
-    if (plain !== undefined) return plain
-    run(m)
-    return settle(m)
+  if (!m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
+    if (m.state === "text") {
+      // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
+      const plain = plainPush(m, delta, -1)
+      if (plain !== undefined) return plain
+      run(m)
+      return settle(m)
+    }
+    if (m.state === "inline-run" && m.reasoning === undefined) return runOnPush(m, delta)
   }
   if ((m.state === "fence" || m.state === "indented-code") && codeLinePush(m, delta))
     return result(m, delta, m.base)
