@@ -489,9 +489,10 @@ function plainFrom(m: Machine, text: string, at: number): DetectorResult | undef
     if (m.reasoning !== undefined || !(c < 128) || c === LF) return
     if (c === BACKTICK) {
       // `stateText` counts the run, and goes on after it with the scanner the open runs choose; at
-      // the input's end the machine would stop in `inline-run` at once: `settle` releases the run.
+      // the input's end the machine would stop in `inline-run` at once, and `settle` release all
+      // of it (the run is decided text: it ends in a backtick, no high surrogate).
       const j = proseRun(m, at)
-      if (j < 0) return settle(m)
+      if (j < 0) return releaseTo(m, text, len)
       at = skipPlain(text, j, textScanner(m), m)
       continue
     }
@@ -505,7 +506,8 @@ function plainFrom(m: Machine, text: string, at: number): DetectorResult | undef
     // only match it and stop); a hit is matched again by the machine, which acts on it; where
     // nothing starts (`[i]`, `<b>`), the scan goes on after it, as `stateText` goes on.
     const hit = markerAt(m, at)
-    if (hit === MORE) return settle(m)
+    // Held from `at`, as `settle` would hold it after `stateText` stopped there.
+    if (hit === MORE) return releaseTo(m, text, at)
     if (hit !== FAIL) return
     at = skipPlain(text, at + 1, textScanner(m), m)
   }
@@ -575,8 +577,8 @@ function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "fails" | 
 function runOnPush(m: Machine, delta: string): DetectorResult {
   m.buf = delta
   m.pos = 0
-  // Still in the run at the delta's end: the machine would stop there too.
-  if (!stateInlineRun(m)) return settle(m)
+  // Still in the run at the delta's end: the machine would stop there too, and `settle` release it.
+  if (!stateInlineRun(m)) return releaseTo(m, delta, delta.length)
   const plain = plainFrom(m, delta, skipPlain(delta, m.pos, textScanner(m), m))
   if (plain !== undefined) return plain
   run(m)
