@@ -477,7 +477,7 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
  * Prose in `buf` (`text`) from `at`, where the scan stopped, as `stateText` reads it: released
  * without the machine up to a position where the machine must run (`undefined`, `pos` there).
  * Backtick runs are counted as `stateText` counts them ({@link proseRun}); a run that reaches the
- * input's end is released with the text before it, and `inline-run` counts on (`runOnPush`).
+ * input's end is released with the text before it, and `inline-run` counts on (`stepPush`).
  */
 function plainFrom(m: Machine, text: string, at: number): DetectorResult | undefined {
   const len = text.length
@@ -570,17 +570,22 @@ function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "fails" | 
 }
 
 /**
- * A backtick run in prose that the last push's end cut off (`inline-run`; it was released, `buf` is
- * empty): counted on through the delta as `inline-run` counts it, then the prose after it as
- * `stateText` reads it ({@link plainFrom}); the machine runs only where that leaves it.
+ * A push that starts, with nothing held, in a state prose most often comes back to at once:
+ * `inline-run` (a backtick run the last push's end cut off) or `line-start` (the last push ended a
+ * line). The state's handler reads the delta as `run` would call it; where it leaves the machine
+ * in prose, the prose fast path ({@link plainFrom}) goes on as `stateText` would. The machine
+ * runs only where either leaves it.
  */
-function runOnPush(m: Machine, delta: string): DetectorResult {
+function stepPush(m: Machine, delta: string, step: (m: Machine) => boolean): DetectorResult {
   m.buf = delta
   m.pos = 0
-  // Still in the run at the delta's end: the machine would stop there too, and `settle` release it.
-  if (!stateInlineRun(m)) return releaseTo(m, delta, delta.length)
-  const plain = plainFrom(m, delta, skipPlain(delta, m.pos, textScanner(m), m))
-  if (plain !== undefined) return plain
+  // The handler needs more (a run or an indentation that reaches the delta's end, a line start's
+  // marker cut off): `run` would stop there too.
+  if (!step(m)) return settle(m)
+  if (m.state === "text") {
+    const plain = plainFrom(m, delta, skipPlain(delta, m.pos, textScanner(m), m))
+    if (plain !== undefined) return plain
+  }
   run(m)
   return settle(m)
 }
@@ -643,7 +648,10 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
       run(m)
       return settle(m)
     }
-    if (m.state === "inline-run" && m.reasoning === undefined) return runOnPush(m, delta)
+    if (m.buf.length === 0 && m.reasoning === undefined) {
+      if (m.state === "inline-run") return stepPush(m, delta, stateInlineRun)
+      if (m.state === "line-start") return stepPush(m, delta, stateLineStart)
+    }
   }
   if ((m.state === "fence" || m.state === "indented-code") && codeLinePush(m, delta))
     return result(m, delta, m.base)
