@@ -469,14 +469,33 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
     m.cutEnd = -1
     from = 1
   }
+  // Nothing was held: where the table loop stopped in the delta (`pushDelta`), or the scan.
+  return plainFrom(m, text, stop >= 0 ? stop : skipPlain(text, from, textScanner(m), m))
+}
+
+/**
+ * Prose in `buf` (`text`) from `at`, where the scan stopped, as `stateText` reads it: released
+ * without the machine up to a position where the machine must run (`undefined`, `pos` there).
+ * Backtick runs are counted as `stateText` counts them ({@link proseRun}); a run that reaches the
+ * input's end is released with the text before it, and `inline-run` counts on (`stepPush`).
+ */
+function plainFrom(m: Machine, text: string, at: number): DetectorResult | undefined {
   const len = text.length
   let to = len
-  // Nothing was held: where the table loop stopped in the delta (`pushDelta`), or the scan.
-  for (let at = stop >= 0 ? stop : skipPlain(text, from, textScanner(m), m); at !== len; ) {
+  while (at !== len) {
     const c = text.charCodeAt(at)
     // The machine starts where the scan stopped (`stateText` would skip the same plain text).
     m.pos = at
-    if (m.reasoning !== undefined || !(c < 128) || c === LF || c === BACKTICK) return
+    if (m.reasoning !== undefined || !(c < 128) || c === LF) return
+    if (c === BACKTICK) {
+      // `stateText` counts the run, and goes on after it with the scanner the open runs choose; at
+      // the input's end the machine would stop in `inline-run` at once, and `settle` release all
+      // of it (the run is decided text: it ends in a backtick, no high surrogate).
+      const j = proseRun(m, at)
+      if (j < 0) return releaseTo(m, text, len)
+      at = skipPlain(text, j, textScanner(m), m)
+      continue
+    }
     if (at === len - 1) {
       if (!holdsLast(m, text)) return
       to = at
@@ -487,7 +506,8 @@ function plainPush(m: Machine, delta: string, stop: number): DetectorResult | un
     // only match it and stop); a hit is matched again by the machine, which acts on it; where
     // nothing starts (`[i]`, `<b>`), the scan goes on after it, as `stateText` goes on.
     const hit = markerAt(m, at)
-    if (hit === MORE) return settle(m)
+    // Held from `at`, as `settle` would hold it after `stateText` stopped there.
+    if (hit === MORE) return releaseTo(m, text, at)
     if (hit !== FAIL) return
     at = skipPlain(text, at + 1, textScanner(m), m)
   }
@@ -550,6 +570,27 @@ function heldMarker(m: Machine, delta: string): "goes-on" | "stops" | "fails" | 
 }
 
 /**
+ * A push that starts, with nothing held, in a state prose most often comes back to at once:
+ * `inline-run` (a backtick run the last push's end cut off) or `line-start` (the last push ended a
+ * line). The state's handler reads the delta as `run` would call it; where it leaves the machine
+ * in prose, the prose fast path ({@link plainFrom}) goes on as `stateText` would. The machine
+ * runs only where either leaves it.
+ */
+function stepPush(m: Machine, delta: string, step: (m: Machine) => boolean): DetectorResult {
+  m.buf = delta
+  m.pos = 0
+  // The handler needs more (a run or an indentation that reaches the delta's end, a line start's
+  // marker cut off): `run` would stop there too.
+  if (!step(m)) return settle(m)
+  if (m.state === "text") {
+    const plain = plainFrom(m, delta, skipPlain(delta, m.pos, textScanner(m), m))
+    if (plain !== undefined) return plain
+  }
+  run(m)
+  return settle(m)
+}
+
+/**
  * Inside a line of fenced or indented code, a delta with no line feed is code text to the end (the
  * line's end decides what comes next; outside reasoning nothing else in the line matters): it is
  * released as `stateFence` would release it, without running the machine. False when the machine
@@ -599,12 +640,18 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
-  if (m.state === "text" && !m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
-    // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
-    const plain = plainPush(m, delta, -1)
-    if (plain !== undefined) return plain
-    run(m)
-    return settle(m)
+  if (!m.anchor && m.unanswered === undefined && m.highHeld.length === 0) {
+    if (m.state === "text") {
+      // Something held, or a long delta: `plainPush` appends it, and releases it or leaves it in `buf` for the machine.
+      const plain = plainPush(m, delta, -1)
+      if (plain !== undefined) return plain
+      run(m)
+      return settle(m)
+    }
+    if (m.buf.length === 0 && m.reasoning === undefined) {
+      if (m.state === "inline-run") return stepPush(m, delta, stateInlineRun)
+      if (m.state === "line-start") return stepPush(m, delta, stateLineStart)
+    }
   }
   if ((m.state === "fence" || m.state === "indented-code") && codeLinePush(m, delta))
     return result(m, delta, m.base)

@@ -765,7 +765,9 @@ export function addRun(m: Machine, k: number): void {
   const at = runs.indexOf(k)
   if (at >= 0) {
     // It closes the first open run of its length; runs opened after that one were inside the span.
-    runs.length = at
+    // (Popped, not cut by `length`: setting an array's length calls into the runtime, and the list
+    // holds at most MAX_RUNS.)
+    while (runs.length > at) runs.pop()
     m.codeUntil = -1
   } else if (runs.length < MAX_RUNS) runs.push(k)
 }

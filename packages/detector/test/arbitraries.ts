@@ -176,3 +176,60 @@ export const document: fc.Arbitrary<string> = fc
 /** Cut points for a text of length `n`. */
 export const cuts = (n: number): fc.Arbitrary<number[]> =>
   fc.array(fc.integer({ min: 0, max: n }), { maxLength: 12 })
+
+/**
+ * Markdown dense with what a push may end in or hold: backtick runs (closed, unclosed, at a delta's
+ * end), HTML tags and namespaced ones (`<b>`, `</div>`, `<x:invoke`), a lone `<`, letters that start
+ * prose openers (`t`, `f`), fences, blank lines, and now and then a marker or a leaked call.
+ */
+export const denseMarkdown: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom("the ", "that ", "first ", "a ", "x", "t", "f", "to ", "(i) ", "; "),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom("`", "``", "```", "` ", " `", "`a`", "`<b>`", "``a`b``", "`[i]`"),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          "<",
+          "< ",
+          "<b>",
+          "</b>",
+          "</",
+          '<div class="c">',
+          "</div>",
+          "<br/>",
+          "<!-- c -->",
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("<x:b>", "<x:invoke", "</x:", "<https://e.com>", "Array<number>", "a<b"),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          "\n",
+          "\n\n",
+          "\n```ts\n",
+          "\n```\n",
+          "\n~~~\n",
+          "\n```\n\n",
+          "\n  ~~~ \n\n",
+          "\n    ",
+          "\n- ",
+          "\r\n",
+        ),
+      },
+      { weight: 1, arbitrary: fc.constantFrom("[1]", "[i]", "{x}", "]", "[", ">", ">>") },
+      { weight: 1, arbitrary: fc.constantFrom(...MARKERS) },
+      { weight: 2, arbitrary: leak },
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => parts.join(""))

@@ -4,6 +4,7 @@ import { OPENER_ROWS, TOKEN_ROWS } from "../src/format-table.ts"
 import { createDetector, formats, scan } from "../src/index.ts"
 import {
   cuts,
+  denseMarkdown,
   document,
   fenced,
   htmlBlock,
@@ -62,6 +63,20 @@ describe("properties", () => {
   test.prop([fc.array(document, { minLength: 2, maxLength: 8 }).map((d) => d.join("\n"))])(
     "split invariance on long text: skipping with indexOf stops where the per-character scan does",
     (text) => expectSplitInvariant(text, chars(text)),
+  )
+
+  // The pushes that hold something (a `<`, a backtick run, a tag's prefix) are decided without the
+  // machine where they can be: in deltas of every size, each fast path must decide as the machine
+  // does on the whole text.
+  test.prop([denseMarkdown, fc.integer({ min: 1, max: 9 }), cuts(400)])(
+    "split invariance on dense Markdown: fixed-size deltas, single characters and any partition",
+    (text, size, points) => {
+      const fixed: string[] = []
+      for (let i = 0; i < text.length; i += size) fixed.push(text.slice(i, i + size))
+      expectSplitInvariant(text, fixed)
+      expectSplitInvariant(text, chars(text))
+      expectSplitInvariant(text, splitAt(text, points))
+    },
   )
 
   test.prop([fc.constantFrom(...MARKERS), fc.nat(), document])(
