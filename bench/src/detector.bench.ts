@@ -778,7 +778,9 @@ async function runJob(job: Job): Promise<unknown> {
  * the previous release and the floor:
  *
  *   cd bench && TOOL_RESCUE_DETECTOR_BENCH_JOB='{"kind":"release","name":"dense Markdown (`<`, backticks, HTML, fences), 4 MB","chunk":4}' \
- *     node --expose-gc --conditions=@tool-rescue/source src/detector.bench.ts
+ *     ../node_modules/.bin/node --expose-gc src/detector.bench.ts
+ *
+ * (after `pnpm turbo run build`: today's detector is its built `dist`, as users run it)
  */
 const JOB_ENV = "TOOL_RESCUE_DETECTOR_BENCH_JOB"
 

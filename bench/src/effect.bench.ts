@@ -4,7 +4,7 @@
  * work (detector on every delta, splice, block ids); the text holds no markup, so both runs show
  * the same answer. The model emits one part per chunk, as a provider decoding SSE events does.
  *
- * Runs alone with `node --conditions=@tool-rescue/source bench/src/effect.bench.ts`, or as the
+ * Runs alone with `node bench/src/effect.bench.ts` (after `pnpm turbo run build`), or as the
  * `effect` suite of `run.ts`.
  */
 import { ToolCallRecovery } from "@tool-rescue/effect"

@@ -166,7 +166,7 @@ interface BenchChild {
 
 async function startChild(file: string, args: string[], execArgv: string[]): Promise<BenchChild> {
   const child: ChildProcess = fork(new URL(file, import.meta.url), args, {
-    execArgv: [...execArgv, "--conditions=@tool-rescue/source"],
+    execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   })
   // Pending replies by type and key; one listener for all of them (200 streams ask at once).
