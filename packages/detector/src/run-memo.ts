@@ -18,6 +18,20 @@ export interface RunMemo {
   readonly from: number[]
   readonly to: number[]
   next: number
+  /** The one Python argument list read part way (`py-args`), made on first need. */
+  py?: PyCheckpoint
+}
+
+/**
+ * Where a `py-args` read from stream offset `from` stopped (`to`) and its lexer state there: the
+ * bracket depth, the open string's quote (0: none) and whether a backslash escapes the next character.
+ */
+export interface PyCheckpoint {
+  from: number
+  to: number
+  depth: number
+  quote: number
+  escaped: boolean
 }
 
 /**
@@ -76,4 +90,34 @@ export function resumeWithin(holder: RunHolder, key: RunKey, i: number, limit: n
       return Math.min(memo.to[k]! - holder.base, limit)
   }
   return i
+}
+
+/** The `py-args` read from buffer index `i` so far (stream offsets), if it was read part way before (and not past `limit`). */
+export function resumePy(holder: RunHolder, i: number, limit: number): Readonly<PyCheckpoint> | undefined {
+  const py = holder.runMemo?.py
+  if (py === undefined || py.from !== holder.base + i || py.to - holder.base > limit) return undefined
+  return py
+}
+
+/** Notes the `py-args` read from buffer index `i` as far as `j`, with its lexer state there. */
+export function notePy(
+  holder: RunHolder,
+  i: number,
+  j: number,
+  depth: number,
+  quote: number,
+  escaped: boolean,
+): void {
+  if (j - i < SHORT) return
+  holder.runMemo ??= { keys: [], from: [], to: [], next: 0 }
+  const at = holder.base + i
+  const py = holder.runMemo.py
+  if (py === undefined) holder.runMemo.py = { from: at, to: holder.base + j, depth, quote, escaped }
+  else {
+    py.from = at
+    py.to = holder.base + j
+    py.depth = depth
+    py.quote = quote
+    py.escaped = escaped
+  }
 }

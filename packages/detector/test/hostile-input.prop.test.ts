@@ -96,6 +96,13 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
       "bare invokes naming a tool not offered, never closed",
       repeat('<invoke name="x">\n<parameter name="a">1</parameter>\n', SIZE),
     ],
+    // Granite's bare call at a line's start (an offered name, then `(`) is read to its close on
+    // its line once, however it streams in (its lexer state is remembered between pushes).
+    ["a bare call's name and `(`, over and over, never closed", repeat("read_file(", SIZE)],
+    ["a bare call's name and `(`, a line each", repeat("read_file(\n", SIZE)],
+    ["an unterminated string in a bare call, a line each", repeat('read_file(path="\n', SIZE)],
+    ["a long bare call streaming in", `read_file(path="${"a".repeat(4000)}")\n${repeat("x ", SIZE)}`],
+    ["long bare calls, each with prose after it", repeat(`read_file(path="${"a".repeat(300)}") and\n`, SIZE)],
     [
       "a long prefix cut at every push",
       repeat(`<tool_call id="${"a".repeat(250)}" name="${"b".repeat(250)}`, SIZE),
