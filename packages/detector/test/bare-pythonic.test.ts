@@ -78,6 +78,20 @@ describe("a bare call that is its line", () => {
   })
 })
 
+describe("inside a reasoning block, a bare call line is reasoning, shown", () => {
+  test.each([
+    ["a line of its own", '<think>\nThe weather:\nget_weather(city="Paris")\n</think>\nIt is sunny.'],
+    ["a list item", '<think>\nPlan:\n- get_weather(city="Paris")\n</think>\nIt is sunny.'],
+  ])("%s", (_, text) => {
+    expect(both(text)).toMatchObject({ text, markup: [] })
+  })
+
+  test("the answer after it may be one", () => {
+    const r = both('<think>\nCheck the weather.\n</think>\nget_weather(city="Paris")')
+    expect(label(r)).toEqual(["granite:get_weather"])
+  })
+})
+
 describe("code is content", () => {
   test.each([
     ["fenced", '```python\nget_weather(location="Paris")\n```'],

@@ -150,6 +150,13 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     expect(readsPerChar(body, 4)).toBeLessThanOrEqual(2.5)
   })
 
+  test("a line is stopped at for a bare call only where an offered name's first letter starts it", () => {
+    // Granite's `NAME(…)` line: no offered name starts with `H` or `w`, so these lines are skipped
+    // like prose (2.07 reads a character when every letter stopped the scan at a line's start).
+    expect(readsPerChar(repeat("Hello world, this is prose\n", SIZE), 4)).toBeLessThanOrEqual(1.65)
+    expect(readsPerChar(repeat("we read it\n", SIZE), 4)).toBeLessThanOrEqual(2.2)
+  })
+
   test("a marker held while its confirm's name grows is not read again on every push", () => {
     // The pythonic `[` and Phi-4's `functools[` before long names, cut at every push: a push that
     // only extends the name reads its own characters (4.35 and 5.32 reads a character before).
