@@ -327,18 +327,24 @@ const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 // --- Granite 3.3 / 4.0 H-Small: a bare Python call a line, `get_weather(location="Paris")` ------
 /** After a bare call's `)`: `,` and the next call, `a(x=1), b(` (the match ends at `b`). */
 export const PY_NEXT: Pattern = seq(opt(word("blank")), lit(","), ws, peek(seq(word("ident"), lit("("))))
+/** {@link PY_NEXT} read through the next call's `(` (its name read once). */
+const PY_NEXT_CALL: Pattern = seq(opt(word("blank")), lit(","), ws, word("ident", 256), lit("("))
 /** After a bare call's `)`: the `]` of the list it was in (joins the call). */
 export const PY_LIST_END: Pattern = seq(opt(word("blank")), lit("]"))
 /**
  * What follows a bare call's `)` for it to be a call (vLLM `granite_pythonic`: the call is the whole
- * line): the line's end, the stream's, a `]` closing the list it was in, or `,` and the next call.
- * Prose after it (`list_files() is the function that…`) makes the line prose.
+ * line): the line's end, the stream's, a `]` closing the list it was in, or `,` and the next call,
+ * which must end so in turn. Prose after it (`list_files() is the function that…`, or after the
+ * last of `a(), b()`) makes the line prose.
  */
-const PY_AFTER: Pattern = alt(
-  seq(opt(word("blank")), peek(alt(lit("\n"), lit("\r\n"), end))),
-  peek(PY_LIST_END),
-  peek(PY_NEXT),
-)
+const pyAfter = (calls: number): Pattern =>
+  alt(
+    seq(opt(word("blank")), peek(alt(lit("\n"), lit("\r\n"), end))),
+    peek(PY_LIST_END),
+    // The next call on the line decides in turn (for a few; then its start is enough).
+    peek(calls <= 1 ? PY_NEXT : seq(PY_NEXT_CALL, pyArgs, pyAfter(calls - 1))),
+  )
+const PY_AFTER: Pattern = pyAfter(4)
 /**
  * A bare call as its line: an offered tool's name (the row's gate), its arguments closed on the line,
  * then {@link PY_AFTER}; cut off by the end of the stream inside its arguments, a truncated call.

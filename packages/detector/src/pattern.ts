@@ -373,10 +373,12 @@ export function match(
  * after that `)`. Quotes (`"`, `'`, a backslash escaping the next character) and nested `()[]{}`
  * are read over; a line break before the close fails (a bare call is one line, as vLLM's
  * `granite_pythonic` reads it line by line), and so does a bracket closing the wrong depth. Read
- * part way, the lexer state is remembered (`notePy`), so a call streaming in is read once.
+ * part way, the lexer state is remembered (`notePy`), and so is where a call closed, so a line of
+ * calls streaming in is read once.
  */
 function matchPyArgs(text: string, i: number, limit: number, final: boolean, capture: Capture): number {
   const read = resumePy(capture, i, limit)
+  if (read !== undefined && read.depth === 0) return read.to - capture.base
   let j = read === undefined ? i : read.to - capture.base
   let depth = read?.depth ?? 1
   let quote = read?.quote ?? 0
@@ -391,7 +393,11 @@ function matchPyArgs(text: string, i: number, limit: number, final: boolean, cap
     } else if (c === QUOTE || c === APOSTROPHE) quote = c
     else if (c === LPAREN || c === LBRACKET || c === LBRACE) depth++
     else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
-      if (--depth === 0) return c === RPAREN ? j + 1 : FAIL
+      if (--depth > 0) continue
+      if (c !== RPAREN) return FAIL
+      // Closed: noted too, so the calls after it on its line (`a(…), b(`) do not read it again.
+      notePy(capture, i, j + 1, 0, 0, false)
+      return j + 1
     }
   }
   notePy(capture, i, j, depth, quote, escaped)

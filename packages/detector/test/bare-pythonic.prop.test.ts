@@ -38,9 +38,13 @@ const value: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
 
 const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/)
 /** `NAME(k=v, …)` naming an offered tool. */
-const call: fc.Arbitrary<{ tool: string; text: string }> = fc
+const oneCall: fc.Arbitrary<{ tool: string; text: string }> = fc
   .tuple(fc.constantFrom(...TOOLS), fc.array(fc.tuple(key, value), { maxLength: 3 }))
   .map(([tool, args]) => ({ tool, text: `${tool}(${args.map(([k, v]) => `${k}=${v}`).join(", ")})` }))
+/** One call, or a few on the line with commas between (`a(x=1), b()`). */
+const call: fc.Arbitrary<{ tools: string[]; text: string }> = fc
+  .tuple(fc.array(oneCall, { minLength: 1, maxLength: 3 }), fc.constantFrom(", ", ",", " , "))
+  .map(([calls, comma]) => ({ tools: calls.map((c) => c.tool), text: calls.map((c) => c.text).join(comma) }))
 
 /** Prose on the call's line: blanks, then a word or a mark that neither a next call nor a `]` starts. */
 const sameLineProse = fc
@@ -59,12 +63,9 @@ describe("bare pythonic calls", () => {
     (pre, c, blank, later, points) => {
       const text = `${pre}${c.text}${blank}${later}`
       const whole = scan(text, options)
-      expect(whole.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual([`granite:${c.tool}`])
-      expect(whole.markup[0]).toMatchObject({
-        start: pre.length,
-        end: pre.length + c.text.length,
-        complete: true,
-      })
+      expect(whole.markup.map((m) => `${m.format}:${m.toolName}`)).toEqual(c.tools.map((t) => `granite:${t}`))
+      expect(whole.markup[0]).toMatchObject({ start: pre.length, complete: true })
+      expect(whole.markup.at(-1)).toMatchObject({ end: pre.length + c.text.length, complete: true })
       expect(whole.text).toBe(`${pre}${blank}${later}`)
       expect(reassemble(text, whole)).toBe(text)
       expect(feed(splitAt(text, points), options)).toMatchObject({ text: whole.text, markup: whole.markup })

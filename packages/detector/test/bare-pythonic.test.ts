@@ -25,6 +25,7 @@ describe("prose that writes a call is shown, nothing withheld", () => {
     ["an offered name starting a line, then prose", "read_file(path) reads a file.\nlist_files lists them."],
     ["on a later line, then prose", 'To look:\nget_weather(city="Paris") tells the weather.'],
     ["a comma, then no call", 'get_weather(city="Paris"), then get_time.'],
+    ["two calls, then prose", 'get_weather(city="Paris"), get_time(tz="CET") is what I would call.'],
     ["a tool not offered", "print(x)"],
     ["a tool not offered, on a later line", "Try this:\nprint(x)"],
     ["a call not closed on its line", 'read_file(\n  path="a.txt")'],

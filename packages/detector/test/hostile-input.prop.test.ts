@@ -102,6 +102,11 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     ["a bare call's name and `(`, a line each", repeat("read_file(\n", SIZE)],
     ["an unterminated string in a bare call, a line each", repeat('read_file(path="\n', SIZE)],
     ["a long bare call streaming in", `read_file(path="${"a".repeat(4000)}")\n${repeat("x ", SIZE)}`],
+    ["a line of bare calls streaming in", repeat(`read_file(path="${"a".repeat(40)}"), `, SIZE)],
+    [
+      "long bare calls on a line, prose after",
+      `${repeat(`read_file(path="${"a".repeat(600)}"), `, 3000)} and so on`,
+    ],
     ["long bare calls, each with prose after it", repeat(`read_file(path="${"a".repeat(300)}") and\n`, SIZE)],
     [
       "a long prefix cut at every push",
