@@ -155,6 +155,8 @@ interface Narrowing {
   readonly literals: readonly string[]
   readonly gated: readonly (readonly [literal: string, follows: string])[]
   readonly lineStarts: readonly number[]
+  /** The first letters of a bare name at a line's start (`bareName` line rows): a line stop where an offered name starts so. */
+  readonly nameLines: string
   readonly ns: NsTags
   /**
    * The narrowed scanners made so far, by the offered names' first characters (a memo of values
@@ -422,9 +424,18 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
   const textLiterals = [...text.flatMap(scanLiterals), ...reasoningLiterals]
   // What a line may start with that matters there: a line-anchored opener, an HTML block (`<pre>`)
   // or a list item (its content column decides what counts as indented code).
-  const lineStarts = [...line.map(([literal]) => literal.charCodeAt(0)), ...LINE_BLOCK_STARTS]
+  // A bare tool name at a line's start (Granite's `NAME(…)` line) matters only on a line that an
+  // offered name starts: those first letters join the scan per tools (`textScanFor`), so that a
+  // line of prose is not stopped at for every letter (reasoning's scan never stops there).
+  const isNameLine = (start: Start): boolean => start.kind === "markup" && start.row.bareName
+  const nameLines = [...new Set(line.filter(([, s]) => isNameLine(s)).map(([literal]) => literal.charAt(0)))]
+  const lineStarts = [
+    ...line.filter(([, s]) => !isNameLine(s)).map(([literal]) => literal.charCodeAt(0)),
+    ...LINE_BLOCK_STARTS,
+  ]
   const lineStart = new Uint8Array(128)
   for (const c of lineStarts) lineStart[c] = 1
+  for (const c of nameLines) lineStart[c.charCodeAt(0)] = 1
   const lines = { lineStarts }
   for (const row of reasoningRows) {
     const closers = row.close.map((c) => c.literal)
@@ -470,12 +481,13 @@ function compile(enabled: ReadonlySet<FormatId>, tools: readonly string[]): Tabl
     bodies,
     nameFirst: new Set([...bodies.keys()].filter(checksNameFirst)),
     narrowing:
-      gated.length === 0
+      gated.length === 0 && nameLines.length === 0
         ? undefined
         : {
             literals: [...ungated.flatMap(scanLiterals), ...reasoningLiterals],
             gated,
             lineStarts,
+            nameLines: nameLines.join(""),
             ns,
             byFirsts: new Map(),
           },
@@ -517,8 +529,10 @@ const NARROWED = 16
  * The prose scanner of a detector offered `tools`. A one-character opener gated on the name it
  * reads first (`[` of `[NAME(`) fails, with tools offered, unless whitespace or the first character
  * of an offered name follows it (`confirmRow`'s check): `[keys]`, `[1]` and `[the docs]` are then
- * no stops. The scanner is the shared one where nothing narrows, and one per set of first
- * characters otherwise (shared by every detector offered names with the same ones).
+ * no stops. Likewise a line is stopped at for a bare name at its start (Granite's `NAME(…)` line)
+ * only where an offered name's first character starts it. The scanner is the shared one where
+ * nothing narrows, and one per set of first characters otherwise (shared by every detector offered
+ * names with the same ones).
  */
 export function textScanFor(tables: Tables, tools: readonly string[]): Scanner {
   const narrowing = tables.narrowing
@@ -533,10 +547,11 @@ export function textScanFor(tables: Tables, tools: readonly string[]): Scanner {
         .filter((c) => !inClass("ident", c.charCodeAt(0)) || firsts.includes(c))
         .map((c) => literal + c),
     )
+    const nameLines = [...narrowing.nameLines].filter((c) => firsts.includes(c)).map((c) => c.charCodeAt(0))
     if (narrowing.byFirsts.size >= NARROWED) narrowing.byFirsts.clear()
     scanner = makeScanner(
       [...narrowing.literals, ...gated],
-      { lineStarts: narrowing.lineStarts },
+      { lineStarts: [...narrowing.lineStarts, ...nameLines] },
       narrowing.ns,
     )
     narrowing.byFirsts.set(firsts, scanner)

@@ -83,7 +83,7 @@ const CATALOGUE: Record<FormatId, Entry> = {
     example: '<tool_calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_calls>',
   },
   granite: {
-    models: "Granite 3.0, granite-20b-fc",
+    models: "Granite 3.0, 3.3, 4.0 H-Small, granite-20b-fc",
     exampleTool: "get_weather",
     example: '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
   },

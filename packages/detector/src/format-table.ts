@@ -20,6 +20,7 @@ import {
   opt,
   type Pattern,
   peek,
+  pyArgs,
   seq,
   to,
   word,
@@ -94,7 +95,16 @@ export type BodySpec =
       readonly quotes?: "python"
     }
   /** Python call syntax: `[f(a=1), g()]`, or one call per line (`lines`). */
-  | { readonly kind: "pythonic"; readonly closers: readonly string[]; readonly lines: boolean }
+  | {
+      readonly kind: "pythonic"
+      readonly closers: readonly string[]
+      readonly lines: boolean
+      /**
+       * A bare call (no envelope, no list: Granite's `NAME(k=v)` line): the markup ends after the
+       * `)` that closes it, unless `, NAME(` goes on to the next call; a `]` right after joins it.
+       */
+      readonly bare?: boolean
+    }
 
 /** Where an opening literal counts. */
 export type Where =
@@ -313,6 +323,34 @@ const MISTRAL_CALL_ID: Pattern = opt(seq(lit("[CALL_ID]"), word("ident")))
 const MISTRAL_BARE_CALL: Pattern = seq(name("ident"), MISTRAL_CALL_ID, lit("[ARGS]"), ws, peek(lit("{")))
 /** The characters a bare tool name starts with. */
 const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+
+// --- Granite 3.3 / 4.0 H-Small: a bare Python call a line, `get_weather(location="Paris")` ------
+/** After a bare call's `)`: `,` and the next call, `a(x=1), b(` (the match ends at `b`). */
+export const PY_NEXT: Pattern = seq(opt(word("blank")), lit(","), ws, peek(seq(word("ident"), lit("("))))
+/** {@link PY_NEXT} read through the next call's `(` (its name read once). */
+const PY_NEXT_CALL: Pattern = seq(opt(word("blank")), lit(","), ws, word("ident", 256), lit("("))
+/** After a bare call's `)`: the `]` of the list it was in (joins the call). */
+export const PY_LIST_END: Pattern = seq(opt(word("blank")), lit("]"))
+/**
+ * What follows a bare call's `)` for it to be a call (vLLM `granite_pythonic`: the call is the whole
+ * line): the line's end, the stream's, a `]` closing the list it was in, or `,` and the next call,
+ * which must end so in turn. Prose after it (`list_files() is the function that…`, or after the
+ * last of `a(), b()`) makes the line prose.
+ */
+const pyAfter = (calls: number): Pattern =>
+  alt(
+    seq(opt(word("blank")), peek(alt(lit("\n"), lit("\r\n"), end))),
+    peek(PY_LIST_END),
+    // The next call on the line decides in turn (for a few; then its start is enough).
+    peek(calls <= 1 ? PY_NEXT : seq(PY_NEXT_CALL, pyArgs, pyAfter(calls - 1))),
+  )
+const PY_AFTER: Pattern = pyAfter(4)
+/**
+ * A bare call as its line: an offered tool's name (the row's gate), its arguments closed on the line,
+ * then {@link PY_AFTER}; cut off by the end of the stream inside its arguments, a truncated call.
+ */
+const PY_BARE_CALL: Pattern = seq(name("ident"), lit("("), cutIn(seq(pyArgs, PY_AFTER)))
+const PY_BARE_BODY: BodySpec = { kind: "pythonic", closers: [], lines: true, bare: true }
 
 // --- Qwen3-Coder / Seed-OSS: `<function=NAME>` … `<parameter=K>` … `</function>` ---------------
 /**
@@ -1008,7 +1046,8 @@ const gemmaCalls = (open: string, close: string): FormatRow[] => [
  * - `<tool_calls>`: MiniMax M1 (objects), Jamba then Apriel (the same list), Hunyuan;
  * - `<function_calls>`: Olmo 3's pythonic line before Anthropic XML;
  * - `[` at the start of a response: xLAM's JSON before a pythonic list;
- * - a bare name at the start: Mistral's `NAME[ARGS]{` before Functionary v3.2's `NAME\n{`;
+ * - a bare name at the start: Mistral's `NAME[ARGS]{` before Functionary v3.2's `NAME\n{`, then
+ *   Granite's `NAME(…)` line (each confirm reads what follows the name);
  * - `<|tool_call_begin|>`: Kimi K2 before DeepSeek's ASCII spelling, and `<｜tool_calls_begin｜>`,
  *   `<｜tool_call_begin｜>`: Step3 before DeepSeek.
  */
@@ -1515,6 +1554,19 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
   granite: [
     // Granite 3.0 `<|tool_call|>[…]` and granite-20b-fc (`<function_call>` is Hermes above).
     opener(["<|tool_call|>"], JSON_ANY, json("keys")),
+    // Granite 3.3 and 4.0 H-Small write bare Python calls, one a line (vLLM `granite_pythonic`,
+    // `tests/tool_parsers/test_granite_pythonic_tool_parser.py`): at the answer's start or a line's,
+    // only an offered tool's name, and only a call that is its whole line (PY_AFTER), so prose
+    // that starts with one (`read_file(path) reads it.`) is shown.
+    ...(["anchor", "line"] as const).map((where) =>
+      opener([...NAME_STARTS], PY_BARE_CALL, PY_BARE_BODY, {
+        where,
+        opening: false,
+        gate: true,
+        bareName: true,
+        bodyAt: 0,
+      }),
+    ),
     token("open", ["<|tool_call|>"]),
   ],
   // FunctionGemma: `call:NAME{…}`.

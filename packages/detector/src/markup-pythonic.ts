@@ -1,7 +1,8 @@
 /**
  * The `markup-pythonic` state: inside Python call syntax (`[f(a=1), g()]`, or one call a line).
  * A call name before `(` at the call depth starts a call; a keyword argument (`key=`) makes it
- * `structured`; the list ends where its bracket closes, or at the envelope's closer.
+ * `structured`; the list ends where its bracket closes, or at the envelope's closer; a bare call
+ * (Granite's line, no envelope) where its own `)` closes.
  *
  * ```markdown
  * > | [get_weather(city="Paris"), get_time()]
@@ -32,6 +33,7 @@ const IDENT_RUN = Symbol("Python identifier")
 export function statePythonic(m: Machine, d: Draft): boolean {
   const spec = d.body.spec
   const lines = spec.kind === "pythonic" && spec.lines
+  const bare = spec.kind === "pythonic" && spec.bare === true
   const callDepth = lines ? 0 : 1
   const trigger = d.body.valueTrigger
   const closing = reasoningCloser(m, d)
@@ -86,6 +88,13 @@ export function statePythonic(m: Machine, d: Draft): boolean {
       if (c === RPAREN && d.jDepth === callDepth) {
         const call = currentCall(d)
         if (call !== undefined) call.structured = true
+      }
+      if (bare && d.jDepth <= 0) {
+        // A bare call ends at its close; `markup-tail` reads what follows (`, NEXT(`, `]`).
+        m.pos = i + 1
+        m.state = "markup-tail"
+        d.tail = "value-after"
+        return true
       }
       if (!lines && d.jDepth <= 0) {
         m.pos = i + 1

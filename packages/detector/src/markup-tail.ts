@@ -13,7 +13,7 @@
  */
 import { NEXT_VALUE, SEPARATOR } from "./compile.ts"
 import { currentCall, endMarkup, openMarkup } from "./emit.ts"
-import { PAYLOAD_INTRODUCERS } from "./format-table.ts"
+import { PAYLOAD_INTRODUCERS, PY_LIST_END, PY_NEXT } from "./format-table.ts"
 import { type Draft, type Machine, resetValue } from "./machine.ts"
 import { finalAt, limitAt, matchRow, streamEndAt } from "./match.ts"
 import { FAIL, isSpace, MORE, match } from "./pattern.ts"
@@ -75,6 +75,21 @@ export function stateMarkupTail(m: Machine, d: Draft): boolean {
       endMarkup(m, d, true)
       return openMarkup(m, at, d.row, hit.end, hit.name)
     }
+  }
+  if (d.tail === "value-after" && body.spec.kind === "pythonic" && body.spec.bare === true) {
+    // A bare Python call: `, NEXT(` goes on to the next call; a `]` closing its list joins it.
+    const next = match(PY_NEXT, m.buf, m.pos, limit, fin, m)
+    if (next === MORE) return false
+    if (next >= 0) {
+      m.pos = next
+      m.state = body.state
+      return true
+    }
+    const close = match(PY_LIST_END, m.buf, m.pos, limit, fin, m)
+    if (close === MORE) return false
+    if (close >= 0) m.pos = close
+    endMarkup(m, d, true)
+    return true
   }
   if (d.tail === "value-after" && json) {
     // Llama 3.x separates calls with `;`; MiniMax M1 writes one object per line.

@@ -361,6 +361,9 @@ function confirmRow(
   fin: boolean,
 ): Matched<StartHit> {
   const row = start.row
+  // A bare name at a line's start (Granite's `NAME(…)` line) is not read inside a reasoning block:
+  // its scan does not stop at such lines (see `textScanFor`), so a list item's would be the only one.
+  if (row.bareName && row.where === "line" && m.reasoning !== undefined) return FAIL
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
   // (Names of words are rare: a list without one pays nothing for these rows.)
   if (row.offeredOnly && !m.spacedTools) return FAIL

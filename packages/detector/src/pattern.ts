@@ -14,6 +14,7 @@
 
 import {
   APOSTROPHE,
+  BACKSLASH,
   CR,
   DEL,
   DOT,
@@ -23,15 +24,19 @@ import {
   isAsciiDigit,
   isAsciiLetter,
   LBRACE,
+  LBRACKET,
   LF,
+  LPAREN,
   LT,
   QUOTE,
   RBRACE,
+  RBRACKET,
+  RPAREN,
   SPACE,
   TAB,
   UNDERSCORE,
 } from "./char-codes.ts"
-import { noteRun, type RunHolder, resumeRun, resumeWithin } from "./run-memo.ts"
+import { notePy, noteRun, type RunHolder, resumePy, resumeRun, resumeWithin } from "./run-memo.ts"
 
 /** Match answer: the pattern failed at this position. */
 export const FAIL = -1
@@ -52,6 +57,8 @@ export type NameClass =
   | "digits"
   /** ASCII letters. */
   | "letters"
+  /** Space and tab: what may stand between a call's close and the end of its line. */
+  | "blank"
   /**
    * `ident` and spaces: a name with words in it (`<tool_call>get weather<arg_key>`, vLLM
    * `poolside_v1`). Spaces after the last word are not captured.
@@ -89,6 +96,11 @@ export type Pattern =
   | { readonly kind: "cut-in"; readonly item: Pattern }
   /** Anything up to and including the first `text` in the window (the rest of a call, to its close). */
   | { readonly kind: "to"; readonly text: string }
+  /**
+   * A Python call's arguments after its `(`, to and including the `)` that closes it, on one line:
+   * strings (either quote, backslash escapes) and nested brackets are read over.
+   */
+  | { readonly kind: "py-args" }
 
 /** Where a match stores the captured name, and the runs it read (resumed when it is tried again). */
 export interface Capture extends RunHolder {
@@ -172,6 +184,8 @@ export const cutIn = (item: Pattern): Pattern => node({ kind: "cut-in", item })
  * so only for a decision that must see a call's end. Resumed where the last look stopped.
  */
 export const to = (text: string): Pattern => node({ kind: "to", text })
+/** The rest of a Python call after its `(`, closed on its line (see {@link matchPyArgs}). */
+export const pyArgs: Pattern = node({ kind: "py-args" })
 
 /** Whitespace as far as markup grammars care: space, tab, LF, CR, FF, VT. */
 export function isSpace(code: number): boolean {
@@ -208,6 +222,8 @@ export function inClass(chars: NameClass, c: number): boolean {
       return isAsciiDigit(c)
     case "letters":
       return isAsciiLetter(c)
+    case "blank":
+      return c === SPACE || c === TAB
     case "spaced":
       return c === SPACE || isAsciiIdent(c)
     default:
@@ -345,7 +361,45 @@ export function match(
       if (at >= 0 && at + s.length <= limit) return at + s.length
       return final ? FAIL : more(capture)
     }
+    case "py-args":
+      return matchPyArgs(text, i, limit, final, capture)
     default:
       return pattern satisfies never
   }
+}
+
+/**
+ * A Python call's arguments from `i` (right after its `(`) to the `)` that closes it: the index
+ * after that `)`. Quotes (`"`, `'`, a backslash escaping the next character) and nested `()[]{}`
+ * are read over; a line break before the close fails (a bare call is one line, as vLLM's
+ * `granite_pythonic` reads it line by line), and so does a bracket closing the wrong depth. Read
+ * part way, the lexer state is remembered (`notePy`), and so is where a call closed, so a line of
+ * calls streaming in is read once.
+ */
+function matchPyArgs(text: string, i: number, limit: number, final: boolean, capture: Capture): number {
+  const read = resumePy(capture, i, limit)
+  if (read !== undefined && read.depth === 0) return read.to - capture.base
+  let j = read === undefined ? i : read.to - capture.base
+  let depth = read?.depth ?? 1
+  let quote = read?.quote ?? 0
+  let escaped = read?.escaped ?? false
+  for (; j < limit; j++) {
+    const c = text.charCodeAt(j)
+    if (c === LF || c === CR) return FAIL
+    if (quote !== 0) {
+      if (escaped) escaped = false
+      else if (c === BACKSLASH) escaped = true
+      else if (c === quote) quote = 0
+    } else if (c === QUOTE || c === APOSTROPHE) quote = c
+    else if (c === LPAREN || c === LBRACKET || c === LBRACE) depth++
+    else if (c === RPAREN || c === RBRACKET || c === RBRACE) {
+      if (--depth > 0) continue
+      if (c !== RPAREN) return FAIL
+      // Closed: noted too, so the calls after it on its line (`a(…), b(`) do not read it again.
+      notePy(capture, i, j + 1, 0, 0, false)
+      return j + 1
+    }
+  }
+  notePy(capture, i, j, depth, quote, escaped)
+  return final ? FAIL : more(capture)
 }

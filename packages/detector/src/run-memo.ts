@@ -18,6 +18,22 @@ export interface RunMemo {
   readonly from: number[]
   readonly to: number[]
   next: number
+  /** Python argument lists read (`py-args`: the calls of one line), made on first need, replaced in turn. */
+  py?: PyCheckpoint[]
+  pyNext?: number
+}
+
+/**
+ * Where a `py-args` read from stream offset `from` stopped (`to`) and its lexer state there: the
+ * bracket depth (0: closed, `to` is after its `)`), the open string's quote (0: none) and whether a
+ * backslash escapes the next character.
+ */
+export interface PyCheckpoint {
+  from: number
+  to: number
+  depth: number
+  quote: number
+  escaped: boolean
 }
 
 /**
@@ -33,6 +49,8 @@ export interface RunHolder {
 /** Runs shorter than this are cheap to read again. */
 const SHORT = 8
 const SLOTS = 4
+/** More than the argument lists one confirm reads (a bare call and the four after it on its line). */
+const PY_SLOTS = 6
 
 /** Where a run of `key` at buffer index `i` may be resumed (`i` if it was not read before), at most `limit`. */
 export function resumeRun(holder: RunHolder, key: RunKey, i: number, limit: number): number {
@@ -76,4 +94,41 @@ export function resumeWithin(holder: RunHolder, key: RunKey, i: number, limit: n
       return Math.min(memo.to[k]! - holder.base, limit)
   }
   return i
+}
+
+/** The `py-args` read from buffer index `i` so far (stream offsets), if it was read before (and not past `limit`). */
+export function resumePy(holder: RunHolder, i: number, limit: number): Readonly<PyCheckpoint> | undefined {
+  const py = holder.runMemo?.py
+  if (py === undefined) return undefined
+  const at = holder.base + i
+  for (const read of py) if (read.from === at) return read.to - holder.base > limit ? undefined : read
+  return undefined
+}
+
+/** Notes the `py-args` read from buffer index `i` as far as `j`, with its lexer state there. */
+export function notePy(
+  holder: RunHolder,
+  i: number,
+  j: number,
+  depth: number,
+  quote: number,
+  escaped: boolean,
+): void {
+  if (j - i < SHORT) return
+  holder.runMemo ??= { keys: [], from: [], to: [], next: 0 }
+  const memo = holder.runMemo
+  const at = holder.base + i
+  memo.py ??= []
+  const py = memo.py
+  let read = py.find((r) => r.from === at)
+  if (read === undefined) {
+    const k = py.length < PY_SLOTS ? py.length : (memo.pyNext ?? 0)
+    memo.pyNext = (k + 1) % PY_SLOTS
+    read = { from: at, to: 0, depth: 0, quote: 0, escaped: false }
+    py[k] = read
+  }
+  read.to = holder.base + j
+  read.depth = depth
+  read.quote = quote
+  read.escaped = escaped
 }

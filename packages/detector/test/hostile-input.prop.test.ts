@@ -96,6 +96,18 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
       "bare invokes naming a tool not offered, never closed",
       repeat('<invoke name="x">\n<parameter name="a">1</parameter>\n', SIZE),
     ],
+    // Granite's bare call at a line's start (an offered name, then `(`) is read to its close on
+    // its line once, however it streams in (its lexer state is remembered between pushes).
+    ["a bare call's name and `(`, over and over, never closed", repeat("read_file(", SIZE)],
+    ["a bare call's name and `(`, a line each", repeat("read_file(\n", SIZE)],
+    ["an unterminated string in a bare call, a line each", repeat('read_file(path="\n', SIZE)],
+    ["a long bare call streaming in", `read_file(path="${"a".repeat(4000)}")\n${repeat("x ", SIZE)}`],
+    ["a line of bare calls streaming in", repeat(`read_file(path="${"a".repeat(40)}"), `, SIZE)],
+    [
+      "long bare calls on a line, prose after",
+      `${repeat(`read_file(path="${"a".repeat(600)}"), `, 3000)} and so on`,
+    ],
+    ["long bare calls, each with prose after it", repeat(`read_file(path="${"a".repeat(300)}") and\n`, SIZE)],
     [
       "a long prefix cut at every push",
       repeat(`<tool_call id="${"a".repeat(250)}" name="${"b".repeat(250)}`, SIZE),
@@ -141,6 +153,13 @@ describe("hostile input: reads per character stay bounded (no per-push rescan of
     expect(readsPerChar(repeat("{ encoding }", SIZE), 4)).toBeLessThanOrEqual(2)
     const body = `<tool_call><function=read_file><parameter=x>${repeat("</b></i>", SIZE)}`
     expect(readsPerChar(body, 4)).toBeLessThanOrEqual(2.5)
+  })
+
+  test("a line is stopped at for a bare call only where an offered name's first letter starts it", () => {
+    // Granite's `NAME(…)` line: no offered name starts with `H` or `w`, so these lines are skipped
+    // like prose (2.07 reads a character when every letter stopped the scan at a line's start).
+    expect(readsPerChar(repeat("Hello world, this is prose\n", SIZE), 4)).toBeLessThanOrEqual(1.65)
+    expect(readsPerChar(repeat("we read it\n", SIZE), 4)).toBeLessThanOrEqual(2.2)
   })
 
   test("a marker held while its confirm's name grows is not read again on every push", () => {

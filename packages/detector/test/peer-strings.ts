@@ -25,6 +25,8 @@ export interface PeerString {
 
 const VLLM = "vllm-project/vllm"
 const VLLM_TP = `${VLLM} tests/entrypoints/openai/tool_parsers`
+// vLLM tests/tool_parsers/test_granite_pythonic_tool_parser.py: Granite 3.3 / 4.0 H-Small's bare calls.
+const GRANITE_PY = `${VLLM} tests/tool_parsers/test_granite_pythonic_tool_parser.py`
 const LLAMA_CPP = "ggml-org/llama.cpp"
 const SGLANG_GIGACHAT = "sgl-project/sglang python/sglang/srt/function_call/gigachat3_detector.py"
 const K3 = `${VLLM} tests/tool_use/test_kimi_k3_tool_parser.py`
@@ -938,6 +940,67 @@ export const PEER_STRINGS: readonly PeerString[] = [
     source: `${SGLANG} TestJsonArrayParser (a \`}\` inside a string)`,
     text: '[{"name": "get_weather", "parameters": {"location": "has } inside"}}]',
     markup: ["xlam:get_weather"],
+  },
+  // --- vLLM granite_pythonic: a bare Python call a line (Granite 3.3, 4.0 H-Small) ----------------
+  {
+    source: `${GRANITE_PY} test_single_call`,
+    text: 'get_weather(location="San Francisco", unit="celsius")',
+    markup: ["granite:get_weather"],
+    visible: "",
+  },
+  {
+    source: `${GRANITE_PY} test_multiple_calls`,
+    text: 'get_weather(location="Paris")\nsearch_web(query="vLLM release notes")',
+    markup: ["granite:get_weather", "granite:search_web"],
+    visible: "\n",
+  },
+  {
+    source: `${GRANITE_PY} test_no_args_call`,
+    text: "list_files()",
+    markup: ["granite:list_files"],
+    visible: "",
+  },
+  {
+    source: `${GRANITE_PY} test_plain_text_passthrough`,
+    text: "I don't need to call any tools to answer this.",
+    markup: [],
+    tools: ["get_weather", "search_web", "list_files"],
+  },
+  {
+    source: `${GRANITE_PY} test_mixed_content_and_call`,
+    text: 'Sure, let me check the weather.\nget_weather(location="London")',
+    markup: ["granite:get_weather"],
+    visible: "Sure, let me check the weather.\n",
+  },
+  {
+    source: `${GRANITE_PY} test_streaming_single_call`,
+    text: 'get_weather(location="Berlin")\n',
+    markup: ["granite:get_weather"],
+    visible: "\n",
+  },
+  {
+    source: `${GRANITE_PY} test_streaming_plain_text`,
+    text: "Hello, how can I help you today?\n",
+    markup: [],
+    tools: ["get_weather", "search_web", "list_files"],
+  },
+  {
+    source: `${GRANITE_PY} (two calls in a list, as the whole answer)`,
+    text: '[get_weather(city="Paris"), get_time(tz="CET")]',
+    markup: ["pythonic:get_weather", "pythonic:get_time"],
+    visible: "",
+  },
+  {
+    source: `${GRANITE_PY} (two calls on a line, its list's brackets dropped)`,
+    text: 'get_weather(city="Paris"), get_time(tz="CET")',
+    markup: ["granite:get_weather", "granite:get_time"],
+    visible: "",
+  },
+  {
+    source: `${GRANITE_PY} (the call named in prose: the line is not a call)`,
+    text: "list_files() is the function that lists the files.",
+    markup: [],
+    tools: ["list_files"],
   },
   // --- vLLM tests/entrypoints/openai/tool_parsers: Llama 3 JSON, Llama 4 pythonic --------------
   {
