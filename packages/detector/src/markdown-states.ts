@@ -470,13 +470,7 @@ function quotedBlockAt(
     if (c === BACKTICK || c === TILDE) {
       if (k + 3 > end) return fin ? quotedProse(m, depth, item) : MORE
       if (m.buf.charCodeAt(k + 1) !== c || m.buf.charCodeAt(k + 2) !== c) return quotedProse(m, depth, item)
-      return {
-        kind: "fence",
-        depth,
-        at: k,
-        ...blockItems(item, around, held, col),
-        gaps: gapsRead.slice(0, depth),
-      }
+      return codeBlock("fence", k, depth, item, around, held, col)
     }
     if (c === LT) {
       // ```markdown
@@ -486,13 +480,7 @@ function quotedBlockAt(
       const r = htmlBlockAt(m, k)
       if (r === MORE) return MORE
       if (r === FAIL) return quotedProse(m, depth, item)
-      return {
-        kind: "html",
-        depth,
-        at: r,
-        ...blockItems(item, around, held, col),
-        gaps: gapsRead.slice(0, depth),
-      }
+      return codeBlock("html", r, depth, item, around, held, col)
     }
     if (k + MAX_ITEM > i + MAX_QUOTE_LINE) return quotedProse(m, depth, item)
     const r = listItemAt(m, k, indentColumn)
@@ -520,6 +508,19 @@ function blockItems(
 ): { item: number; outer: number } {
   if (item > 0) return { item, outer: around }
   return { item: col >= held ? held : 0, outer: 0 }
+}
+
+/** A fence or an HTML block a quoted line opens at `at`, `depth` quotes deep (see {@link blockItems}). */
+function codeBlock(
+  kind: "fence" | "html",
+  at: number,
+  depth: number,
+  item: number,
+  around: number,
+  held: number,
+  col: number,
+): QuotedBlock {
+  return { kind, depth, at, ...blockItems(item, around, held, col), gaps: gapsRead.slice(0, depth) }
 }
 
 /**

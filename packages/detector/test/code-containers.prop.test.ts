@@ -390,12 +390,7 @@ describe("code in nested containers: quotes in items, items in quotes, indented 
     ["a fence in a quote in a list item", `- > ~~~\n  > ${under("  > ")}\n  > ~~~`],
     ["a fence in a quote in a wide list item", `10) > ~~~\n    > ${under("    > ")}\n    > ~~~`],
   ])("%s is code, and a call after it is one", (_, code) => {
-    expect(scan(code, options)).toMatchObject({ text: code, markup: [] })
-    const text = `${code}\n\nOk.\n\n${call}`
-    for (const chunks of [[text], chars(text)]) {
-      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
-      expect(found).toEqual([["read_file", text.length]])
-    }
+    expectCodeThenCall(code, call)
   })
 
   test.prop([
@@ -457,13 +452,7 @@ describe("blockquotes hold HTML blocks, tabs after `>`, and end their items' cod
     ["a fence after a tab after `>`", `>\t~~~\n>\t${one}\n>\t~~~`],
     ["a tab after ` >`: three columns of it indent", ` >\t   ${one}`],
   ])("%s is code, and a call after it is one", (_, code) => {
-    for (const chunks of [[code], chars(code)])
-      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
-    const text = `${code}\n\nOk.\n\n${one}`
-    for (const chunks of [[text], chars(text)]) {
-      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
-      expect(found).toEqual([["read_file", text.length]])
-    }
+    expectCodeThenCall(code, one)
   })
 
   test.each([
@@ -493,13 +482,7 @@ describe("a line that ends a list item is read against what holds it (§5.2)", (
     // The list was in the inner quote, which a blank line of the outer one ended.
     ["indented code in a quote after a deeper quote's list item", `> > - a\n>\n>     ${one}`],
   ])("%s is code, and a call after it is one", (_, code) => {
-    for (const chunks of [[code], chars(code)])
-      expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
-    const text = `${code}\n\nOk.\n\n${one}`
-    for (const chunks of [[text], chars(text)]) {
-      const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
-      expect(found).toEqual([["read_file", text.length]])
-    }
+    expectCodeThenCall(code, one)
   })
 })
 
@@ -538,3 +521,17 @@ describe("a line that ends a nested item's code is read against the outer item (
       ])
   })
 })
+
+/**
+ * `code` is shown whole (in one push and one character at a time), and `after`, written after it
+ * and a paragraph, is the one call found, ending the text.
+ */
+function expectCodeThenCall(code: string, after: string): void {
+  for (const chunks of [[code], chars(code)])
+    expect(feed(chunks, options)).toMatchObject({ text: code, markup: [] })
+  const text = `${code}\n\nOk.\n\n${after}`
+  for (const chunks of [[text], chars(text)]) {
+    const found = feed(chunks, options).markup.map((m) => [m.toolName, m.end])
+    expect(found).toEqual([["read_file", text.length]])
+  }
+}
