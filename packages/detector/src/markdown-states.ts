@@ -738,16 +738,27 @@ export function stateHtmlLineStart(m: Machine): boolean {
 }
 
 /**
+ * The end tags that end an HTML block of kind 1, whichever of them opened it (`<pre>` … `</style>`
+ * ends the block, §4.6); a `<code>` block (not kind 1) ends only at its own.
+ */
+const KIND_1_CLOSERS: readonly string[] = ["</pre>", "</script>", "</style>", "</textarea>"]
+const CODE_CLOSERS: readonly string[] = ["</code>"]
+
+/**
  * The open HTML block's closing tag in `buf[from, end)` (any case): its end, FAIL, or MORE when
  * it may straddle the end of the input (then `pos` is at its start, which stays undecided).
  */
 function findClose(m: Machine, from: number, end: number, open: boolean): number {
-  const tag = m.htmlClose
+  const tags = m.htmlClose === "</code>" ? CODE_CLOSERS : KIND_1_CLOSERS
   for (let i = m.buf.indexOf("<", from); i >= 0 && i < end; i = m.buf.indexOf("<", i + 1)) {
-    let k = 1
-    while (k < tag.length && i + k < end && lower(m.buf.charCodeAt(i + k)) === tag.charCodeAt(k)) k++
-    if (k === tag.length) return i + k
-    if (i + k === end && open && !m.final) {
+    let cut = false
+    for (const tag of tags) {
+      let k = 1
+      while (k < tag.length && i + k < end && lower(m.buf.charCodeAt(i + k)) === tag.charCodeAt(k)) k++
+      if (k === tag.length) return i + k
+      if (i + k === end) cut = true
+    }
+    if (cut && open && !m.final) {
       m.pos = i
       return MORE
     }

@@ -76,6 +76,16 @@ describe("HTML blocks of kind 1 (CommonMark §4.6)", () => {
     expectCalls(`<pre>\nexample\n</pre>\n${hermes}`, ["hermes:read_file open,close,struct"])
   })
 
+  test.each([
+    ["<pre> ended by </script>", `<pre>\nx\n</script>\n${hermes}`],
+    ["<textarea> ended by </STYLE>", `<textarea>\nx </STYLE>\n${hermes}`],
+    ["<script> ended by </pre> on its opening line", `<script>x</pre>\n${hermes}`],
+  ])("any kind-1 end tag ends the block (%s), and the call after it is flagged", (_, text) => {
+    expectCalls(text, ["hermes:read_file open,close,struct"])
+  })
+
+  test("a <code> block ends only at </code>", () => expectCode(`<code>\nx </pre>\n${hermes}\n</code>\n`))
+
   test("the closing tag ends the block with its line, also across a split inside it", () => {
     const text = `<pre>\nx\n</PrE> then text\n${hermes}`
     expectCalls(text, ["hermes:read_file open,close,struct"])
