@@ -618,6 +618,12 @@ function passed(m: Machine, text: string, to: number, last: number): void {
   m.base += to
 }
 
+/**
+ * A push: the fast path, and {@link stoppedPush} or {@link slowPush} for the rest. Kept small on
+ * purpose: V8 inlines a function this size (with the table loop) into the caller's loop over the
+ * deltas, so most pushes make no call at all; with the other paths written here it was too big to
+ * inline (each push then paid a call, about a tenth of a prose push at 4-character deltas).
+ */
 function pushDelta(m: Machine, delta: string): DetectorResult {
   const quick = m.quick
   if (quick !== undefined && typeof delta === "string") {
@@ -631,12 +637,22 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
         passed(m, delta, n, last)
         return resultOf(m, delta, m.base)
       }
-      const plain = plainPush(m, delta, stop)
-      if (plain !== undefined) return plain
-      run(m)
-      return settle(m)
+      return stoppedPush(m, delta, stop)
     }
   }
+  return slowPush(m, delta)
+}
+
+/** A push the fast path took, stopped at `stop` in the delta (see {@link pushDelta}). */
+function stoppedPush(m: Machine, delta: string, stop: number): DetectorResult {
+  const plain = plainPush(m, delta, stop)
+  if (plain !== undefined) return plain
+  run(m)
+  return settle(m)
+}
+
+/** A push the fast path could not take (see {@link pushDelta}). */
+function slowPush(m: Machine, delta: string): DetectorResult {
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
