@@ -398,7 +398,19 @@ function settle(m: Machine): DetectorResult {
 /** `text` with the markup reported and the spans withheld since the last result. */
 function result(m: Machine, text: string, decided: number): DetectorResult {
   m.quick = quickScanner(m)
+  m.callQuick = callScanner(m)
   return resultOf(m, text, decided)
+}
+
+/**
+ * The scanner of the next push's in-call fast path (see `pushDelta`), or `undefined`: inside a
+ * call's tags body with nothing held and no block waiting for its answer, not ended.
+ */
+function callScanner(m: Machine): Scanner | undefined {
+  const d = m.draft
+  if (m.state !== "markup-tags" || d === undefined || d.block !== undefined) return undefined
+  if (m.buf.length > 0 || m.ended) return undefined
+  return d.body.scan
 }
 
 /**
@@ -643,6 +655,15 @@ function pushDelta(m: Machine, delta: string): DetectorResult {
   return slowPush(m, delta)
 }
 
+/** The whole of `delta` (`n` long) is withheld: nothing held, no body literal in it. */
+function callPush(m: Machine, delta: string, n: number): DetectorResult {
+  // (`buf` is empty: `textFrom` is 0.)
+  withhold(m, n)
+  m.textFrom = 0
+  passed(m, delta, n, delta.charCodeAt(n - 1))
+  return resultOf(m, "", m.base)
+}
+
 /** A push the fast path took, stopped at `stop` in the delta (see {@link pushDelta}). */
 function stoppedPush(m: Machine, delta: string, stop: number): DetectorResult {
   const plain = plainPush(m, delta, stop)
@@ -653,6 +674,14 @@ function stoppedPush(m: Machine, delta: string, stop: number): DetectorResult {
 
 /** A push the fast path could not take (see {@link pushDelta}). */
 function slowPush(m: Machine, delta: string): DetectorResult {
+  const call = m.callQuick
+  if (call !== undefined && typeof delta === "string") {
+    // Inside a call (a long parameter value), nothing held: a short delta where no body literal
+    // can start is withheld whole, as the in-call path below would withhold it (checked here
+    // first: in `pushDelta` it made the prose fast path too big for V8 to inline).
+    const n = delta.length
+    if (n > 0 && n < FAR && skipNear(delta, 0, n, call) === n) return callPush(m, delta, n)
+  }
   if (typeof delta !== "string") throw new TypeError("tool-rescue: push(delta) expects a string")
   if (m.ended) throw new TypeError("tool-rescue: push() after end(); call reset() to reuse the detector")
   if (delta.length === 0) return settle(m)
@@ -677,13 +706,7 @@ function slowPush(m: Machine, delta: string): DetectorResult {
     const len = delta.length
     const plain = skipPlain(delta, 0, d.body.scan, m) === len
     forgetSearches(m)
-    if (plain) {
-      // The whole delta is withheld (`buf` is empty: `textFrom` is 0).
-      withhold(m, len)
-      m.textFrom = 0
-      passed(m, delta, len, delta.charCodeAt(len - 1))
-      return result(m, "", m.base)
-    }
+    if (plain) return callPush(m, delta, len)
   }
   // `settle` left only the undecided tail in `buf`: appending never copies decided text.
   m.buf += delta

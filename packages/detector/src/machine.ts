@@ -232,6 +232,11 @@ export interface Machine extends Capture, SearchMemo {
    * of every push that may change what allows it: `create-detector.ts` `quickScanner`).
    */
   quick: Scanner | undefined
+  /**
+   * The body scanner of the next push's in-call fast path (a call's body, nothing held, no block
+   * waiting), or `undefined`; set with `quick`.
+   */
+  callQuick: Scanner | undefined
   /** Input received and not yet decided (the undecided tail after each call). */
   buf: string
   /** Absolute offset of `buf[0]` in the stream. */
@@ -358,6 +363,7 @@ export function createMachine(tools: readonly string[], tables: Tables, maxHold:
     searchedText: "",
     byChars: undefined,
     quick: undefined,
+    callQuick: undefined,
     buf: "",
     base: 0,
     pos: 0,
