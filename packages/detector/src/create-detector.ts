@@ -403,7 +403,7 @@ function result(m: Machine, text: string, decided: number): DetectorResult {
 }
 
 /**
- * The scanner of the next push's in-call fast path (see `pushDelta`), or `undefined`: inside a
+ * The scanner of the next push's in-call fast path (see `slowPush`), or `undefined`: inside a
  * call's tags body with nothing held and no block waiting for its answer, not ended.
  */
 function callScanner(m: Machine): Scanner | undefined {
