@@ -290,13 +290,13 @@ export const TOOL = "{tool}"
  * vLLM `tests/parser/engine/test_glm47_stray_tool_call.py`): read over, part of the call.
  */
 const AGAIN: Pattern = opt(seq(ws, lit("<tool_call>")))
-/** `{"…` or `[{` (after optional whitespace): a JSON call payload begins. */
-const JSON_START: Pattern = seq(ws, peek(alt(seq(lit("{"), ws, lit('"')), seq(lit("["), ws, lit("{")))))
+/** `{` and a key's `quote`, or `[{` (after optional whitespace): a call payload begins. */
+const payloadStart = (quote: Pattern): Pattern =>
+  seq(ws, peek(alt(seq(lit("{"), ws, quote), seq(lit("["), ws, lit("{")))))
+/** `{"…` or `[{`: a JSON call payload begins. */
+const JSON_START: Pattern = payloadStart(lit('"'))
 /** {@link JSON_START}, or a Python dict (`{'`). */
-const HERMES_START: Pattern = seq(
-  ws,
-  peek(alt(seq(lit("{"), ws, alt(lit('"'), lit("'"))), seq(lit("["), ws, lit("{")))),
-)
+const HERMES_START: Pattern = payloadStart(alt(lit('"'), lit("'")))
 /** `{"name"` or `[{"name"` (after optional whitespace, line breaks included): a call object begins. */
 const JSON_CALL_START: Pattern = seq(ws, peek(seq(opt(seq(lit("["), ws)), lit("{"), ws, lit('"name"'))))
 /**
@@ -325,12 +325,16 @@ const MISTRAL_BARE_CALL: Pattern = seq(name("ident"), MISTRAL_CALL_ID, lit("[ARG
 const NAME_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 // --- Granite 3.3 / 4.0 H-Small: a bare Python call a line, `get_weather(location="Paris")` ------
+/** Spaces and tabs, if any (a bare call's line holds nothing else after it). */
+const BLANKS: Pattern = opt(word("blank"))
+/** After a bare call's `)`: the `,` before the next call. */
+const PY_COMMA: Pattern = seq(BLANKS, lit(","), ws)
 /** After a bare call's `)`: `,` and the next call, `a(x=1), b(` (the match ends at `b`). */
-export const PY_NEXT: Pattern = seq(opt(word("blank")), lit(","), ws, peek(seq(word("ident"), lit("("))))
+export const PY_NEXT: Pattern = seq(PY_COMMA, peek(seq(word("ident"), lit("("))))
 /** {@link PY_NEXT} read through the next call's `(` (its name read once). */
-const PY_NEXT_CALL: Pattern = seq(opt(word("blank")), lit(","), ws, word("ident", 256), lit("("))
+const PY_NEXT_CALL: Pattern = seq(PY_COMMA, word("ident", 256), lit("("))
 /** After a bare call's `)`: the `]` of the list it was in (joins the call). */
-export const PY_LIST_END: Pattern = seq(opt(word("blank")), lit("]"))
+export const PY_LIST_END: Pattern = seq(BLANKS, lit("]"))
 /**
  * What follows a bare call's `)` for it to be a call (vLLM `granite_pythonic`: the call is the whole
  * line): the line's end, the stream's, a `]` closing the list it was in, or `,` and the next call,
@@ -339,7 +343,7 @@ export const PY_LIST_END: Pattern = seq(opt(word("blank")), lit("]"))
  */
 const pyAfter = (calls: number): Pattern =>
   alt(
-    seq(opt(word("blank")), peek(alt(lit("\n"), lit("\r\n"), end))),
+    seq(BLANKS, peek(alt(lit("\n"), lit("\r\n"), end))),
     peek(PY_LIST_END),
     // The next call on the line decides in turn (for a few; then its start is enough).
     peek(calls <= 1 ? PY_NEXT : seq(PY_NEXT_CALL, pyArgs, pyAfter(calls - 1))),

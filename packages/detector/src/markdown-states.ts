@@ -14,15 +14,12 @@ import { noteRun, resumeRun } from "./run-memo.ts"
 
 export function stateLineStart(m: Machine): boolean {
   const len = m.buf.length
-  let i = m.pos
-  for (;;) {
-    i = skipIndent(m.buf, i, len, m.lineIndent, Infinity)
-    m.lineIndent = indentColumn
-    if (i < len && m.buf.charCodeAt(i) === CR)
-      i++ // (a CR before the line feed: the line is still blank)
-    else break
+  let i = readIndent(m)
+  while (i < len && m.buf.charCodeAt(i) === CR) {
+    // (A CR before the line feed: the line is still blank, and its indentation goes on after it.)
+    m.pos = i + 1
+    i = readIndent(m)
   }
-  m.pos = i
   if (i === len) return false
   const c = m.buf.charCodeAt(i)
   if (c === LF) {
@@ -978,8 +975,9 @@ export function stateFenceCloseTail(m: Machine): boolean {
 }
 
 /**
- * Reads the indentation of a line inside a block from `pos` into `lineIndent` (a tab to the next
- * tab stop, §2.2) and moves `pos` past it: where the line's content starts, or the end of the input.
+ * Reads the indentation of a line (at its start, or inside a block) from `pos` into `lineIndent` (a
+ * tab to the next tab stop, §2.2) and moves `pos` past it: where the line's content starts, or the
+ * end of the input.
  */
 function readIndent(m: Machine): number {
   const i = skipIndent(m.buf, m.pos, m.buf.length, m.lineIndent, Infinity)
