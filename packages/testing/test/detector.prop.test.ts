@@ -15,6 +15,8 @@ import {
   indentedCodeExample,
   inlineCodeExample,
   type Labels,
+  type LeakedCallOptions,
+  type LeakLabels,
   leakedCall,
   offeredInStep,
   prose,
@@ -89,6 +91,25 @@ function expectLabels(markup: readonly Markup[], labels: Labels): void {
 const withChunks = <S extends Sample>(arbitrary: fc.Arbitrary<S>) =>
   arbitrary.chain((sample) => fc.tuple(fc.constant(sample), chunked(sample.text)))
 
+/** Reasoning (from `reasoning`), then a leak (`leakedCall` with `options`), and a chunking of both. */
+const afterReasoning = (reasoning: fc.Arbitrary<string>, options: Omit<LeakedCallOptions, "tools">) =>
+  fc
+    .record({ reasoning, leak: leakedCall({ tools, unknownTools: true, ...options }) })
+    .chain(({ reasoning, leak }) =>
+      fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
+    )
+
+/** The leak after the reasoning is detected with its labels; the reasoning stays visible, and of the leak only whitespace between calls. */
+function expectLeakAfterReasoning([{ reasoning, leak }, chunks]: [
+  { readonly reasoning: string; readonly leak: Sample<LeakLabels> },
+  string[],
+]): void {
+  const result = detect(chunks, tools)
+  expectLabels(result.markup, leak.labels)
+  expect(result.text.startsWith(reasoning)).toBe(true)
+  expect(result.text.slice(reasoning.length).trim()).toBe("")
+}
+
 describe("the detector against the arbitraries", () => {
   for (const format of defaultFormats) {
     for (const variant of variantsOf(format)) {
@@ -109,43 +130,14 @@ describe("the detector against the arbitraries", () => {
     }
   }
 
-  test.prop([
-    fc
-      .record({
-        reasoning: reasoningBefore,
-        leak: leakedCall({ tools, unknownTools: true, anchored: "only" }),
-      })
-      .chain(({ reasoning, leak }) =>
-        fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
-      ),
-  ])(
+  test.prop([afterReasoning(reasoningBefore, { anchored: "only" })])(
     "a start-anchored leak right after reasoning (a whole <think> block, or its closer alone) is detected with its labels, under every chunking",
-    ([{ reasoning, leak }, chunks]) => {
-      const result = detect(chunks, tools)
-      expectLabels(result.markup, leak.labels)
-      // The reasoning stays visible; of the leak, only whitespace between calls.
-      expect(result.text.startsWith(reasoning)).toBe(true)
-      expect(result.text.slice(reasoning.length).trim()).toBe("")
-    },
+    expectLeakAfterReasoning,
   )
 
-  test.prop([
-    fc
-      .record({
-        reasoning: reasoningGluedBefore,
-        leak: leakedCall({ tools, unknownTools: true, format: "xlam" }),
-      })
-      .chain(({ reasoning, leak }) =>
-        fc.tuple(fc.constant({ reasoning, leak }), chunked(reasoning + leak.text)),
-      ),
-  ])(
+  test.prop([afterReasoning(reasoningGluedBefore, { format: "xlam" })])(
     "a JSON call list glued to a lone </think> is detected with its labels, under every chunking",
-    ([{ reasoning, leak }, chunks]) => {
-      const result = detect(chunks, tools)
-      expectLabels(result.markup, leak.labels)
-      expect(result.text.startsWith(reasoning)).toBe(true)
-      expect(result.text.slice(reasoning.length).trim()).toBe("")
-    },
+    expectLeakAfterReasoning,
   )
 
   test.prop([withChunks(spacedNameCall({ tools: [...tools, "get weather", "run all tests"] }))])(
