@@ -1195,8 +1195,20 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         AGAIN,
         opt(lit("\n")),
         name("ident"),
-        // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
-        peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
+        // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces;
+        // a stray `</arg_value>` where a zero-argument call closes (fw-ai-external/python-sdk#119:
+        // `<tool_call>tool_12</arg_value>`), or a second `<tool_call>` where the first `<arg_key>`
+        // belongs (getsigit/sigit#94: `<tool_call>bash<tool_call>command</arg_key>`).
+        peek(
+          alt(
+            lit("\n"),
+            lit("\r\n"),
+            seq(ws, lit("<arg_")),
+            lit("</tool_call>"),
+            lit("</arg_"),
+            lit("<tool_call>"),
+          ),
+        ),
       ),
       glmBody,
     ),

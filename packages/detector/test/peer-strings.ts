@@ -2799,4 +2799,24 @@ export const PEER_STRINGS: readonly PeerString[] = [
     recover: [],
     visible: "<|START_THINKING|>Easy.<|END_THINKING|>Paris is the capital.",
   },
+  // --- GLM: what stands right after the name (real leaks) ---------------------------------------------
+  {
+    source:
+      "getsigit/sigit#94 (GLM: a second <tool_call> where the first <arg_key> belongs, glued to the name)",
+    text: "I'll list the files.\n<tool_call>bash<tool_call>command</arg_key><arg_value>ls -la</arg_value></tool_call>",
+    markup: ["glm:bash"],
+    visible: "I'll list the files.\n",
+  },
+  {
+    source: "fw-ai-external/python-sdk#119 (GLM 5.2: a stray </arg_value> closes a zero-argument call)",
+    text: "<tool_call>tool_12</arg_value></tool_call>",
+    markup: ["glm:tool_12"],
+    visible: "",
+  },
+  {
+    source: "fw-ai-external/python-sdk#119 (the same, the stream cut after the stray tag)",
+    text: "Let me run it.<tool_call>tool_12</arg_value>",
+    markup: ["glm:tool_12"],
+    visible: "Let me run it.",
+  },
 ]
