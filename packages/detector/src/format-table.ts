@@ -974,9 +974,11 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /**
  * What a lone special token does in its envelope (`open`, `call`, `close`). `frame`: it frames the answer, not a call (Kimi
  * K3's response block, Harmony's final-channel header): a server that parsed the format would
- * have taken it out, so on screen it is a leak of the format, never the user's text.
+ * have taken it out, so on screen it is a leak of the format, never the user's text. `empty`: an
+ * opener whose own closer follows with no call between (`<|tool_call_start|>[]<|tool_call_end|>`,
+ * a model that called nothing): the whole envelope, opened and closed, withheld as one.
  */
-export type TokenRole = "open" | "call" | "close" | "frame"
+export type TokenRole = "open" | "call" | "close" | "frame" | "empty"
 
 /**
  * A family's special token on its own (ARCHITECTURE.md#policy: an envelope token with no call after it): withheld and reported, never shown.
@@ -997,7 +999,7 @@ const token = (
 ): FormatRow =>
   opener(literals, slot === undefined ? head : seq(head, opt(peek(seq(ws, slot)))), json("none"), {
     token: role,
-    opening: role === "open",
+    opening: role === "open" || role === "empty",
   })
 
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
@@ -1546,6 +1548,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         closers("</minimax:tool_call>"),
       ),
     ),
+    // An envelope with no call in it: its closer, a tag no lone token row reads, goes with it.
+    token("empty", ["<minimax:tool_call>"], undefined, seq(ws, lit("</minimax:tool_call>"))),
     token("open", ["<minimax:tool_call>"]),
   ],
   "minimax-m3": [
@@ -1694,6 +1698,14 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ["<|tool_call_start|>"],
       seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))),
       pythonic("list", "<|tool_call_end|>"),
+    ),
+    // An empty list, or nothing, between its tokens (vLLM `tests/tool_parsers/test_lfm2_tool_parser.py`,
+    // `test_empty_tool_call_block`): one envelope, its `<|tool_call_end|>` not Kimi's stray closer.
+    token(
+      "empty",
+      ["<|tool_call_start|>"],
+      undefined,
+      seq(ws, opt(seq(lit("["), ws, lit("]"), ws)), lit("<|tool_call_end|>")),
     ),
     token("open", ["<|tool_call_start|>"]),
   ],

@@ -2819,4 +2819,30 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["glm:tool_12"],
     visible: "Let me run it.",
   },
+  // --- An envelope with no call in it: one markup, nothing of it shown -------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_lfm2_tool_parser.py (test_empty_tool_call_block: [])`,
+    text: "<|tool_call_start|>[]<|tool_call_end|>",
+    markup: ["lfm2:?"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_lfm2_tool_parser.py (test_empty_tool_call_block: [ ], after prose)`,
+    text: "Nothing to call. <|tool_call_start|>[ ]<|tool_call_end|>",
+    markup: ["lfm2:?"],
+    visible: "Nothing to call. ",
+  },
+  {
+    source:
+      "a MiniMax M2.7 structural-tag grammar's notes (the `<minimax:tool_call></minimax:tool_call>` envelope loop), in a chapter writer's sanitizer test",
+    text: "\u3000\u3000开篇。\n<minimax:tool_call></minimax:tool_call>\n\u3000\u3000续写。",
+    markup: ["minimax-m2:?"],
+    visible: "\u3000\u3000开篇。\n\n\u3000\u3000续写。",
+  },
+  {
+    source: "a MiniMax M2 parser's tests (`first tool call malformed - no invoke`, its line break kept)",
+    text: "Sure.<minimax:tool_call>\n</minimax:tool_call>",
+    markup: ["minimax-m2:?"],
+    visible: "Sure.",
+  },
 ]
