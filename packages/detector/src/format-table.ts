@@ -317,6 +317,8 @@ const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+/** A name in single quotes (`name='NAME'`): an identifier, then its closing quote. */
+const SINGLE_QUOTED_NAME: Pattern = seq(name("ident"), lit("'"))
 /** Mistral v13's call id between a call's name and its `[ARGS]`, optional. */
 const MISTRAL_CALL_ID: Pattern = opt(seq(lit("[CALL_ID]"), word("ident")))
 /** `NAME[ARGS]{`: a Mistral v11+ call whose `[TOOL_CALLS]` was stripped. */
@@ -1542,7 +1544,8 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ["<minimax:tool_call>"],
       seq(ws, peek(lit("<invoke"))),
       tags(
-        [call('<invoke name="', QUOTED_NAME)],
+        // Its name in single quotes too (Ollama `model/parsers/minimaxm2_test.go`: `<invoke name='get_weather'>`).
+        [call('<invoke name="', QUOTED_NAME), call("<invoke name='", SINGLE_QUOTED_NAME)],
         structure("<parameter name=", "<param name="),
         callEnds("</invoke>"),
         closers("</minimax:tool_call>"),

@@ -2845,4 +2845,10 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["minimax-m2:?"],
     visible: "Sure.",
   },
+  {
+    source: `${OLLAMA}/minimaxm2_test.go (TestMiniMaxM2ParserAttributeExtraction: a name in single quotes)`,
+    text: "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='location'>Tokyo</parameter>\n</invoke>\n</minimax:tool_call>",
+    markup: ["minimax-m2:get_weather"],
+    visible: "",
+  },
 ]
