@@ -185,6 +185,12 @@ export interface FormatRow {
    * offered tool whose name has a space in it, or is not markup (also when no tools are given).
    */
   readonly offeredOnly: boolean
+  /**
+   * The literal does not count glued to what ends an expression before it (a word character, `)`
+   * or `]`): `items[search(k=1)]` indexes a sequence, while a list after prose follows a space or
+   * punctuation (`Here's a tool call: [search(k=1)]`).
+   */
+  readonly detached: boolean
   readonly body: BodySpec
 }
 
@@ -251,6 +257,7 @@ const opener = (
   optIn: extra.optIn ?? false,
   familyOnly: extra.familyOnly ?? false,
   offeredOnly: extra.offeredOnly ?? false,
+  detached: extra.detached ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -1380,6 +1387,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       bodyAt: 0,
       gate: true,
       follows: PYTHONIC_FOLLOWS,
+      // Glued to a word it is a subscript (`items[search(k=1)]`), not a list (llama.cpp, SGLang and
+      // vLLM test prose always puts a space or punctuation before the list).
+      detached: true,
     }),
     opener(["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
     token("open", ["<|python_start|>"]),
@@ -2070,6 +2080,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   optIn: row.optIn,
   familyOnly: row.familyOnly,
   offeredOnly: row.offeredOnly,
+  detached: row.detached,
 })
 
 /** Every row with its format, in priority order. */

@@ -2851,4 +2851,16 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["minimax-m2:get_weather"],
     visible: "",
   },
+  // --- A pythonic list glued to a word is a subscript -------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_pythonic_tool_parser.py (test_regex_timeout_handling: no call, no tools offered)`,
+    text: "hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_llama3_json_tool_parser.py (test_regex_timeout_handling: no call)`,
+    text: "{hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+    tools: ["A"],
+  },
 ]
