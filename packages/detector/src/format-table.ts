@@ -1400,11 +1400,19 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // it goes before DeepSeek.
     opener(
       ["<｜tool_calls_begin｜>"],
-      // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.)
+      // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.) DeepSeek's
+      // header may stand before the invoke, its name too (vLLM `tests/tool_parsers/test_step3_tool_parser.py`:
+      // `<｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file">`).
       seq(
         ws,
         peek(
-          seq(opt(lit(STEP3_CALL_BEGIN)), ws, opt(lit("function<｜tool_sep｜>")), ws, lit("<steptml:invoke")),
+          seq(
+            opt(lit(STEP3_CALL_BEGIN)),
+            ws,
+            opt(seq(lit("function<｜tool_sep｜>"), opt(word("ident", 256)))),
+            ws,
+            lit("<steptml:invoke"),
+          ),
         ),
       ),
       tags(step3Entries, closers("<｜tool_calls_end｜>")),

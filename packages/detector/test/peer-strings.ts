@@ -2863,4 +2863,11 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: [],
     tools: ["A"],
   },
+  // --- Step3 with DeepSeek's whole header before its invoke -------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_step3_tool_parser.py (TestStep3ParameterWhitespace: the name after function<｜tool_sep｜>)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file"><steptml:parameter name="old_string">    if x:\n        return 1\n</steptml:parameter><steptml:parameter name="indent"> 4 </steptml:parameter><steptml:parameter name="enabled"> true </steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    markup: ["step3:edit_file"],
+    visible: "",
+  },
 ]
