@@ -394,8 +394,8 @@ const ENVELOPED_FUNCTION_HEADER = seq(
   FUNCTION_HEADER,
   ws,
   alt(
-    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
-    cut("<parameter=", "</function>", "</tool_call>"),
+    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"), lit("</parameter>"))),
+    cut("<parameter=", "</function>", "</tool_call>", "</parameter>"),
   ),
 )
 /**
@@ -433,7 +433,8 @@ const FUNCTION_CONFIRMED = seq(
   FUNCTION_NAME,
   lit(">"),
   ws,
-  peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+  // (A stray `</parameter>` first, then the parameters: signalnine/q27#24.)
+  peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"), lit("</parameter>"))),
 )
 const qwenBody = (...closerLiterals: string[]): BodySpec =>
   tags(

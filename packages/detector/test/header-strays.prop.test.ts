@@ -2,8 +2,9 @@
  * What a model writes right after a call's header instead of the tag its format puts there, taken
  * from real leaks: GLM's name followed by a stray `</arg_value>` (fw-ai-external/python-sdk#119,
  * GLM 5.2's zero-argument calls) or by a second `<tool_call>` where its first `<arg_key>` belongs
- * (getsigit/sigit#94). Each generated value carries its labels: the one call it holds, its tool,
- * and the prose around it, which is all that is shown, whole or cut anywhere.
+ * (getsigit/sigit#94); Qwen3-Coder's header followed by a stray `</parameter>` before its parameters
+ * (signalnine/q27#24). Each generated value carries its labels: the one call it holds, its format
+ * and tool, and the prose around it, which is all that is shown, whole or cut anywhere.
  */
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect } from "vitest"
@@ -13,6 +14,7 @@ import { feed, reassemble, splitAt } from "./helpers.ts"
 
 interface Labelled {
   readonly text: string
+  readonly format: "glm" | "qwen3-coder"
   readonly tool: string
   /** The prose around the call: exactly what is shown. */
   readonly visible: string
@@ -43,19 +45,37 @@ const glmStray: fc.Arbitrary<Labelled> = fc
     const call = `<tool_call>${tool}${head}${pairs.join("")}${closed ? "</tool_call>" : ""}`
     // Prose after an unclosed call is inside it (the stream ends there in a real leak).
     const tail = closed ? after : ""
-    return { text: `${before}${call}${tail}`, tool, visible: `${before}${tail}` }
+    return { text: `${before}${call}${tail}`, format: "glm" as const, tool, visible: `${before}${tail}` }
   })
 
-describe("GLM: a stray tag right after the call's name", () => {
-  test.prop([glmStray], { numRuns: 300 })("is one call of that tool, the prose around it shown", (v) => {
+/** `<function=NAME>` (its envelope or not), a stray `</parameter>`, then its parameters and close. */
+const qwenStray: fc.Arbitrary<Labelled> = fc
+  .record({
+    tool: fc.constantFrom(...TOOLS),
+    enveloped: fc.boolean(),
+    args: fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 2 }),
+    before,
+    after,
+  })
+  .map(({ tool, enveloped, args, before, after }) => {
+    const params = args.map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")
+    const call = `<function=${tool}>\n</parameter>\n${params}</function>`
+    const text = `${before}${enveloped ? `<tool_call>\n${call}\n</tool_call>` : call}${after}`
+    return { text, format: "qwen3-coder" as const, tool, visible: `${before}${after}` }
+  })
+
+const stray = fc.oneof(glmStray, qwenStray)
+
+describe("a stray tag right after the call's header", () => {
+  test.prop([stray], { numRuns: 300 })("is one call of that tool, the prose around it shown", (v) => {
     const options = { tools: [...TOOLS] }
     const whole = scan(v.text, options)
-    expect(whole.markup.map((m) => [m.format, m.toolName])).toEqual([["glm", v.tool]])
+    expect(whole.markup.map((m) => [m.format, m.toolName])).toEqual([[v.format, v.tool]])
     expect(whole.text).toBe(v.visible)
     expect(reassemble(v.text, whole)).toBe(v.text)
   })
 
-  test.prop([glmStray.chain((v) => fc.tuple(fc.constant(v), cuts(v.text.length)))], { numRuns: 200 })(
+  test.prop([stray.chain((v) => fc.tuple(fc.constant(v), cuts(v.text.length)))], { numRuns: 200 })(
     "the same however the stream is cut",
     ([v, points]) => {
       const options = { tools: [...TOOLS] }

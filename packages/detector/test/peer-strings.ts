@@ -2870,4 +2870,12 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["step3:edit_file"],
     visible: "",
   },
+  // --- Qwen3-Coder: a stray </parameter> right after the header -------------------------------------
+  {
+    source:
+      "signalnine/q27#24 (its stray </parameter> after the header, the header as Qwen3-Coder writes it; the report's `<name>task` header is not read)",
+    text: "<function=task>\n</parameter>\n<parameter=description>\nAdd timestamp comment to hello.py\n</parameter>\n<parameter=subagent_type>\ngeneral\n</parameter>\n</function>",
+    markup: ["qwen3-coder:task"],
+    visible: "",
+  },
 ]
