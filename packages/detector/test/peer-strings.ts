@@ -2878,4 +2878,11 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["qwen3-coder:task"],
     visible: "",
   },
+  // --- Hunyuan-A13B writes Jamba's text ----------------------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_hunyuan_a13b_tool_parser.py (text after the call, and </answer>)`,
+    text: '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>',
+    markup: ["jamba:get_weather"],
+    visible: "\n</answer>",
+  },
 ]
