@@ -856,17 +856,23 @@ const SOLAR = {
  */
 const MINICPM_SPACES = [" ", "\u0120", ""]
 const MINICPM_CALLS = MINICPM_SPACES.map((sp) => `<function${sp}name="`)
+/** The header with its name in single quotes (SGLang `minicpm4_xml_detector.py` reads `name=['"]…['"]`). */
+const MINICPM_CALLS_SQ = MINICPM_SPACES.map((sp) => `<function${sp}name='`)
 const MINICPM_PARAMS = MINICPM_SPACES.map((sp) => `<param${sp}name=`)
 /** A parameter tag or the call's own close right after the header: prose that names `<function name="x">` is text. */
-const MINICPM_CONFIRMED = seq(
-  QUOTED_NAME,
-  ws,
-  lit(">"),
-  ws,
-  alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
-)
+const minicpmConfirmed = (quotedName: Pattern): Pattern =>
+  seq(
+    quotedName,
+    ws,
+    lit(">"),
+    ws,
+    alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
+  )
+const MINICPM_CONFIRMED = minicpmConfirmed(QUOTED_NAME)
+const MINICPM_CONFIRMED_SQ = minicpmConfirmed(SINGLE_QUOTED_NAME)
 const minicpmEntries: BodyEntry[] = [
   ...MINICPM_CALLS.map((literal) => call(literal, seq(QUOTED_NAME, ws, lit(">")))),
+  ...MINICPM_CALLS_SQ.map((literal) => call(literal, seq(SINGLE_QUOTED_NAME, ws, lit(">")))),
   ...structure(...MINICPM_PARAMS),
   ...callEnds("</function>"),
 ]
@@ -1806,6 +1812,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // MiniCPM 5 (vLLM `minicpm5`): a call with no envelope, so only an offered tool's (after
     // Functionary's `<function name="NAME">{json}`, which shares the literal).
     opener(MINICPM_CALLS, MINICPM_CONFIRMED, bareTags(minicpmEntries, []), { gate: true, opening: false }),
+    opener(MINICPM_CALLS_SQ, MINICPM_CONFIRMED_SQ, bareTags(minicpmEntries, []), {
+      gate: true,
+      opening: false,
+    }),
   ],
   "solar-open2": [
     // Upstage Solar Open 2 (vLLM `solar_open2`): the name on the call token's line, then one

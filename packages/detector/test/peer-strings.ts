@@ -2885,4 +2885,12 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["jamba:get_weather"],
     visible: "\n</answer>",
   },
+  // --- MiniCPM's header with its name in single quotes -------------------------------------------------
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/minicpm4_xml_detector.py (its name regex takes either quote)",
+    text: "好的，我来查。\n<function name='get_weather'><param name='city'>北京</param><param name='date'>2024-06-27</param></function>",
+    markup: ["minicpm5:get_weather"],
+    visible: "好的，我来查。\n",
+  },
 ]
