@@ -2893,4 +2893,138 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["minicpm5:get_weather"],
     visible: "好的，我来查。\n",
   },
+  // --- More peer test strings and real leaks, checked and already right (regression rows) ------------
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py (calls separated by a bare newline)",
+    text: '{"name": "searchTool", "parameters": {"query": "test1"}}\n{"name": "getOpenIncidentsTool", "parameters": {}}',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool"],
+    visible: "\n",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py (a JSON fragment in the prose after the call)",
+    text: '{"name": "searchTool", "parameters": {"query": "test"}} The arguments I passed were {"query": "test"}',
+    markup: ["llama3-json:searchTool"],
+    visible: ' The arguments I passed were {"query": "test"}',
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_phi4mini_tool_parser.py (surrounding_text_output)",
+    text: 'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\nWould you like to know more?',
+    markup: ["phi4-functools:get_weather"],
+    visible: "Let me check the weather for you.\n\nWould you like to know more?",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_internlm2_tool_parser.py (a tool the client never offered)",
+    text: '<|action_start|><|plugin|>{"name": "delete_everything", "parameters": {"city": "Tokyo"}}<|action_end|>',
+    markup: ["internlm:delete_everything"],
+    tools: ["get_weather"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_granite_tool_parser.py (arguments before the name, two calls)",
+    text: '<|tool_call|> [{"arguments": {"city": "Tokyo"}, "name": "get_weather"}, {"arguments": {"timezone": "Asia/Tokyo"}, "name": "get_time"}]',
+    markup: ["granite:get_weather", "granite:get_time"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_longcat_tool_parser.py (surrounding_text_output)",
+    text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+    markup: ["longcat:get_weather"],
+    visible: "Let me check the weather for you.\n\nHere is the result.",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_olmo3_tool_parser.py (JSON literals in a Python call)",
+    text: "<function_calls>register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, role=null, passed_test=true, aliases=['John', 'Johnny'])</function_calls>",
+    markup: ["olmo3:register_user"],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_apertus_tool_parser.py (the suffix missing, after prose)",
+    text: 'Content<|tools_prefix|>[{"f": {"a": 1}}]',
+    markup: ["apertus:f"],
+    visible: "Content",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_lfm2_tool_parser.py (a raw newline and a bracket in string arguments)",
+    text: "<|tool_call_start|>[exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF'), exec(command='grep -F \"]\" log.txt')]<|tool_call_end|>",
+    markup: ["lfm2:exec", "lfm2:exec"],
+    tools: ["exec"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_lfm2_tool_parser.py (a dotted name)",
+    text: "<|tool_call_start|>[grocery.orderIngredients(ingredientList=[{'name': 'Lasagna noodles', 'amount': 250, 'unit': 'g'}], deliveryAddress='845 Willow Lane, Springfield, IL 62704')]<|tool_call_end|>",
+    markup: ["lfm2:grocery.orderIngredients"],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_nemotron_json_tool_parser.py (a single object, after a think block)",
+    text: '<think>\nI need the weather for Tokyo.\n</think>\n<TOOLCALL>{"name": "lookup", "arguments": {"query": "vllm"}}</TOOLCALL>',
+    markup: ["nemotron:lookup"],
+    visible: "<think>\nI need the weather for Tokyo.\n</think>\n",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_qwen25_coder_tool_parser.py (two <tools> blocks)",
+    text: '<tools>\n{"name": "get_current_weather", "arguments": {"location": "London, UK"}}\n</tools>\n<tools>\n{"name": "search_web", "arguments": {"query": "London events"}}\n</tools>',
+    markup: ["hermes:get_current_weather", "hermes:search_web"],
+    visible: "\n",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_hy_v3_tool_parser.py (a zero-argument call inline)",
+    text: "Checking.<tool_calls><tool_call>get_current_date<tool_sep></tool_call></tool_calls>",
+    markup: ["hunyuan:get_current_date"],
+    visible: "Checking.",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_gemma4_tool_parser.py (a string-delimited dict key)",
+    text: '<|tool_call>call:get_status{record_map:{<|"|>3<|"|>:<|"|>new text<|"|>}}<tool_call|>',
+    markup: ["gemma4:get_status"],
+    visible: "",
+  },
+  {
+    source: "ollama/ollama model/parsers/laguna_test.go (the name on its line, then JSON arguments)",
+    text: '<tool_call>get_weather\n{"location":"San Francisco"}</tool_call>',
+    markup: ["glm:get_weather"],
+    visible: "",
+  },
+  {
+    source: "ollama/ollama model/parsers/glm52_test.go (reasoning closed, an answer, then the call)",
+    text: "plan</think>Answer<tool_call>calculate<arg_key>count</arg_key><arg_value>3</arg_value><arg_key>enabled</arg_key><arg_value>true</arg_value></tool_call>",
+    markup: ["glm:calculate"],
+    visible: "plan</think>Answer",
+  },
+  {
+    source: "ollama/ollama#13093 (Goose: qwen3-coder:30b drops the opening <tool_call>)",
+    text: "I'll help you explore the contents of your current folder. Let me check what's in there.\n\n<function=developer__shell>\n<parameter=command>\nls -la\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:developer__shell"],
+    visible: "I'll help you explore the contents of your current folder. Let me check what's in there.\n\n",
+  },
+  {
+    source: "continuedev/continue#13057 (no closers, values on the tag's line, cut off)",
+    text: 'I\'ll create a file called test.txt with the content "hello".\n\n<function=create_new_file>\n<parameter=filepath> test.txt\n<parameter=contents> hello',
+    markup: ["qwen3-coder:create_new_file"],
+    tools: ["create_new_file", "read_file"],
+    visible: 'I\'ll create a file called test.txt with the content "hello".\n\n',
+  },
+  {
+    source: "Zoo-Code-Org/Zoo-Code#1429 (qwen3-coder:30b via Ollama)",
+    text: "<function=write_to_file>\n<parameter=path>\nprova.txt\n</parameter>\n<parameter=content>\ntest\n</parameter>\n</function>",
+    markup: ["qwen3-coder:write_to_file"],
+    tools: ["write_to_file", "read_file", "list_files", "execute_command"],
+    visible: "",
+  },
+  {
+    source: "anomalyco/opencode#8851 (Kimi K2 via OpenRouter: spaced tokens, the section closer cut)",
+    text: 'I\'ll analyze the tech stack. <|tool_calls_section_begin|> <|tool_call_begin|> functions.bash:0 <|tool_call_argument_begin|> {"command": "ls -la"} <|tool_call_end|> <|tool_call_begin|> functions.glob:1 <|tool_call_argument_begin|> {"pattern": "/.json"} <|tool_call_end|> <|tool_calls_section_end|',
+    markup: ["kimi-k2:bash", "kimi-k2:glob"],
+    tools: ["bash", "glob", "read"],
+    visible: "I'll analyze the tech stack. ",
+  },
 ]
