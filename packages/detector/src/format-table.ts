@@ -956,10 +956,28 @@ const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
 /**
  * llama.cpp's generic format (a model whose template it does not know answers in JSON): the call
  * object under `"tool_call"`, or a list of them under `"tool_calls"`, after the outer object's `{"`.
+ * Also OpenAI's shape of one call, the call object under `"function"` after `"type": "function"`
+ * (Llama 3.2 writes it as its content: vllm-project/vllm#11786,
+ * `{"type": "function", "function": {"name": "get_current_traffic", "parameters": {…}}}`).
  */
 const GENERIC_WRAPPER: Pattern = alt(
   seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
   seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
+  seq(
+    lit('type"'),
+    ws,
+    lit(":"),
+    ws,
+    lit('"function"'),
+    ws,
+    lit(","),
+    ws,
+    lit('"function"'),
+    ws,
+    lit(":"),
+    ws,
+    lit("{"),
+  ),
 )
 /**
  * Bare JSON calls: the closers of the JSON envelopes a model may have dropped the opener of, which

@@ -3027,4 +3027,18 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["bash", "glob", "read"],
     visible: "I'll analyze the tech stack. ",
   },
+  // --- Llama 3.2: OpenAI's shape of a call as its content ----------------------------------------------
+  {
+    source:
+      "vllm-project/vllm#11786 (llama3.2-11b-vision-instruct: the call in OpenAI's shape, finish_reason stop)",
+    text: '{"type": "function", "function": {"name": "get_current_traffic", "parameters": {"location": "Sydney"}}}',
+    markup: ["llama3-json:get_current_traffic"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm#11786 (the same shape after prose, a tool that is not offered: text)",
+    text: 'Here it is: {"type": "function", "function": {"name": "get_current_traffic", "parameters": {"location": "Sydney"}}}',
+    markup: [],
+    tools: ["get_weather"],
+  },
 ]
