@@ -703,11 +703,28 @@ const HARMONY_CONFIRMED = alt(
  * `common/parsers/llm-jp-harmony.cpp`), so `ws` follows each token the patterns below read.
  */
 const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), ws, word("letters"))
-/** ` <|constrain|>json` or a glued ` json`, optional. */
+/**
+ * ` <|constrain|>json` or a glued ` json`, optional; a run of glitch tokens may stand before it
+ * (gpt-5.4 via LiveKit Inference, livekit/agents-js#1632: `to=functions.saveAnswer  天天中彩票能json`).
+ */
 const HARMONY_CONSTRAIN = opt(
-  seq(ws, alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident"))))),
+  seq(
+    ws,
+    opt(word("nonascii", 32)),
+    alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident")))),
+  ),
 )
 const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
+/** `commentary<|message|>` then a JSON payload: a commentary message that carries a call's arguments. */
+const COMMENTARY_ARGS = seq(
+  ws,
+  lit("commentary"),
+  ws,
+  lit("<|message|>"),
+  peek(seq(ws, alt(lit("{"), lit("[")))),
+)
+/** It ends at its message's end (or a call's). */
+const COMMENTARY_BODY = json("none", "<|end|>", "<|call|>")
 /** `to=functions.NAME` (or, after a special token, `to=NAME`). */
 const HARMONY_TO = seq(lit("to="), opt(lit("functions.")), name("ident"))
 /** A recipient whose channel came before it: the rest of the header is optional. */
@@ -1560,6 +1577,18 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<|channel|>"], seq(ws, word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
       endsAnalysis: true,
     }),
+    // A commentary message whose recipient was lost, its body a call's JSON arguments (gpt-oss-120B
+    // via trtllm-serve, NVIDIA/TensorRT-LLM#9256: `<|channel|>commentary<|message|>{"path": "/", …}<|end|>`):
+    // a call naming no tool, withheld with its tokens. (A preamble in prose is no call: shown.)
+    opener(
+      ["<|start|>"],
+      seq(ws, lit("assistant"), ws, lit("<|channel|>"), COMMENTARY_ARGS),
+      COMMENTARY_BODY,
+      {
+        endsAnalysis: true,
+      },
+    ),
+    opener(["<|channel|>"], COMMENTARY_ARGS, COMMENTARY_BODY, { endsAnalysis: true }),
     // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
     // reasoning (a mention or a rehearsal), not a new message.
     opener(

@@ -3041,4 +3041,20 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: [],
     tools: ["get_weather"],
   },
+  // --- Harmony drifting from its header ---------------------------------------------------------------
+  {
+    source:
+      "livekit/agents-js#1632 (gpt-5.4 via LiveKit Inference: stripped header, glitch tokens before json, junk after)",
+    text: '  to=functions.saveAnswer  天天中彩票能json\n  {"question":"Who are the most important people in your life?","value":"Wife Patty and their thirteen children"}цҳауеит\n  Patty and thirteen kids — well, that\'s a full house.',
+    markup: ["harmony:saveAnswer"],
+    visible: "  цҳауеит\n  Patty and thirteen kids — well, that's a full house.",
+  },
+  {
+    source:
+      "NVIDIA/TensorRT-LLM#9256 (gpt-oss-120B via trtllm-serve: a commentary message with JSON and no recipient)",
+    text: '<|channel|>commentary<|message|>{\n  "path": "/",\n  "name_pattern": "*Chen*",\n  "type_filter": "file"\n}<|end|>',
+    markup: ["harmony:?"],
+    tools: ["grep", "find"],
+    visible: "",
+  },
 ]
