@@ -656,7 +656,18 @@ const dsmlFunctionBody: TagsBody = bareTags(
 )
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
-const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
+/**
+ * A call id, `functions.NAME:0` or `NAME:0`; or a bare counter, `0`, which names no tool (vLLM
+ * `tests/tool_parsers/test_kimi_k2_tool_parser.py`, `test_bare_counter`: the parser infers the tool
+ * from the arguments, which a detector does not).
+ */
+const KIMI_NAME = seq(
+  ws,
+  alt(
+    seq(word("digits"), not(word("ident"))),
+    seq(opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits")))),
+  ),
+)
 const KIMI_SECTION_END = ["<|tool_calls_section_end|>", "<|tool_call_section_end|>"]
 const kimiEntries = [
   call("<|tool_call_begin|>", KIMI_NAME),

@@ -3057,4 +3057,12 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["grep", "find"],
     visible: "",
   },
+  // --- Kimi K2: a bare counter as the call id names no tool -------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py (test_bare_counter: the id is \`0\`)`,
+    text: 'Let me check. <|tool_calls_section_begin|><|tool_call_begin|>0 <|tool_call_argument_begin|>{"city": "Tokyo", "unit": "celsius"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:?"],
+    tools: ["get_weather"],
+    visible: "Let me check. ",
+  },
 ]
