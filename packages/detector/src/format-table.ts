@@ -2288,6 +2288,16 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     harmony: false,
   },
   {
+    // Poolside Laguna (GLM's calls): its reasoning tag, a tag prose names too, so at the start only
+    // (Ollama `model/parsers/laguna_test.go`: `<thought>Need current weather.</thought>⏎<tool_call>…`).
+    formats: ["glm"],
+    literals: ["<thought>"],
+    where: "anchor",
+    confirm: EMPTY,
+    close: [{ literal: "</thought>", peek: false }],
+    harmony: false,
+  },
+  {
     formats: ["kimi-k3"],
     literals: ["<|open|>think<|sep|>"],
     where: "anywhere",

@@ -3065,4 +3065,17 @@ export const PEER_STRINGS: readonly PeerString[] = [
     tools: ["get_weather"],
     visible: "Let me check. ",
   },
+  // --- Laguna's <thought> reasoning ---------------------------------------------------------------------
+  {
+    source: `${OLLAMA}/laguna_test.go (TestLagunaParserThinkingThenTool)`,
+    text: "<thought>Need current weather.</thought>\n<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<thought>Need current weather.</thought>\n",
+  },
+  {
+    source: `${OLLAMA}/laguna_test.go (TestLagunaParserSplitToolTag: the call inside the unclosed thought)`,
+    text: "<thought>Need lookup<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<thought>Need lookup",
+  },
 ]
