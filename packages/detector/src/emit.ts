@@ -112,6 +112,7 @@ export function openMarkup(
     jQuote: 0,
     jExpect: "none",
     jNameNext: false,
+    jWrapNext: false,
     jInCall: false,
   }
   if (row.bodyAt !== 0 && name !== undefined)

@@ -3078,4 +3078,19 @@ export const PEER_STRINGS: readonly PeerString[] = [
     markup: ["glm:get_weather"],
     visible: "<thought>Need lookup",
   },
+  // --- Hermes: the call in OpenAI's shape inside the envelope -------------------------------------------
+  {
+    source:
+      "a text-tool-call parser's tests (OpenAI's shape in <tool_call>, string arguments; the tests note it \"seen live from Haiku via the CLI\")",
+    text: '<tool_call>{"type": "function", "function": {"name": "shell", "arguments": "{\\"command\\": \\"ls\\"}"}}</tool_call>',
+    markup: ["hermes:shell"],
+    visible: "",
+  },
+  {
+    source:
+      "an agent's embedded-call parser tests (the nested OpenAI shape inside a <tool_call> wrapper, after prose)",
+    text: 'Let me look.\n<tool_call>{"type": "function", "function": {"name": "get_schema", "parameters": {"dataset_id": "barred-owl"}}}</tool_call>',
+    markup: ["hermes:get_schema"],
+    visible: "Let me look.\n",
+  },
 ]
