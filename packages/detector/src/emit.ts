@@ -112,6 +112,7 @@ export function openMarkup(
     jQuote: 0,
     jExpect: "none",
     jNameNext: false,
+    jWrapNext: false,
     jInCall: false,
   }
   if (row.bodyAt !== 0 && name !== undefined)
@@ -120,9 +121,11 @@ export function openMarkup(
   m.pos = row.bodyAt === undefined ? end : i + row.bodyAt
   withhold(m, m.pos)
   if (row.token !== undefined) {
-    // A lone special token: withheld on its own; an opener or a call marker leaves its envelope open.
-    d.closing = row.token === "close"
-    endMarkup(m, d, row.token === "close" || row.token === "frame")
+    // A lone special token: withheld on its own; an opener or a call marker leaves its envelope open,
+    // an empty envelope (its opener and closer) does not.
+    const closes = row.token === "close" || row.token === "empty"
+    d.closing = closes
+    endMarkup(m, d, closes || row.token === "frame")
     return true
   }
   if (body.spec.kind === "json") {

@@ -185,6 +185,12 @@ export interface FormatRow {
    * offered tool whose name has a space in it, or is not markup (also when no tools are given).
    */
   readonly offeredOnly: boolean
+  /**
+   * The literal does not count glued to what ends an expression before it (a word character, `)`
+   * or `]`): `items[search(k=1)]` indexes a sequence, while a list after prose follows a space or
+   * punctuation (`Here's a tool call: [search(k=1)]`).
+   */
+  readonly detached: boolean
   readonly body: BodySpec
 }
 
@@ -251,6 +257,7 @@ const opener = (
   optIn: extra.optIn ?? false,
   familyOnly: extra.familyOnly ?? false,
   offeredOnly: extra.offeredOnly ?? false,
+  detached: extra.detached ?? false,
 })
 const closers = (...literals: string[]): BodyEntry[] =>
   literals.map((literal) => ({ literal, role: "closer" }))
@@ -317,6 +324,8 @@ const KWARG: Pattern = seq(word("ident"), ws, lit("="))
 /** `[` or `{`: any JSON value begins. */
 const JSON_ANY: Pattern = seq(ws, peek(alt(lit("["), lit("{"))))
 const QUOTED_NAME: Pattern = seq(name("quoted"), lit('"'))
+/** A name in single quotes (`name='NAME'`): an identifier, then its closing quote. */
+const SINGLE_QUOTED_NAME: Pattern = seq(name("ident"), lit("'"))
 /** Mistral v13's call id between a call's name and its `[ARGS]`, optional. */
 const MISTRAL_CALL_ID: Pattern = opt(seq(lit("[CALL_ID]"), word("ident")))
 /** `NAME[ARGS]{`: a Mistral v11+ call whose `[TOOL_CALLS]` was stripped. */
@@ -385,8 +394,8 @@ const ENVELOPED_FUNCTION_HEADER = seq(
   FUNCTION_HEADER,
   ws,
   alt(
-    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
-    cut("<parameter=", "</function>", "</tool_call>"),
+    peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"), lit("</parameter>"))),
+    cut("<parameter=", "</function>", "</tool_call>", "</parameter>"),
   ),
 )
 /**
@@ -424,7 +433,8 @@ const FUNCTION_CONFIRMED = seq(
   FUNCTION_NAME,
   lit(">"),
   ws,
-  peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"))),
+  // (A stray `</parameter>` first, then the parameters: signalnine/q27#24.)
+  peek(alt(lit("<parameter="), lit("</function>"), lit("</tool_call>"), lit("</parameter>"))),
 )
 const qwenBody = (...closerLiterals: string[]): BodySpec =>
   tags(
@@ -646,7 +656,18 @@ const dsmlFunctionBody: TagsBody = bareTags(
 )
 
 // --- Kimi K2 -------------------------------------------------------------------------------------
-const KIMI_NAME = seq(ws, opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits"))))
+/**
+ * A call id, `functions.NAME:0` or `NAME:0`; or a bare counter, `0`, which names no tool (vLLM
+ * `tests/tool_parsers/test_kimi_k2_tool_parser.py`, `test_bare_counter`: the parser infers the tool
+ * from the arguments, which a detector does not).
+ */
+const KIMI_NAME = seq(
+  ws,
+  alt(
+    seq(word("digits"), not(word("ident"))),
+    seq(opt(lit("functions.")), name("ident"), opt(seq(lit(":"), word("digits")))),
+  ),
+)
 const KIMI_SECTION_END = ["<|tool_calls_section_end|>", "<|tool_call_section_end|>"]
 const kimiEntries = [
   call("<|tool_call_begin|>", KIMI_NAME),
@@ -693,11 +714,28 @@ const HARMONY_CONFIRMED = alt(
  * `common/parsers/llm-jp-harmony.cpp`), so `ws` follows each token the patterns below read.
  */
 const HARMONY_CHANNEL = seq(ws, lit("<|channel|>"), ws, word("letters"))
-/** ` <|constrain|>json` or a glued ` json`, optional. */
+/**
+ * ` <|constrain|>json` or a glued ` json`, optional; a run of glitch tokens may stand before it
+ * (gpt-5.4 via LiveKit Inference, livekit/agents-js#1632: `to=functions.saveAnswer  天天中彩票能json`).
+ */
 const HARMONY_CONSTRAIN = opt(
-  seq(ws, alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident"))))),
+  seq(
+    ws,
+    opt(word("nonascii", 32)),
+    alt(seq(lit("<|constrain|>"), ws, word("letters")), seq(lit("json"), not(word("ident")))),
+  ),
 )
 const HARMONY_MESSAGE = opt(seq(ws, lit("<|message|>")))
+/** `commentary<|message|>` then a JSON payload: a commentary message that carries a call's arguments. */
+const COMMENTARY_ARGS = seq(
+  ws,
+  lit("commentary"),
+  ws,
+  lit("<|message|>"),
+  peek(seq(ws, alt(lit("{"), lit("[")))),
+)
+/** It ends at its message's end (or a call's). */
+const COMMENTARY_BODY = json("none", "<|end|>", "<|call|>")
 /** `to=functions.NAME` (or, after a special token, `to=NAME`). */
 const HARMONY_TO = seq(lit("to="), opt(lit("functions.")), name("ident"))
 /** A recipient whose channel came before it: the rest of the header is optional. */
@@ -846,17 +884,23 @@ const SOLAR = {
  */
 const MINICPM_SPACES = [" ", "\u0120", ""]
 const MINICPM_CALLS = MINICPM_SPACES.map((sp) => `<function${sp}name="`)
+/** The header with its name in single quotes (SGLang `minicpm4_xml_detector.py` reads `name=['"]…['"]`). */
+const MINICPM_CALLS_SQ = MINICPM_SPACES.map((sp) => `<function${sp}name='`)
 const MINICPM_PARAMS = MINICPM_SPACES.map((sp) => `<param${sp}name=`)
 /** A parameter tag or the call's own close right after the header: prose that names `<function name="x">` is text. */
-const MINICPM_CONFIRMED = seq(
-  QUOTED_NAME,
-  ws,
-  lit(">"),
-  ws,
-  alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
-)
+const minicpmConfirmed = (quotedName: Pattern): Pattern =>
+  seq(
+    quotedName,
+    ws,
+    lit(">"),
+    ws,
+    alt(peek(alt(...MINICPM_PARAMS.map(lit), lit("</function>"))), cut(...MINICPM_PARAMS, "</function>")),
+  )
+const MINICPM_CONFIRMED = minicpmConfirmed(QUOTED_NAME)
+const MINICPM_CONFIRMED_SQ = minicpmConfirmed(SINGLE_QUOTED_NAME)
 const minicpmEntries: BodyEntry[] = [
   ...MINICPM_CALLS.map((literal) => call(literal, seq(QUOTED_NAME, ws, lit(">")))),
+  ...MINICPM_CALLS_SQ.map((literal) => call(literal, seq(SINGLE_QUOTED_NAME, ws, lit(">")))),
   ...structure(...MINICPM_PARAMS),
   ...callEnds("</function>"),
 ]
@@ -940,10 +984,28 @@ const LLAMA_CALL_AFTER_PROSE: Pattern = seq(lit('name"'), CALL_KEYS_AFTER_NAME)
 /**
  * llama.cpp's generic format (a model whose template it does not know answers in JSON): the call
  * object under `"tool_call"`, or a list of them under `"tool_calls"`, after the outer object's `{"`.
+ * Also OpenAI's shape of one call, the call object under `"function"` after `"type": "function"`
+ * (Llama 3.2 writes it as its content: vllm-project/vllm#11786,
+ * `{"type": "function", "function": {"name": "get_current_traffic", "parameters": {…}}}`).
  */
 const GENERIC_WRAPPER: Pattern = alt(
   seq(lit('tool_call"'), ws, lit(":"), ws, lit("{")),
   seq(lit('tool_calls"'), ws, lit(":"), ws, lit("["), ws, lit("{")),
+  seq(
+    lit('type"'),
+    ws,
+    lit(":"),
+    ws,
+    lit('"function"'),
+    ws,
+    lit(","),
+    ws,
+    lit('"function"'),
+    ws,
+    lit(":"),
+    ws,
+    lit("{"),
+  ),
 )
 /**
  * Bare JSON calls: the closers of the JSON envelopes a model may have dropped the opener of, which
@@ -974,9 +1036,11 @@ export const PAYLOAD_INTRODUCERS: readonly string[] = [
 /**
  * What a lone special token does in its envelope (`open`, `call`, `close`). `frame`: it frames the answer, not a call (Kimi
  * K3's response block, Harmony's final-channel header): a server that parsed the format would
- * have taken it out, so on screen it is a leak of the format, never the user's text.
+ * have taken it out, so on screen it is a leak of the format, never the user's text. `empty`: an
+ * opener whose own closer follows with no call between (`<|tool_call_start|>[]<|tool_call_end|>`,
+ * a model that called nothing): the whole envelope, opened and closed, withheld as one.
  */
-export type TokenRole = "open" | "call" | "close" | "frame"
+export type TokenRole = "open" | "call" | "close" | "frame" | "empty"
 
 /**
  * A family's special token on its own (ARCHITECTURE.md#policy: an envelope token with no call after it): withheld and reported, never shown.
@@ -997,7 +1061,7 @@ const token = (
 ): FormatRow =>
   opener(literals, slot === undefined ? head : seq(head, opt(peek(seq(ws, slot)))), json("none"), {
     token: role,
-    opening: role === "open",
+    opening: role === "open" || role === "empty",
   })
 
 const KIMI_SLOT = seq(opt(lit("functions.")), name("ident"))
@@ -1195,8 +1259,20 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
         AGAIN,
         opt(lit("\n")),
         name("ident"),
-        // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces.
-        peek(alt(lit("\n"), lit("\r\n"), seq(ws, lit("<arg_")), lit("</tool_call>"))),
+        // Any arg tag, even a malformed one (`<arg_value>` first, `<arg_key >`), after optional spaces;
+        // a stray `</arg_value>` where a zero-argument call closes (fw-ai-external/python-sdk#119:
+        // `<tool_call>tool_12</arg_value>`), or a second `<tool_call>` where the first `<arg_key>`
+        // belongs (getsigit/sigit#94: `<tool_call>bash<tool_call>command</arg_key>`).
+        peek(
+          alt(
+            lit("\n"),
+            lit("\r\n"),
+            seq(ws, lit("<arg_")),
+            lit("</tool_call>"),
+            lit("</arg_"),
+            lit("<tool_call>"),
+          ),
+        ),
       ),
       glmBody,
     ),
@@ -1364,6 +1440,9 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       bodyAt: 0,
       gate: true,
       follows: PYTHONIC_FOLLOWS,
+      // Glued to a word it is a subscript (`items[search(k=1)]`), not a list (llama.cpp, SGLang and
+      // vLLM test prose always puts a space or punctuation before the list).
+      detached: true,
     }),
     opener(["<|python_start|>"], seq(ws, peek(lit("["))), pythonic("list", "<|python_end|>")),
     token("open", ["<|python_start|>"]),
@@ -1374,11 +1453,19 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // it goes before DeepSeek.
     opener(
       ["<｜tool_calls_begin｜>"],
-      // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.)
+      // (A peek that captures no name: the body's `<steptml:invoke name=` starts each call.) DeepSeek's
+      // header may stand before the invoke, its name too (vLLM `tests/tool_parsers/test_step3_tool_parser.py`:
+      // `<｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file">`).
       seq(
         ws,
         peek(
-          seq(opt(lit(STEP3_CALL_BEGIN)), ws, opt(lit("function<｜tool_sep｜>")), ws, lit("<steptml:invoke")),
+          seq(
+            opt(lit(STEP3_CALL_BEGIN)),
+            ws,
+            opt(seq(lit("function<｜tool_sep｜>"), opt(word("ident", 256)))),
+            ws,
+            lit("<steptml:invoke"),
+          ),
         ),
       ),
       tags(step3Entries, closers("<｜tool_calls_end｜>")),
@@ -1501,6 +1588,18 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     opener(["<|channel|>"], seq(ws, word("letters"), ws, HARMONY_AFTER_CHANNEL), harmonyBody, {
       endsAnalysis: true,
     }),
+    // A commentary message whose recipient was lost, its body a call's JSON arguments (gpt-oss-120B
+    // via trtllm-serve, NVIDIA/TensorRT-LLM#9256: `<|channel|>commentary<|message|>{"path": "/", …}<|end|>`):
+    // a call naming no tool, withheld with its tokens. (A preamble in prose is no call: shown.)
+    opener(
+      ["<|start|>"],
+      seq(ws, lit("assistant"), ws, lit("<|channel|>"), COMMENTARY_ARGS),
+      COMMENTARY_BODY,
+      {
+        endsAnalysis: true,
+      },
+    ),
+    opener(["<|channel|>"], COMMENTARY_ARGS, COMMENTARY_BODY, { endsAnalysis: true }),
     // A bare recipient (special tokens stripped). Inside `<|channel|>analysis` text it is part of the
     // reasoning (a mention or a rehearsal), not a new message.
     opener(
@@ -1528,12 +1627,15 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       ["<minimax:tool_call>"],
       seq(ws, peek(lit("<invoke"))),
       tags(
-        [call('<invoke name="', QUOTED_NAME)],
+        // Its name in single quotes too (Ollama `model/parsers/minimaxm2_test.go`: `<invoke name='get_weather'>`).
+        [call('<invoke name="', QUOTED_NAME), call("<invoke name='", SINGLE_QUOTED_NAME)],
         structure("<parameter name=", "<param name="),
         callEnds("</invoke>"),
         closers("</minimax:tool_call>"),
       ),
     ),
+    // An envelope with no call in it: its closer, a tag no lone token row reads, goes with it.
+    token("empty", ["<minimax:tool_call>"], undefined, seq(ws, lit("</minimax:tool_call>"))),
     token("open", ["<minimax:tool_call>"]),
   ],
   "minimax-m3": [
@@ -1683,6 +1785,14 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
       seq(ws, peek(seq(lit("["), ws, word("ident"), lit("(")))),
       pythonic("list", "<|tool_call_end|>"),
     ),
+    // An empty list, or nothing, between its tokens (vLLM `tests/tool_parsers/test_lfm2_tool_parser.py`,
+    // `test_empty_tool_call_block`): one envelope, its `<|tool_call_end|>` not Kimi's stray closer.
+    token(
+      "empty",
+      ["<|tool_call_start|>"],
+      undefined,
+      seq(ws, opt(seq(lit("["), ws, lit("]"), ws)), lit("<|tool_call_end|>")),
+    ),
     token("open", ["<|tool_call_start|>"]),
   ],
   nemotron: [
@@ -1760,6 +1870,10 @@ export const FORMAT_ROWS: { readonly [F in FormatId]: readonly FormatRow[] } = {
     // MiniCPM 5 (vLLM `minicpm5`): a call with no envelope, so only an offered tool's (after
     // Functionary's `<function name="NAME">{json}`, which shares the literal).
     opener(MINICPM_CALLS, MINICPM_CONFIRMED, bareTags(minicpmEntries, []), { gate: true, opening: false }),
+    opener(MINICPM_CALLS_SQ, MINICPM_CONFIRMED_SQ, bareTags(minicpmEntries, []), {
+      gate: true,
+      opening: false,
+    }),
   ],
   "solar-open2": [
     // Upstage Solar Open 2 (vLLM `solar_open2`): the name on the call token's line, then one
@@ -2043,6 +2157,7 @@ const withFormat = (format: FormatId, row: FormatRow): OpenerRow => ({
   optIn: row.optIn,
   familyOnly: row.familyOnly,
   offeredOnly: row.offeredOnly,
+  detached: row.detached,
 })
 
 /** Every row with its format, in priority order. */
@@ -2170,6 +2285,16 @@ export const REASONING_ROWS: readonly ReasoningRow[] = [
     where: "anchor",
     confirm: EMPTY,
     close: [{ literal: "</thinking>", peek: false }],
+    harmony: false,
+  },
+  {
+    // Poolside Laguna (GLM's calls): its reasoning tag, a tag prose names too, so at the start only
+    // (Ollama `model/parsers/laguna_test.go`: `<thought>Need current weather.</thought>⏎<tool_call>…`).
+    formats: ["glm"],
+    literals: ["<thought>"],
+    where: "anchor",
+    confirm: EMPTY,
+    close: [{ literal: "</thought>", peek: false }],
     harmony: false,
   },
   {

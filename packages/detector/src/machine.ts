@@ -147,6 +147,11 @@ export interface Draft {
   jExpect: Expect
   /** The next JSON string value is the call's name. */
   jNameNext: boolean
+  /**
+   * The key just read was `"function"` (or `"tool_call"`) of a call object with no name yet: an
+   * object value is the call object itself, one level down (OpenAI's shape of a call).
+   */
+  jWrapNext: boolean
   /** Inside a call object. */
   jInCall: boolean
 }
@@ -428,5 +433,5 @@ export function resetValue(d: Draft): void {
   d.jDepth = d.jCallDepth = d.jQuote = 0
   d.jLex = "code"
   d.jExpect = "none"
-  d.jNameNext = d.jInCall = false
+  d.jNameNext = d.jWrapNext = d.jInCall = false
 }

@@ -93,16 +93,25 @@ export function stateJson(m: Machine, d: Draft): boolean {
         break
       }
       case LBRACE:
-      case LBRACKET:
+      case LBRACKET: {
         d.jDepth++
         d.jNameNext = false
+        const wrap = d.jWrapNext
+        d.jWrapNext = false
         if (d.jDepth === level && d.jCallDepth === 0) d.jCallDepth = c === LBRACE ? level : level + 1
-        if (c === LBRACE && d.jDepth === d.jCallDepth && names !== "none") {
+        if (c === LBRACE && wrap && d.jInCall && d.jDepth === d.jCallDepth + 1) {
+          // OpenAI's shape, `{"type": "function", "function": {"name": …}}`: the object under
+          // `"function"` is the call object; the call read so far is it, one level down (its
+          // siblings in a list are read at this depth too).
+          d.jCallDepth = d.jDepth
+          d.jExpect = "key"
+        } else if (c === LBRACE && d.jDepth === d.jCallDepth && names !== "none") {
           d.calls.push({ name: undefined, start: m.base + i, structured: false, args: false })
           d.jInCall = true
           d.jExpect = "key"
         }
         break
+      }
       case RBRACE:
       case RBRACKET:
         if (c === RBRACE && d.jInCall && d.jDepth === d.jCallDepth) {
@@ -121,7 +130,7 @@ export function stateJson(m: Machine, d: Draft): boolean {
       case COMMA:
         if (d.jInCall && d.jDepth === d.jCallDepth) {
           d.jExpect = "key"
-          d.jNameNext = false
+          d.jNameNext = d.jWrapNext = false
         }
         break
       case COLON:
@@ -167,6 +176,7 @@ export function onJsonString(m: Machine, d: Draft, s: string, names: "keys" | "f
         call.structured = true
       }
     } else if (s === "name" || s === "tool_name") d.jNameNext = true
+    else if (s === "function" || s === "tool_call") d.jWrapNext = call.name === undefined
     // `"args"`: Inkling's key for them.
     else if (s === "arguments" || s === "parameters" || s === "args") {
       call.args = true

@@ -1,6 +1,6 @@
 /** Matching literals and patterns at a position, within the hold window. */
 
-import { COLON, isXmlPrefixPart, LT, MAX_XML_PREFIX, SLASH } from "./char-codes.ts"
+import { COLON, isXmlPrefixPart, LT, MAX_XML_PREFIX, RBRACKET, RPAREN, SLASH } from "./char-codes.ts"
 import type { LiteralIndex, Start, TrieNode } from "./compile.ts"
 import type { BodyEntry, OpenerRow, ReasoningClose } from "./format-table.ts"
 import { MAX_NAME, type Machine, offers, type TagCut } from "./machine.ts"
@@ -367,6 +367,7 @@ function confirmRow(
   if (row.bareName && !mayNameTool(m, i, limit, fin)) return FAIL
   // (Names of words are rare: a list without one pays nothing for these rows.)
   if (row.offeredOnly && !m.spacedTools) return FAIL
+  if (row.detached && endsExpression(i > 0 ? m.buf.charCodeAt(i - 1) : m.prevCode)) return FAIL
   // `[keys]`, `[i]`: a name no offered tool has fails the gate; decided before the grammar runs.
   const gated = m.tools.length > 0 && m.tables.nameFirst.has(row)
   if (gated && !mayNameOffered(m, end, limit, fin)) return FAIL
@@ -391,6 +392,11 @@ function confirmRow(
   // A lone special token reports only an offered tool standing in its name slot.
   if (row.token !== undefined && name !== undefined && !offers(m, name)) name = undefined
   return { kind: "start", end: stop, start, name }
+}
+
+/** Does `c` end an expression that a `[` right after it would subscript (`items[`, `f()[`, `a[0][`)? */
+function endsExpression(c: number): boolean {
+  return c === RPAREN || c === RBRACKET || inClass("ident", c)
 }
 
 /**

@@ -64,6 +64,8 @@ export type NameClass =
    * `poolside_v1`). Spaces after the last word are not captured.
    */
   | "spaced"
+  /** Any non-ASCII code unit: glitch tokens a decoder writes between header parts (`天天中彩票能`). */
+  | "nonascii"
 
 /** A bounded grammar over UTF-16 code units. */
 export type Pattern =
@@ -226,6 +228,8 @@ export function inClass(chars: NameClass, c: number): boolean {
       return c === SPACE || c === TAB
     case "spaced":
       return c === SPACE || isAsciiIdent(c)
+    case "nonascii":
+      return c >= 128
     default:
       return chars satisfies never
   }

@@ -2799,4 +2799,298 @@ export const PEER_STRINGS: readonly PeerString[] = [
     recover: [],
     visible: "<|START_THINKING|>Easy.<|END_THINKING|>Paris is the capital.",
   },
+  // --- GLM: what stands right after the name (real leaks) ---------------------------------------------
+  {
+    source:
+      "getsigit/sigit#94 (GLM: a second <tool_call> where the first <arg_key> belongs, glued to the name)",
+    text: "I'll list the files.\n<tool_call>bash<tool_call>command</arg_key><arg_value>ls -la</arg_value></tool_call>",
+    markup: ["glm:bash"],
+    visible: "I'll list the files.\n",
+  },
+  {
+    source: "fw-ai-external/python-sdk#119 (GLM 5.2: a stray </arg_value> closes a zero-argument call)",
+    text: "<tool_call>tool_12</arg_value></tool_call>",
+    markup: ["glm:tool_12"],
+    visible: "",
+  },
+  {
+    source: "fw-ai-external/python-sdk#119 (the same, the stream cut after the stray tag)",
+    text: "Let me run it.<tool_call>tool_12</arg_value>",
+    markup: ["glm:tool_12"],
+    visible: "Let me run it.",
+  },
+  // --- An envelope with no call in it: one markup, nothing of it shown -------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_lfm2_tool_parser.py (test_empty_tool_call_block: [])`,
+    text: "<|tool_call_start|>[]<|tool_call_end|>",
+    markup: ["lfm2:?"],
+    visible: "",
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_lfm2_tool_parser.py (test_empty_tool_call_block: [ ], after prose)`,
+    text: "Nothing to call. <|tool_call_start|>[ ]<|tool_call_end|>",
+    markup: ["lfm2:?"],
+    visible: "Nothing to call. ",
+  },
+  {
+    source:
+      "a MiniMax M2.7 structural-tag grammar's notes (the `<minimax:tool_call></minimax:tool_call>` envelope loop), in a chapter writer's sanitizer test",
+    text: "\u3000\u3000开篇。\n<minimax:tool_call></minimax:tool_call>\n\u3000\u3000续写。",
+    markup: ["minimax-m2:?"],
+    visible: "\u3000\u3000开篇。\n\n\u3000\u3000续写。",
+  },
+  {
+    source: "a MiniMax M2 parser's tests (`first tool call malformed - no invoke`, its line break kept)",
+    text: "Sure.<minimax:tool_call>\n</minimax:tool_call>",
+    markup: ["minimax-m2:?"],
+    visible: "Sure.",
+  },
+  {
+    source: `${OLLAMA}/minimaxm2_test.go (TestMiniMaxM2ParserAttributeExtraction: a name in single quotes)`,
+    text: "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='location'>Tokyo</parameter>\n</invoke>\n</minimax:tool_call>",
+    markup: ["minimax-m2:get_weather"],
+    visible: "",
+  },
+  // --- A pythonic list glued to a word is a subscript -------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_pythonic_tool_parser.py (test_regex_timeout_handling: no call, no tools offered)`,
+    text: "hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+  },
+  {
+    source: `${VLLM} tests/tool_parsers/test_llama3_json_tool_parser.py (test_regex_timeout_handling: no call)`,
+    text: "{hello world[A(A=\t)A(A=,\t\t)A(A=,\t",
+    markup: [],
+    tools: ["A"],
+  },
+  // --- Step3 with DeepSeek's whole header before its invoke -------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_step3_tool_parser.py (TestStep3ParameterWhitespace: the name after function<｜tool_sep｜>)`,
+    text: '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file"><steptml:parameter name="old_string">    if x:\n        return 1\n</steptml:parameter><steptml:parameter name="indent"> 4 </steptml:parameter><steptml:parameter name="enabled"> true </steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+    markup: ["step3:edit_file"],
+    visible: "",
+  },
+  // --- Qwen3-Coder: a stray </parameter> right after the header -------------------------------------
+  {
+    source:
+      "signalnine/q27#24 (its stray </parameter> after the header, the header as Qwen3-Coder writes it; the report's `<name>task` header is not read)",
+    text: "<function=task>\n</parameter>\n<parameter=description>\nAdd timestamp comment to hello.py\n</parameter>\n<parameter=subagent_type>\ngeneral\n</parameter>\n</function>",
+    markup: ["qwen3-coder:task"],
+    visible: "",
+  },
+  // --- Hunyuan-A13B writes Jamba's text ----------------------------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_hunyuan_a13b_tool_parser.py (text after the call, and </answer>)`,
+    text: '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>\n</answer>',
+    markup: ["jamba:get_weather"],
+    visible: "\n</answer>",
+  },
+  // --- MiniCPM's header with its name in single quotes -------------------------------------------------
+  {
+    source:
+      "sgl-project/sglang python/sglang/srt/function_call/minicpm4_xml_detector.py (its name regex takes either quote)",
+    text: "好的，我来查。\n<function name='get_weather'><param name='city'>北京</param><param name='date'>2024-06-27</param></function>",
+    markup: ["minicpm5:get_weather"],
+    visible: "好的，我来查。\n",
+  },
+  // --- More peer test strings and real leaks, checked and already right (regression rows) ------------
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py (calls separated by a bare newline)",
+    text: '{"name": "searchTool", "parameters": {"query": "test1"}}\n{"name": "getOpenIncidentsTool", "parameters": {}}',
+    markup: ["llama3-json:searchTool", "llama3-json:getOpenIncidentsTool"],
+    visible: "\n",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_llama3_json_tool_parser.py (a JSON fragment in the prose after the call)",
+    text: '{"name": "searchTool", "parameters": {"query": "test"}} The arguments I passed were {"query": "test"}',
+    markup: ["llama3-json:searchTool"],
+    visible: ' The arguments I passed were {"query": "test"}',
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_phi4mini_tool_parser.py (surrounding_text_output)",
+    text: 'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\nWould you like to know more?',
+    markup: ["phi4-functools:get_weather"],
+    visible: "Let me check the weather for you.\n\nWould you like to know more?",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_internlm2_tool_parser.py (a tool the client never offered)",
+    text: '<|action_start|><|plugin|>{"name": "delete_everything", "parameters": {"city": "Tokyo"}}<|action_end|>',
+    markup: ["internlm:delete_everything"],
+    tools: ["get_weather"],
+    recover: [],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_granite_tool_parser.py (arguments before the name, two calls)",
+    text: '<|tool_call|> [{"arguments": {"city": "Tokyo"}, "name": "get_weather"}, {"arguments": {"timezone": "Asia/Tokyo"}, "name": "get_time"}]',
+    markup: ["granite:get_weather", "granite:get_time"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_longcat_tool_parser.py (surrounding_text_output)",
+    text: 'Let me check the weather for you.\n<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</longcat_tool_call>\nHere is the result.',
+    markup: ["longcat:get_weather"],
+    visible: "Let me check the weather for you.\n\nHere is the result.",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_olmo3_tool_parser.py (JSON literals in a Python call)",
+    text: "<function_calls>register_user(name='John Doe', age=37, address={'city': 'San Francisco', 'state': 'CA'}, role=null, passed_test=true, aliases=['John', 'Johnny'])</function_calls>",
+    markup: ["olmo3:register_user"],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_apertus_tool_parser.py (the suffix missing, after prose)",
+    text: 'Content<|tools_prefix|>[{"f": {"a": 1}}]',
+    markup: ["apertus:f"],
+    visible: "Content",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_lfm2_tool_parser.py (a raw newline and a bracket in string arguments)",
+    text: "<|tool_call_start|>[exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF'), exec(command='grep -F \"]\" log.txt')]<|tool_call_end|>",
+    markup: ["lfm2:exec", "lfm2:exec"],
+    tools: ["exec"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_lfm2_tool_parser.py (a dotted name)",
+    text: "<|tool_call_start|>[grocery.orderIngredients(ingredientList=[{'name': 'Lasagna noodles', 'amount': 250, 'unit': 'g'}], deliveryAddress='845 Willow Lane, Springfield, IL 62704')]<|tool_call_end|>",
+    markup: ["lfm2:grocery.orderIngredients"],
+    visible: "",
+  },
+  {
+    source:
+      "vllm-project/vllm tests/tool_parsers/test_nemotron_json_tool_parser.py (a single object, after a think block)",
+    text: '<think>\nI need the weather for Tokyo.\n</think>\n<TOOLCALL>{"name": "lookup", "arguments": {"query": "vllm"}}</TOOLCALL>',
+    markup: ["nemotron:lookup"],
+    visible: "<think>\nI need the weather for Tokyo.\n</think>\n",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_qwen25_coder_tool_parser.py (two <tools> blocks)",
+    text: '<tools>\n{"name": "get_current_weather", "arguments": {"location": "London, UK"}}\n</tools>\n<tools>\n{"name": "search_web", "arguments": {"query": "London events"}}\n</tools>',
+    markup: ["hermes:get_current_weather", "hermes:search_web"],
+    visible: "\n",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_hy_v3_tool_parser.py (a zero-argument call inline)",
+    text: "Checking.<tool_calls><tool_call>get_current_date<tool_sep></tool_call></tool_calls>",
+    markup: ["hunyuan:get_current_date"],
+    visible: "Checking.",
+  },
+  {
+    source: "vllm-project/vllm tests/tool_parsers/test_gemma4_tool_parser.py (a string-delimited dict key)",
+    text: '<|tool_call>call:get_status{record_map:{<|"|>3<|"|>:<|"|>new text<|"|>}}<tool_call|>',
+    markup: ["gemma4:get_status"],
+    visible: "",
+  },
+  {
+    source: "ollama/ollama model/parsers/laguna_test.go (the name on its line, then JSON arguments)",
+    text: '<tool_call>get_weather\n{"location":"San Francisco"}</tool_call>',
+    markup: ["glm:get_weather"],
+    visible: "",
+  },
+  {
+    source: "ollama/ollama model/parsers/glm52_test.go (reasoning closed, an answer, then the call)",
+    text: "plan</think>Answer<tool_call>calculate<arg_key>count</arg_key><arg_value>3</arg_value><arg_key>enabled</arg_key><arg_value>true</arg_value></tool_call>",
+    markup: ["glm:calculate"],
+    visible: "plan</think>Answer",
+  },
+  {
+    source: "ollama/ollama#13093 (Goose: qwen3-coder:30b drops the opening <tool_call>)",
+    text: "I'll help you explore the contents of your current folder. Let me check what's in there.\n\n<function=developer__shell>\n<parameter=command>\nls -la\n</parameter>\n</function>\n</tool_call>",
+    markup: ["qwen3-coder:developer__shell"],
+    visible: "I'll help you explore the contents of your current folder. Let me check what's in there.\n\n",
+  },
+  {
+    source: "continuedev/continue#13057 (no closers, values on the tag's line, cut off)",
+    text: 'I\'ll create a file called test.txt with the content "hello".\n\n<function=create_new_file>\n<parameter=filepath> test.txt\n<parameter=contents> hello',
+    markup: ["qwen3-coder:create_new_file"],
+    tools: ["create_new_file", "read_file"],
+    visible: 'I\'ll create a file called test.txt with the content "hello".\n\n',
+  },
+  {
+    source: "Zoo-Code-Org/Zoo-Code#1429 (qwen3-coder:30b via Ollama)",
+    text: "<function=write_to_file>\n<parameter=path>\nprova.txt\n</parameter>\n<parameter=content>\ntest\n</parameter>\n</function>",
+    markup: ["qwen3-coder:write_to_file"],
+    tools: ["write_to_file", "read_file", "list_files", "execute_command"],
+    visible: "",
+  },
+  {
+    source: "anomalyco/opencode#8851 (Kimi K2 via OpenRouter: spaced tokens, the section closer cut)",
+    text: 'I\'ll analyze the tech stack. <|tool_calls_section_begin|> <|tool_call_begin|> functions.bash:0 <|tool_call_argument_begin|> {"command": "ls -la"} <|tool_call_end|> <|tool_call_begin|> functions.glob:1 <|tool_call_argument_begin|> {"pattern": "/.json"} <|tool_call_end|> <|tool_calls_section_end|',
+    markup: ["kimi-k2:bash", "kimi-k2:glob"],
+    tools: ["bash", "glob", "read"],
+    visible: "I'll analyze the tech stack. ",
+  },
+  // --- Llama 3.2: OpenAI's shape of a call as its content ----------------------------------------------
+  {
+    source:
+      "vllm-project/vllm#11786 (llama3.2-11b-vision-instruct: the call in OpenAI's shape, finish_reason stop)",
+    text: '{"type": "function", "function": {"name": "get_current_traffic", "parameters": {"location": "Sydney"}}}',
+    markup: ["llama3-json:get_current_traffic"],
+    visible: "",
+  },
+  {
+    source: "vllm-project/vllm#11786 (the same shape after prose, a tool that is not offered: text)",
+    text: 'Here it is: {"type": "function", "function": {"name": "get_current_traffic", "parameters": {"location": "Sydney"}}}',
+    markup: [],
+    tools: ["get_weather"],
+  },
+  // --- Harmony drifting from its header ---------------------------------------------------------------
+  {
+    source:
+      "livekit/agents-js#1632 (gpt-5.4 via LiveKit Inference: stripped header, glitch tokens before json, junk after)",
+    text: '  to=functions.saveAnswer  天天中彩票能json\n  {"question":"Who are the most important people in your life?","value":"Wife Patty and their thirteen children"}цҳауеит\n  Patty and thirteen kids — well, that\'s a full house.',
+    markup: ["harmony:saveAnswer"],
+    visible: "  цҳауеит\n  Patty and thirteen kids — well, that's a full house.",
+  },
+  {
+    source:
+      "NVIDIA/TensorRT-LLM#9256 (gpt-oss-120B via trtllm-serve: a commentary message with JSON and no recipient)",
+    text: '<|channel|>commentary<|message|>{\n  "path": "/",\n  "name_pattern": "*Chen*",\n  "type_filter": "file"\n}<|end|>',
+    markup: ["harmony:?"],
+    tools: ["grep", "find"],
+    visible: "",
+  },
+  // --- Kimi K2: a bare counter as the call id names no tool -------------------------------------------
+  {
+    source: `${VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py (test_bare_counter: the id is \`0\`)`,
+    text: 'Let me check. <|tool_calls_section_begin|><|tool_call_begin|>0 <|tool_call_argument_begin|>{"city": "Tokyo", "unit": "celsius"}<|tool_call_end|><|tool_calls_section_end|>',
+    markup: ["kimi-k2:?"],
+    tools: ["get_weather"],
+    visible: "Let me check. ",
+  },
+  // --- Laguna's <thought> reasoning ---------------------------------------------------------------------
+  {
+    source: `${OLLAMA}/laguna_test.go (TestLagunaParserThinkingThenTool)`,
+    text: "<thought>Need current weather.</thought>\n<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<thought>Need current weather.</thought>\n",
+  },
+  {
+    source: `${OLLAMA}/laguna_test.go (TestLagunaParserSplitToolTag: the call inside the unclosed thought)`,
+    text: "<thought>Need lookup<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>SF</arg_value>\n</tool_call>",
+    markup: ["glm:get_weather"],
+    visible: "<thought>Need lookup",
+  },
+  // --- Hermes: the call in OpenAI's shape inside the envelope -------------------------------------------
+  {
+    source:
+      "a text-tool-call parser's tests (OpenAI's shape in <tool_call>, string arguments; the tests note it \"seen live from Haiku via the CLI\")",
+    text: '<tool_call>{"type": "function", "function": {"name": "shell", "arguments": "{\\"command\\": \\"ls\\"}"}}</tool_call>',
+    markup: ["hermes:shell"],
+    visible: "",
+  },
+  {
+    source:
+      "an agent's embedded-call parser tests (the nested OpenAI shape inside a <tool_call> wrapper, after prose)",
+    text: 'Let me look.\n<tool_call>{"type": "function", "function": {"name": "get_schema", "parameters": {"dataset_id": "barred-owl"}}}</tool_call>',
+    markup: ["hermes:get_schema"],
+    visible: "Let me look.\n",
+  },
 ]
