@@ -8,16 +8,25 @@ import { createRecoveredCalls, type RecoveredCalls } from "./turn-mark.ts"
 
 /** Wrapped client → the real client it wraps, so that wrapping twice replaces, never stacks. */
 const realClients = new WeakMap<object, object>()
-/** A client `withOptions()` derived → the turn marks of the wrapped client it came from. */
-const recoveredCalls = new WeakMap<object, RecoveredCalls>()
-/** The turn memory of a wrapped client, by its turn marks (shared with the clients it derives). */
-const memories = new WeakMap<RecoveredCalls, TurnMemory>()
+/**
+ * What a wrapped client shares with the clients its `withOptions()` derives: a turn may continue,
+ * or be re-run, on a derived client.
+ */
+interface Lineage {
+  /** The marks of its recovered calls. */
+  readonly calls: RecoveredCalls
+  /** The turns it ended without an answer. */
+  readonly memory: TurnMemory
+}
+
+/** A client `withOptions()` derived → the lineage of the wrapped client it came from. */
+const lineages = new WeakMap<object, Lineage>()
 
 type AnyFunction = (...args: unknown[]) => unknown
 
 function settingsOf(
   options: Omit<ToolCallRecoveryOptions, "unknownToolCalls"> & { readonly unknownToolCalls?: unknown },
-  calls: RecoveredCalls,
+  { calls, memory }: Lineage,
 ): CreateSettings {
   const { unknownToolCalls = "error", ...recovery } = options
   if (unknownToolCalls !== "error" && unknownToolCalls !== "return") {
@@ -27,11 +36,6 @@ function settingsOf(
   }
   // Validated now, so that a misconfiguration throws here and not on the first request.
   const resolved = resolveRecoveryOptions(recovery)
-  let memory = memories.get(calls)
-  if (memory === undefined) {
-    memory = createTurnMemory()
-    memories.set(calls, memory)
-  }
   return { resolved, returnToolCallErrors: unknownToolCalls === "return", calls, memory }
 }
 
@@ -109,8 +113,8 @@ export function withToolCallRecovery<
     throw new TypeError("tool-rescue: withToolCallRecovery needs an openai client")
   }
   const target = (realClients.get(client) ?? client) as C & Record<PropertyKey, unknown>
-  // The turn marks follow the client into `withOptions()`: a turn may continue on a derived client.
-  const settings = settingsOf(options ?? {}, recoveredCalls.get(client) ?? createRecoveredCalls())
+  const lineage = lineages.get(client) ?? { calls: createRecoveredCalls(), memory: createTurnMemory() }
+  const settings = settingsOf(options ?? {}, lineage)
   const bound = new WeakMap<AnyFunction, AnyFunction>()
   const views = new Map<string, object>()
 
@@ -126,7 +130,7 @@ export function withToolCallRecovery<
           if (typeof withOptions !== "function") return withOptions
           return (clientOptions: unknown) => {
             const derived = Reflect.apply(withOptions, real, [clientOptions]) as C
-            recoveredCalls.set(derived, settings.calls)
+            lineages.set(derived, lineage)
             return withToolCallRecovery(derived, options)
           }
         }

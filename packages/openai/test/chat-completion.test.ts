@@ -261,6 +261,17 @@ describe("the wrapped client", () => {
     expect(server.requests.map((r) => r.headers["x-derived"])).toEqual(["yes", "yes"])
   })
 
+  it("a turn that failed on a client fails again on the clients withOptions() derives, with no request", async () => {
+    const { client, server } = await harness([{ content: sample.text }, { content: sample.text }])
+    const first = await client.chat.completions.create(request()).catch((error: unknown) => error)
+    expect(first).toMatchObject({ code: "repeated-markup" })
+    expect(server.requests).toHaveLength(2)
+    const derived = client.withOptions({ timeout: 5_000 })
+    const again = await derived.chat.completions.create(request()).catch((error: unknown) => error)
+    expect(again).toMatchObject({ code: "repeated-markup" })
+    expect(server.requests).toHaveLength(2)
+  })
+
   it("wrapping a wrapped client replaces the options instead of stacking recovery", async () => {
     const events: string[] = []
     const { client, server } = await harness([
